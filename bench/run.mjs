@@ -1,0 +1,117 @@
+#!/usr/bin/env node
+// npm run bench: starts the platform (as npm start does) and a constant-response Worker on
+// the same workerd, runs every scenario in bench/scenarios/*.mjs, and prints requests/s,
+// p50/p99 latencies and the ratio of each to the constant Worker measured in this run.
+// Throughput (req/s, ratio) is measured with BENCH_CONNECTIONS (10) concurrent connections;
+// latencies with one connection, so they show the request's own cost, not queueing.
+// `npm run bench -- <name-filter>` runs only the scenario files whose name contains it.
+import autocannon from 'autocannon';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { root, startPlatform, startWorker } from '../scripts/serve.mjs';
+
+const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const filter = process.argv[2] ?? '';
+
+function load(url, { method = 'GET', headers = {}, body, connections = CONNECTIONS, duration = DURATION, amount } = {}) {
+  return new Promise((ok, fail) => {
+    autocannon(
+      { url, method, headers, body, connections, ...(amount ? { amount } : { duration }) },
+      (err, r) => (err ? fail(err) : ok(r)),
+    );
+  });
+}
+
+const results = [];
+let baseline = null;
+
+/** Throughput from the loaded run (`r`), latencies from the one-connection run (`lat`). */
+function record(name, r, target, lat = r) {
+  const row = {
+    name,
+    rps: Math.round(r.requests.average),
+    p50_ms: lat.latency.p50,
+    p99_ms: lat.latency.p99,
+    errors: r.errors + r.non2xx + (lat === r ? 0 : lat.errors + lat.non2xx),
+    ratio: baseline ? +(r.requests.average / baseline.requests.average).toFixed(2) : 1,
+    target: target ?? '',
+  };
+  results.push(row);
+  console.log(`${name.padEnd(48)} ${String(row.rps).padStart(7)} req/s  p50 ${String(row.p50_ms).padStart(5)} ms  p99 ${String(row.p99_ms).padStart(5)} ms  ratio ${row.ratio}  ${row.errors ? `ERRORS ${row.errors}` : ''} ${row.target}`);
+  return row;
+}
+
+async function main() {
+  const constant = await startWorker(join(root, 'bench', 'constant', 'wrangler.toml'));
+  const platform = await startPlatform();
+  try {
+    const http = async (method, path, { token, text, json, body, type, headers = {} } = {}) => {
+      const h = { ...headers };
+      if (token) h.Authorization = `Bearer ${token}`;
+      if (text !== undefined) { body = text; h['Content-Type'] = type ?? 'text/plain'; }
+      else if (json !== undefined) { body = JSON.stringify(json); h['Content-Type'] = type ?? 'application/json'; }
+      return fetch(platform.base + path, { method, headers: h, body });
+    };
+    let n = 0;
+    const makeUser = async (fields = {}) => {
+      const username = `bench${Date.now().toString(36)}${n++}`;
+      const password = `pw-${username}`;
+      const c = await http('PUT', `/v1/ops/users/${username}`, { token: platform.ops, json: { password, ...fields } });
+      if (c.status !== 201) throw new Error(`create user: ${c.status}`);
+      const { token } = await (await http('POST', '/v1/token', { json: { username, password } })).json();
+      return { username, password, token };
+    };
+    const b = {
+      base: platform.base,
+      ops: platform.ops,
+      http,
+      makeUser,
+      /** Load-tests one request against the platform and records it. */
+      measure: async (name, path, opts = {}) => {
+        const loaded = await load(platform.base + path, opts);
+        const single = await load(platform.base + path, { ...opts, connections: 1 });
+        return record(name, loaded, opts.target, single);
+      },
+      /** Times `fn` `count` times sequentially (for non-HTTP-shaped work), records p50/p99. */
+      time: async (name, fn, count = 20, target) => {
+        const ms = [];
+        for (let i = 0; i < count; i++) {
+          const t = performance.now();
+          await fn(i);
+          ms.push(performance.now() - t);
+        }
+        ms.sort((a, c) => a - c);
+        const pick = (q) => +ms[Math.min(ms.length - 1, Math.floor(q * ms.length))].toFixed(2);
+        const row = { name, rps: '', p50_ms: pick(0.5), p99_ms: pick(0.99), errors: 0, ratio: '', target: target ?? '' };
+        results.push(row);
+        console.log(`${name.padEnd(48)}   timed x${count}  p50 ${row.p50_ms} ms  p99 ${row.p99_ms} ms  ${row.target}`);
+        return row;
+      },
+      results,
+    };
+
+    // Warm both, then the baseline.
+    await load(constant.base, { duration: 1 });
+    baseline = await load(constant.base);
+    record('constant worker (baseline)', baseline, undefined, await load(constant.base, { connections: 1 }));
+
+    const files = readdirSync(join(root, 'bench', 'scenarios')).filter((f) => f.endsWith('.mjs') && f.includes(filter)).sort();
+    for (const f of files) {
+      console.log(`\n# ${f}`);
+      const mod = await import(pathToFileURL(join(root, 'bench', 'scenarios', f)).href);
+      await mod.default(b);
+    }
+  } finally {
+    await platform.stop();
+    await constant.stop();
+  }
+  writeFileSync(join(root, '.wrangler', 'bench-results.json'), JSON.stringify(results, null, 2));
+  console.log('\nresults written to .wrangler/bench-results.json');
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,89 @@
+// Starts the platform the way `npm start` does (scripts/start.mjs), on a free port with a
+// fresh state folder, and waits until it answers. Used by the e2e tests and the bench.
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+export function freePort() {
+  return new Promise((ok, fail) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => ok(port));
+    });
+    srv.on('error', fail);
+  });
+}
+
+async function waitFor(url, child, log, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited early:\n${log.join('')}`);
+    try {
+      const res = await fetch(url);
+      if (res.status < 500) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`server did not start in time:\n${log.join('')}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+function stopper(child, cleanup) {
+  return async () => {
+    if (child.pid) {
+      for (const sig of ['SIGTERM', 'SIGKILL']) {
+        try {
+          process.kill(-child.pid, sig);
+        } catch {
+          // gone
+        }
+        await new Promise((r) => setTimeout(r, 400));
+      }
+    }
+    cleanup?.();
+  };
+}
+
+/** The platform server, started by scripts/start.mjs. */
+export async function startPlatform({ extraArgs = [], env = {} } = {}) {
+  const port = await freePort();
+  const inspector = await freePort();
+  mkdirSync(join(root, '.wrangler'), { recursive: true });
+  const stateDir = mkdtempSync(join(root, '.wrangler', 'run-'));
+  const log = [];
+  const child = spawn(process.execPath, [join(root, 'scripts', 'start.mjs'), '--inspector-port', String(inspector), ...extraArgs], {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port), PERSIST_TO: stateDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  child.stdout.on('data', (d) => log.push(String(d)));
+  child.stderr.on('data', (d) => log.push(String(d)));
+  const base = `http://127.0.0.1:${port}`;
+  await waitFor(`${base}/v1/openapi.json`, child, log, 120_000);
+  const ops = /^OPS_TOKEN=(.*)$/m.exec(readFileSync(join(root, '.dev.vars'), 'utf8'))?.[1]?.trim();
+  return { base, ops, stateDir, log, stop: stopper(child, () => rmSync(stateDir, { recursive: true, force: true })) };
+}
+
+/** Any other Worker (e.g. the bench's constant-response Worker) under `wrangler dev`. */
+export async function startWorker(configPath) {
+  const port = await freePort();
+  const inspector = await freePort();
+  const log = [];
+  const child = spawn(
+    process.execPath,
+    [join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js'), 'dev', '-c', configPath, '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspector), '--show-interactive-dev-session=false'],
+    { cwd: root, env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+  );
+  child.stdout.on('data', (d) => log.push(String(d)));
+  child.stderr.on('data', (d) => log.push(String(d)));
+  const base = `http://127.0.0.1:${port}`;
+  await waitFor(base, child, log, 120_000);
+  return { base, stop: stopper(child) };
+}

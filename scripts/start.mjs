@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+// npm start: make .dev.vars (random OPS_TOKEN) when missing, apply D1 migrations to the
+// local state, then serve the platform with `wrangler dev` on http://127.0.0.1:8787.
+// PORT and PERSIST_TO override the port and the state folder (the e2e tests use both).
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { localBrowserSetup } from './local-browser.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const port = process.env.PORT ?? '8787';
+const persistTo = resolve(root, process.env.PERSIST_TO ?? '.wrangler/state');
+const devVars = join(root, '.dev.vars');
+const wrangler = join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
+
+// No network here or in CI: keep wrangler from phoning home.
+const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' };
+
+if (!existsSync(devVars)) {
+  writeFileSync(devVars, `OPS_TOKEN=${randomBytes(24).toString('hex')}\nALLOW_CLOCK_OVERRIDE=false\n`, { mode: 0o600 });
+  console.log(`Created ${devVars} with a random OPS_TOKEN (the operator token: see README).`);
+} else if (!/^OPS_TOKEN=/m.test(readFileSync(devVars, 'utf8'))) {
+  console.warn(`${devVars} has no OPS_TOKEN: the operator interface (/v1/ops) is disabled.`);
+}
+console.log(`Operator token: OPS_TOKEN in ${devVars}`);
+
+localBrowserSetup();
+
+const migrate = spawnSync(process.execPath, [wrangler, 'd1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo], {
+  cwd: root,
+  env: { ...env, CI: 'true' }, // CI=true: apply without the interactive confirmation
+  stdio: 'inherit',
+});
+if (migrate.status !== 0) process.exit(migrate.status ?? 1);
+
+const dev = spawn(
+  process.execPath,
+  [wrangler, 'dev', '--ip', '127.0.0.1', '--port', port, '--persist-to', persistTo, '--show-interactive-dev-session=false', ...process.argv.slice(2)],
+  { cwd: root, env, stdio: 'inherit' },
+);
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => dev.kill(sig));
+dev.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

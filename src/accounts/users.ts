@@ -1,0 +1,73 @@
+/** Accounts: creating and updating users, checking passwords, issuing tokens. */
+import { eq } from 'drizzle-orm';
+import { tokens, users, type User } from '../db/schema';
+import { forgetUser, hashToken, newToken } from '../core/auth';
+import { nowIso } from '../core/clock';
+import type { Db } from '../core/context';
+import { hashPassword, randomBytes, timingSafeEqual, toHex } from '../core/crypto';
+
+export interface UserFields {
+  password?: string;
+  email?: string | null;
+  email_verified?: boolean;
+  account?: 'user' | 'organisation';
+  plan?: 'free' | 'premium';
+  profile_public?: boolean;
+  timezone?: string;
+}
+
+/** Creates the user, or updates the given fields. Answers whether it was created. */
+export async function upsertUser(db: Db, username: string, f: UserFields): Promise<{ created: boolean; user: User }> {
+  const now = nowIso();
+  const existing = await db.select().from(users).where(eq(users.username, username)).get();
+  const set: Partial<typeof users.$inferInsert> & { last_modified: string } = { last_modified: now };
+  if (f.password !== undefined) {
+    const salt = toHex(randomBytes(16));
+    set.password_salt = salt;
+    set.password_hash = await hashPassword(f.password, salt);
+  }
+  if (f.email !== undefined) set.email = f.email;
+  if (f.email_verified !== undefined) set.email_verified = f.email_verified;
+  if (f.account !== undefined) set.account = f.account;
+  if (f.plan !== undefined) set.plan = f.plan;
+  if (f.profile_public !== undefined) set.profile_public = f.profile_public;
+  if (f.timezone !== undefined) set.timezone = f.timezone;
+  if (existing) {
+    const user = await db.update(users).set(set).where(eq(users.id, existing.id)).returning().get();
+    forgetUser(user.id);
+    return { created: false, user };
+  }
+  const user = await db
+    .insert(users)
+    .values({ username, password_hash: set.password_hash!, password_salt: set.password_salt!, created_on: now, ...set })
+    .returning()
+    .get();
+  return { created: true, user };
+}
+
+// Checked against when the username is unknown, so both paths cost one PBKDF2.
+const DUMMY_SALT = '00'.repeat(16);
+
+export async function checkPassword(db: Db, username: string, password: string): Promise<User | null> {
+  const user = await db.select().from(users).where(eq(users.username, username)).get();
+  const hash = await hashPassword(password, user?.password_salt ?? DUMMY_SALT);
+  if (!user || !timingSafeEqual(hash, user.password_hash)) return null;
+  return user;
+}
+
+export async function issueToken(db: Db, user: User, name: string, description: string): Promise<string> {
+  const token = newToken();
+  await db.insert(tokens).values({ user_id: user.id, token_hash: await hashToken(token), name, description, created_on: nowIso() });
+  return token;
+}
+
+export function profileOf(u: User) {
+  return {
+    username: u.username,
+    email: u.email ?? '',
+    email_verified: u.email_verified,
+    account: u.account,
+    plan: u.plan,
+    profile_public: u.profile_public,
+  };
+}

@@ -1,0 +1,27 @@
+/** The route table of the whole platform: each area adds its routes here. */
+import { accountRoutes } from './accounts/routes';
+import { Api } from './core/api';
+import { docRoutes } from './docs/routes';
+import { gqlRoutes } from './gql/routes';
+import { gridRoutes } from './grids/routes';
+import { groupRoutes } from './groups/routes';
+import { jobRoutes } from './jobs/routes';
+import { mailRoutes } from './mail/routes';
+import { metaRoutes } from './meta/routes';
+import { renderRoutes } from './render/routes';
+
+export function buildApi(): Api {
+  const api = new Api();
+  accountRoutes(api);
+  groupRoutes(api);
+  docRoutes(api);
+  renderRoutes(api);
+  gridRoutes(api);
+  jobRoutes(api);
+  mailRoutes(api);
+  gqlRoutes(api);
+  metaRoutes(api);
+  return api;
+}
+
+export const api = buildApi();

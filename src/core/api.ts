@@ -1,0 +1,166 @@
+/**
+ * The route table. Every route is declared once with its OpenAPI description (zod
+ * schemas for params, body and responses) and registered both on the itty-router that
+ * serves it and on the registry that generates /v1/openapi.json, so a route cannot
+ * exist without a schema.
+ */
+import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { Router, type RouterType } from 'itty-router';
+import { z, type ZodType } from 'zod';
+import { authenticate, requireOps } from './auth';
+import { dbFor, type Ctx } from './context';
+import { badRequest, HttpError, notFound, toErrorResponse, unauthorized } from './errors';
+import { DEFAULT_BODY_LIMIT, readJson } from './http';
+
+export type Method = 'get' | 'put' | 'post' | 'patch' | 'delete';
+
+/** Who may call a route: a signed-in user, anyone (caller may be null), the operator (OPS_TOKEN), or nobody checked here. */
+export type Auth = 'user' | 'optional' | 'ops' | 'none';
+
+export interface ResponseSpec {
+  description: string;
+  /** Media type of the body; omit for bodiless responses. */
+  type?: string;
+  schema?: ZodType;
+}
+
+export interface RouteSpec<S extends ZodType | undefined = undefined, C extends Ctx = Ctx> {
+  summary: string;
+  tag: string;
+  auth: Auth;
+  /** A JSON body validated before the handler runs (available as ctx.body). */
+  json?: S;
+  /** Any other body the handler reads itself, described for the OpenAPI document. */
+  body?: { type: string; description?: string; schema?: ZodType };
+  query?: z.ZodObject;
+  responses: Record<number, ResponseSpec>;
+  handler: (ctx: C & { body: S extends ZodType ? z.infer<S> : undefined }) => Response | Promise<Response>;
+}
+
+const errorBody = z.object({ status: z.number().int(), message: z.string() }).passthrough();
+
+function openApiPath(path: string): string {
+  return path.replace(/:(\w+)\+?/g, '{$1}');
+}
+
+function paramsSchema(path: string): z.ZodObject | undefined {
+  const names = [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+  if (!names.length) return undefined;
+  return z.object(Object.fromEntries(names.map((n) => [n, z.string()])));
+}
+
+function decodeParams(raw: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    try {
+      out[k] = decodeURIComponent(v); // `+` stays `+`: never a space in a path
+    } catch {
+      throw badRequest(`malformed path segment '${v}'`);
+    }
+  }
+  return out;
+}
+
+export class Api {
+  readonly registry = new OpenAPIRegistry();
+  readonly router: RouterType = Router();
+  /** [method, path] of every route, in registration order (used by the schema test). */
+  readonly table: { method: Method; path: string; spec: RouteSpec<ZodType | undefined, Ctx> }[] = [];
+
+  constructor() {
+    this.registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+  }
+
+  route<S extends ZodType | undefined = undefined, C extends Ctx = Ctx>(method: Method, path: string, spec: RouteSpec<S, C>): void {
+    const responses: RouteConfig['responses'] = {};
+    for (const [code, r] of Object.entries(spec.responses)) {
+      responses[code] = {
+        description: r.description,
+        ...(r.type ? { content: { [r.type]: { schema: r.schema ?? (r.type === 'application/json' ? z.unknown() : z.string()) } } } : {}),
+      };
+    }
+    responses.default = { description: 'Error', content: { 'application/json': { schema: errorBody } } };
+    const body = spec.json
+      ? { content: { 'application/json': { schema: spec.json } }, required: true }
+      : spec.body
+        ? { description: spec.body.description, content: { [spec.body.type]: { schema: spec.body.schema ?? z.string() } }, required: true }
+        : undefined;
+    this.registry.registerPath({
+      method,
+      path: openApiPath(path),
+      summary: spec.summary,
+      tags: [spec.tag],
+      ...(spec.auth === 'user' || spec.auth === 'ops' ? { security: [{ bearer: [] }] } : {}),
+      request: { params: paramsSchema(path), query: spec.query, ...(body ? { body } : {}) },
+      responses,
+    });
+    this.table.push({ method, path, spec: spec as unknown as RouteSpec<ZodType | undefined, Ctx> });
+
+    const run = async (req: Request & { params: Record<string, string> }, env: Env, exec: ExecutionContext) => {
+      const db = dbFor(env);
+      if (spec.auth === 'ops') requireOps(env, req);
+      const caller = spec.auth === 'none' || spec.auth === 'ops' ? null : await authenticate(db, req);
+      if (spec.auth === 'user' && !caller) throw unauthorized();
+      const ctx = {
+        req,
+        env,
+        exec,
+        url: new URL(req.url),
+        params: decodeParams(req.params),
+        caller,
+        db,
+        body: undefined as unknown,
+      };
+      if (spec.json) {
+        const parsed = spec.json.safeParse(await readJson(req, DEFAULT_BODY_LIMIT));
+        if (!parsed.success) throw badRequest(describeZodError(parsed.error));
+        ctx.body = parsed.data;
+      }
+      return spec.handler(ctx as never);
+    };
+    (this.router as unknown as Record<Method, (p: string, h: typeof run) => void>)[method](path, run);
+  }
+
+  get<S extends ZodType | undefined = undefined, C extends Ctx = Ctx>(path: string, spec: RouteSpec<S, C>) { this.route('get', path, spec); }
+  put<S extends ZodType | undefined = undefined, C extends Ctx = Ctx>(path: string, spec: RouteSpec<S, C>) { this.route('put', path, spec); }
+  post<S extends ZodType | undefined = undefined, C extends Ctx = Ctx>(path: string, spec: RouteSpec<S, C>) { this.route('post', path, spec); }
+  patch<S extends ZodType | undefined = undefined, C extends Ctx = Ctx>(path: string, spec: RouteSpec<S, C>) { this.route('patch', path, spec); }
+  delete<S extends ZodType | undefined = undefined, C extends Ctx = Ctx>(path: string, spec: RouteSpec<S, C>) { this.route('delete', path, spec); }
+
+  /** Serves one request: normalise the path, route it, render errors, 404/405 the rest. */
+  async fetch(req: Request, env: Env, exec: ExecutionContext): Promise<Response> {
+    try {
+      const normalised = normalisePath(req);
+      const res: Response | undefined = await this.router.fetch(normalised, env, exec);
+      if (res) return res;
+      const path = new URL(normalised.url).pathname;
+      const allowed = this.router.routes.filter(([, re]) => re.test(path)).map(([m]) => m);
+      if (allowed.length) {
+        throw new HttpError(405, `method ${req.method} not allowed here`, { allowed }, { Allow: [...new Set(allowed)].join(', ') });
+      }
+      throw notFound(`no such route: ${path}`);
+    } catch (err) {
+      return toErrorResponse(err);
+    }
+  }
+
+  openApiDocument(): object {
+    return new OpenApiGeneratorV31(this.registry.definitions).generateDocument({
+      openapi: '3.1.0',
+      info: { title: 'Edge platform API', version: '1' },
+    });
+  }
+}
+
+/** Tolerant paths: repeated slashes collapse and a trailing slash is ignored. */
+export function normalisePath(req: Request): Request {
+  const url = new URL(req.url);
+  const clean = url.pathname.replace(/\/{2,}/g, '/').replace(/(.)\/$/, '$1');
+  if (clean === url.pathname) return req;
+  url.pathname = clean;
+  return new Request(url.toString(), req);
+}
+
+export function describeZodError(err: z.ZodError): string {
+  return err.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
+}

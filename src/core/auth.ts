@@ -1,0 +1,77 @@
+/**
+ * Authentication: opaque bearer tokens stored as SHA-256 hashes; the operator token
+ * (OPS_TOKEN secret) compared in constant time.
+ */
+import { eq } from 'drizzle-orm';
+import { tokens, users, type User } from '../db/schema';
+import type { Db } from './context';
+import { base64url, randomBytes, sha256Hex, timingSafeEqual } from './crypto';
+import { HttpError, notFound, unauthorized } from './errors';
+
+export function bearerToken(req: Request): string | null {
+  const header = req.headers.get('Authorization');
+  if (!header) return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return m ? m[1]! : null;
+}
+
+export function newToken(): string {
+  return base64url(randomBytes(32));
+}
+
+export const hashToken = (token: string) => sha256Hex(token);
+
+/**
+ * Token lookups are cached in the isolate for a few seconds: at the edge a D1 round trip
+ * costs far more than the request it authenticates. Logout and account updates evict
+ * their entries here at once; other isolates see them within AUTH_CACHE_MS.
+ */
+export const AUTH_CACHE_MS = 10_000;
+const AUTH_CACHE_MAX = 10_000;
+const authCache = new Map<string, { user: User; expires: number }>();
+
+export function forgetToken(hash: string): void {
+  authCache.delete(hash);
+}
+
+export function forgetUser(userId: number): void {
+  for (const [hash, e] of authCache) if (e.user.id === userId) authCache.delete(hash);
+}
+
+/** The user a bearer token belongs to, or null when absent or unknown. */
+export async function authenticate(db: Db, req: Request): Promise<User | null> {
+  const token = bearerToken(req);
+  if (!token || token.length > 256) return null;
+  const hash = await hashToken(token);
+  const cached = authCache.get(hash);
+  if (cached && cached.expires > Date.now()) return cached.user;
+  const user = await lookupToken(db, hash);
+  if (user) {
+    if (authCache.size >= AUTH_CACHE_MAX) authCache.delete(authCache.keys().next().value!);
+    authCache.set(hash, { user, expires: Date.now() + AUTH_CACHE_MS });
+  } else authCache.delete(hash);
+  return user;
+}
+
+async function lookupToken(db: Db, hash: string): Promise<User | null> {
+  const rows = await db
+    .select({ user: users })
+    .from(tokens)
+    .innerJoin(users, eq(tokens.user_id, users.id))
+    .where(eq(tokens.token_hash, hash))
+    .limit(1);
+  return rows[0]?.user ?? null;
+}
+
+export function requireCaller(caller: User | null): User {
+  if (!caller) throw unauthorized();
+  return caller;
+}
+
+/** The operator interface exists only when OPS_TOKEN is set (404 otherwise, not 401). */
+export function requireOps(env: Env, req: Request): void {
+  const secret = (env as { OPS_TOKEN?: string }).OPS_TOKEN;
+  if (!secret) throw notFound('no such route');
+  const token = bearerToken(req);
+  if (!token || !timingSafeEqual(token, secret)) throw new HttpError(401, 'operator token required', {}, { 'WWW-Authenticate': 'Bearer' });
+}

@@ -1,0 +1,51 @@
+/** Hashing primitives on WebCrypto (available in Workers and workerd alike). */
+
+const enc = new TextEncoder();
+
+export function toHex(bytes: ArrayBuffer | Uint8Array): string {
+  const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+  let out = '';
+  for (const b of view) out += b.toString(16).padStart(2, '0');
+  return out;
+}
+
+export function randomBytes(n: number): Uint8Array {
+  return crypto.getRandomValues(new Uint8Array(n));
+}
+
+export function base64url(bytes: Uint8Array): string {
+  let bin = '';
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+export async function sha256Hex(data: string | Uint8Array | ArrayBuffer): Promise<string> {
+  const bytes = typeof data === 'string' ? enc.encode(data) : data;
+  return toHex(await crypto.subtle.digest('SHA-256', bytes));
+}
+
+/** Workers caps PBKDF2 at 100,000 iterations; that is our cost. */
+export const PBKDF2_ITERATIONS = 100_000;
+
+export async function hashPassword(password: string, saltHex: string): Promise<string> {
+  const key = await crypto.subtle.importKey('raw', enc.encode(password), 'PBKDF2', false, ['deriveBits']);
+  const salt = Uint8Array.from(saltHex.match(/../g)!.map((h) => parseInt(h, 16)));
+  const bits = await crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt, iterations: PBKDF2_ITERATIONS }, key, 256);
+  return toHex(bits);
+}
+
+/** Compares two strings in time that depends only on their lengths. */
+export function timingSafeEqual(a: string, b: string): boolean {
+  const ab = enc.encode(a);
+  const bb = enc.encode(b);
+  const subtle = crypto.subtle as SubtleCrypto & { timingSafeEqual?: (x: ArrayBufferView, y: ArrayBufferView) => boolean };
+  if (ab.byteLength !== bb.byteLength) {
+    // Still do the work so a length probe costs the same.
+    subtle.timingSafeEqual?.(ab, ab);
+    return false;
+  }
+  if (subtle.timingSafeEqual) return subtle.timingSafeEqual(ab, bb);
+  let diff = 0;
+  for (let i = 0; i < ab.byteLength; i++) diff |= ab[i]! ^ bb[i]!;
+  return diff === 0;
+}

@@ -1,0 +1,146 @@
+/**
+ * The text-entry store: small values in D1, values too large for a D1 row in R2
+ * (under the resource's blob prefix). Values are exact strings: no trimming.
+ */
+import { and, eq, like } from 'drizzle-orm';
+import { entries, resources, type Resource } from '../db/schema';
+import { nowIso } from './clock';
+import type { Db } from './context';
+
+/** Above this many bytes a value goes to R2 (a D1 row holds at most ~2 MB). */
+export const INLINE_LIMIT = 256 * 1024;
+
+const enc = new TextEncoder();
+
+/** Every blob of a resource lives under this prefix, so deleting the resource can sweep them. */
+export const blobPrefix = (resourceId: number) => `r/${resourceId}/`;
+const entryBlobKey = (resourceId: number, path: string) => `${blobPrefix(resourceId)}entries/${path}`;
+
+export interface StoredEntry {
+  path: string;
+  value: string | null;
+  blob_key: string | null;
+  size: number;
+  created_on: string;
+  last_modified: string;
+}
+
+export async function readEntry(env: Env, db: Db, resourceId: number, path: string): Promise<string | null> {
+  const row = await db
+    .select({ value: entries.value, blob_key: entries.blob_key })
+    .from(entries)
+    .where(and(eq(entries.resource_id, resourceId), eq(entries.path, path)))
+    .get();
+  if (!row) return null;
+  if (row.value !== null) return row.value;
+  const obj = row.blob_key ? await env.BLOBS.get(row.blob_key) : null;
+  return obj ? await obj.text() : '';
+}
+
+/** Reads several entries in one query (values in R2 are fetched as needed). */
+export async function readEntries(env: Env, db: Db, resourceId: number, prefix = ''): Promise<Map<string, string>> {
+  const rows = await db
+    .select({ path: entries.path, value: entries.value, blob_key: entries.blob_key })
+    .from(entries)
+    .where(prefix ? and(eq(entries.resource_id, resourceId), like(entries.path, `${prefix}%`)) : eq(entries.resource_id, resourceId));
+  const out = new Map<string, string>();
+  await Promise.all(
+    rows.map(async (r) => {
+      if (r.value !== null) out.set(r.path, r.value);
+      else {
+        const obj = r.blob_key ? await env.BLOBS.get(r.blob_key) : null;
+        out.set(r.path, obj ? await obj.text() : '');
+      }
+    }),
+  );
+  return out;
+}
+
+export async function listEntries(db: Db, resourceId: number): Promise<StoredEntry[]> {
+  return db
+    .select({
+      path: entries.path,
+      value: entries.value,
+      blob_key: entries.blob_key,
+      size: entries.size,
+      created_on: entries.created_on,
+      last_modified: entries.last_modified,
+    })
+    .from(entries)
+    .where(eq(entries.resource_id, resourceId));
+}
+
+/** Writes one entry and touches the resource's last_modified, atomically in one batch. */
+export async function writeEntry(env: Env, db: Db, resource: Resource, path: string, value: string): Promise<void> {
+  const now = nowIso();
+  const size = enc.encode(value).byteLength;
+  let inline: string | null = value;
+  let blobKey: string | null = null;
+  if (size > INLINE_LIMIT) {
+    blobKey = entryBlobKey(resource.id, path);
+    await env.BLOBS.put(blobKey, value, { httpMetadata: { contentType: 'text/plain; charset=utf-8' } });
+    inline = null;
+  }
+  await db.batch([
+    db
+      .insert(entries)
+      .values({ resource_id: resource.id, path, value: inline, blob_key: blobKey, size, created_on: now, last_modified: now })
+      .onConflictDoUpdate({
+        target: [entries.resource_id, entries.path],
+        set: { value: inline, blob_key: blobKey, size, last_modified: now },
+      }),
+    db.update(resources).set({ last_modified: now }).where(eq(resources.id, resource.id)),
+  ]);
+  if (blobKey === null) await env.BLOBS.delete(entryBlobKey(resource.id, path)).catch(() => undefined);
+}
+
+/** Clears an entry (it reads as its default again). */
+export async function clearEntry(env: Env, db: Db, resource: Resource, path: string): Promise<void> {
+  const now = nowIso();
+  await db.batch([
+    db.delete(entries).where(and(eq(entries.resource_id, resource.id), eq(entries.path, path))),
+    db.update(resources).set({ last_modified: now }).where(eq(resources.id, resource.id)),
+  ]);
+  await env.BLOBS.delete(entryBlobKey(resource.id, path)).catch(() => undefined);
+}
+
+/** Deletes every entry under a folder prefix (e.g. `vars/x/`). */
+export async function clearEntries(env: Env, db: Db, resource: Resource, prefix: string): Promise<void> {
+  const rows = await db
+    .select({ path: entries.path, blob_key: entries.blob_key })
+    .from(entries)
+    .where(and(eq(entries.resource_id, resource.id), like(entries.path, `${prefix}%`)));
+  await db.delete(entries).where(and(eq(entries.resource_id, resource.id), like(entries.path, `${prefix}%`)));
+  const keys = rows.map((r) => r.blob_key).filter((k): k is string => !!k);
+  if (keys.length) await env.BLOBS.delete(keys);
+}
+
+/** Copies every entry of `from` to `to` (a fresh resource), blobs included. */
+export async function copyEntries(env: Env, db: Db, from: Resource, to: Resource, exclude: (path: string) => boolean = () => false): Promise<void> {
+  const rows = (await listEntries(db, from.id)).filter((r) => !exclude(r.path));
+  const now = nowIso();
+  const copies = await Promise.all(
+    rows.map(async (r) => {
+      let blobKey: string | null = null;
+      if (r.blob_key) {
+        const obj = await env.BLOBS.get(r.blob_key);
+        blobKey = entryBlobKey(to.id, r.path);
+        await env.BLOBS.put(blobKey, obj ? await obj.arrayBuffer() : '', { httpMetadata: { contentType: 'text/plain; charset=utf-8' } });
+      }
+      return { resource_id: to.id, path: r.path, value: r.value, blob_key: blobKey, size: r.size, created_on: now, last_modified: now };
+    }),
+  );
+  // D1 binds at most 100 parameters per statement: 7 columns -> 14 rows per insert.
+  for (let i = 0; i < copies.length; i += 14) await db.insert(entries).values(copies.slice(i, i + 14));
+}
+
+/** Removes every blob stored under a resource (called when the resource is deleted). */
+export async function deleteBlobs(env: Env, resourceId: number): Promise<void> {
+  const prefix = blobPrefix(resourceId);
+  let cursor: string | undefined;
+  do {
+    const page = await env.BLOBS.list({ prefix, cursor });
+    if (page.objects.length) await env.BLOBS.delete(page.objects.map((o) => o.key));
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+}

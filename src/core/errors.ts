@@ -1,0 +1,44 @@
+/**
+ * Errors: every failure the API answers is an HttpError, rendered as the JSON body
+ * `{status, message, ...extra}` of decisions.md. Handlers throw; the router renders.
+ */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const badRequest = (message: string, extra?: Record<string, unknown>) => new HttpError(400, message, extra);
+export const unauthorized = (message = 'authentication required: send Authorization: Bearer <token>') =>
+  new HttpError(401, message, {}, { 'WWW-Authenticate': 'Bearer' });
+export const forbidden = (message: string) => new HttpError(403, message);
+export const notFound = (message = 'not found') => new HttpError(404, message);
+export const conflict = (message: string, extra?: Record<string, unknown>) => new HttpError(409, message, extra);
+export const tooLarge = (message: string) => new HttpError(413, message);
+export const unsupportedType = (message: string) => new HttpError(415, message);
+
+export function errorResponse(err: HttpError): Response {
+  return Response.json(
+    { ...err.extra, status: err.status, message: err.message },
+    { status: err.status, headers: err.headers },
+  );
+}
+
+/** Anything that is not an HttpError is our fault: log it, answer a generic 500. */
+export function toErrorResponse(err: unknown): Response {
+  if (err instanceof HttpError) return errorResponse(err);
+  if (isUniqueViolation(err)) return errorResponse(conflict('already exists'));
+  console.error('unhandled error', err instanceof Error ? err.stack : err);
+  return errorResponse(new HttpError(500, 'internal error'));
+}
+
+/** D1 reports constraint failures as plain errors; a racing create lands here. */
+export function isUniqueViolation(err: unknown): boolean {
+  const text = String((err as { message?: string })?.message ?? '') + String((err as { cause?: unknown })?.cause ?? '');
+  return /UNIQUE constraint failed|PRIMARY KEY constraint failed/i.test(text);
+}

@@ -1,0 +1,40 @@
+/** Folder listings: the one JSON shape every GET on a folder answers (decisions.md). */
+import { z } from 'zod';
+import { jsonResponse } from './http';
+import type { Perm } from './perms';
+
+export type EntryType = 'dir' | 'file' | 'link';
+export type Verb = 'GET' | 'PUT' | 'POST' | 'PATCH' | 'DELETE';
+
+export interface ListingItem {
+  name: string;
+  uri: string;
+  type: EntryType;
+  permissions: Perm[];
+  actions: Verb[];
+  created_on: string;
+  last_modified: string;
+}
+
+export const listingItemSchema = z.object({
+  name: z.string(),
+  uri: z.string(),
+  type: z.enum(['dir', 'file', 'link']),
+  permissions: z.array(z.string()),
+  actions: z.array(z.string()),
+  created_on: z.string(),
+  last_modified: z.string(),
+});
+export const listingSchema = z.array(listingItemSchema);
+
+export function listingResponse(items: ListingItem[], headers?: HeadersInit): Response {
+  return jsonResponse(items, { nvmType: 'dir', headers });
+}
+
+/** Verbs a caller holding `perms` may use on a text file entry of the given access. */
+export function fileActions(perms: Perm[], access: 'rw' | 'r' | 'w' = 'rw'): Verb[] {
+  const out: Verb[] = [];
+  if (perms.includes('r') && access !== 'w') out.push('GET');
+  if (perms.includes('w') && access !== 'r') out.push('POST', 'DELETE');
+  return out;
+}

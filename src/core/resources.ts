@@ -1,0 +1,559 @@
+/**
+ * Resources: documents, grids, mails and jobs are all folders of entries owned by a user
+ * and shared through sharing entries. This module holds what they have in common and
+ * generates their common routes from a `ResourceKind` description, under both the
+ * caller's own paths (`/v1/vis/docs/:doc`) and the owner's paths as seen by a share
+ * grantee (`/v1/users/:owner/vis/docs/:doc`). Areas add their own routes with `extend`.
+ */
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { z, type ZodType } from 'zod';
+import { resources, shares, tags, users, type Resource, type ResourceKindName, type User } from '../db/schema';
+import type { Api, RouteSpec } from './api';
+import { nowIso } from './clock';
+import type { Ctx } from './context';
+import { base64url, randomBytes } from './crypto';
+import { clearEntry, copyEntries, deleteBlobs, listEntries, readEntry, writeEntry } from './entries';
+import { badRequest, conflict, forbidden, HttpError, notFound, tooLarge } from './errors';
+import { DEFAULT_BODY_LIMIT, jsonResponse, mediaType, noContent, readJson, readText, textResponse } from './http';
+import { fileActions, listingItemSchema, listingResponse, listingSchema, type ListingItem, type Verb } from './listing';
+import { appendLog, logResponse, readLog } from './log';
+import { resourceName } from './names';
+import { accessTo, permList, type Access, type Perm } from './perms';
+import { parseShareEntry, resolveGroupRef } from './sharing';
+
+/** A resource loaded for a request, with the caller's access to it. */
+export interface ResourceCtx extends Ctx {
+  resource: Resource;
+  owner: User;
+  access: Access;
+  kind: ResourceKind;
+  /** Path of the resource as the caller addressed it (`/v1/vis/docs/x` or `/v1/users/o/vis/docs/x`). */
+  base: string;
+}
+
+export interface EntrySpec {
+  /** Path below the resource: `content`, `config/type`. */
+  path: string;
+  /** `rw` read and write; `r` read-only (computed or system-written); `w` write-only. */
+  access: 'rw' | 'r' | 'w';
+  /** What the entry reads as when never written (or cleared). */
+  default?: string;
+  /** Largest body accepted, in bytes (413 above it). */
+  limit?: number;
+  /** Rejects a value with a message (400), or throws an HttpError of its own. */
+  validate?: (value: string, rc: ResourceCtx) => string | void | Promise<string | void>;
+  /** A computed read-only value. */
+  compute?: (rc: ResourceCtx) => string | Promise<string>;
+  /** Runs after a write or a clear (value null), e.g. to re-parse. */
+  afterWrite?: (rc: ResourceCtx, value: string | null) => Promise<void>;
+  /** Where a second path names the same entry (`subject` = `config/subject`). */
+  aliases?: string[];
+  summary?: string;
+}
+
+export interface ResourceKind {
+  kind: ResourceKindName;
+  /** Collection path below /v1 (`vis/docs`). */
+  collection: string;
+  /** Path parameter naming one resource (`doc`). */
+  param: string;
+  /** The word users see in messages (`document`). */
+  noun: string;
+  entries: EntrySpec[];
+  /** Folders the area serves itself, listed in the resource root. */
+  folders?: string[];
+  /** Files the area serves itself, listed in the resource root, with their access. */
+  files?: { name: string; access: 'rw' | 'r' | 'w' }[];
+  /** Keep a `log` of what happened to the resource (served at <resource>/log). */
+  log?: boolean;
+  /** Canonical url of a resource, when it has one. */
+  url?: (env: Env, owner: string, name: string) => string;
+  /** Entries not carried over by a copy. */
+  copyExcludes?: (path: string) => boolean;
+  /** Area data beyond entries to carry over by a copy (assets, ...). */
+  copied?: (from: ResourceCtx, to: Resource) => Promise<void>;
+  /** Runs before the resource row is deleted. */
+  deleting?: (rc: ResourceCtx) => Promise<void>;
+}
+
+/** Area routes below a resource: `path` is relative (`/assets/:asset`). */
+export interface ResourceRouteSpec<S extends ZodType | undefined = undefined> extends Omit<RouteSpec<S, ResourceCtx>, 'auth' | 'handler' | 'tag'> {
+  /** What the caller needs: r/w/d/x, or `owner`. Without read access the resource is 404. */
+  need: Perm | 'owner';
+  /** Anonymous callers may use the route on public resources (document assets). */
+  anonymous?: boolean;
+  handler: RouteSpec<S, ResourceCtx>['handler'];
+}
+
+export interface ResourceRoutes {
+  get<S extends ZodType | undefined = undefined>(path: string, spec: ResourceRouteSpec<S>): void;
+  put<S extends ZodType | undefined = undefined>(path: string, spec: ResourceRouteSpec<S>): void;
+  post<S extends ZodType | undefined = undefined>(path: string, spec: ResourceRouteSpec<S>): void;
+  patch<S extends ZodType | undefined = undefined>(path: string, spec: ResourceRouteSpec<S>): void;
+  delete<S extends ZodType | undefined = undefined>(path: string, spec: ResourceRouteSpec<S>): void;
+}
+
+const shortnameOf = () => base64url(randomBytes(6)).toLowerCase().replace(/[^a-z0-9]/g, 'x');
+
+export async function findUser(ctx: Ctx, username: string): Promise<User | null> {
+  if (ctx.caller?.username === username) return ctx.caller;
+  return (await ctx.db.select().from(users).where(eq(users.username, username)).get()) ?? null;
+}
+
+/**
+ * Loads the resource a request names, with the caller's access. A resource the caller
+ * may not read answers 404, as does a missing one: existence is never revealed.
+ */
+export async function loadResource(ctx: Ctx, kind: ResourceKind, name = ctx.params[kind.param]!): Promise<ResourceCtx> {
+  const ownerName = ctx.params.owner ?? ctx.caller?.username;
+  const missing = () => notFound(`no such ${kind.noun}: ${name}`);
+  if (!ownerName) throw missing();
+  const owner = await findUser(ctx, ownerName);
+  if (!owner) throw missing();
+  const resource = await ctx.db
+    .select()
+    .from(resources)
+    .where(and(eq(resources.owner_id, owner.id), eq(resources.kind, kind.kind), eq(resources.name, name)))
+    .get();
+  if (!resource) throw missing();
+  const access = await accessTo(ctx.db, ctx.caller, resource);
+  if (!access.r) throw missing();
+  const base = ctx.params.owner ? `/v1/users/${owner.username}/${kind.collection}/${name}` : `/v1/${kind.collection}/${name}`;
+  return { ...ctx, resource, owner, access, kind, base };
+}
+
+/** Throws 403 when the caller (who can see the resource) lacks `need`. */
+export function requireAccess(rc: ResourceCtx, need: Perm | 'owner'): void {
+  const ok = need === 'owner' ? rc.access.owner : rc.access[need];
+  if (ok) return;
+  const what = { r: 'read', w: 'change', d: 'delete', x: 'execute', owner: 'do this with' }[need];
+  throw forbidden(`you may not ${what} this ${rc.kind.noun}`);
+}
+
+export function listingItem(rc: Pick<ResourceCtx, 'access'>, name: string, uri: string, type: 'dir' | 'file', actions: Verb[], created: string, modified: string): ListingItem {
+  return { name, uri, type, permissions: permList(rc.access), actions, created_on: created, last_modified: modified };
+}
+
+function resourceActions(a: Access): Verb[] {
+  const out: Verb[] = ['GET'];
+  if (a.r) out.push('PATCH'); // copy needs read; rename needs ownership (checked on use)
+  if (a.d) out.push('DELETE');
+  return out;
+}
+
+function resourceItem(kind: ResourceKind, uriBase: string, r: Resource, a: Access): ListingItem {
+  return {
+    name: r.name,
+    uri: `${uriBase}/${r.name}`,
+    type: 'dir',
+    permissions: permList(a),
+    actions: resourceActions(a),
+    created_on: r.created_on,
+    last_modified: r.last_modified,
+  };
+}
+
+/** Resources of `owner` of this kind that `callerId` may read through a share. */
+export async function visibleResources(ctx: Ctx, kind: ResourceKind, ownerId: number): Promise<Resource[]> {
+  const callerId = ctx.caller?.id ?? -1;
+  return ctx.db
+    .select()
+    .from(resources)
+    .where(
+      and(
+        eq(resources.owner_id, ownerId),
+        eq(resources.kind, kind.kind),
+        sql`exists (select 1 from shares s left join members m on m.group_id = s.group_id and m.user_id = ${callerId} and m.state = 'active'
+                    where s.resource_id = ${resources.id} and (s.group_id is null or m.user_id is not null))`,
+      ),
+    )
+    .orderBy(asc(resources.name));
+}
+
+async function createResource(ctx: Ctx, kind: ResourceKind, owner: User, name: string): Promise<Resource> {
+  const now = nowIso();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const row = await ctx.db
+        .insert(resources)
+        .values({ kind: kind.kind, owner_id: owner.id, name, shortname: shortnameOf(), created_on: now, last_modified: now })
+        .returning()
+        .get();
+      return row;
+    } catch (err) {
+      const exists = await ctx.db
+        .select({ id: resources.id })
+        .from(resources)
+        .where(and(eq(resources.owner_id, owner.id), eq(resources.kind, kind.kind), eq(resources.name, name)))
+        .get();
+      if (exists) throw conflict(`${kind.noun} '${name}' already exists`);
+      if (attempt >= 3) throw err; // shortname collisions are astronomically rare
+    }
+  }
+}
+
+const patchJson = z.object({ name: z.string(), copy: z.boolean().optional() });
+
+/** Registers the common routes of a resource kind, then the area's own via `extend`. */
+export function resourceRoutes(api: Api, kind: ResourceKind, extend?: (r: ResourceRoutes) => void): void {
+  const tag = kind.collection;
+  const own = `/v1/${kind.collection}`;
+  const shared = `/v1/users/:owner/${kind.collection}`;
+  const P = `:${kind.param}`;
+  const log = (rc: ResourceCtx, message: string) => (kind.log ? appendLog(rc.db, rc.resource.id, message) : Promise.resolve());
+
+  // Collection
+  api.get(own, {
+    summary: `List the caller's ${kind.noun}s`,
+    tag,
+    auth: 'user',
+    responses: { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } },
+    handler: async (ctx) => {
+      const rows = await ctx.db
+        .select()
+        .from(resources)
+        .where(and(eq(resources.owner_id, ctx.caller!.id), eq(resources.kind, kind.kind)))
+        .orderBy(asc(resources.name));
+      return listingResponse(rows.map((r) => resourceItem(kind, own, r, { r: true, w: true, d: true, x: true, owner: true, viaPublicOnly: false })));
+    },
+  });
+  api.get(shared, {
+    summary: `List a user's ${kind.noun}s visible to the caller`,
+    tag,
+    auth: 'optional',
+    responses: { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } },
+    handler: async (ctx) => {
+      const owner = await findUser(ctx, ctx.params.owner!);
+      if (!owner) throw notFound(`no such user: ${ctx.params.owner}`);
+      const uriBase = `/v1/users/${owner.username}/${kind.collection}`;
+      if (ctx.caller?.id === owner.id) {
+        const rows = await ctx.db.select().from(resources).where(and(eq(resources.owner_id, owner.id), eq(resources.kind, kind.kind))).orderBy(asc(resources.name));
+        return listingResponse(rows.map((r) => resourceItem(kind, uriBase, r, { r: true, w: true, d: true, x: true, owner: true, viaPublicOnly: false })));
+      }
+      const rows = await visibleResources(ctx, kind, owner.id);
+      return listingResponse(rows.map((r) => resourceItem(kind, uriBase, r, { r: true, w: false, d: false, x: false, owner: false, viaPublicOnly: false })));
+    },
+  });
+  api.put(`${own}/${P}`, {
+    summary: `Create a ${kind.noun}`,
+    tag,
+    auth: 'user',
+    responses: {
+      201: { description: 'Created', type: 'application/json', schema: listingItemSchema },
+      409: { description: 'Already exists' },
+    },
+    handler: async (ctx) => {
+      const name = resourceName(ctx.params[kind.param]!, `${kind.noun} name`);
+      const r = await createResource(ctx, kind, ctx.caller!, name);
+      if (kind.log) await appendLog(ctx.db, r.id, `${kind.noun} created`);
+      return jsonResponse(resourceItem(kind, own, r, { r: true, w: true, d: true, x: true, owner: true, viaPublicOnly: false }), { status: 201 });
+    },
+  });
+
+  const bases = [own, shared];
+  const reg = (method: 'get' | 'put' | 'post' | 'patch' | 'delete', rel: string, spec: ResourceRouteSpec<ZodType | undefined>) => {
+    for (const b of bases) {
+      api.route(method, `${b}/${P}${rel}`, {
+        ...spec,
+        tag,
+        auth: spec.anonymous ? 'optional' : 'user',
+        handler: async (ctx) => {
+          const rc = await loadResource(ctx, kind);
+          requireAccess(rc, spec.need);
+          return spec.handler({ ...rc, body: ctx.body } as never);
+        },
+      });
+    }
+  };
+  const routes: ResourceRoutes = {
+    get: (p, s) => reg('get', p, s as never),
+    put: (p, s) => reg('put', p, s as never),
+    post: (p, s) => reg('post', p, s as never),
+    patch: (p, s) => reg('patch', p, s as never),
+    delete: (p, s) => reg('delete', p, s as never),
+  };
+
+  // The resource folder
+  routes.get('', {
+    summary: `List the entries of a ${kind.noun}`,
+    need: 'r',
+    responses: { 200: { description: 'Folder listing (X-NVM-Permissions carries the caller\'s permissions)', type: 'application/json', schema: listingSchema } },
+    handler: async (rc) => {
+      const items = await folderItems(rc, '');
+      return listingResponse(items, { 'X-NVM-Permissions': permList(rc.access).join(', ') });
+    },
+  });
+  routes.patch('', {
+    summary: `Rename (text/plain new name) or copy (JSON {name, copy: true}) a ${kind.noun}`,
+    need: 'r',
+    body: { type: 'text/plain', description: 'The new name; or application/json {name, copy}' },
+    responses: {
+      200: { description: 'Renamed', type: 'application/json', schema: listingItemSchema },
+      201: { description: 'Copied', type: 'application/json', schema: listingItemSchema },
+    },
+    handler: async (rc) => {
+      let name: string;
+      let copy = false;
+      if (mediaType(rc.req) === 'application/json') {
+        const parsed = patchJson.safeParse(await readJson(rc.req));
+        if (!parsed.success) throw badRequest('expected JSON {name: string, copy: boolean}');
+        ({ name } = parsed.data);
+        copy = parsed.data.copy ?? false;
+      } else {
+        name = await readText(rc.req, 1024);
+      }
+      resourceName(name, `${kind.noun} name`);
+      if (copy) return copyResource(rc, name);
+      requireAccess(rc, 'owner');
+      if (name === rc.resource.name) return jsonResponse(resourceItem(kind, own, rc.resource, rc.access));
+      const exists = await rc.db
+        .select({ id: resources.id })
+        .from(resources)
+        .where(and(eq(resources.owner_id, rc.owner.id), eq(resources.kind, kind.kind), eq(resources.name, name)))
+        .get();
+      if (exists) throw conflict(`${kind.noun} '${name}' already exists`);
+      const updated = await rc.db
+        .update(resources)
+        .set({ name, last_modified: nowIso() })
+        .where(eq(resources.id, rc.resource.id))
+        .returning()
+        .get();
+      await log(rc, `renamed from ${rc.resource.name} to ${name}`);
+      return jsonResponse(resourceItem(kind, own, updated, rc.access));
+    },
+  });
+  routes.delete('', {
+    summary: `Delete a ${kind.noun}`,
+    need: 'd',
+    responses: { 204: { description: 'Deleted' } },
+    handler: async (rc) => {
+      await kind.deleting?.(rc);
+      await rc.db.delete(resources).where(eq(resources.id, rc.resource.id));
+      rc.exec.waitUntil(deleteBlobs(rc.env, rc.resource.id));
+      return noContent();
+    },
+  });
+
+  // Text entries, their folders and aliases
+  for (const spec of kind.entries) entryRoutes(routes, kind, spec, log);
+  for (const dir of derivedFolders(kind)) {
+    routes.get(`/${dir}`, {
+      summary: `List ${dir}/ of a ${kind.noun}`,
+      need: 'r',
+      responses: { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } },
+      handler: async (rc) => listingResponse(await folderItems(rc, `${dir}/`)),
+    });
+  }
+
+  // Sharing
+  routes.get('/shared', {
+    summary: 'List sharing entries',
+    need: 'r',
+    responses: { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } },
+    handler: async (rc) => {
+      const rows = await rc.db.select().from(shares).where(eq(shares.resource_id, rc.resource.id)).orderBy(asc(shares.entry));
+      const actions: Verb[] = rc.access.owner ? ['GET', 'DELETE'] : ['GET'];
+      return listingResponse(rows.map((s) => listingItem(rc, s.entry, `${rc.base}/shared/${s.entry}`, 'file', actions, s.created_on, s.created_on)));
+    },
+  });
+  routes.put('/shared/:entry', {
+    summary: 'Share: public, @user~group, +org~group or +org, with an optional ~perms suffix',
+    need: 'owner',
+    responses: { 201: { description: 'Shared' }, 403: { description: 'Public share while the owner profile is private' }, 409: { description: 'Already shared' } },
+    handler: async (rc) => {
+      const ref = parseShareEntry(rc.params.entry!);
+      if (!ref.groupRef && !rc.owner.profile_public) {
+        throw forbidden('sharing with public requires a public profile: set it with POST /v1/admin/profile/public yes (profile_public is false)');
+      }
+      const groupId = await resolveGroupRef(rc.db, ref);
+      const exists = await rc.db.select({ e: shares.entry }).from(shares).where(and(eq(shares.resource_id, rc.resource.id), eq(shares.entry, ref.entry))).get();
+      if (exists) throw conflict(`already shared: ${ref.entry}`);
+      await rc.db.insert(shares).values({ resource_id: rc.resource.id, entry: ref.entry, group_id: groupId, perms: ref.perms, created_on: nowIso() });
+      await log(rc, `shared with ${ref.entry}`);
+      return jsonResponse({ status: 201, message: `shared with ${ref.entry}` }, { status: 201 });
+    },
+  });
+  routes.delete('/shared/:entry', {
+    summary: 'Revoke a sharing entry',
+    need: 'owner',
+    responses: { 204: { description: 'Revoked' } },
+    handler: async (rc) => {
+      const entry = rc.params.entry!;
+      const gone = await rc.db.delete(shares).where(and(eq(shares.resource_id, rc.resource.id), eq(shares.entry, entry))).returning().get();
+      if (!gone) throw notFound(`not shared with ${entry}`);
+      await log(rc, `sharing with ${entry} revoked`);
+      return noContent();
+    },
+  });
+
+  // Tags (the caller's own)
+  routes.get('/tags', {
+    summary: "List the caller's tags on this resource",
+    need: 'r',
+    responses: { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } },
+    handler: async (rc) => {
+      const rows = await rc.db
+        .select()
+        .from(tags)
+        .where(and(eq(tags.resource_id, rc.resource.id), eq(tags.user_id, rc.caller!.id)))
+        .orderBy(asc(tags.tag));
+      return listingResponse(rows.map((t) => listingItem(rc, t.tag, `${rc.base}/tags/${t.tag}`, 'file', ['GET', 'DELETE'], t.created_on, t.created_on)));
+    },
+  });
+  routes.put('/tags/:tag', {
+    summary: 'Add a tag: fav, like, ignore, wip, archived, +name or =name',
+    need: 'r',
+    responses: { 201: { description: 'Tagged' }, 409: { description: 'Already tagged' } },
+    handler: async (rc) => {
+      const tag = checkTag(rc.params.tag!);
+      try {
+        await rc.db.insert(tags).values({ resource_id: rc.resource.id, user_id: rc.caller!.id, tag, created_on: nowIso() });
+      } catch {
+        throw conflict(`already tagged ${tag}`);
+      }
+      return jsonResponse({ status: 201, message: `tagged ${tag}` }, { status: 201 });
+    },
+  });
+  routes.delete('/tags/:tag', {
+    summary: 'Remove a tag',
+    need: 'r',
+    responses: { 204: { description: 'Removed' } },
+    handler: async (rc) => {
+      const gone = await rc.db
+        .delete(tags)
+        .where(and(eq(tags.resource_id, rc.resource.id), eq(tags.user_id, rc.caller!.id), eq(tags.tag, rc.params.tag!)))
+        .returning()
+        .get();
+      if (!gone) throw notFound(`no tag ${rc.params.tag}`);
+      return noContent();
+    },
+  });
+
+  if (kind.log) {
+    routes.get('/log', {
+      summary: `What happened to the ${kind.noun}: text, or JSON entries with Accept: application/json`,
+      need: 'r',
+      responses: { 200: { description: 'Log', type: 'text/plain' } },
+      handler: async (rc) => logResponse(rc.req, await readLog(rc.db, rc.resource.id)),
+    });
+  }
+
+  extend?.(routes);
+}
+
+export const SYSTEM_TAGS = ['fav', 'like', 'ignore', 'wip', 'archived'];
+const TAG_RE = /^[+=][a-z0-9][a-z0-9_-]{0,63}$/;
+
+export function checkTag(tag: string): string {
+  if (SYSTEM_TAGS.includes(tag) || TAG_RE.test(tag)) return tag;
+  throw badRequest(`invalid tag '${tag}': use ${SYSTEM_TAGS.join(', ')}, +name (user tag) or =name (category tag)`);
+}
+
+function derivedFolders(kind: ResourceKind): string[] {
+  const dirs = new Set<string>();
+  for (const e of kind.entries) {
+    const parts = e.path.split('/');
+    for (let i = 1; i < parts.length; i++) dirs.add(parts.slice(0, i).join('/'));
+  }
+  return [...dirs];
+}
+
+/** The listing of a folder (`''` = the resource root, `config/` = its config folder). */
+export async function folderItems(rc: ResourceCtx, prefix: string): Promise<ListingItem[]> {
+  const { kind, resource } = rc;
+  const stored = new Map((await listEntries(rc.db, resource.id)).map((e) => [e.path, e]));
+  const items = new Map<string, ListingItem>();
+  const perms = permList(rc.access);
+  const add = (name: string, type: 'dir' | 'file', actions: Verb[], created = resource.created_on, modified = resource.last_modified) => {
+    if (!items.has(name)) items.set(name, { name, uri: `${rc.base}/${prefix}${name}`, type, permissions: perms, actions, created_on: created, last_modified: modified });
+  };
+  for (const e of kind.entries) {
+    if (!e.path.startsWith(prefix)) continue;
+    const rest = e.path.slice(prefix.length);
+    const slash = rest.indexOf('/');
+    if (slash >= 0) add(rest.slice(0, slash), 'dir', ['GET']);
+    else {
+      const s = stored.get(e.path);
+      add(rest, 'file', fileActions(perms, e.access), s?.created_on, s?.last_modified);
+    }
+  }
+  if (prefix === '') {
+    for (const f of kind.files ?? []) add(f.name, 'file', fileActions(perms, f.access));
+    if (kind.log) add('log', 'file', ['GET']);
+    for (const d of kind.folders ?? []) add(d, 'dir', ['GET']);
+    add('shared', 'dir', ['GET']);
+    add('tags', 'dir', ['GET']);
+  }
+  return [...items.values()].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+function entryRoutes(routes: ResourceRoutes, kind: ResourceKind, spec: EntrySpec, log: (rc: ResourceCtx, m: string) => Promise<void>): void {
+  for (const path of [spec.path, ...(spec.aliases ?? [])]) {
+    const rel = `/${path}`;
+    if (spec.access !== 'w') {
+      routes.get(rel, {
+        summary: spec.summary ?? `Read ${spec.path}`,
+        need: 'r',
+        responses: { 200: { description: 'The value, exactly as written', type: 'text/plain' } },
+        handler: async (rc) => {
+          const value = spec.compute ? await spec.compute(rc) : ((await readEntry(rc.env, rc.db, rc.resource.id, spec.path)) ?? spec.default ?? '');
+          return textResponse(value);
+        },
+      });
+    }
+    if (spec.access === 'r') continue;
+    routes.post(rel, {
+      summary: spec.summary ?? `Write ${spec.path}`,
+      need: 'w',
+      body: { type: 'text/plain' },
+      responses: { 204: { description: 'Written' }, 400: { description: 'Invalid value' }, 413: { description: 'Too large' }, 415: { description: 'Not text/plain' } },
+      handler: async (rc) => {
+        const limit = spec.limit ?? DEFAULT_BODY_LIMIT;
+        let value: string;
+        try {
+          value = await readText(rc.req, limit);
+        } catch (err) {
+          if (err instanceof HttpError && err.status === 413) throw tooLarge(`${spec.path} is limited to ${limit} bytes`);
+          throw err;
+        }
+        const problem = await spec.validate?.(value, rc);
+        if (problem) throw badRequest(`invalid ${spec.path}: ${problem}`);
+        await writeEntry(rc.env, rc.db, rc.resource, spec.path, value);
+        await spec.afterWrite?.(rc, value);
+        await log(rc, `${spec.path} written (${new TextEncoder().encode(value).byteLength} bytes)`);
+        return noContent();
+      },
+    });
+    routes.delete(rel, {
+      summary: `Clear ${spec.path}`,
+      need: 'w',
+      responses: { 204: { description: 'Cleared' } },
+      handler: async (rc) => {
+        await clearEntry(rc.env, rc.db, rc.resource, spec.path);
+        await spec.afterWrite?.(rc, null);
+        await log(rc, `${spec.path} cleared`);
+        return noContent();
+      },
+    });
+  }
+}
+
+async function copyResource(rc: ResourceCtx, name: string): Promise<Response> {
+  const { kind } = rc;
+  const caller = rc.caller!;
+  const copy = await createResource(rc, kind, caller, name);
+  await copyEntries(rc.env, rc.db, rc.resource, copy, kind.copyExcludes);
+  const myTags = await rc.db.select().from(tags).where(and(eq(tags.resource_id, rc.resource.id), eq(tags.user_id, caller.id)));
+  if (myTags.length) await rc.db.insert(tags).values(myTags.map((t) => ({ ...t, resource_id: copy.id })));
+  await kind.copied?.(rc, copy);
+  if (kind.log) await appendLog(rc.db, copy.id, `copied from ${rc.owner.username}/${rc.resource.name}`);
+  return jsonResponse(resourceItem(kind, `/v1/${kind.collection}`, copy, { r: true, w: true, d: true, x: true, owner: true, viaPublicOnly: false }), {
+    status: 201,
+  });
+}
+
+/** Loads several resources' share entries in one query (GraphQL and listings). */
+export async function sharesOf(ctx: Ctx, ids: number[]) {
+  if (!ids.length) return [];
+  return ctx.db.select().from(shares).where(inArray(shares.resource_id, ids));
+}

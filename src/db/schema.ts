@@ -1,0 +1,156 @@
+/**
+ * Core D1 schema (drizzle). Migrations in migrations/ are the source of truth for the
+ * database; this file mirrors them for typed queries. Areas keep their own tables in
+ * src/<area>/schema.ts and their own migration files.
+ */
+import { sqliteTable, text, integer, primaryKey, uniqueIndex, index } from 'drizzle-orm/sqlite-core';
+
+const timestamps = {
+  created_on: text('created_on').notNull(),
+  last_modified: text('last_modified').notNull(),
+};
+
+export const users = sqliteTable('users', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  username: text('username').notNull().unique(),
+  password_hash: text('password_hash').notNull(),
+  password_salt: text('password_salt').notNull(),
+  email: text('email'),
+  email_verified: integer('email_verified', { mode: 'boolean' }).notNull().default(false),
+  account: text('account', { enum: ['user', 'organisation'] }).notNull().default('user'),
+  plan: text('plan', { enum: ['free', 'premium'] }).notNull().default('free'),
+  profile_public: integer('profile_public', { mode: 'boolean' }).notNull().default(false),
+  timezone: text('timezone').notNull().default('UTC'),
+  ...timestamps,
+});
+
+export const tokens = sqliteTable('tokens', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  user_id: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  token_hash: text('token_hash').notNull().unique(),
+  name: text('name').notNull(),
+  description: text('description').notNull().default(''),
+  created_on: text('created_on').notNull(),
+});
+
+export const outbox = sqliteTable('outbox', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  kind: text('kind', { enum: ['mail', 'test', 'invite', 'reply'] }).notNull(),
+  sender: text('sender').notNull(),
+  recipients: text('recipients', { mode: 'json' }).$type<string[]>().notNull(),
+  subject: text('subject').notNull(),
+  text: text('text').notNull(),
+  html: text('html').notNull(),
+  attachments: text('attachments', { mode: 'json' }).$type<{ filename: string; content_type: string; size: number }[]>().notNull(),
+  created_on: text('created_on').notNull(),
+});
+
+/** Groups, organisations and organisation groups are one table: `kind` tells which. */
+export const groups = sqliteTable(
+  'groups',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    kind: text('kind', { enum: ['user_group', 'org', 'org_group'] }).notNull(),
+    slug: text('slug').notNull(),
+    /** user_group: the user whose namespace holds it; org: the organisation account. */
+    owner_id: integer('owner_id').references(() => users.id, { onDelete: 'cascade' }),
+    /** org_group: its organisation. */
+    parent_id: integer('parent_id'),
+    /** Share reference: @user~group, +org, +org~group. */
+    ref: text('ref').notNull().unique(),
+    ...timestamps,
+  },
+  (t) => [index('groups_parent').on(t.parent_id)],
+);
+
+export const ROLES = ['founders', 'admins', 'superusers', 'members'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const members = sqliteTable(
+  'members',
+  {
+    group_id: integer('group_id').notNull().references(() => groups.id, { onDelete: 'cascade' }),
+    user_id: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    role: text('role', { enum: ROLES }).notNull(),
+    state: text('state', { enum: ['pending', 'active', 'declined'] }).notNull(),
+    invited_by: integer('invited_by'),
+    ...timestamps,
+  },
+  (t) => [primaryKey({ columns: [t.group_id, t.user_id] }), index('members_user').on(t.user_id)],
+);
+
+export const RESOURCE_KINDS = ['doc', 'grid', 'mail', 'job'] as const;
+export type ResourceKindName = (typeof RESOURCE_KINDS)[number];
+
+/** Every shareable thing (document, grid, mail, job) is a resource: a folder of entries. */
+export const resources = sqliteTable(
+  'resources',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    kind: text('kind', { enum: RESOURCE_KINDS }).notNull(),
+    owner_id: integer('owner_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    shortname: text('shortname').notNull().unique(),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('resources_owner_kind_name').on(t.owner_id, t.kind, t.name)],
+);
+
+/**
+ * Text entries of a resource (content, name, config/type, ...). Small values live in
+ * `value`; values too large for a D1 row live in R2 under `blob_key`.
+ */
+export const entries = sqliteTable(
+  'entries',
+  {
+    resource_id: integer('resource_id').notNull().references(() => resources.id, { onDelete: 'cascade' }),
+    path: text('path').notNull(),
+    value: text('value'),
+    blob_key: text('blob_key'),
+    size: integer('size').notNull(),
+    ...timestamps,
+  },
+  (t) => [primaryKey({ columns: [t.resource_id, t.path] })],
+);
+
+/** Sharing entries, named exactly as written (`public`, `@u~g`, `+o~g~rw`). */
+export const shares = sqliteTable(
+  'shares',
+  {
+    resource_id: integer('resource_id').notNull().references(() => resources.id, { onDelete: 'cascade' }),
+    entry: text('entry').notNull(),
+    /** NULL for `public`. */
+    group_id: integer('group_id').references(() => groups.id, { onDelete: 'cascade' }),
+    perms: text('perms').notNull(),
+    created_on: text('created_on').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.resource_id, t.entry] }), index('shares_group').on(t.group_id)],
+);
+
+/** Tags are per user: the caller's own tags on a resource. */
+export const tags = sqliteTable(
+  'tags',
+  {
+    resource_id: integer('resource_id').notNull().references(() => resources.id, { onDelete: 'cascade' }),
+    user_id: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    tag: text('tag').notNull(),
+    created_on: text('created_on').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.resource_id, t.user_id, t.tag] })],
+);
+
+export type User = typeof users.$inferSelect;
+export type Resource = typeof resources.$inferSelect;
+export type Group = typeof groups.$inferSelect;
+
+export const resourceLog = sqliteTable(
+  'resource_log',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    resource_id: integer('resource_id').notNull().references(() => resources.id, { onDelete: 'cascade' }),
+    log_time: text('log_time').notNull(),
+    severity: text('severity').notNull(),
+    message: text('message').notNull(),
+  },
+  (t) => [index('resource_log_resource').on(t.resource_id, t.id)],
+);

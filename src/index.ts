@@ -1,0 +1,16 @@
+/**
+ * The platform Worker: /v1 and /gql over fetch(), inbound org-group mail over email(),
+ * scheduled job runs over scheduled(). Durable Object classes are exported from durable/.
+ */
+import { api } from './app';
+import { handleInboundEmail } from './jobs/inbound';
+import { handleScheduled } from './jobs/schedule';
+
+export { RunObject } from '../durable/run';
+export { MailObject } from '../durable/mail';
+
+export default {
+  fetch: (req, env, ctx) => api.fetch(req, env, ctx),
+  email: (message, env, ctx) => handleInboundEmail(message, env, ctx),
+  scheduled: (controller, env, ctx) => handleScheduled(controller, env, ctx),
+} satisfies ExportedHandler<Env>;

@@ -194,6 +194,36 @@ async function createResource(ctx: Ctx, kind: ResourceKind, owner: User, name: s
 
 const patchJson = z.object({ name: z.string(), copy: z.boolean().optional() });
 
+/**
+ * Routes below one resource of `kind`, registered under both the owner's path and the
+ * share grantee's path; each handler gets the loaded resource after the access check.
+ * Another area may add routes to a kind it does not own (rendering adds files/doc.pdf).
+ */
+export function resourceRouter(api: Api, kind: ResourceKind): ResourceRoutes {
+  const bases = [`/v1/${kind.collection}`, `/v1/users/:owner/${kind.collection}`];
+  const reg = (method: 'get' | 'put' | 'post' | 'patch' | 'delete', rel: string, spec: ResourceRouteSpec<ZodType | undefined>) => {
+    for (const b of bases) {
+      api.route(method, `${b}/:${kind.param}${rel}`, {
+        ...spec,
+        tag: kind.collection,
+        auth: spec.anonymous ? 'optional' : 'user',
+        handler: async (ctx) => {
+          const rc = await loadResource(ctx, kind);
+          requireAccess(rc, spec.need);
+          return spec.handler({ ...rc, body: ctx.body } as never);
+        },
+      });
+    }
+  };
+  return {
+    get: (p, s) => reg('get', p, s as never),
+    put: (p, s) => reg('put', p, s as never),
+    post: (p, s) => reg('post', p, s as never),
+    patch: (p, s) => reg('patch', p, s as never),
+    delete: (p, s) => reg('delete', p, s as never),
+  };
+}
+
 /** Registers the common routes of a resource kind, then the area's own via `extend`. */
 export function resourceRoutes(api: Api, kind: ResourceKind, extend?: (r: ResourceRoutes) => void): void {
   const tag = kind.collection;
@@ -250,28 +280,7 @@ export function resourceRoutes(api: Api, kind: ResourceKind, extend?: (r: Resour
     },
   });
 
-  const bases = [own, shared];
-  const reg = (method: 'get' | 'put' | 'post' | 'patch' | 'delete', rel: string, spec: ResourceRouteSpec<ZodType | undefined>) => {
-    for (const b of bases) {
-      api.route(method, `${b}/${P}${rel}`, {
-        ...spec,
-        tag,
-        auth: spec.anonymous ? 'optional' : 'user',
-        handler: async (ctx) => {
-          const rc = await loadResource(ctx, kind);
-          requireAccess(rc, spec.need);
-          return spec.handler({ ...rc, body: ctx.body } as never);
-        },
-      });
-    }
-  };
-  const routes: ResourceRoutes = {
-    get: (p, s) => reg('get', p, s as never),
-    put: (p, s) => reg('put', p, s as never),
-    post: (p, s) => reg('post', p, s as never),
-    patch: (p, s) => reg('patch', p, s as never),
-    delete: (p, s) => reg('delete', p, s as never),
-  };
+  const routes = resourceRouter(api, kind);
 
   // The resource folder
   routes.get('', {

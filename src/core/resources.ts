@@ -5,7 +5,7 @@
  * caller's own paths (`/v1/vis/docs/:doc`) and the owner's paths as seen by a share
  * grantee (`/v1/users/:owner/vis/docs/:doc`). Areas add their own routes with `extend`.
  */
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { z, type ZodType } from 'zod';
 import { resources, shares, tags, users, type Resource, type ResourceKindName, type User } from '../db/schema';
 import type { Api, RouteSpec } from './api';
@@ -153,20 +153,19 @@ function resourceItem(kind: ResourceKind, uriBase: string, r: Resource, a: Acces
   };
 }
 
+/** SQL condition: the caller (id, -1 for anonymous) may read the resource row through a share. */
+export function readableThroughShare(callerId: number): SQL {
+  return sql`exists (select 1 from shares s left join members m on m.group_id = s.group_id and m.user_id = ${callerId} and m.state = 'active'
+                    where s.resource_id = ${resources.id} and (s.group_id is null or m.user_id is not null))`;
+}
+
 /** Resources of `owner` of this kind that `callerId` may read through a share. */
 export async function visibleResources(ctx: Ctx, kind: ResourceKind, ownerId: number): Promise<Resource[]> {
   const callerId = ctx.caller?.id ?? -1;
   return ctx.db
     .select()
     .from(resources)
-    .where(
-      and(
-        eq(resources.owner_id, ownerId),
-        eq(resources.kind, kind.kind),
-        sql`exists (select 1 from shares s left join members m on m.group_id = s.group_id and m.user_id = ${callerId} and m.state = 'active'
-                    where s.resource_id = ${resources.id} and (s.group_id is null or m.user_id is not null))`,
-      ),
-    )
+    .where(and(eq(resources.owner_id, ownerId), eq(resources.kind, kind.kind), readableThroughShare(callerId)))
     .orderBy(asc(resources.name));
 }
 

@@ -51,11 +51,11 @@ function stopper(child, cleanup) {
 }
 
 /** The platform server, started by scripts/start.mjs. */
-export async function startPlatform({ extraArgs = [], env = {} } = {}) {
+export async function startPlatform({ extraArgs = [], env = {}, persistTo, keepState = false } = {}) {
   const port = await freePort();
   const inspector = await freePort();
   mkdirSync(join(root, '.wrangler'), { recursive: true });
-  const stateDir = mkdtempSync(join(root, '.wrangler', 'run-'));
+  const stateDir = persistTo ?? mkdtempSync(join(root, '.wrangler', 'run-'));
   const log = [];
   const child = spawn(process.execPath, [join(root, 'scripts', 'start.mjs'), '--inspector-port', String(inspector), ...extraArgs], {
     cwd: root,
@@ -68,7 +68,7 @@ export async function startPlatform({ extraArgs = [], env = {} } = {}) {
   const base = `http://127.0.0.1:${port}`;
   await waitFor(`${base}/v1/openapi.json`, child, log, 120_000);
   const ops = /^OPS_TOKEN=(.*)$/m.exec(readFileSync(join(root, '.dev.vars'), 'utf8'))?.[1]?.trim();
-  return { base, ops, stateDir, log, stop: stopper(child, () => rmSync(stateDir, { recursive: true, force: true })) };
+  return { base, ops, stateDir, log, stop: stopper(child, keepState ? undefined : () => rmSync(stateDir, { recursive: true, force: true })) };
 }
 
 /** Any other Worker (e.g. the bench's constant-response Worker) under `wrangler dev`. */

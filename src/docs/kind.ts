@@ -1,12 +1,68 @@
-/** The document resource kind (filled in by the documents area). */
-import type { ResourceKind } from '../core/resources';
+/**
+ * The document resource kind: its text entries (content, name, description, summary,
+ * config/*), computed read-only entries (shortname, url) and the folders the docs area
+ * serves itself (assets, files, vars, threads). Rendering adds files/doc.pdf|pptx to it.
+ */
+import { and, eq } from 'drizzle-orm';
+import { groups } from '../db/schema';
+import type { EntrySpec, ResourceKind } from '../core/resources';
+import { MiB } from '../core/http';
+import { copyAssets } from './assets';
+
+/** Document content is capped at 2 MiB (decisions.md). */
+export const CONTENT_LIMIT = 2 * MiB;
+export const DOC_TYPES = ['doc', 'docs', 'pres', 'blog', 'web'] as const;
+export type DocType = (typeof DOC_TYPES)[number];
+/** The platform default theme (what config/theme reads when unset). */
+export const DEFAULT_THEME = 'default';
+const THEME_RE = /^(?:\+([a-z0-9][a-z0-9_-]{0,63})\/)?[a-z0-9][a-z0-9_-]{0,63}$/;
+
+/** Pure check of a theme name: `name` or `+org/name`. */
+export function themeProblem(value: string): string | undefined {
+  if (!THEME_RE.test(value)) return `'${value}' is not a theme name: use a name such as ${DEFAULT_THEME}, or +<org>/<theme> for an organisation theme`;
+  return undefined;
+}
+
+const oneOf = (allowed: readonly string[]) => (value: string) =>
+  allowed.includes(value) ? undefined : `'${value}' is not allowed: use one of ${allowed.join(', ')}`;
+
+const entries: EntrySpec[] = [
+  { path: 'content', access: 'rw', default: '', limit: CONTENT_LIMIT, summary: "Read the document's content (markdown)" },
+  { path: 'name', access: 'rw', default: '', summary: 'Display name' },
+  { path: 'description', access: 'rw', default: '', summary: 'Longer description' },
+  { path: 'summary', access: 'rw', default: '', summary: 'Short text summary' },
+  { path: 'shortname', access: 'r', compute: (rc) => rc.resource.shortname, summary: 'Unique shortname behind the canonical url' },
+  { path: 'url', access: 'r', compute: (rc) => docKind.url!(rc.env, rc.owner.username, rc.resource.name), summary: 'Canonical url' },
+  { path: 'config/comments', access: 'rw', default: 'true', validate: oneOf(['true', 'false']), summary: 'Comment threads enabled: true or false' },
+  { path: 'config/custom/custom.css', access: 'rw', default: '', summary: 'Custom CSS applied on top of the theme' },
+  {
+    path: 'config/theme',
+    access: 'rw',
+    default: DEFAULT_THEME,
+    summary: 'Theme name; an organisation theme is +<org>/<theme>',
+    validate: async (value, rc) => {
+      const problem = themeProblem(value);
+      if (problem) return problem;
+      const org = /^\+([^/]+)\//.exec(value)?.[1];
+      if (!org) return undefined;
+      const row = await rc.db.select({ id: groups.id }).from(groups).where(and(eq(groups.kind, 'org'), eq(groups.ref, `+${org}`))).get();
+      return row ? undefined : `no such organisation: +${org}`;
+    },
+  },
+  { path: 'config/title', access: 'rw', default: '', summary: 'Reserved: accepted and stored, not used by the renderer' },
+  { path: 'config/toc', access: 'rw', default: '', summary: 'Reserved: accepted and stored, not used by the renderer' },
+  { path: 'config/type', access: 'rw', default: 'doc', validate: oneOf(DOC_TYPES), summary: 'Layout: doc, docs, pres, blog or web' },
+];
 
 export const docKind: ResourceKind = {
   kind: 'doc',
   collection: 'vis/docs',
   param: 'doc',
   noun: 'document',
-  entries: [],
+  entries,
+  folders: ['assets', 'files', 'threads', 'vars'],
+  files: [{ name: 'notifications', access: 'rw' }],
   log: true,
   url: (env, owner, name) => `${env.PUBLIC_ORIGIN}/u/${owner}/d/${name}`,
+  copied: (from, to) => copyAssets(from, to),
 };

@@ -1,0 +1,162 @@
+/**
+ * The read-only alias /v1/u/:user/d: the user's documents visible to the caller, a
+ * document's info envelope, and its variables. Public documents need no token; a
+ * document the caller may not read answers 404. (Rendering adds /pdf and /pptx.)
+ */
+import { and, asc, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { resources } from '../db/schema';
+import type { Api } from '../core/api';
+import type { Ctx } from '../core/context';
+import { readEntries } from '../core/entries';
+import { notFound } from '../core/errors';
+import { jsonResponse, textResponse } from '../core/http';
+import { listingResponse, listingSchema, type ListingItem } from '../core/listing';
+import { findUser, loadResource, visibleResources, type ResourceCtx } from '../core/resources';
+import { DEFAULT_THEME, docKind } from './kind';
+import { checkVarName } from './var-routes';
+import { ansiVar, formatVar, readVars, type DocVar } from './vars';
+
+const TAG = 'u (alias)';
+const BASE = '/v1/u/:user/d';
+
+export const envelopeSchema = z.object({
+  name: z.string(),
+  doc: z.string(),
+  description: z.string(),
+  summary: z.string(),
+  shortname: z.string(),
+  url: z.string(),
+  type: z.string(),
+  theme: z.string(),
+  owner: z.string(),
+  created_on: z.string(),
+  last_modified: z.string(),
+});
+
+const varSchema = z.object({
+  name: z.string(),
+  value: z.string(),
+  type: z.string(),
+  format: z.string(),
+  about: z.string(),
+  threshold: z.string(),
+  text: z.string(),
+  band: z.enum(['up', 'down', 'none']),
+  color: z.string(),
+});
+
+/** The document an alias path names, loaded with the caller's access (404 when unreadable). */
+export function loadAliased(ctx: Ctx): Promise<ResourceCtx> {
+  return loadResource({ ...ctx, params: { ...ctx.params, owner: ctx.params.user! } }, docKind, ctx.params.doc!);
+}
+
+/** Pure: the JSON object of one variable (stored attributes plus its formatted value). */
+export function varObject(v: DocVar) {
+  return { ...v, ...formatVar(v) };
+}
+
+async function aliasVar(ctx: Ctx): Promise<DocVar> {
+  const rc = await loadAliased(ctx);
+  const name = checkVarName(ctx.params.var!);
+  const v = (await readVars(rc.env, rc.db, rc.resource.id)).find((x) => x.name === name);
+  if (!v) throw notFound(`no such variable: ${name}`);
+  return v;
+}
+
+export function aliasRoutes(api: Api): void {
+  api.get(BASE, {
+    summary: "List a user's documents visible to the caller (public ones need no token)",
+    tag: TAG,
+    auth: 'optional',
+    responses: { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } },
+    handler: async (ctx) => {
+      const owner = await findUser(ctx, ctx.params.user!);
+      if (!owner) throw notFound(`no such user: ${ctx.params.user}`);
+      const rows =
+        ctx.caller?.id === owner.id
+          ? await ctx.db.select().from(resources).where(and(eq(resources.owner_id, owner.id), eq(resources.kind, 'doc'))).orderBy(asc(resources.name))
+          : await visibleResources(ctx, docKind, owner.id);
+      const items: ListingItem[] = rows.map((r) => ({
+        name: r.name,
+        uri: `/v1/u/${owner.username}/d/${r.name}`,
+        type: 'dir',
+        permissions: ['r'],
+        actions: ['GET'],
+        created_on: r.created_on,
+        last_modified: r.last_modified,
+      }));
+      return listingResponse(items);
+    },
+  });
+
+  api.get(`${BASE}/:doc`, {
+    summary: "A document's info envelope",
+    tag: TAG,
+    auth: 'optional',
+    responses: { 200: { description: 'Info envelope', type: 'application/json', schema: envelopeSchema } },
+    handler: async (ctx) => {
+      const rc = await loadAliased(ctx);
+      const e = await readEntries(rc.env, rc.db, rc.resource.id);
+      const get = (path: string, fallback = '') => e.get(path) ?? fallback;
+      return jsonResponse({
+        name: get('name') || rc.resource.name,
+        doc: rc.resource.name,
+        description: get('description'),
+        summary: get('summary'),
+        shortname: rc.resource.shortname,
+        url: docKind.url!(rc.env, rc.owner.username, rc.resource.name),
+        type: get('config/type', 'doc'),
+        theme: get('config/theme', DEFAULT_THEME),
+        owner: rc.owner.username,
+        created_on: rc.resource.created_on,
+        last_modified: rc.resource.last_modified,
+      } satisfies z.infer<typeof envelopeSchema>);
+    },
+  });
+
+  for (const render of ['img', 'txt', 'ansi']) {
+    api.get(`${BASE}/:doc/${render}`, {
+      summary: `The ${render} render: documents have none (404)`,
+      tag: TAG,
+      auth: 'optional',
+      responses: { 404: { description: `Documents have no ${render} render` } },
+      handler: async (ctx) => {
+        await loadAliased(ctx);
+        throw notFound(`documents have no ${render} render: use /pdf or /pptx`);
+      },
+    });
+  }
+
+  api.get(`${BASE}/:doc/v`, {
+    summary: "A document's variables with their formatted values",
+    tag: TAG,
+    auth: 'optional',
+    responses: { 200: { description: 'Variables', type: 'application/json', schema: z.array(varSchema) } },
+    handler: async (ctx) => {
+      const rc = await loadAliased(ctx);
+      return jsonResponse((await readVars(rc.env, rc.db, rc.resource.id)).map(varObject));
+    },
+  });
+  api.get(`${BASE}/:doc/v/:var`, {
+    summary: 'One variable with its formatted value',
+    tag: TAG,
+    auth: 'optional',
+    responses: { 200: { description: 'Variable', type: 'application/json', schema: varSchema } },
+    handler: async (ctx) => jsonResponse(varObject(await aliasVar(ctx))),
+  });
+  api.get(`${BASE}/:doc/v/:var/txt`, {
+    summary: "A variable's formatted value, plain text",
+    tag: TAG,
+    auth: 'optional',
+    responses: { 200: { description: 'Formatted value', type: 'text/plain' } },
+    handler: async (ctx) => textResponse(formatVar(await aliasVar(ctx)).text),
+  });
+  api.get(`${BASE}/:doc/v/:var/ansi`, {
+    summary: "A variable's formatted value in the ansi colour of its band",
+    tag: TAG,
+    auth: 'optional',
+    responses: { 200: { description: 'Formatted value with ansi colours', type: 'text/plain' } },
+    handler: async (ctx) => textResponse(ansiVar(formatVar(await aliasVar(ctx)))),
+  });
+}

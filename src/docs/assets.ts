@@ -1,0 +1,150 @@
+/**
+ * Document assets: images and fonts under assets/<asset>, bytes in R2 at
+ * r/<resource id>/assets/<name> (swept with the document), one row each in doc_assets.
+ * The declared Content-Type must be one of the nine allowed types and match the bytes.
+ */
+import { and, asc, eq } from 'drizzle-orm';
+import type { Resource } from '../db/schema';
+import { nowIso } from '../core/clock';
+import { blobPrefix } from '../core/entries';
+import { badRequest, HttpError, notFound, tooLarge } from '../core/errors';
+import { jsonResponse, MiB, noContent, readBytes } from '../core/http';
+import { fileActions, listingItemSchema, listingResponse, listingSchema } from '../core/listing';
+import { appendLog } from '../core/log';
+import { permList } from '../core/perms';
+import type { ResourceCtx, ResourceRoutes } from '../core/resources';
+import { checkUpload } from '../core/sniff';
+import { docAssets } from './schema';
+
+export const ASSET_LIMIT = 5 * MiB;
+export const ASSET_NAME = /^[a-z0-9][a-z0-9-]*(?:\.[a-z0-9]+)?$/;
+export const ASSET_NAME_MAX = 64;
+
+/** Pure check of an asset name (pattern and 64-character limit). */
+export function assetNameProblem(name: string): string | undefined {
+  if (name.length > ASSET_NAME_MAX) return `asset name is at most ${ASSET_NAME_MAX} characters (got ${name.length})`;
+  if (!ASSET_NAME.test(name)) return `invalid asset name '${name}': must match ${ASSET_NAME.source}`;
+  return undefined;
+}
+
+const assetKey = (resourceId: number, name: string) => `${blobPrefix(resourceId)}assets/${name}`;
+
+type AssetRow = typeof docAssets.$inferSelect;
+
+function assetItem(rc: ResourceCtx, a: AssetRow) {
+  const perms = permList(rc.access);
+  return { name: a.name, uri: `${rc.base}/assets/${a.name}`, type: 'file' as const, permissions: perms, actions: fileActions(perms), created_on: a.created_on, last_modified: a.last_modified };
+}
+
+export function assetRoutes(r: ResourceRoutes): void {
+  r.get('/assets', {
+    summary: "List a document's assets",
+    need: 'r',
+    responses: { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } },
+    handler: async (rc) => {
+      const rows = await rc.db.select().from(docAssets).where(eq(docAssets.resource_id, rc.resource.id)).orderBy(asc(docAssets.name));
+      return listingResponse(rows.map((a) => assetItem(rc, a)));
+    },
+  });
+
+  r.post('/assets/:asset', {
+    summary: 'Upload or replace an asset (PNG, JPEG, GIF, SVG, WebP, WOFF, WOFF2, TTF, OTF; at most 5 MiB)',
+    need: 'w',
+    body: { type: 'application/octet-stream', description: 'The raw file; Content-Type must be its type' },
+    responses: {
+      200: { description: 'Replaced', type: 'application/json', schema: listingItemSchema },
+      201: { description: 'Uploaded', type: 'application/json', schema: listingItemSchema },
+      400: { description: 'Bad name, or the bytes do not match the Content-Type' },
+      413: { description: 'Larger than 5 MiB' },
+      415: { description: 'Content-Type not allowed' },
+    },
+    handler: async (rc) => {
+      const name = rc.params.asset!;
+      const problem = assetNameProblem(name);
+      if (problem) throw badRequest(problem);
+      let bytes: Uint8Array;
+      try {
+        bytes = await readBytes(rc.req, ASSET_LIMIT);
+      } catch (err) {
+        if (err instanceof HttpError && err.status === 413) throw tooLarge(`assets are limited to 5 MiB (${ASSET_LIMIT} bytes)`);
+        throw err;
+      }
+      const sniffed = checkUpload(rc.req.headers.get('Content-Type') ?? '', bytes);
+      if (!sniffed.ok) throw new HttpError(sniffed.status, sniffed.message);
+      const existed = await rc.db
+        .select({ created_on: docAssets.created_on })
+        .from(docAssets)
+        .where(and(eq(docAssets.resource_id, rc.resource.id), eq(docAssets.name, name)))
+        .get();
+      await rc.env.BLOBS.put(assetKey(rc.resource.id, name), bytes, { httpMetadata: { contentType: sniffed.type } });
+      const now = nowIso();
+      const row = await rc.db
+        .insert(docAssets)
+        .values({ resource_id: rc.resource.id, name, content_type: sniffed.type, size: bytes.byteLength, created_on: now, last_modified: now })
+        .onConflictDoUpdate({ target: [docAssets.resource_id, docAssets.name], set: { content_type: sniffed.type, size: bytes.byteLength, last_modified: now } })
+        .returning()
+        .get();
+      await appendLog(rc.db, rc.resource.id, `asset ${name} ${existed ? 'replaced' : 'uploaded'} (${sniffed.type}, ${bytes.byteLength} bytes)`);
+      return jsonResponse(assetItem(rc, row), { status: existed ? 200 : 201 });
+    },
+  });
+
+  r.get('/assets/:asset', {
+    summary: 'Download an asset (public documents: no token needed)',
+    need: 'r',
+    anonymous: true,
+    responses: { 200: { description: 'The bytes with their type', type: 'application/octet-stream' }, 304: { description: 'Not modified' } },
+    handler: async (rc) => {
+      const name = rc.params.asset!;
+      const obj = await rc.env.BLOBS.get(assetKey(rc.resource.id, name), { onlyIf: rc.req.headers });
+      if (!obj) throw notFound(`no such asset: ${name}`);
+      const headers = new Headers({
+        'Content-Type': obj.httpMetadata?.contentType ?? 'application/octet-stream',
+        'X-NVM-Type': 'file',
+        ETag: obj.httpEtag,
+        'Cache-Control': 'no-cache',
+        'X-Content-Type-Options': 'nosniff',
+        // SVG may carry script: never let an asset run in the API's origin.
+        'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; sandbox",
+      });
+      if (!('body' in obj)) return new Response(null, { status: 304, headers });
+      headers.set('Content-Length', String(obj.size));
+      return new Response(obj.body, { status: 200, headers });
+    },
+  });
+
+  r.delete('/assets/:asset', {
+    summary: 'Remove an asset',
+    need: 'w',
+    responses: { 204: { description: 'Removed' } },
+    handler: async (rc) => {
+      const name = rc.params.asset!;
+      const gone = await rc.db
+        .delete(docAssets)
+        .where(and(eq(docAssets.resource_id, rc.resource.id), eq(docAssets.name, name)))
+        .returning()
+        .get();
+      if (!gone) throw notFound(`no such asset: ${name}`);
+      await rc.env.BLOBS.delete(assetKey(rc.resource.id, name));
+      await appendLog(rc.db, rc.resource.id, `asset ${name} removed`);
+      return noContent();
+    },
+  });
+}
+
+/** Copies every asset of a document to its fresh copy (kind.copied). */
+export async function copyAssets(from: ResourceCtx, to: Resource): Promise<void> {
+  const rows = await from.db.select().from(docAssets).where(eq(docAssets.resource_id, from.resource.id));
+  const now = nowIso();
+  const copied = await Promise.all(
+    rows.map(async (a) => {
+      const obj = await from.env.BLOBS.get(assetKey(from.resource.id, a.name));
+      if (!obj) return null;
+      await from.env.BLOBS.put(assetKey(to.id, a.name), await obj.arrayBuffer(), { httpMetadata: obj.httpMetadata });
+      return { ...a, resource_id: to.id, created_on: now, last_modified: now };
+    }),
+  );
+  const values = copied.filter((a): a is AssetRow => a !== null);
+  // D1 binds at most 100 parameters per statement: 6 columns -> 16 rows per insert.
+  for (let i = 0; i < values.length; i += 16) await from.db.insert(docAssets).values(values.slice(i, i + 16));
+}

@@ -1,0 +1,179 @@
+/**
+ * vars/ of a document: PUT vars/<var> creates a variable with its five attributes at their
+ * defaults; vars/<var>/<attr> reads (GET), writes (POST text/plain) and resets (DELETE).
+ */
+import { and, asc, eq, inArray, like } from 'drizzle-orm';
+import { entries, resources } from '../db/schema';
+import { nowIso } from '../core/clock';
+import { writeEntry } from '../core/entries';
+import { badRequest, conflict, HttpError, isUniqueViolation, notFound, tooLarge } from '../core/errors';
+import { jsonResponse, noContent, readText, textResponse } from '../core/http';
+import { fileActions, listingItemSchema, listingResponse, listingSchema, type ListingItem } from '../core/listing';
+import { appendLog } from '../core/log';
+import { permList } from '../core/perms';
+import type { ResourceCtx, ResourceRoutes } from '../core/resources';
+import { VAR_ATTRS, VAR_DEFAULTS, VAR_NAME, varAttrProblem, varPath, varsFromEntries, type DocVar, type VarAttr } from './vars';
+
+/** Largest body accepted for a variable attribute (the attributes themselves are shorter). */
+const ATTR_BODY_LIMIT = 4096;
+
+export function checkVarName(name: string): string {
+  if (!VAR_NAME.test(name)) throw badRequest(`invalid variable name '${name}': lowercase letters, digits, - and _, at most 50 characters`);
+  return name;
+}
+
+function checkAttr(attr: string): VarAttr {
+  if (!(VAR_ATTRS as readonly string[]).includes(attr)) throw notFound(`no such variable attribute: ${attr} (use ${VAR_ATTRS.join(', ')})`);
+  return attr as VarAttr;
+}
+
+interface StoredVar {
+  v: DocVar;
+  created_on: string;
+  last_modified: string;
+}
+
+/** Variables of the document with their timestamps (one query; `name` narrows to one). */
+async function storedVars(rc: ResourceCtx, name?: string): Promise<Map<string, StoredVar>> {
+  const rows = await rc.db
+    .select({ path: entries.path, value: entries.value, created_on: entries.created_on, last_modified: entries.last_modified })
+    .from(entries)
+    .where(
+      and(
+        eq(entries.resource_id, rc.resource.id),
+        name ? inArray(entries.path, VAR_ATTRS.map((a) => varPath(name, a))) : like(entries.path, 'vars/%'),
+      ),
+    )
+    .orderBy(asc(entries.path));
+  const values = new Map(rows.map((r) => [r.path, r.value ?? '']));
+  const out = new Map<string, StoredVar>();
+  for (const v of varsFromEntries(values)) {
+    const own = rows.filter((r) => r.path.startsWith(`vars/${v.name}/`));
+    out.set(v.name, {
+      v,
+      created_on: own.reduce((m, r) => (r.created_on < m ? r.created_on : m), own[0]!.created_on),
+      last_modified: own.reduce((m, r) => (r.last_modified > m ? r.last_modified : m), own[0]!.last_modified),
+    });
+  }
+  return out;
+}
+
+async function loadVar(rc: ResourceCtx, name: string): Promise<StoredVar> {
+  const found = (await storedVars(rc, checkVarName(name))).get(name);
+  if (!found) throw notFound(`no such variable: ${name}`);
+  return found;
+}
+
+function varItem(rc: ResourceCtx, s: StoredVar): ListingItem {
+  const perms = permList(rc.access);
+  return { name: s.v.name, uri: `${rc.base}/vars/${s.v.name}`, type: 'dir', permissions: perms, actions: rc.access.w ? ['GET', 'DELETE'] : ['GET'], created_on: s.created_on, last_modified: s.last_modified };
+}
+
+export function varRoutes(r: ResourceRoutes): void {
+  r.get('/vars', {
+    summary: "List a document's variables",
+    need: 'r',
+    responses: { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } },
+    handler: async (rc) => listingResponse([...(await storedVars(rc)).values()].map((s) => varItem(rc, s))),
+  });
+
+  r.put('/vars/:var', {
+    summary: 'Create a variable (value, type number, format, about, threshold at their defaults)',
+    need: 'w',
+    responses: { 201: { description: 'Created', type: 'application/json', schema: listingItemSchema }, 409: { description: 'Already exists' } },
+    handler: async (rc) => {
+      const name = checkVarName(rc.params.var!);
+      const now = nowIso();
+      const rows = VAR_ATTRS.map((a) => ({ resource_id: rc.resource.id, path: varPath(name, a), value: VAR_DEFAULTS[a], blob_key: null, size: new TextEncoder().encode(VAR_DEFAULTS[a]).byteLength, created_on: now, last_modified: now }));
+      try {
+        // One statement: the five rows land together or not at all (a racing create gets 409).
+        await rc.db.batch([
+          rc.db.insert(entries).values(rows),
+          rc.db.update(resources).set({ last_modified: now }).where(eq(resources.id, rc.resource.id)),
+        ]);
+      } catch (err) {
+        if (isUniqueViolation(err)) throw conflict(`variable '${name}' already exists`);
+        throw err;
+      }
+      await appendLog(rc.db, rc.resource.id, `variable ${name} created`);
+      return jsonResponse(varItem(rc, { v: { name, ...VAR_DEFAULTS }, created_on: now, last_modified: now }), { status: 201 });
+    },
+  });
+
+  r.get('/vars/:var', {
+    summary: 'List the attributes of a variable',
+    need: 'r',
+    responses: { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } },
+    handler: async (rc) => {
+      const s = await loadVar(rc, rc.params.var!);
+      const perms = permList(rc.access);
+      return listingResponse(
+        VAR_ATTRS.map((a) => ({ name: a, uri: `${rc.base}/vars/${s.v.name}/${a}`, type: 'file' as const, permissions: perms, actions: fileActions(perms), created_on: s.created_on, last_modified: s.last_modified })),
+      );
+    },
+  });
+
+  r.delete('/vars/:var', {
+    summary: 'Delete a variable',
+    need: 'w',
+    responses: { 204: { description: 'Deleted' } },
+    handler: async (rc) => {
+      const name = checkVarName(rc.params.var!);
+      const gone = await rc.db
+        .delete(entries)
+        .where(and(eq(entries.resource_id, rc.resource.id), inArray(entries.path, VAR_ATTRS.map((a) => varPath(name, a)))))
+        .returning({ path: entries.path });
+      if (!gone.length) throw notFound(`no such variable: ${name}`);
+      await rc.db.update(resources).set({ last_modified: nowIso() }).where(eq(resources.id, rc.resource.id));
+      await appendLog(rc.db, rc.resource.id, `variable ${name} deleted`);
+      return noContent();
+    },
+  });
+
+  r.get('/vars/:var/:attr', {
+    summary: 'Read a variable attribute: value, type, format, about or threshold',
+    need: 'r',
+    responses: { 200: { description: 'The value, exactly as written', type: 'text/plain' } },
+    handler: async (rc) => {
+      const attr = checkAttr(rc.params.attr!);
+      const s = await loadVar(rc, rc.params.var!);
+      return textResponse(s.v[attr]);
+    },
+  });
+
+  const write = async (rc: ResourceCtx, value: string | null) => {
+    const attr = checkAttr(rc.params.attr!);
+    const s = await loadVar(rc, rc.params.var!);
+    const next = value ?? VAR_DEFAULTS[attr];
+    const problem = varAttrProblem(attr, next, s.v);
+    if (problem) throw badRequest(`invalid ${attr} of variable ${s.v.name}: ${problem}`);
+    await writeEntry(rc.env, rc.db, rc.resource, varPath(s.v.name, attr), next);
+    await appendLog(rc.db, rc.resource.id, value === null ? `variable ${s.v.name}: ${attr} reset` : `variable ${s.v.name}: ${attr} written`);
+    return noContent();
+  };
+
+  r.post('/vars/:var/:attr', {
+    summary: 'Write a variable attribute (text/plain)',
+    need: 'w',
+    body: { type: 'text/plain' },
+    responses: { 204: { description: 'Written' }, 400: { description: 'Invalid value' }, 415: { description: 'Not text/plain' } },
+    handler: async (rc) => {
+      let value: string;
+      try {
+        value = await readText(rc.req, ATTR_BODY_LIMIT);
+      } catch (err) {
+        if (err instanceof HttpError && err.status === 413) throw tooLarge(`variable attributes are limited to ${ATTR_BODY_LIMIT} bytes`);
+        throw err;
+      }
+      return write(rc, value);
+    },
+  });
+
+  r.delete('/vars/:var/:attr', {
+    summary: 'Reset a variable attribute to its default',
+    need: 'w',
+    responses: { 204: { description: 'Reset' } },
+    handler: (rc) => write(rc, null),
+  });
+}
+

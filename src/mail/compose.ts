@@ -1,0 +1,61 @@
+/**
+ * What a mail looks like: its entries rendered into subject, HTML and text (pure), and
+ * the content key the rate window counts on: a hash of the rendered message and of
+ * everything it embeds (referenced assets by their etag).
+ */
+import { sha256Hex } from '../core/crypto';
+import { renderMarkdown } from '../render/markdown';
+import { DEFAULT_SIZE, SIZES } from './rules';
+
+export interface Composed {
+  subject: string;
+  /** Body HTML without the per-recipient footer. */
+  body: string;
+  text: string;
+  theme: string;
+  width: number;
+  replyTo: string;
+  /** Asset names the content refers to (`assets/<name>`), embedded as cid: parts. */
+  assets: string[];
+}
+
+const ASSET_REF = /(src|href)=(["'])(?:\.\/)?assets\/([a-z0-9][a-z0-9-]*(?:\.[a-z0-9]+)?)\2/g;
+
+export function composeMail(values: Map<string, string>, fallbackSubject: string): Composed {
+  const rendered = renderMarkdown(values.get('content') ?? '');
+  const assets = new Set<string>();
+  const body = rendered.html.replace(ASSET_REF, (_m, attr: string, q: string, name: string) => {
+    assets.add(name);
+    return `${attr}=${q}cid:${name}${q}`;
+  });
+  const size = values.get('config/size') || DEFAULT_SIZE;
+  return {
+    subject: (values.get('config/subject') || values.get('name') || fallbackSubject).replace(/[\r\n]+/g, ' '),
+    body,
+    text: rendered.text,
+    theme: values.get('config/theme') || 'default',
+    width: SIZES[size] ?? SIZES[DEFAULT_SIZE]!,
+    replyTo: values.get('config/reply_to')?.trim() ?? '',
+    assets: [...assets].sort(),
+  };
+}
+
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The message one recipient gets: the body with the footer carrying their unsubscribe link. */
+export function personalise(c: Composed, unsubscribe: string): { html: string; text: string } {
+  const html =
+    `<!doctype html><html><head><meta charset="utf-8"><title>${esc(c.subject)}</title></head>` +
+    `<body style="margin:0;padding:0;background:#f4f4f5">` +
+    `<div class="mail theme-${esc(c.theme)}" style="max-width:${c.width}px;margin:0 auto;padding:24px;background:#ffffff;font-family:system-ui,sans-serif;line-height:1.5">${c.body}</div>` +
+    `<p style="max-width:${c.width}px;margin:8px auto;font:12px system-ui,sans-serif;color:#71717a">` +
+    `You receive this e-mail because you are on its recipient list. <a href="${esc(unsubscribe)}">Unsubscribe</a></p>` +
+    `</body></html>`;
+  const text = `${c.text}\n\n--\nUnsubscribe: ${unsubscribe}\n`;
+  return { html, text };
+}
+
+/** The content key: the same rendered message with the same embedded assets hashes the same. */
+export async function contentKey(c: Composed, assetTags: string[]): Promise<string> {
+  return sha256Hex(JSON.stringify([c.subject, c.body, c.text, c.theme, c.width, c.replyTo, assetTags]));
+}

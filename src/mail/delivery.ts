@@ -1,0 +1,136 @@
+/**
+ * Delivery of one accepted send (run by the MailObject's alarm): recipients resolved now,
+ * plan limit applied, suppressed addresses dropped, one message per recipient (each with
+ * its own unsubscribe link) handed to the transport, then a stats/runs row and log lines.
+ * Nothing here throws: a transport failure counts as a failed recipient, anything else
+ * fails the run, and the run is always recorded.
+ */
+import { eq } from 'drizzle-orm';
+import { now, nowIso } from '../core/clock';
+import { dbFor, type Db } from '../core/context';
+import { readEntries } from '../core/entries';
+import { appendLog } from '../core/log';
+import { deliver, type Attachment, type OutboundMail } from '../core/mailer';
+import { resources, users, type Resource, type User } from '../db/schema';
+import { getAsset } from './assets';
+import { composeMail, personalise, type Composed } from './compose';
+import { planOf, resolveStoredRecipients } from './recipients';
+import { normaliseAddress, runStatus, type SendAction, type Tally } from './rules';
+import { mailRuns } from './schema';
+import { suppressedAmong, unsubscribeUrl } from './unsubscribe';
+
+/** One accepted send, as the MailObject queues it. */
+export interface MailJob {
+  id: string;
+  action: SendAction;
+  /** The in-flight key (rules.recipientKey). */
+  key: string;
+  resourceId: number;
+  callerId: number;
+  callerName: string;
+  /** Ad-hoc recipients replacing the stored lists for this send. */
+  to?: string[];
+  /** Platform clock at acceptance (ms). */
+  acceptedOn: number;
+}
+
+export type Transport = (env: Env, db: Db, mail: OutboundMail) => Promise<void>;
+
+const log = (db: Db, id: number, message: string, severity: 'info' | 'warning' | 'error' = 'info') => appendLog(db, id, message, severity).catch(() => undefined);
+
+async function embedded(env: Env, resourceId: number, c: Composed): Promise<Attachment[]> {
+  const out: Attachment[] = [];
+  for (const name of c.assets) {
+    const obj = await getAsset(env, resourceId, name);
+    if (obj) out.push({ filename: name, content_type: obj.httpMetadata?.contentType ?? 'application/octet-stream', content: new Uint8Array(await obj.arrayBuffer()) });
+  }
+  return out;
+}
+
+async function recipientsOf(env: Env, db: Db, job: MailJob, owner: User, caller: User | undefined): Promise<{ addresses: string[]; notes: string[] }> {
+  if (job.action === 'test') {
+    if (caller?.email && caller.email_verified) return { addresses: [normaliseAddress(caller.email)], notes: [] };
+    return { addresses: [], notes: ['your address is no longer verified'] };
+  }
+  if (job.to) return { addresses: job.to, notes: [] };
+  return resolveStoredRecipients(env, db, job.resourceId, owner);
+}
+
+/** Delivers one job and records it; returns the final status (null when the mail is gone). */
+export async function runJob(env: Env, job: MailJob, transport: Transport = deliver): Promise<string | null> {
+  const db = dbFor(env);
+  let resource: Resource | undefined;
+  const tally: Tally = { recipients: 0, delivered: 0, suppressed: 0, skipped: 0, failed: 0 };
+  try {
+    resource = await db.select().from(resources).where(eq(resources.id, job.resourceId)).get();
+    if (!resource) return null;
+    const owner = (await db.select().from(users).where(eq(users.id, resource.owner_id)).get())!;
+    const caller = job.callerId === owner.id ? owner : await db.select().from(users).where(eq(users.id, job.callerId)).get();
+    const composed = composeMail(await readEntries(env, db, resource.id), resource.name);
+    const attachments = await embedded(env, resource.id, composed);
+    const { addresses, notes } = await recipientsOf(env, db, job, owner, caller);
+    for (const n of notes) await log(db, resource.id, `send ${job.id}: ${n}`, 'warning');
+    tally.recipients = addresses.length;
+    const limit = planOf(owner).recipients;
+    let targets = addresses;
+    if (job.action === 'send' && targets.length > limit) {
+      tally.skipped = targets.length - limit;
+      targets = targets.slice(0, limit);
+      await log(db, resource.id, `send ${job.id}: ${tally.skipped} recipient(s) over the ${owner.plan} plan's limit of ${limit} were skipped`, 'warning');
+    }
+    if (job.action === 'send') {
+      const suppressed = await suppressedAmong(db, owner.id, targets);
+      tally.suppressed = suppressed.size;
+      if (suppressed.size) await log(db, resource.id, `send ${job.id}: ${suppressed.size} unsubscribed or bounced address(es) suppressed: ${[...suppressed].join(', ')}`);
+      targets = targets.filter((a) => !suppressed.has(a));
+    }
+    const replyTo = composed.replyTo || (owner.email_verified && owner.email ? owner.email : '');
+    for (const to of targets) {
+      const unsubscribe = await unsubscribeUrl(env, db, { mail: resource.id, owner: owner.id, email: to });
+      const { html, text } = personalise(composed, unsubscribe);
+      try {
+        await transport(env, db, {
+          kind: job.action === 'test' ? 'test' : 'mail',
+          to: [to],
+          subject: composed.subject,
+          text,
+          html,
+          attachments,
+          headers: {
+            'List-Unsubscribe': `<${unsubscribe}>`,
+            'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+            ...(replyTo ? { 'Reply-To': replyTo } : {}),
+          },
+        });
+        tally.delivered++;
+      } catch (err) {
+        tally.failed++;
+        await log(db, resource.id, `send ${job.id}: transport refused ${to}: ${err instanceof Error ? err.message : String(err)}`, 'error');
+      }
+    }
+    if (!targets.length) await log(db, resource.id, `send ${job.id}: no deliverable recipients`, 'warning');
+  } catch (err) {
+    if (!resource) return null;
+    tally.failed = Math.max(1, tally.recipients - tally.delivered);
+    await log(db, resource.id, `send ${job.id}: delivery broke off: ${err instanceof Error ? err.message : String(err)}`, 'error');
+  }
+  const status = runStatus(tally);
+  const done = now();
+  try {
+    await db.insert(mailRuns).values({
+      resource_id: resource.id,
+      action: job.action,
+      adhoc: !!job.to,
+      created_by: job.callerName,
+      started_on: new Date(job.acceptedOn).toISOString(),
+      completed_on: nowIso(),
+      duration: Math.round(Math.max(0, done - job.acceptedOn) / 10) / 100,
+      status,
+      ...tally,
+    });
+    await log(db, resource.id, `send ${job.id} (${job.action}) ${status}: ${tally.delivered} delivered, ${tally.suppressed} suppressed, ${tally.skipped} skipped, ${tally.failed} failed`);
+  } catch (err) {
+    console.error('mail run not recorded', err);
+  }
+  return status;
+}

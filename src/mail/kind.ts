@@ -1,0 +1,77 @@
+/** The e-mail resource kind: its entries (decisions.md) and how copies and deletes treat it. */
+import { eq } from 'drizzle-orm';
+import { HttpError, badRequest } from '../core/errors';
+import { MiB, KiB } from '../core/http';
+import { appendLog } from '../core/log';
+import type { EntrySpec, ResourceCtx, ResourceKind } from '../core/resources';
+import { users, type User } from '../db/schema';
+import { copyAssets } from './assets';
+import { checkRecipientList } from './recipients';
+import { isAddress, parseRecipientList, RECIPIENT_LISTS, SIZES } from './rules';
+
+/** The caller as D1 has it now (the auth cache may be seconds stale in other isolates). */
+export async function freshCaller(rc: ResourceCtx): Promise<User> {
+  return (await rc.db.select().from(users).where(eq(users.id, rc.caller!.id)).get()) ?? rc.caller!;
+}
+
+/** The MailObject of one e-mail. */
+export const mailObject = (env: Env, resourceId: number) => env.MAILS.get(env.MAILS.idFromName(String(resourceId)));
+
+const oneLine = (max: number) => (v: string) => (/[\r\n]/.test(v) ? 'must be one line' : v.length > max ? `at most ${max} characters` : undefined);
+
+const recipientEntry = (list: (typeof RECIPIENT_LISTS)[number]): EntrySpec => ({
+  path: `recipients/${list}`,
+  access: 'rw',
+  limit: 256 * KiB,
+  summary: `Write the ${list} list (whitespace-separated: addresses, @user, @user~group, +org~group, me, self); atomic`,
+  validate: async (value, rc) => {
+    const caller = await freshCaller(rc);
+    if (!caller.email || !caller.email_verified) throw new HttpError(424, 'verify your own e-mail address before writing recipient lists');
+    const rejected = await checkRecipientList(rc.env, rc.db, rc.resource.id, rc.owner, list, value);
+    if (rejected.length) {
+      throw badRequest(`recipients/${list} not written: ${rejected.length} item(s) rejected (${rejected.map((r) => r.line).join(', ')})`, { rejected });
+    }
+  },
+  afterWrite: async (rc, value) => {
+    const items = value === null ? [] : parseRecipientList(value).items.map((i) => i.line);
+    const what = value === null ? 'cleared' : `set to ${items.length} item(s)${items.length ? `: ${items.join(' ')}` : ''}`;
+    await appendLog(rc.db, rc.resource.id, `recipients/${list} ${what} by ${rc.caller!.username}`);
+  },
+});
+
+export const mailKind: ResourceKind = {
+  kind: 'mail',
+  collection: 'vis/mails',
+  param: 'mail',
+  noun: 'e-mail',
+  log: true,
+  entries: [
+    { path: 'content', access: 'rw', limit: 2 * MiB, summary: 'Write the body (markdown, rendered to HTML and text)' },
+    { path: 'name', access: 'rw', limit: 1 * KiB },
+    { path: 'description', access: 'rw', limit: 64 * KiB },
+    { path: 'summary', access: 'rw', limit: 4 * KiB },
+    { path: 'config/subject', aliases: ['subject'], access: 'rw', limit: 4 * KiB, validate: oneLine(998), summary: 'The subject line (also at subject)' },
+    { path: 'config/theme', access: 'rw', limit: 1 * KiB, validate: oneLine(128) },
+    {
+      path: 'config/reply_to',
+      access: 'rw',
+      limit: 1 * KiB,
+      validate: (v) => (v.trim() === '' || isAddress(v.trim()) ? undefined : 'expected one e-mail address'),
+    },
+    {
+      path: 'config/size',
+      access: 'rw',
+      default: 'm',
+      limit: 16,
+      validate: (v) => (Object.hasOwn(SIZES, v) ? undefined : `expected ${Object.entries(SIZES).map(([k, px]) => `${k} (${px} px)`).join(', ')}`),
+    },
+    { path: 'config/enabled', access: 'rw', default: 'true', limit: 64, validate: oneLine(64), summary: 'Falsy (no, n, nope, false, f, off, 0) stops production sends' },
+    ...RECIPIENT_LISTS.map(recipientEntry),
+  ],
+  files: [{ name: 'status', access: 'rw' }],
+  folders: ['assets', 'stats'],
+  copied: (from, to) => copyAssets(from.env, from.resource.id, to.id),
+  deleting: async (rc) => {
+    await mailObject(rc.env, rc.resource.id).clear();
+  },
+};

@@ -1,0 +1,41 @@
+/**
+ * The production transport: builds the MIME message with mimetext and hands it to
+ * Cloudflare's send_email binding, one envelope per recipient. Registered with the core
+ * mailer (setBindingSender) when the mail routes load.
+ */
+import { EmailMessage } from 'cloudflare:email';
+import { createMimeMessage } from 'mimetext';
+import type { OutboundMail } from '../core/mailer';
+
+const b64 = (bytes: Uint8Array): string => {
+  let bin = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(bin);
+};
+
+/** The raw RFC 5322 message: text and HTML alternatives, headers, attachments. */
+export function buildMime(mail: OutboundMail & { from: string }): string {
+  const msg = createMimeMessage();
+  msg.setSender(mail.from);
+  msg.setTo(mail.to);
+  msg.setSubject(mail.subject);
+  for (const [name, value] of Object.entries(mail.headers ?? {})) msg.setHeader(name, value);
+  msg.addMessage({ contentType: 'text/plain', data: mail.text });
+  if (mail.html) msg.addMessage({ contentType: 'text/html', data: mail.html });
+  for (const a of mail.attachments ?? []) {
+    const inline = mail.html.includes(`cid:${a.filename}`);
+    msg.addAttachment({
+      filename: a.filename,
+      contentType: a.content_type,
+      data: b64(a.content),
+      ...(inline ? { inline: true, headers: { 'Content-ID': `<${a.filename}>` } } : {}),
+    });
+  }
+  return msg.asRaw();
+}
+
+/** The BindingSender: one EmailMessage per envelope recipient (the binding takes one each). */
+export async function sendThroughBinding(env: Env, mail: OutboundMail & { from: string }): Promise<void> {
+  const raw = buildMime(mail);
+  for (const to of mail.to) await env.SEND_EMAIL.send(new EmailMessage(mail.from, to, raw));
+}

@@ -1,0 +1,105 @@
+/**
+ * Recipient lists (recipients/to|cc|bcc): validated as a whole when written (atomic: one
+ * bad item rejects the write), resolved to addresses when a mail is sent.
+ */
+import { and, eq, inArray } from 'drizzle-orm';
+import type { Db } from '../core/context';
+import { readEntries } from '../core/entries';
+import { groups, members, users, type User } from '../db/schema';
+import { activeMembers } from '../groups/members';
+import { normaliseAddress, parseRecipientList, PLAN_LIMITS, RECIPIENT_LISTS, type RecipientItem, type RecipientList, type Rejected } from './rules';
+
+const planOf = (u: Pick<User, 'plan'>) => PLAN_LIMITS[u.plan] ?? PLAN_LIMITS.free;
+
+async function chunked<T, R>(values: T[], fn: (chunk: T[]) => Promise<R[]>): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < values.length; i += 90) out.push(...(await fn(values.slice(i, i + 90))));
+  return out;
+}
+
+/**
+ * Every problem of a list about to be written to recipients/<list> of a mail owned by
+ * `owner`: syntax, unknown users and groups, groups the owner is not an active member of,
+ * and direct addresses beyond the owner's plan allowance (counted across to, cc and bcc).
+ */
+export async function checkRecipientList(env: Env, db: Db, resourceId: number, owner: User, list: RecipientList, text: string): Promise<Rejected[]> {
+  const { items, rejected } = parseRecipientList(text);
+  const names = [...new Set(items.flatMap(({ item }) => (item.kind === 'user' ? [item.username] : [])))];
+  const refs = [...new Set(items.flatMap(({ item }) => (item.kind === 'group' ? [item.ref] : [])))];
+  const known = new Set((await chunked(names, (c) => db.select({ u: users.username }).from(users).where(inArray(users.username, c)))).map((r) => r.u));
+  const found = await chunked(refs, (c) => db.select({ id: groups.id, ref: groups.ref }).from(groups).where(inArray(groups.ref, c)));
+  const groupIds = new Map(found.map((g) => [g.ref, g.id]));
+  const joined = new Set(
+    (
+      await chunked([...groupIds.values()], (c) =>
+        db
+          .select({ id: members.group_id })
+          .from(members)
+          .where(and(inArray(members.group_id, c), eq(members.user_id, owner.id), eq(members.state, 'active'))),
+      )
+    ).map((r) => r.id),
+  );
+  const others = await readEntries(env, db, resourceId, 'recipients/');
+  let direct = 0;
+  for (const l of RECIPIENT_LISTS) {
+    if (l === list) continue;
+    direct += parseRecipientList(others.get(`recipients/${l}`) ?? '').items.filter((i) => i.item.kind === 'address').length;
+  }
+  const allowance = planOf(owner).direct;
+  for (const { line, item } of items) {
+    if (item.kind === 'user' && !known.has(item.username)) rejected.push({ line, reason: `no such user: ${item.username}` });
+    if (item.kind === 'group') {
+      const id = groupIds.get(item.ref);
+      if (id === undefined) rejected.push({ line, reason: `no such group: ${item.ref}` });
+      else if (!joined.has(id)) rejected.push({ line, reason: `the mail's owner is not an active member of ${item.ref}` });
+    }
+    if (item.kind === 'address' && ++direct > allowance) {
+      rejected.push({ line, reason: `over the ${owner.plan} plan's allowance of ${allowance} direct addresses (across to, cc and bcc)` });
+    }
+  }
+  return rejected;
+}
+
+export interface Resolved {
+  /** Unique normalised addresses in list order (to, then cc, then bcc). */
+  addresses: string[];
+  /** Why items reached nobody (unverified users, vanished groups). */
+  notes: string[];
+}
+
+/** The stored lists of a mail, resolved now: verified addresses of users and active group members. */
+export async function resolveStoredRecipients(env: Env, db: Db, resourceId: number, owner: User): Promise<Resolved> {
+  const stored = await readEntries(env, db, resourceId, 'recipients/');
+  const items: RecipientItem[] = RECIPIENT_LISTS.flatMap((l) => parseRecipientList(stored.get(`recipients/${l}`) ?? '').items.map((i) => i.item));
+  const names = [...new Set(items.flatMap((i) => (i.kind === 'user' ? [i.username] : [])))];
+  const refs = [...new Set(items.flatMap((i) => (i.kind === 'group' ? [i.ref] : [])))];
+  const byName = new Map((await chunked(names, (c) => db.select().from(users).where(inArray(users.username, c)))).map((u) => [u.username, u]));
+  const byRef = new Map((await chunked(refs, (c) => db.select({ id: groups.id, ref: groups.ref }).from(groups).where(inArray(groups.ref, c)))).map((g) => [g.ref, g.id]));
+  const notes: string[] = [];
+  const out = new Set<string>();
+  const addUser = (u: User | undefined, what: string) => {
+    if (u?.email && u.email_verified) out.add(normaliseAddress(u.email));
+    else notes.push(`${what}: no verified address`);
+  };
+  for (const item of items) {
+    if (item.kind === 'address') out.add(normaliseAddress(item.address));
+    else if (item.kind === 'me') addUser(owner, 'me');
+    else if (item.kind === 'user') addUser(byName.get(item.username), `@${item.username}`);
+    else {
+      const id = byRef.get(item.ref);
+      if (id === undefined) {
+        notes.push(`${item.ref}: no such group`);
+        continue;
+      }
+      const active = await activeMembers(db, id);
+      const before = out.size;
+      for (const m of active) if (m.user.email && m.user.email_verified) out.add(normaliseAddress(m.user.email));
+      const unverified = active.filter((m) => !(m.user.email && m.user.email_verified)).length;
+      if (unverified) notes.push(`${item.ref}: ${unverified} member(s) without a verified address`);
+      if (out.size === before && !active.length) notes.push(`${item.ref}: no active members`);
+    }
+  }
+  return { addresses: [...out], notes };
+}
+
+export { planOf };

@@ -1,0 +1,45 @@
+/** Tables of the mail area (mirror of migrations/0006_mail.sql). */
+import { index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { resources } from '../db/schema';
+
+export const RUN_STATUSES = ['delivered', 'partial', 'failed'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+export const mailRuns = sqliteTable(
+  'mail_runs',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    resource_id: integer('resource_id').notNull().references(() => resources.id, { onDelete: 'cascade' }),
+    action: text('action', { enum: ['send', 'test'] }).notNull(),
+    adhoc: integer('adhoc', { mode: 'boolean' }).notNull().default(false),
+    created_by: text('created_by').notNull(),
+    started_on: text('started_on').notNull(),
+    completed_on: text('completed_on').notNull(),
+    duration: real('duration').notNull(),
+    status: text('status', { enum: RUN_STATUSES }).notNull(),
+    recipients: integer('recipients').notNull(),
+    delivered: integer('delivered').notNull(),
+    suppressed: integer('suppressed').notNull(),
+    skipped: integer('skipped').notNull(),
+    failed: integer('failed').notNull(),
+  },
+  (t) => [index('mail_runs_resource').on(t.resource_id, t.id)],
+);
+export type MailRun = typeof mailRuns.$inferSelect;
+
+/** owner_id 0 = every sender (bounces). */
+export const mailSuppressions = sqliteTable(
+  'mail_suppressions',
+  {
+    owner_id: integer('owner_id').notNull(),
+    email: text('email').notNull(),
+    reason: text('reason', { enum: ['unsubscribed', 'bounced'] }).notNull(),
+    created_on: text('created_on').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.owner_id, t.email] })],
+);
+
+export const mailKeys = sqliteTable('mail_keys', {
+  id: integer('id').primaryKey(),
+  secret: text('secret').notNull(),
+});

@@ -1,17 +1,166 @@
-/** Group membership queries other areas use (contract; the groups area implements it). */
+/**
+ * Membership store: the queries other areas use (activeMembers, groupByRef) and the
+ * state machine's writes. Every transition is one guarded statement, so concurrent
+ * requests cannot both win: a transition whose precondition changed meanwhile touches
+ * no row and answers 409.
+ */
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { groups, members, users, type Group, type Role, type User } from '../db/schema';
 import type { Db } from '../core/context';
-import type { Group, Role, User } from '../db/schema';
+import { nowIso } from '../core/clock';
+import { conflict, forbidden, isUniqueViolation } from '../core/errors';
+import type { Membership } from './model';
 
 /** Accepted (active) members of a group with their roles. */
 export async function activeMembers(db: Db, groupId: number): Promise<{ user: User; role: Role }[]> {
-  void db;
-  void groupId;
-  return [];
+  const rows = await db
+    .select({ user: users, role: members.role })
+    .from(members)
+    .innerJoin(users, eq(users.id, members.user_id))
+    .where(and(eq(members.group_id, groupId), eq(members.state, 'active')))
+    .orderBy(users.username);
+  return rows;
 }
 
 /** A group by its reference (`@user~group`, `+org~group`, `+org`), or null. */
 export async function groupByRef(db: Db, ref: string): Promise<Group | null> {
-  void db;
-  void ref;
-  return null;
+  return (await db.select().from(groups).where(eq(groups.ref, ref)).get()) ?? null;
+}
+
+export async function membershipOf(db: Db, groupId: number, userId: number): Promise<Membership | null> {
+  const row = await db
+    .select({ role: members.role, state: members.state })
+    .from(members)
+    .where(and(eq(members.group_id, groupId), eq(members.user_id, userId)))
+    .get();
+  return row ?? null;
+}
+
+/** The caller's memberships of several groups at once. */
+export async function membershipsOf(db: Db, groupIds: number[], userId: number): Promise<Map<number, Membership>> {
+  if (!groupIds.length) return new Map();
+  const rows = await db
+    .select({ group_id: members.group_id, role: members.role, state: members.state })
+    .from(members)
+    .where(and(eq(members.user_id, userId), inArray(members.group_id, groupIds)));
+  return new Map(rows.map((r) => [r.group_id, { role: r.role, state: r.state }]));
+}
+
+export interface NewGroup {
+  kind: Group['kind'];
+  slug: string;
+  ref: string;
+  owner_id: number | null;
+  parent_id: number | null;
+}
+
+/**
+ * Creates the group and makes `founder` its active founder, atomically (one batch).
+ * `onePerOwner`: refuse (403) when the owner already has a group of this kind (orgs).
+ */
+export async function createGroup(db: Db, g: NewGroup, founder: User, onePerOwner = false): Promise<Group> {
+  const now = nowIso();
+  const limit = onePerOwner ? sql`where not exists (select 1 from groups where kind = ${g.kind} and owner_id = ${g.owner_id})` : sql``;
+  const insertGroup = db.run(sql`insert into groups (kind, slug, owner_id, parent_id, ref, created_on, last_modified)
+                                 select ${g.kind}, ${g.slug}, ${g.owner_id}, ${g.parent_id}, ${g.ref}, ${now}, ${now} ${limit}`);
+  // Runs in the same transaction: only a group just inserted has no member yet.
+  const insertFounder = db.run(sql`insert into members (group_id, user_id, role, state, invited_by, created_on, last_modified)
+                                   select id, ${founder.id}, 'founders', 'active', null, ${now}, ${now} from groups
+                                   where ref = ${g.ref} and not exists (select 1 from members m where m.group_id = groups.id)`);
+  let inserted: number;
+  try {
+    const [res] = (await db.batch([insertGroup, insertFounder])) as unknown as D1Result[];
+    inserted = res!.meta.changes;
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict(`${g.ref} already exists`);
+    throw err;
+  }
+  const created = await groupByRef(db, g.ref);
+  if (!inserted) {
+    if (created) throw conflict(`${g.ref} already exists`);
+    throw forbidden('an account may create one organisation, and this account already has one');
+  }
+  return created!;
+}
+
+const founderGuard = (groupId: number) =>
+  sql`(${members.role} <> 'founders' or ${members.state} <> 'active' or (select count(*) from members f where f.group_id = ${groupId} and f.role = 'founders' and f.state = 'active') > 1)`;
+
+const LAST_FOUNDER = 'the last founder cannot step down or leave: make someone else a founder first';
+
+/**
+ * Moves an existing membership from exactly `from` to `to`, guarded against concurrent
+ * changes and against removing the last founder. Throws 409 when the guard fails.
+ */
+export async function moveMembership(db: Db, groupId: number, userId: number, from: Membership, to: Membership & { invited_by?: number | null }): Promise<void> {
+  const row = await db
+    .update(members)
+    .set({ role: to.role, state: to.state, ...(to.invited_by !== undefined ? { invited_by: to.invited_by } : {}), last_modified: nowIso() })
+    .where(and(eq(members.group_id, groupId), eq(members.user_id, userId), eq(members.role, from.role), eq(members.state, from.state), founderGuard(groupId)))
+    .returning({ user_id: members.user_id })
+    .get();
+  if (!row) throw conflict(from.role === 'founders' && from.state === 'active' ? LAST_FOUNDER : 'the membership changed meanwhile; read it again and retry');
+}
+
+/** Inserts a new membership; 409 when one appeared meanwhile. */
+export async function addMembership(db: Db, groupId: number, userId: number, to: Membership & { invited_by: number | null }): Promise<void> {
+  const now = nowIso();
+  try {
+    await db.insert(members).values({ group_id: groupId, user_id: userId, role: to.role, state: to.state, invited_by: to.invited_by, created_on: now, last_modified: now });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict('the membership changed meanwhile; read it again and retry');
+    throw err;
+  }
+}
+
+/** Removes a membership held in exactly `from`; 409 for the last founder or a concurrent change. */
+export async function removeMembership(db: Db, groupId: number, userId: number, from: Membership): Promise<void> {
+  const row = await db
+    .delete(members)
+    .where(and(eq(members.group_id, groupId), eq(members.user_id, userId), eq(members.role, from.role), eq(members.state, from.state), founderGuard(groupId)))
+    .returning({ user_id: members.user_id })
+    .get();
+  if (!row) throw conflict(from.role === 'founders' && from.state === 'active' ? LAST_FOUNDER : 'the membership changed meanwhile; read it again and retry');
+}
+
+/** Answers the caller's pending invite: active (yes) or declined (no). False when none is pending. */
+export async function answerInvite(db: Db, groupId: number, userId: number, accept: boolean): Promise<boolean> {
+  const row = await db
+    .update(members)
+    .set({ state: accept ? 'active' : 'declined', last_modified: nowIso() })
+    .where(and(eq(members.group_id, groupId), eq(members.user_id, userId), eq(members.state, 'pending')))
+    .returning({ user_id: members.user_id })
+    .get();
+  return !!row;
+}
+
+/** Pending invites of a user with the group and who invited them. */
+export async function pendingInvites(db: Db, userId: number) {
+  return db
+    .select({ group: groups, role: members.role, invited_by: users.username, created_on: members.created_on, last_modified: members.last_modified })
+    .from(members)
+    .innerJoin(groups, eq(groups.id, members.group_id))
+    .leftJoin(users, eq(users.id, members.invited_by))
+    .where(and(eq(members.user_id, userId), eq(members.state, 'pending')))
+    .orderBy(groups.ref);
+}
+
+/** Holders of a role (active and pending) for a role listing. */
+export async function roleHolders(db: Db, groupId: number, role: Role) {
+  return db
+    .select({ username: users.username, state: members.state, created_on: members.created_on, last_modified: members.last_modified })
+    .from(members)
+    .innerJoin(users, eq(users.id, members.user_id))
+    .where(and(eq(members.group_id, groupId), eq(members.role, role), inArray(members.state, ['active', 'pending'])))
+    .orderBy(users.username);
+}
+
+/** Groups the user is an accepted member of. */
+export async function groupsOfMember(db: Db, userId: number, kinds?: Group['kind'][]) {
+  return db
+    .select({ group: groups, role: members.role })
+    .from(members)
+    .innerJoin(groups, eq(groups.id, members.group_id))
+    .where(and(eq(members.user_id, userId), eq(members.state, 'active'), kinds ? inArray(groups.kind, kinds) : undefined))
+    .orderBy(groups.ref);
 }

@@ -1,6 +1,341 @@
-/** Routes of the groups area (not built yet). */
+/**
+ * Routes of the groups area: creating user groups, organisations and org groups; the
+ * group folders; roles and invites (roles.ts); profiles and options (profile.ts); and the
+ * read-only browsing views (/v1/orgs, /v1/users/:user/groups, /v1/o/:org).
+ */
+import { and, asc, eq, inArray, or, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Api } from '../core/api';
+import type { Ctx } from '../core/context';
+import { badRequest, forbidden, notFound } from '../core/errors';
+import { jsonResponse, textResponse } from '../core/http';
+import { listingResponse, listingSchema, type ListingItem, type Verb } from '../core/listing';
+import { visibleResources, type ResourceKind } from '../core/resources';
+import { groups, resources, users, type Group, type User } from '../db/schema';
+import { groupRoute, loadGroup, SCOPES, type GroupCtx } from './context';
+import { createGroup, groupsOfMember } from './members';
+import { checkSlug, inboundAddress, isManager, orgGroupRef, orgRef, userGroupRef } from './model';
+import { optionIsOn, profileRoutes, servePicture } from './profile';
+import { roleRoutes } from './roles';
+import { adminPath, groupInfo, visibleGroups, type GroupView } from './visibility';
+
+const tag = 'groups';
+const infoSchema = z.object({
+  name: z.string(),
+  ref: z.string(),
+  kind: z.enum(['user_group', 'org', 'org_group']),
+  org: z.string().nullable(),
+  uri: z.string(),
+  description: z.string().nullable(),
+  profile: z.unknown(),
+  role: z.string(),
+  members: z.array(z.object({ username: z.string(), role: z.string(), state: z.string() })).nullable(),
+  shared: z.array(z.unknown()),
+  email: z.string().nullable(),
+});
+const listing = { 200: { description: 'Listing', type: 'application/json', schema: listingSchema } };
+
+/** A group as a listing entry; extra fields ref, kind and role (the caller's, or empty). */
+function groupItem(g: Group, view: GroupView, name: string, uri: string): ListingItem & { ref: string; kind: string; role: string } {
+  return {
+    name,
+    uri,
+    type: 'dir',
+    permissions: view.manage ? ['r', 'w'] : ['r'],
+    actions: ['GET'],
+    created_on: g.created_on,
+    last_modified: g.last_modified,
+    ref: g.ref,
+    kind: g.kind,
+    role: view.role ?? '',
+  };
+}
+
+/** A fresh copy of the caller (account type and plan must not come from the auth cache). */
+async function freshCaller(ctx: Ctx): Promise<User> {
+  return (await ctx.db.select().from(users).where(eq(users.id, ctx.caller!.id)).get()) ?? ctx.caller!;
+}
+
+async function orgGroupsOf(ctx: Ctx, org: Group): Promise<{ group: Group; view: GroupView }[]> {
+  const list = await ctx.db.select().from(groups).where(and(eq(groups.kind, 'org_group'), eq(groups.parent_id, org.id))).orderBy(asc(groups.slug));
+  return visibleGroups(ctx.db, ctx.caller, list);
+}
+
+const orgGroupItems = (org: Group, seen: { group: Group; view: GroupView }[], prefix: string) =>
+  seen.map(({ group, view }) => groupItem(group, view, group.slug, `${prefix}/${org.slug}/groups/${group.slug}`));
+
+async function orgCard(ctx: Ctx, org: Group, view: GroupView) {
+  const [info, seen] = await Promise.all([groupInfo(ctx.env, ctx.db, ctx.caller, org, view), orgGroupsOf(ctx, org)]);
+  return { ...info!, groups: orgGroupItems(org, seen, '/v1/orgs') };
+}
+
+const DOC_KINDS: Record<string, Pick<ResourceKind, 'kind' | 'collection'>> = {
+  d: { kind: 'doc', collection: 'vis/docs' },
+  g: { kind: 'grid', collection: 'vis/grids' },
+  m: { kind: 'mail', collection: 'vis/mails' },
+};
 
 export function groupRoutes(api: Api): void {
-  void api;
+  // ------------------------------------------------------------ creation
+
+  api.put('/v1/admin/groups/:group', {
+    summary: 'Create a user group (the caller becomes its founder)',
+    tag,
+    auth: 'user',
+    responses: { 201: { description: 'Created', type: 'application/json', schema: infoSchema } },
+    handler: async (ctx) => {
+      const slug = ctx.params.group!;
+      if (slug.startsWith('@')) throw badRequest('create a group with its slug: PUT /v1/admin/groups/<group> creates @<you>~<group>');
+      checkSlug(slug);
+      const caller = ctx.caller!;
+      const g = await createGroup(ctx.db, { kind: 'user_group', slug, ref: userGroupRef(caller.username, slug), owner_id: caller.id, parent_id: null }, caller);
+      return jsonResponse(await groupInfo(ctx.env, ctx.db, caller, g), { status: 201 });
+    },
+  });
+
+  api.put('/v1/admin/orgs/:org', {
+    summary: 'Create an organisation (organisation accounts only, one per account)',
+    tag,
+    auth: 'user',
+    responses: { 201: { description: 'Created', type: 'application/json', schema: infoSchema }, 403: { description: 'Not an organisation account, or it already has one' } },
+    handler: async (ctx) => {
+      const slug = checkSlug(ctx.params.org!, 'organisation name');
+      const caller = await freshCaller(ctx);
+      if (caller.account !== 'organisation') throw forbidden('only organisation accounts can create organisations');
+      const g = await createGroup(ctx.db, { kind: 'org', slug, ref: orgRef(slug), owner_id: caller.id, parent_id: null }, caller, true);
+      return jsonResponse(await groupInfo(ctx.env, ctx.db, caller, g), { status: 201 });
+    },
+  });
+
+  api.put('/v1/admin/orgs/:org/groups/:group', {
+    summary: 'Create an organisation group (org founders and admins; the creator becomes its founder)',
+    tag,
+    auth: 'user',
+    responses: { 201: { description: 'Created', type: 'application/json', schema: infoSchema } },
+    handler: async (ctx) => {
+      const slug = checkSlug(ctx.params.group!);
+      const org = await loadGroup(ctx, SCOPES.org);
+      if (!org.view.manage) throw forbidden('only founders and admins of the organisation create its groups');
+      const g = await createGroup(ctx.db, { kind: 'org_group', slug, ref: orgGroupRef(org.group.slug, slug), owner_id: null, parent_id: org.group.id }, ctx.caller!);
+      return jsonResponse(await groupInfo(ctx.env, ctx.db, ctx.caller, g), { status: 201 });
+    },
+  });
+
+  // ------------------------------------------------------------ the caller's groups
+
+  api.get('/v1/admin/groups', {
+    summary: "Groups the caller belongs to, keyed by slug (other users' groups and org groups by reference)",
+    tag,
+    auth: 'user',
+    responses: listing,
+    handler: async (ctx) => {
+      const caller = ctx.caller!;
+      const rows = await groupsOfMember(ctx.db, caller.id, ['user_group', 'org_group']);
+      const parents = await parentSlugs(ctx, rows.map((r) => r.group));
+      const mine = `@${caller.username}~`;
+      return listingResponse(
+        rows.map(({ group, role }) => {
+          const own = group.ref.startsWith(mine);
+          const view = { manage: isManager(role), role } as GroupView;
+          return groupItem(group, view, own ? group.slug : group.ref, own ? `/v1/admin/groups/${group.slug}` : adminPath(group, parents.get(group.parent_id ?? -1) ?? null));
+        }),
+      );
+    },
+  });
+
+  api.get('/v1/admin/orgs', {
+    summary: 'Organisations the caller belongs to',
+    tag,
+    auth: 'user',
+    responses: listing,
+    handler: async (ctx) => {
+      const rows = await groupsOfMember(ctx.db, ctx.caller!.id, ['org']);
+      return listingResponse(rows.map(({ group, role }) => groupItem(group, { manage: isManager(role), role } as GroupView, group.slug, `/v1/admin/orgs/${group.slug}`)));
+    },
+  });
+
+  api.get('/v1/admin/orgs/:org/groups', {
+    summary: 'Groups of an organisation the caller may see (all of them for its founders and admins)',
+    tag,
+    auth: 'user',
+    responses: listing,
+    handler: async (ctx) => {
+      const org = await loadGroup(ctx, SCOPES.org);
+      return listingResponse(orgGroupItems(org.group, await orgGroupsOf(ctx, org.group), '/v1/admin/orgs'));
+    },
+  });
+
+  groupRoute(api, 'get', '', {
+    summary: 'Group folder: profile, roles, role (and groups of an org, email of an org group)',
+    need: 'see',
+    responses: listing,
+    handler: (gc: GroupCtx) => {
+      const at = (name: string, type: 'dir' | 'file', actions: Verb[] = ['GET']): ListingItem => ({
+        name,
+        uri: `${gc.base}/${name}`,
+        type,
+        permissions: gc.view.manage ? ['r', 'w'] : ['r'],
+        actions,
+        created_on: gc.group.created_on,
+        last_modified: gc.group.last_modified,
+      });
+      const items = [at('profile', 'dir'), at('roles', 'dir'), at('role', 'file')];
+      if (gc.group.kind === 'org') items.push(at('groups', 'dir'));
+      if (gc.group.kind === 'org_group' && gc.view.insider) items.push({ ...at('email', 'file'), uri: `/v1/orgs/${gc.params.org}/groups/${gc.group.slug}/email` });
+      return listingResponse(items);
+    },
+  });
+
+  roleRoutes(api);
+  profileRoutes(api);
+
+  // ------------------------------------------------------------ browsing
+
+  api.get('/v1/orgs', {
+    summary: 'Organisations visible to the caller',
+    tag,
+    auth: 'optional',
+    responses: listing,
+    handler: async (ctx) => {
+      const uid = ctx.caller?.id ?? -1;
+      const candidates = await ctx.db
+        .select()
+        .from(groups)
+        .where(
+          and(
+            eq(groups.kind, 'org'),
+            or(
+              sql`exists (select 1 from group_entries e where e.group_id = ${groups.id} and e.path = 'options/public' and e.value = 'yes')`,
+              sql`exists (select 1 from members m where m.group_id = ${groups.id} and m.user_id = ${uid} and m.state in ('active', 'pending'))`,
+              sql`exists (select 1 from members m join groups c on c.id = m.group_id where c.parent_id = ${groups.id} and m.user_id = ${uid} and m.state = 'active')`,
+            ),
+          ),
+        )
+        .orderBy(asc(groups.slug));
+      const seen = await visibleGroups(ctx.db, ctx.caller, candidates);
+      return listingResponse(seen.map(({ group, view }) => groupItem(group, view, group.slug, `/v1/orgs/${group.slug}`)));
+    },
+  });
+
+  for (const path of ['/v1/orgs/:org', '/v1/o/:org', '/v1/o/:org/card']) {
+    api.get(path, {
+      summary: path.startsWith('/v1/o/') ? 'Organisation card (alias)' : 'Organisation: description, profile and the groups visible to the caller',
+      tag,
+      auth: 'optional',
+      responses: { 200: { description: 'Organisation info object with groups', type: 'application/json', schema: infoSchema.extend({ groups: listingSchema }) } },
+      handler: async (ctx) => {
+        const org = await loadGroup(ctx, SCOPES.org);
+        return jsonResponse(await orgCard(ctx, org.group, org.view));
+      },
+    });
+  }
+
+  for (const which of ['img', 'banner'] as const) {
+    api.get(`/v1/o/:org/${which}`, {
+      summary: `Organisation ${which === 'img' ? 'avatar' : 'banner'} (alias)`,
+      tag,
+      auth: 'optional',
+      responses: { 200: { description: 'The image', type: 'image/*' } },
+      handler: async (ctx) => {
+        const org = await loadGroup(ctx, SCOPES.org);
+        if (!org.view.profile) throw forbidden('the profile of this organisation is not shown to you');
+        return servePicture(ctx.env, ctx.db, org.group, which === 'img' ? 'image' : 'banner');
+      },
+    });
+  }
+
+  api.get('/v1/o/:org/:section', {
+    summary: "The organisation's visuals visible to the caller: d (documents), g (grids), m (e-mails); p and v are empty",
+    tag,
+    auth: 'optional',
+    responses: listing,
+    handler: async (ctx) => {
+      const section = ctx.params.section!;
+      if (!['p', 'g', 'm', 'd', 'v'].includes(section)) throw notFound(`no such section '${section}': p, g, m, d or v`);
+      const org = await loadGroup(ctx, SCOPES.org);
+      const kind = DOC_KINDS[section];
+      if (!kind || org.group.owner_id === null) return listingResponse([]);
+      const owner = (await ctx.db.select({ username: users.username }).from(users).where(eq(users.id, org.group.owner_id)).get())!;
+      const own = ctx.caller?.id === org.group.owner_id;
+      const list = own
+        ? await ctx.db.select().from(resources).where(and(eq(resources.owner_id, org.group.owner_id), eq(resources.kind, kind.kind))).orderBy(asc(resources.name))
+        : await visibleResources(ctx, kind as ResourceKind, org.group.owner_id);
+      return listingResponse(
+        list.map((r) => ({
+          name: r.name,
+          uri: `/v1/users/${owner.username}/${kind.collection}/${r.name}`,
+          type: 'dir' as const,
+          permissions: own ? ['r', 'w', 'd'] : ['r'],
+          actions: ['GET'] as Verb[],
+          created_on: r.created_on,
+          last_modified: r.last_modified,
+        })),
+      );
+    },
+  });
+
+  api.get('/v1/orgs/:org/groups', {
+    summary: 'Groups of an organisation: all for its founders and admins; otherwise those the caller belongs to or that are public',
+    tag,
+    auth: 'optional',
+    responses: listing,
+    handler: async (ctx) => {
+      const org = await loadGroup(ctx, SCOPES.org);
+      return listingResponse(orgGroupItems(org.group, await orgGroupsOf(ctx, org.group), '/v1/orgs'));
+    },
+  });
+
+  api.get('/v1/orgs/:org/groups/:group', {
+    summary: 'Group info object: name, description, profile, role, members, shared content, email',
+    tag,
+    auth: 'optional',
+    responses: { 200: { description: 'Group info object', type: 'application/json', schema: infoSchema } },
+    handler: async (ctx) => {
+      const g = await loadGroup(ctx, SCOPES.org_group);
+      return jsonResponse(await groupInfo(ctx.env, ctx.db, ctx.caller, g.group, g.view));
+    },
+  });
+
+  api.get('/v1/orgs/:org/groups/:group/email', {
+    summary: 'Inbound address of an org group; empty when not mail-enabled (members, superusers, admins, founders)',
+    tag,
+    auth: 'user',
+    responses: { 200: { description: 'The address or empty', type: 'text/plain' } },
+    handler: async (ctx) => {
+      const g = await loadGroup(ctx, SCOPES.org_group);
+      if (!g.view.insider) throw forbidden('only members of the group read its address');
+      return textResponse((await inboundAddressOf(ctx.env, ctx.db, g.group)) ?? '');
+    },
+  });
+
+  api.get('/v1/users/:user/groups', {
+    summary: "A user's groups (@user~group) visible to the caller",
+    tag,
+    auth: 'optional',
+    responses: listing,
+    handler: async (ctx) => {
+      const name = ctx.params.user!;
+      const owner = await ctx.db.select({ id: users.id }).from(users).where(eq(users.username, name)).get();
+      if (!owner) throw notFound(`no such user: ${name}`);
+      const list = await ctx.db.select().from(groups).where(and(eq(groups.kind, 'user_group'), eq(groups.owner_id, owner.id))).orderBy(asc(groups.slug));
+      const seen = await visibleGroups(ctx.db, ctx.caller, list);
+      return listingResponse(seen.map(({ group, view }) => groupItem(group, view, group.slug, `/v1/admin/groups/${group.ref}`)));
+    },
+  });
+}
+
+async function parentSlugs(ctx: Ctx, list: Group[]): Promise<Map<number, string>> {
+  const ids = [...new Set(list.filter((g) => g.parent_id !== null).map((g) => g.parent_id!))];
+  if (!ids.length) return new Map();
+  const rows = await ctx.db.select({ id: groups.id, slug: groups.slug }).from(groups).where(inArray(groups.id, ids));
+  return new Map(rows.map((r) => [r.id, r.slug]));
+}
+
+/** The inbound address of an org group when its org and it are mail-enabled, else null. */
+export async function inboundAddressOf(env: Env, db: Ctx['db'], group: Group): Promise<string | null> {
+  if (group.kind !== 'org_group' || group.parent_id === null) return null;
+  const org = await db.select().from(groups).where(eq(groups.id, group.parent_id)).get();
+  if (!org) return null;
+  const [orgOn, groupOn] = await Promise.all([optionIsOn(db, org.id, 'enable_subdomain'), optionIsOn(db, group.id, 'allow_inbound_mail')]);
+  return orgOn && groupOn ? inboundAddress(org.slug, group.slug, env.ORG_MAIL_DOMAIN) : null;
 }

@@ -1,0 +1,116 @@
+/**
+ * Addressing groups in routes. The same sub-routes (roles, profile, options) exist under
+ * three bases, one per kind of group:
+ *   /v1/admin/groups/:group              user group: a slug of the caller's own, or @user~group
+ *   /v1/admin/orgs/:org                  organisation
+ *   /v1/admin/orgs/:org/groups/:group    organisation group
+ * `groupRoute` registers a route under the bases it applies to, loads the group and the
+ * caller's view of it, and refuses what the view does not allow: 404 when the group is
+ * invisible to the caller, 403 when visible but not allowed.
+ */
+import type { ZodType } from 'zod';
+import type { Api, Auth, Method, ResponseSpec, RouteSpec } from '../core/api';
+import type { Ctx } from '../core/context';
+import { badRequest, forbidden, notFound } from '../core/errors';
+import type { Group } from '../db/schema';
+import { groupByRef } from './members';
+import { checkSlug, orgGroupRef, orgRef, parseGroupRef, userGroupRef, type GroupKind } from './model';
+import { viewOf, type GroupView } from './visibility';
+
+export interface GroupCtx extends Ctx {
+  group: Group;
+  view: GroupView;
+  /** The path the caller addressed the group by (no trailing slash). */
+  base: string;
+}
+
+export interface Scope {
+  kind: GroupKind;
+  pattern: string;
+  /** The reference the request names (400 for malformed names, 404 when none can be named). */
+  ref: (ctx: Ctx) => string;
+  path: (ctx: Ctx) => string;
+}
+
+export const SCOPES: Record<GroupKind, Scope> = {
+  user_group: {
+    kind: 'user_group',
+    pattern: '/v1/admin/groups/:group',
+    ref: (ctx) => {
+      const p = ctx.params.group!;
+      if (p.startsWith('@')) {
+        if (parseGroupRef(p).kind !== 'user_group') throw badRequest(`invalid group reference '${p}': expected @user~group`);
+        return p;
+      }
+      checkSlug(p);
+      if (!ctx.caller) throw notFound(`no such group: ${p}`);
+      return userGroupRef(ctx.caller.username, p);
+    },
+    path: (ctx) => `/v1/admin/groups/${ctx.params.group}`,
+  },
+  org: {
+    kind: 'org',
+    pattern: '/v1/admin/orgs/:org',
+    ref: (ctx) => orgRef(checkSlug(ctx.params.org!, 'organisation name')),
+    path: (ctx) => `/v1/admin/orgs/${ctx.params.org}`,
+  },
+  org_group: {
+    kind: 'org_group',
+    pattern: '/v1/admin/orgs/:org/groups/:group',
+    ref: (ctx) => orgGroupRef(checkSlug(ctx.params.org!, 'organisation name'), checkSlug(ctx.params.group!)),
+    path: (ctx) => `/v1/admin/orgs/${ctx.params.org}/groups/${ctx.params.group}`,
+  },
+};
+export const ALL_KINDS: GroupKind[] = ['user_group', 'org', 'org_group'];
+
+/** What a route needs from the caller's view of the group. */
+export type Need = 'see' | 'profile' | 'description' | 'roster' | 'insider' | 'manage';
+
+const REFUSALS: Record<Exclude<Need, 'see'>, string> = {
+  profile: 'the profile of this group is not shown to you',
+  description: 'the description of this group is not shown to you',
+  roster: 'the members of this group are not shown to you',
+  insider: 'only members of the group (and founders and admins of its organisation) may read this',
+  manage: 'only founders and admins of the group may change this',
+};
+
+export function requireView(view: GroupView, need: Need): void {
+  if (need === 'see' || view[need]) return;
+  throw forbidden(REFUSALS[need]);
+}
+
+export async function loadGroup(ctx: Ctx, scope: Scope): Promise<GroupCtx> {
+  const ref = scope.ref(ctx);
+  const missing = () => notFound(`no such group: ${ref}`);
+  const group = await groupByRef(ctx.db, ref);
+  if (!group || group.kind !== scope.kind) throw missing();
+  const view = await viewOf(ctx.db, ctx.caller, group);
+  if (!view.visible) throw missing();
+  return { ...ctx, group, view, base: scope.path(ctx) };
+}
+
+export interface GroupRouteSpec<S extends ZodType | undefined = undefined> extends Omit<RouteSpec<S, GroupCtx>, 'auth' | 'tag' | 'handler'> {
+  need: Need;
+  auth?: Auth;
+  kinds?: GroupKind[];
+  responses: Record<number, ResponseSpec>;
+  handler: (gc: GroupCtx) => Response | Promise<Response>;
+}
+
+/** Registers `rel` (e.g. `/profile/name`) below the base of every kind in `spec.kinds`. */
+export function groupRoute(api: Api, method: Method, rel: string, spec: GroupRouteSpec): void {
+  for (const kind of spec.kinds ?? ALL_KINDS) {
+    const scope = SCOPES[kind];
+    api.route(method, scope.pattern + rel, {
+      ...spec,
+      summary: `${spec.summary} (${kind.replace('_', ' ')})`,
+      tag: 'groups',
+      auth: spec.auth ?? 'user',
+      handler: async (ctx) => {
+        const gc = await loadGroup(ctx, scope);
+        requireView(gc.view, spec.need);
+        return spec.handler(gc);
+      },
+    });
+  }
+}

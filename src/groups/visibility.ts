@@ -1,0 +1,250 @@
+/**
+ * Who sees which group, its profile and its roster. One module for REST and GraphQL:
+ * `viewsOf(db, caller, groups)` loads everything the rules need for a whole list of
+ * groups in one D1 batch; `decideView` is the pure rule; `groupInfos` builds the group
+ * info object for the groups a caller may see.
+ *
+ * The rules:
+ *   - an accepted member sees the group, its profile and full roster;
+ *   - a founder or admin of an organisation sees every group of it, with its profile and
+ *     full roster (oversight is read-only: it grants no management);
+ *   - a pending invitee sees the group and its profile (to decide), the roster only as
+ *     the public would;
+ *   - a member of any group of an organisation sees the organisation itself;
+ *   - anybody else (other users, anonymous callers) sees a group only when its option
+ *     `public` is yes (for an org group: and its organisation's too); then the profile
+ *     needs `show_profile`, the description `show_description`, the roster `show_members`;
+ *     for organisations and org groups these show_* options count only on a premium plan;
+ *   - nobody else learns that the group exists (404).
+ */
+import { and, eq, inArray, like, or } from 'drizzle-orm';
+import { groups, members, shares, resources, users, type Group, type Role, type User } from '../db/schema';
+import type { Db } from '../core/context';
+import { groupEntries } from './schema';
+import { inboundAddress, isManager, type Membership, type OptionName } from './model';
+
+export interface ViewInput {
+  kind: Group['kind'];
+  membership: Membership | null;
+  /** The caller's active role in the parent organisation (org groups). */
+  orgRole: Role | null;
+  /** The caller is an accepted member of some group of this organisation (orgs). */
+  inChildGroup: boolean;
+  /** Options set to yes on the group. */
+  options: ReadonlySet<string>;
+  /** Whether the parent organisation is public (org groups; true otherwise). */
+  parentPublic: boolean;
+  /** Whether the organisation account behind it has a premium plan (orgs and org groups). */
+  premium: boolean;
+}
+
+export interface GroupView {
+  visible: boolean;
+  profile: boolean;
+  description: boolean;
+  roster: boolean;
+  /** The caller's active role, null until one is held. */
+  role: Role | null;
+  pending: boolean;
+  /** Founder or admin of the group: may change profile, options and roles. */
+  manage: boolean;
+  /** Org founder or admin looking at a group of their org (read-only). */
+  oversight: boolean;
+  /** Accepted member or oversight: may read the roster, shared content and the inbound address. */
+  insider: boolean;
+}
+
+export const HIDDEN: GroupView = {
+  visible: false,
+  profile: false,
+  description: false,
+  roster: false,
+  role: null,
+  pending: false,
+  manage: false,
+  oversight: false,
+  insider: false,
+};
+
+/** Whether an option is in force: show_* options of orgs and org groups need premium. */
+export function optionOn(i: Pick<ViewInput, 'kind' | 'options' | 'premium'>, option: OptionName): boolean {
+  if (!i.options.has(option)) return false;
+  if (i.kind !== 'user_group' && option.startsWith('show_')) return i.premium;
+  return true;
+}
+
+/** The visibility rule (pure). */
+export function decideView(i: ViewInput): GroupView {
+  const role = i.membership?.state === 'active' ? i.membership.role : null;
+  const pending = i.membership?.state === 'pending';
+  const oversight = i.kind === 'org_group' && isManager(i.orgRole);
+  const manage = isManager(role);
+  const base = { ...HIDDEN, role, pending, manage, oversight };
+  if (role || oversight) return { ...base, visible: true, profile: true, description: true, roster: true, insider: true };
+  const isPublic = optionOn(i, 'public') && i.parentPublic;
+  const roster = isPublic && optionOn(i, 'show_members');
+  if (pending || (i.kind === 'org' && i.inChildGroup)) return { ...base, visible: true, profile: true, description: true, roster };
+  if (!isPublic) return base;
+  return { ...base, visible: true, profile: optionOn(i, 'show_profile'), description: optionOn(i, 'show_description'), roster };
+}
+
+/** Loads what the rule needs for every group in `list` (one D1 batch) and decides. */
+export async function viewsOf(db: Db, caller: User | null, list: Group[]): Promise<Map<number, GroupView>> {
+  const out = new Map<number, GroupView>();
+  if (!list.length) return out;
+  const parentIds = [...new Set(list.filter((g) => g.kind === 'org_group' && g.parent_id !== null).map((g) => g.parent_id!))];
+  const known = new Map(list.map((g) => [g.id, g]));
+  const missingParents = parentIds.filter((id) => !known.has(id));
+  const parents = missingParents.length ? await db.select().from(groups).where(inArray(groups.id, missingParents)) : [];
+  for (const p of parents) known.set(p.id, p);
+  const ids = [...known.keys()];
+  const orgIds = [...known.values()].filter((g) => g.kind === 'org').map((g) => g.id);
+  const ownerIds = [...new Set([...known.values()].filter((g) => g.kind === 'org' && g.owner_id !== null).map((g) => g.owner_id!))];
+  const uid = caller?.id ?? -1;
+
+  const [mine, opts, plans, childOf] = await db.batch([
+    db.select({ group_id: members.group_id, role: members.role, state: members.state }).from(members).where(and(eq(members.user_id, uid), inArray(members.group_id, ids))),
+    db.select({ group_id: groupEntries.group_id, path: groupEntries.path }).from(groupEntries).where(and(inArray(groupEntries.group_id, ids), like(groupEntries.path, 'options/%'), eq(groupEntries.value, 'yes'))),
+    db.select({ id: users.id, plan: users.plan }).from(users).where(inArray(users.id, ownerIds.length ? ownerIds : [-1])),
+    db
+      .selectDistinct({ parent_id: groups.parent_id })
+      .from(members)
+      .innerJoin(groups, eq(groups.id, members.group_id))
+      .where(and(eq(members.user_id, uid), eq(members.state, 'active'), inArray(groups.parent_id, orgIds.length ? orgIds : [-1]))),
+  ]);
+  const membership = new Map(mine.map((m) => [m.group_id, { role: m.role, state: m.state } as Membership]));
+  const options = new Map<number, Set<string>>();
+  for (const o of opts) {
+    if (!options.has(o.group_id)) options.set(o.group_id, new Set());
+    options.get(o.group_id)!.add(o.path.slice('options/'.length));
+  }
+  const premiumOwners = new Set(plans.filter((p) => p.plan === 'premium').map((p) => p.id));
+  const inChild = new Set(childOf.map((c) => c.parent_id));
+  const orgOf = (g: Group) => (g.kind === 'org' ? g : g.kind === 'org_group' ? known.get(g.parent_id!) : undefined);
+  const inputOf = (g: Group): ViewInput => {
+    const org = orgOf(g);
+    const orgM = org && org !== g ? membership.get(org.id) : undefined;
+    return {
+      kind: g.kind,
+      membership: membership.get(g.id) ?? null,
+      orgRole: orgM?.state === 'active' ? orgM.role : null,
+      inChildGroup: inChild.has(g.id),
+      options: options.get(g.id) ?? new Set(),
+      parentPublic: g.kind !== 'org_group' || (!!org && (options.get(org.id)?.has('public') ?? false)),
+      premium: !!org?.owner_id && premiumOwners.has(org.owner_id),
+    };
+  };
+  for (const g of list) out.set(g.id, decideView(inputOf(g)));
+  return out;
+}
+
+export async function viewOf(db: Db, caller: User | null, group: Group): Promise<GroupView> {
+  return (await viewsOf(db, caller, [group])).get(group.id)!;
+}
+
+/** Keeps the groups the caller may see, in order, with their views. */
+export async function visibleGroups(db: Db, caller: User | null, list: Group[]): Promise<{ group: Group; view: GroupView }[]> {
+  const views = await viewsOf(db, caller, list);
+  return list.filter((g) => views.get(g.id)!.visible).map((g) => ({ group: g, view: views.get(g.id)! }));
+}
+
+// ---------------------------------------------------------------- the group info object
+
+export interface GroupInfo {
+  /** The slug: the key a group is addressed by. */
+  name: string;
+  ref: string;
+  kind: Group['kind'];
+  /** The organisation's slug for org groups, null otherwise. */
+  org: string | null;
+  uri: string;
+  /** Markdown description; null when the caller may not see it. */
+  description: string | null;
+  /** Display name and pictures; null when the caller may not see the profile. */
+  profile: { name: string; picture: { image: string | null; banner: string | null; mask: string | null } } | null;
+  /** The caller's role, empty until one is held. */
+  role: Role | '';
+  /** The roster (pending invitees with state pending); null when the caller may not see it. */
+  members: { username: string; role: Role; state: 'active' | 'pending' }[] | null;
+  /** Resources shared with the group (members and org oversight only). */
+  shared: { kind: string; owner: string; name: string; entry: string; uri: string }[];
+  /** Inbound address of an org group when mail-enabled; null otherwise or for outsiders. */
+  email: string | null;
+  created_on: string;
+  last_modified: string;
+}
+
+const COLLECTIONS: Record<string, string> = { doc: 'vis/docs', grid: 'vis/grids', mail: 'vis/mails', job: 'code/jobs' };
+
+/** Where a group is administered: /v1/admin/groups/@u~g, /v1/admin/orgs/o, /v1/admin/orgs/o/groups/g. */
+export function adminPath(g: Group, orgSlug: string | null): string {
+  if (g.kind === 'org') return `/v1/admin/orgs/${g.slug}`;
+  if (g.kind === 'org_group') return `/v1/admin/orgs/${orgSlug}/groups/${g.slug}`;
+  return `/v1/admin/groups/${g.ref}`;
+}
+
+/** Group info objects for the groups the caller may see (others are left out), in order. */
+export async function groupInfos(env: Env, db: Db, caller: User | null, list: Group[], known?: Map<number, GroupView>): Promise<GroupInfo[]> {
+  const views = known ?? (await viewsOf(db, caller, list));
+  const seen = list.filter((g) => views.get(g.id)?.visible);
+  if (!seen.length) return [];
+  const ids = seen.map((g) => g.id);
+  const parentIds = [...new Set(seen.filter((g) => g.parent_id !== null).map((g) => g.parent_id!))];
+  const rosterIds = seen.filter((g) => views.get(g.id)!.roster).map((g) => g.id);
+  const insiderIds = seen.filter((g) => views.get(g.id)!.insider).map((g) => g.id);
+  const none = [-1];
+  const [entries, parents, roster, shared, mailOpts] = await db.batch([
+    db.select().from(groupEntries).where(and(inArray(groupEntries.group_id, ids), or(eq(groupEntries.path, 'name'), eq(groupEntries.path, 'description'), like(groupEntries.path, 'picture/%')))),
+    db.select().from(groups).where(inArray(groups.id, parentIds.length ? parentIds : none)),
+    db
+      .select({ group_id: members.group_id, username: users.username, role: members.role, state: members.state })
+      .from(members)
+      .innerJoin(users, eq(users.id, members.user_id))
+      .where(and(inArray(members.group_id, rosterIds.length ? rosterIds : none), inArray(members.state, ['active', 'pending'])))
+      .orderBy(members.group_id, users.username),
+    db
+      .select({ group_id: shares.group_id, entry: shares.entry, kind: resources.kind, name: resources.name, owner: users.username })
+      .from(shares)
+      .innerJoin(resources, eq(resources.id, shares.resource_id))
+      .innerJoin(users, eq(users.id, resources.owner_id))
+      .where(inArray(shares.group_id, insiderIds.length ? insiderIds : none))
+      .orderBy(resources.kind, users.username, resources.name),
+    db
+      .select({ group_id: groupEntries.group_id, path: groupEntries.path })
+      .from(groupEntries)
+      .where(and(inArray(groupEntries.group_id, [...ids, ...parentIds]), inArray(groupEntries.path, ['options/enable_subdomain', 'options/allow_inbound_mail']), eq(groupEntries.value, 'yes'))),
+  ]);
+  const parentById = new Map(parents.map((p) => [p.id, p]));
+  const mailOn = new Set(mailOpts.map((o) => `${o.group_id}:${o.path}`));
+  return seen.map((g) => {
+    const v = views.get(g.id)!;
+    const own = entries.filter((e) => e.group_id === g.id);
+    const text = (path: string) => own.find((e) => e.path === path)?.value ?? null;
+    const org = g.kind === 'org_group' ? (parentById.get(g.parent_id!) ?? null) : null;
+    const path = adminPath(g, org?.slug ?? null);
+    const pic = (p: string) => (own.some((e) => e.path === `picture/${p}`) ? `${path}/profile/picture/${p}` : null);
+    const mailEnabled = !!org && mailOn.has(`${org.id}:options/enable_subdomain`) && mailOn.has(`${g.id}:options/allow_inbound_mail`);
+    return {
+      name: g.slug,
+      ref: g.ref,
+      kind: g.kind,
+      org: org?.slug ?? null,
+      uri: path,
+      description: v.description ? (text('description') ?? '') : null,
+      profile: v.profile ? { name: text('name') ?? g.slug, picture: { image: pic('image'), banner: pic('banner'), mask: text('picture/mask') } } : null,
+      role: v.role ?? '',
+      members: v.roster ? roster.filter((m) => m.group_id === g.id).map((m) => ({ username: m.username, role: m.role, state: m.state as 'active' | 'pending' })) : null,
+      shared: v.insider
+        ? shared.filter((s) => s.group_id === g.id).map((s) => ({ kind: s.kind, owner: s.owner, name: s.name, entry: s.entry, uri: `/v1/users/${s.owner}/${COLLECTIONS[s.kind]}/${s.name}` }))
+        : [],
+      email: v.insider && mailEnabled ? inboundAddress(org!.slug, g.slug, env.ORG_MAIL_DOMAIN) : null,
+      created_on: g.created_on,
+      last_modified: g.last_modified,
+    };
+  });
+}
+
+export async function groupInfo(env: Env, db: Db, caller: User | null, group: Group, view?: GroupView): Promise<GroupInfo | null> {
+  const infos = await groupInfos(env, db, caller, [group], view ? new Map([[group.id, view]]) : undefined);
+  return infos[0] ?? null;
+}

@@ -77,7 +77,7 @@ describe('token lifecycle', () => {
   });
 
   it('missing, malformed and unknown bearer tokens answer 401 with WWW-Authenticate', async () => {
-    for (const headers of [{}, { Authorization: 'Basic abc' }, { Authorization: 'Bearer nope' }]) {
+    for (const headers of [{}, { Authorization: 'Basic abc' }, { Authorization: 'Bearer nope' }] as Record<string, string>[]) {
       const res = await call('GET', '/v1/whoami', { headers });
       expect(res.status).toBe(401);
       expect(res.headers.get('WWW-Authenticate')).toBe('Bearer');

@@ -1,11 +1,416 @@
 /**
- * RunObject: one per job run, the single owner of the run's state machine
- * (processing → success | failed | canceling → canceled). Filled by the jobs area.
+ * RunObject: one per run (named by the run id), the single owner of the run's state
+ * machine and log:
+ *
+ *   (none) → processing → success | failed
+ *   processing → canceling (cancel: 202) → canceled (teardown completed in time)
+ *                                        → success (the run finished first)
+ *                                        → failed  (the run broke first)
+ *   canceling + cancel → canceling (200);  success | failed | canceled + cancel → 409
+ *
+ * The object executes the run itself (the job's code in a sandbox, or its chain, whose
+ * job steps are child runs in their own RunObjects) so that a cancel, arriving while the
+ * run awaits a step, is serialised with the run's own end by the object's single thread.
+ * The log lives in the object's SQLite storage; live tails are SSE streams fed from here.
  */
 import { DurableObject } from 'cloudflare:workers';
+import { and, eq, sql } from 'drizzle-orm';
+import { nowIso, now } from '../src/core/clock';
+import { dbFor, type Db } from '../src/core/context';
+import { blobPrefix, writeEntry } from '../src/core/entries';
+import type { LogEntry, Severity } from '../src/core/log';
+import { resources, users, type User } from '../src/db/schema';
+import { accessTo } from '../src/core/perms';
+import type { ChainStep } from '../src/jobs/chains';
+import { jobConfig } from '../src/jobs/config';
+import { bundle, filesFromResponse, formOf, type Bundle, type RunFile } from '../src/jobs/files';
+import { durationOf, RETENTION_MS, requestId, runName, runShortname } from '../src/jobs/runs';
+import { runSandbox, SandboxHost } from '../src/jobs/sandbox';
+import { jobMeta, jobRuns, jobSchedules, type RunStatus, type Trigger } from '../src/jobs/schema';
+
+/** How long a canceled run's current step may take to stop before it is abandoned. */
+export const TEARDOWN_GRACE_MS = 1_000;
+/** Wall-time bound of one sandbox or https step. */
+export const STEP_WALL_MS = 15 * 60_000;
+export const HTTPS_STEP_MS = 60_000;
+/** Composed jobs may nest this deep (a job that calls itself stops here). */
+export const MAX_DEPTH = 8;
+/** Consecutive failed runs after which a job is paused. */
+export const AUTO_PAUSE_AFTER = 5;
+
+export interface RunSpec {
+  name: string;
+  jobId: number;
+  ownerId: number;
+  rootJobId: number;
+  parentId: number | null;
+  parentStep: string | null;
+  trigger: Trigger;
+  source: string;
+  createdBy: string;
+  input: RunFile[];
+  depth: number;
+}
+
+export interface RunOutcome {
+  name: string;
+  status: 'success' | 'failed' | 'canceled';
+  /** Files of the output (children hand them to the next step). */
+  files: RunFile[];
+  /** What the caller downloads. */
+  bundle: Bundle | null;
+  message: string;
+}
+
+export type CancelAnswer = { code: 202 | 200; status: 'canceling' } | { code: 409; status: string } | { code: 404 };
+
+type StepResult = { kind: 'ok'; files: RunFile[] } | { kind: 'failed'; message: string } | { kind: 'aborted'; message: string };
+
+class StepFailure extends Error {}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const FINAL = new Set(['rejected', 'success', 'failed', 'canceled']);
+
+export const outputKey = (jobId: number, run: string) => `${blobPrefix(jobId)}runs/${run}/output`;
 
 export class RunObject extends DurableObject<Env> {
-  async status(): Promise<string | null> {
-    return (await this.ctx.storage.get<string>('status')) ?? null;
+  private status: RunStatus | null = null;
+  private readonly tails = new Set<WritableStreamDefaultWriter<Uint8Array>>();
+  private readonly children = new Set<DurableObjectStub<RunObject>>();
+  private resolveCancel!: () => void;
+  /** Resolves when a cancel is requested. */
+  private readonly cancelRequested = new Promise<void>((r) => (this.resolveCancel = r));
+  private readonly abort = new AbortController();
+  private runId = 0;
+  private db: Db;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.db = dbFor(env);
+    ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS log (id INTEGER PRIMARY KEY AUTOINCREMENT, log_time TEXT NOT NULL, severity TEXT NOT NULL, message TEXT NOT NULL)');
+    this.status = (ctx.storage.kv.get<RunStatus>('status') as RunStatus | undefined) ?? null;
+    this.runId = (ctx.storage.kv.get<number>('run_id') as number | undefined) ?? 0;
+  }
+
+  private remember(spec: Pick<RunSpec, 'jobId' | 'name'>): void {
+    this.ctx.storage.kv.put('job_id', spec.jobId);
+    this.ctx.storage.kv.put('name', spec.name);
+  }
+
+  private setStatus(status: RunStatus): void {
+    this.status = status;
+    this.ctx.storage.kv.put('status', status);
+  }
+
+  // ---- log ----
+
+  log(message: string, severity: Severity | string = 'info'): void {
+    const entry: LogEntry = { log_time: nowIso(), severity, message };
+    this.ctx.storage.sql.exec('INSERT INTO log (log_time, severity, message) VALUES (?, ?, ?)', entry.log_time, entry.severity, entry.message);
+    this.broadcast('log', entry);
+  }
+
+  readLog(): LogEntry[] {
+    return this.ctx.storage.sql.exec<{ log_time: string; severity: string; message: string }>('SELECT log_time, severity, message FROM log ORDER BY id').toArray();
+  }
+
+  /** Read through a method: TypeScript would narrow the field across awaits. */
+  private isCanceling(): boolean {
+    return this.status === 'canceling';
+  }
+
+  getStatus(): RunStatus | null {
+    return this.status;
+  }
+
+  private broadcast(event: string, data: unknown): void {
+    const chunk = new TextEncoder().encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    for (const w of this.tails) w.write(chunk).catch(() => this.tails.delete(w));
+  }
+
+  /** A live tail: every log entry so far, then new ones as they come, then `end` with the final status. */
+  tail(): ReadableStream<Uint8Array> {
+    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+    const writer = writable.getWriter();
+    const enc = new TextEncoder();
+    for (const e of this.readLog()) void writer.write(enc.encode(`event: log\ndata: ${JSON.stringify(e)}\n\n`)).catch(() => undefined);
+    if (this.status === null || FINAL.has(this.status)) {
+      void writer.write(enc.encode(`event: end\ndata: ${JSON.stringify({ status: this.status })}\n\n`)).catch(() => undefined);
+      void writer.close().catch(() => undefined);
+    } else {
+      this.tails.add(writer);
+    }
+    return readable;
+  }
+
+  private endTails(): void {
+    this.broadcast('end', { status: this.status });
+    for (const w of this.tails) void w.close().catch(() => undefined);
+    this.tails.clear();
+  }
+
+  // ---- rejected runs ----
+
+  /** Records a run that never starts (permission check blocked it). */
+  async reject(spec: Omit<RunSpec, 'input' | 'depth'>, reason: string): Promise<void> {
+    if (this.status !== null) return;
+    this.setStatus('rejected');
+    this.remember(spec);
+    const at = nowIso();
+    await this.db.insert(jobRuns).values({
+      name: spec.name,
+      shortname: runShortname(),
+      job_id: spec.jobId,
+      top: 1,
+      parent_id: null,
+      root_job_id: spec.rootJobId,
+      parent_step: null,
+      status: 'rejected',
+      trigger: spec.trigger,
+      source: spec.source,
+      created_by: spec.createdBy,
+      started_on: at,
+      completed_on: at,
+      duration: 0,
+    });
+    this.log(`run rejected: ${reason}`, 'error');
+    await this.ctx.storage.setAlarm(Date.now() + RETENTION_MS);
+  }
+
+  // ---- cancel ----
+
+  /** A cancel from the API (the route has already refused child runs). */
+  async cancel(by: string): Promise<CancelAnswer> {
+    if (this.status === null) return { code: 404 };
+    if (FINAL.has(this.status)) return { code: 409, status: this.status };
+    if (this.status === 'canceling') return { code: 200, status: 'canceling' };
+    this.setStatus('canceling');
+    this.log(`cancel requested by ${by}`, 'warning');
+    this.tearDown();
+    await this.db.update(jobRuns).set({ status: 'canceling' }).where(and(eq(jobRuns.id, this.runId), eq(jobRuns.status, 'processing')));
+    return { code: 202, status: 'canceling' };
+  }
+
+  /** Cancel from the parent run (the top-level run is being canceled). */
+  async teardown(): Promise<void> {
+    if (this.status !== 'processing') return;
+    this.setStatus('canceling');
+    this.log('canceled with its top-level run', 'warning');
+    this.tearDown();
+    await this.db.update(jobRuns).set({ status: 'canceling' }).where(and(eq(jobRuns.id, this.runId), eq(jobRuns.status, 'processing')));
+  }
+
+  private tearDown(): void {
+    this.resolveCancel();
+    this.abort.abort(new DOMException('the run was canceled', 'AbortError'));
+    for (const child of this.children) child.teardown().catch(() => undefined);
+  }
+
+  // ---- execution ----
+
+  /** Starts and runs the whole run; answers when it ends. */
+  async execute(spec: RunSpec): Promise<RunOutcome> {
+    if (this.status !== null) throw new Error(`run ${spec.name} already exists`);
+    this.setStatus('processing');
+    this.remember(spec);
+    const startedMs = now();
+    const started = new Date(startedMs).toISOString();
+    const row = await this.db
+      .insert(jobRuns)
+      .values({
+        name: spec.name,
+        shortname: runShortname(),
+        job_id: spec.jobId,
+        top: spec.parentId === null ? 1 : 0,
+        parent_id: spec.parentId,
+        root_job_id: spec.rootJobId,
+        parent_step: spec.parentStep,
+        status: 'processing',
+        trigger: spec.trigger,
+        source: spec.source,
+        created_by: spec.createdBy,
+        started_on: started,
+      })
+      .returning({ id: jobRuns.id })
+      .get();
+    this.runId = row.id;
+    this.ctx.storage.kv.put('run_id', row.id);
+    this.log(`run started (trigger ${spec.trigger}, source ${spec.source}, by ${spec.createdBy})`);
+    if (this.isCanceling()) this.log('cancel arrived before the first step');
+
+    let result: StepResult;
+    try {
+      result = await this.runJob(spec);
+    } catch (err) {
+      result = { kind: 'failed', message: err instanceof StepFailure ? err.message : `internal error: ${(err as Error).message}` };
+    }
+    return this.finish(spec, started, result);
+  }
+
+  /** The job's own code or its chain. Throws StepFailure on a failed step. */
+  private async runJob(spec: RunSpec): Promise<StepResult> {
+    if (spec.depth > MAX_DEPTH) return { kind: 'failed', message: `composed jobs nest deeper than ${MAX_DEPTH} levels (does a chain call itself?)` };
+    const cfg = await jobConfig(this.env, this.db, spec.jobId);
+    if (!cfg.chains.length) {
+      this.log('running code/index.js');
+      const host = new SandboxHost((m, s) => this.log(m, s), this.cancelRequested);
+      return this.guard(
+        runSandbox(this.env, { id: spec.jobId, codeVersion: cfg.codeVersion, network: cfg.network }, spec.input, cfg.env, host).then((r): StepResult =>
+          r.ok ? { kind: 'ok', files: r.files } : r.aborted ? { kind: 'aborted', message: r.message } : { kind: 'failed', message: r.message },
+        ),
+      );
+    }
+    let files = spec.input;
+    for (const [i, step] of cfg.chains.entries()) {
+      if (this.isCanceling()) return { kind: 'aborted', message: `canceled before step ${step.label}` };
+      this.log(`step ${step.label}${step.fanOut ? ` (fan-out over ${files.length} files)` : ''}`);
+      const inputs = step.fanOut ? files.map((f) => [f]) : [files];
+      const results = await this.guard(
+        Promise.all(inputs.map((input) => this.runStep(spec, step, input))).then((outs): StepResult => {
+          const failed = outs.find((o) => o.kind === 'failed');
+          if (failed) return failed;
+          const aborted = outs.find((o) => o.kind === 'aborted');
+          if (aborted) return aborted;
+          return { kind: 'ok', files: outs.flatMap((o) => (o.kind === 'ok' ? o.files : [])) };
+        }),
+      );
+      if (results.kind !== 'ok') return { ...results, message: `step ${step.label}: ${results.message}` };
+      files = results.files;
+      if (this.isCanceling() && i < cfg.chains.length - 1) return { kind: 'aborted', message: `canceled after step ${step.label}` };
+    }
+    return { kind: 'ok', files };
+  }
+
+  /** Waits for a step, but after a cancel no longer than the teardown grace. */
+  private async guard(step: Promise<StepResult>): Promise<StepResult> {
+    const settled = step.catch((err): StepResult => ({ kind: 'failed', message: (err as Error).message ?? String(err) }));
+    const timeout = sleep(STEP_WALL_MS).then((): StepResult => ({ kind: 'failed', message: `the step ran longer than ${STEP_WALL_MS / 1000} s` }));
+    const teardown = this.cancelRequested.then(() => sleep(TEARDOWN_GRACE_MS)).then((): StepResult => ({ kind: 'aborted', message: 'torn down' }));
+    return Promise.race([settled, timeout, teardown]);
+  }
+
+  private async runStep(spec: RunSpec, step: ChainStep, input: RunFile[]): Promise<StepResult> {
+    if (step.ref.kind === 'url') {
+      const signal = AbortSignal.any([this.abort.signal, AbortSignal.timeout(HTTPS_STEP_MS)]);
+      try {
+        const res = await fetch(step.ref.url, { method: 'POST', body: formOf(input), signal });
+        if (!res.ok) return { kind: 'failed', message: `${step.ref.url} answered ${res.status}` };
+        return { kind: 'ok', files: await filesFromResponse(res) };
+      } catch (err) {
+        if (this.abort.signal.aborted) return { kind: 'aborted', message: 'canceled' };
+        return { kind: 'failed', message: `${step.ref.url}: ${(err as Error).message}` };
+      }
+    }
+    const target = await this.resolveJob(spec, step.ref.owner, step.ref.job);
+    if (typeof target === 'string') return { kind: 'failed', message: target };
+    const childName = runName(now(), requestId());
+    const child = this.env.RUNS.get(this.env.RUNS.idFromName(childName)) as DurableObjectStub<RunObject>;
+    this.children.add(child);
+    if (this.isCanceling()) child.teardown().catch(() => undefined);
+    this.log(`child run ${childName} of ${step.ref.owner ? `@${step.ref.owner}/` : ''}${step.ref.job}`);
+    try {
+      const out = (await child.execute({
+        name: childName,
+        jobId: target.id,
+        ownerId: target.owner_id,
+        rootJobId: spec.rootJobId,
+        parentId: this.runId,
+        parentStep: step.label,
+        trigger: spec.trigger,
+        source: spec.source,
+        createdBy: spec.createdBy,
+        input,
+        depth: spec.depth + 1,
+      })) as unknown as RunOutcome;
+      if (out.status === 'success') return { kind: 'ok', files: out.files };
+      if (out.status === 'canceled') return { kind: 'aborted', message: `child run ${childName} was canceled` };
+      return { kind: 'failed', message: `child run ${childName} failed` };
+    } finally {
+      this.children.delete(child);
+    }
+  }
+
+  /** A job ref of a chain: the chain owner's job, or @user/job they may execute. */
+  private async resolveJob(spec: RunSpec, ownerName: string | null, job: string): Promise<{ id: number; owner_id: number } | string> {
+    const missing = `no such job: ${ownerName ? `@${ownerName}/` : ''}${job}`;
+    let ownerId = spec.ownerId;
+    if (ownerName) {
+      const u = await this.db.select({ id: users.id }).from(users).where(eq(users.username, ownerName)).get();
+      if (!u) return missing;
+      ownerId = u.id;
+    }
+    const r = await this.db
+      .select()
+      .from(resources)
+      .where(and(eq(resources.owner_id, ownerId), eq(resources.kind, 'job'), eq(resources.name, job)))
+      .get();
+    if (!r) return missing;
+    if (r.owner_id !== spec.ownerId) {
+      const access = await accessTo(this.db, { id: spec.ownerId } as User, r);
+      if (!access.r) return missing;
+      if (!access.x) return `no execute access to @${ownerName}/${job}`;
+    }
+    return { id: r.id, owner_id: r.owner_id };
+  }
+
+  private async finish(spec: RunSpec, started: string, result: StepResult): Promise<RunOutcome> {
+    const status: RunOutcome['status'] = result.kind === 'ok' ? 'success' : result.kind === 'aborted' ? 'canceled' : 'failed';
+    const files = result.kind === 'ok' ? result.files : [];
+    const out = status === 'success' ? bundle(files) : null;
+    if (out) {
+      await this.env.BLOBS.put(outputKey(spec.jobId, spec.name), out.data, {
+        httpMetadata: { contentType: out.type },
+        customMetadata: { filename: out.filename },
+      });
+    }
+    if (result.kind === 'failed') this.log(result.message, 'error');
+    if (result.kind === 'aborted') this.log(`teardown completed: ${result.message}`, 'warning');
+    const completed = nowIso();
+    this.setStatus(status);
+    await this.db
+      .update(jobRuns)
+      .set({
+        status,
+        completed_on: completed,
+        duration: durationOf(started, completed),
+        output_name: out?.filename ?? null,
+        output_type: out?.type ?? null,
+        output_size: out?.data.byteLength ?? null,
+      })
+      .where(eq(jobRuns.id, this.runId));
+    this.log(`run ${status}${out ? ` (output ${out.filename}, ${out.data.byteLength} bytes)` : ''}`, status === 'success' ? 'info' : status === 'failed' ? 'error' : 'warning');
+    if (spec.parentId === null) await this.countFailures(spec.jobId, status);
+    this.endTails();
+    await this.ctx.storage.setAlarm(Date.now() + RETENTION_MS);
+    return { name: spec.name, status, files, bundle: out, message: result.kind === 'ok' ? 'ok' : result.message };
+  }
+
+  /** Auto-pause: the fifth consecutive failed run sets config/enabled to false. */
+  private async countFailures(jobId: number, status: RunOutcome['status']): Promise<void> {
+    if (status === 'canceled') return; // not a failure, and not a success either
+    if (status === 'success') {
+      await this.db.update(jobMeta).set({ failures: 0 }).where(eq(jobMeta.job_id, jobId));
+      return;
+    }
+    const row = await this.db
+      .insert(jobMeta)
+      .values({ job_id: jobId, failures: 1 })
+      .onConflictDoUpdate({ target: jobMeta.job_id, set: { failures: sql`${jobMeta.failures} + 1` } })
+      .returning({ failures: jobMeta.failures })
+      .get();
+    if (row.failures < AUTO_PAUSE_AFTER) return;
+    const job = await this.db.select().from(resources).where(eq(resources.id, jobId)).get();
+    if (!job) return;
+    await writeEntry(this.env, this.db, job, 'config/enabled', 'false');
+    await this.db.batch([this.db.delete(jobSchedules).where(eq(jobSchedules.job_id, jobId)), this.db.update(jobMeta).set({ failures: 0 }).where(eq(jobMeta.job_id, jobId))]);
+    this.log(`job paused: ${AUTO_PAUSE_AFTER} consecutive failed runs; config/enabled is now false (scheduled runs stop; manual runs still work)`, 'warning');
+  }
+
+  /** Retention: the log and the output go after 30 days. */
+  override async alarm(): Promise<void> {
+    this.ctx.storage.sql.exec('DELETE FROM log');
+    const jobId = this.ctx.storage.kv.get<number>('job_id');
+    const name = this.ctx.storage.kv.get<string>('name');
+    if (jobId !== undefined && name !== undefined) await this.env.BLOBS.delete(outputKey(jobId, name));
   }
 }

@@ -1,7 +1,128 @@
-/** Inbound org-group mail (the email() handler): built by the jobs area. */
+/**
+ * Inbound org-group mail (the email() handler): the message is parsed with postal-mime,
+ * the address resolved to its organisation group, the sender checked against the group's
+ * accepted members with a verified address; then every job shared with the group runs
+ * with the message as input, and the sender gets a reply per job (kind `reply`).
+ */
+import { and, eq } from 'drizzle-orm';
+import PostalMime from 'postal-mime';
+import { dbFor, type Db } from '../core/context';
+import { deliver } from '../core/mailer';
+import { MiB } from '../core/http';
+import { resources, shares, type Group, type Resource } from '../db/schema';
+import { groupForInboundAddress } from '../groups/inbound';
+import { activeMembers } from '../groups/members';
+import { cleanName, textFile, uniqueNames, type RunFile } from './files';
+import { rejectRun, startRun } from './trigger';
+
+/** Larger messages are refused before parsing. */
+export const INBOUND_LIMIT = 25 * MiB;
+
+export interface InboundMessage {
+  from: string;
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  attachments: RunFile[];
+}
+
+/** Parses a raw RFC 822 message (pure but for the parser). */
+export async function parseMessage(raw: ArrayBuffer, envelopeFrom: string, envelopeTo: string): Promise<InboundMessage> {
+  const email = await PostalMime.parse(raw, { attachmentEncoding: 'arraybuffer' });
+  return {
+    from: envelopeFrom,
+    to: envelopeTo,
+    subject: email.subject ?? '',
+    text: email.text ?? '',
+    html: email.html ?? '',
+    attachments: uniqueNames(
+      email.attachments.map((a, i) => ({
+        name: cleanName(a.filename ?? '', `attachment-${i + 1}`),
+        type: a.mimeType || 'application/octet-stream',
+        data: a.content as ArrayBuffer,
+      })),
+    ),
+  };
+}
+
+/** The run input of a mail: input.json {from, to, subject, text, html} plus each attachment. */
+export function mailInput(m: InboundMessage): RunFile[] {
+  const json = textFile('input.json', JSON.stringify({ from: m.from, to: m.to, subject: m.subject, text: m.text, html: m.html }), 'application/json');
+  return uniqueNames([json, ...m.attachments]);
+}
+
+async function sharedJobs(db: Db, group: Group): Promise<Resource[]> {
+  return db
+    .select({ r: resources })
+    .from(shares)
+    .innerJoin(resources, eq(resources.id, shares.resource_id))
+    .where(and(eq(shares.group_id, group.id), eq(resources.kind, 'job')))
+    .then((rows) => rows.map((x) => x.r));
+}
+
+const reSubject = (s: string) => (/^re:/i.test(s) ? s : `Re: ${s || '(no subject)'}`);
+const html = (text: string) => `<p>${text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/\n/g, '<br>')}</p>`;
+
+async function reply(env: Env, db: Db, to: string, subject: string, text: string, attachments: { filename: string; content_type: string; content: Uint8Array }[] = []) {
+  try {
+    await deliver(env, db, { kind: 'reply', to: [to], subject: reSubject(subject), text, html: html(text), attachments });
+  } catch (err) {
+    console.error('inbound reply failed', err);
+  }
+}
+
+/** Handles one inbound message end to end. */
+export async function handleInbound(env: Env, raw: ArrayBuffer, from: string, to: string): Promise<'rejected' | 'unknown' | 'accepted'> {
+  const db = dbFor(env);
+  const target = await groupForInboundAddress(env, db, to.toLowerCase());
+  if (!target) return 'unknown';
+  const msg = await parseMessage(raw, from, to);
+  const jobs = await sharedJobs(db, target.group);
+  const sender = from.trim().toLowerCase();
+  const member = (await activeMembers(db, target.group.id)).find((m) => m.user.email_verified && m.user.email?.toLowerCase() === sender);
+  if (!member) {
+    const reason = `${sender} is not an accepted member of ${target.group.ref} with that verified address`;
+    await Promise.all(jobs.map((job) => rejectRun(env, { job, trigger: 'email', source: 'email', createdBy: sender }, reason)));
+    await reply(env, db, from, msg.subject, `Your message to ${to} was rejected: ${reason}. No job ran.`);
+    return 'rejected';
+  }
+  if (!jobs.length) {
+    await reply(env, db, from, msg.subject, `No job is shared with ${target.group.ref}: nothing ran.`);
+    return 'accepted';
+  }
+  const input = mailInput(msg);
+  await Promise.all(
+    jobs.map(async (job) => {
+      const out = await startRun(env, { job, trigger: 'email', source: 'email', createdBy: member.user.username, input }).catch((err: Error) => ({
+        name: '',
+        status: 'failed' as const,
+        bundle: null,
+        files: [],
+        message: err.message,
+      }));
+      const what = `Run ${out.name} of job ${job.name}`;
+      if (out.status === 'success') {
+        const attachments = out.bundle ? [{ filename: out.bundle.filename, content_type: out.bundle.type, content: new Uint8Array(out.bundle.data) }] : [];
+        await reply(env, db, from, msg.subject, `${what} succeeded${out.bundle ? `: its output ${out.bundle.filename} is attached.` : ' without output.'}`, attachments);
+      } else if (out.status === 'canceled') {
+        await reply(env, db, from, msg.subject, `${what} was canceled: no output.`);
+      } else {
+        await reply(env, db, from, msg.subject, `${what} failed: ${out.message}`);
+      }
+    }),
+  );
+  return 'accepted';
+}
+
+/** The email() handler. */
 export async function handleInboundEmail(message: ForwardableEmailMessage, env: Env, ctx: ExecutionContext): Promise<void> {
-  void env;
   void ctx;
-  console.log('inbound mail', message.from, '->', message.to);
-  message.setReject('no job accepts mail at this address');
+  if (message.rawSize > INBOUND_LIMIT) {
+    message.setReject(`message too large: at most ${INBOUND_LIMIT} bytes`);
+    return;
+  }
+  const raw = await new Response(message.raw).arrayBuffer();
+  const outcome = await handleInbound(env, raw, message.from, message.to);
+  if (outcome === 'unknown') message.setReject('no group accepts mail at this address');
 }

@@ -1,0 +1,139 @@
+/** Files that flow through a run: the trigger's input, each step's output, the bundle the caller gets. */
+import { zipSync } from 'fflate';
+import { badRequest, unsupportedType } from '../core/errors';
+import { MiB, mediaType, readBytes } from '../core/http';
+
+/** A file as it crosses RPC boundaries (structured-clonable). */
+export interface RunFile {
+  name: string;
+  type: string;
+  data: ArrayBuffer;
+}
+
+/** The most a data trigger may upload. */
+export const INPUT_LIMIT = 25 * MiB;
+
+const enc = new TextEncoder();
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+export function textFile(name: string, text: string, type = 'text/plain; charset=utf-8'): RunFile {
+  return { name, type, data: enc.encode(text).buffer as ArrayBuffer };
+}
+
+/** A file name safe to keep: its last path segment, control characters removed. */
+export function cleanName(name: string, fallback: string): string {
+  const base = name.split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f"]/g, '').trim();
+  return base && base !== '.' && base !== '..' ? base.slice(0, 200) : fallback;
+}
+
+/** Names must be unique within a set of files: later duplicates get -2, -3, ... before the extension. */
+export function uniqueNames(files: RunFile[]): RunFile[] {
+  const seen = new Set<string>();
+  return files.map((f) => {
+    let name = f.name;
+    for (let i = 2; seen.has(name); i++) {
+      const dot = f.name.lastIndexOf('.');
+      name = dot > 0 ? `${f.name.slice(0, dot)}-${i}${f.name.slice(dot)}` : `${f.name}-${i}`;
+    }
+    seen.add(name);
+    return name === f.name ? f : { ...f, name };
+  });
+}
+
+/** Reads a multipart body's parts into files (file parts keep their name; text fields become <field>.txt). */
+export async function filesFromForm(form: FormData): Promise<RunFile[]> {
+  const out: RunFile[] = [];
+  for (const [field, value] of form.entries()) {
+    if (typeof value === 'string') out.push(textFile(cleanName(field, 'field') + (field.includes('.') ? '' : '.txt'), value));
+    else out.push({ name: cleanName(value.name, cleanName(field, 'file')), type: value.type || 'application/octet-stream', data: await value.arrayBuffer() });
+  }
+  return uniqueNames(out);
+}
+
+/** The input of a data trigger: JSON → input.json; multipart → one file per part. */
+export async function readTriggerInput(req: Request): Promise<RunFile[]> {
+  const type = mediaType(req);
+  if (type === 'application/json') {
+    const bytes = await readBytes(req, INPUT_LIMIT);
+    let text: string;
+    try {
+      text = utf8.decode(bytes);
+      if (!text.trim()) throw new Error('empty');
+      JSON.parse(text);
+    } catch {
+      throw badRequest(bytes.byteLength ? 'the body is not a JSON document' : 'the body is empty: send a JSON document or multipart/form-data files');
+    }
+    return [{ name: 'input.json', type: 'application/json', data: bytes.slice().buffer as ArrayBuffer }];
+  }
+  if (type === 'multipart/form-data') {
+    const bytes = await readBytes(req, INPUT_LIMIT);
+    let form: FormData;
+    try {
+      form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'Content-Type': req.headers.get('Content-Type')! } }).formData();
+    } catch {
+      throw badRequest('malformed multipart/form-data body');
+    }
+    const files = await filesFromForm(form);
+    if (!files.length) throw badRequest('the multipart body holds no parts');
+    return files;
+  }
+  if (!type) throw badRequest('the body is empty: send a JSON document (application/json) or files (multipart/form-data)');
+  throw unsupportedType(`expected application/json or multipart/form-data, got ${type}`);
+}
+
+export interface Bundle {
+  filename: string;
+  type: string;
+  data: ArrayBuffer;
+}
+
+/** What the caller downloads: nothing, the single file as it is, or several files as one zip. */
+export function bundle(files: RunFile[], zipName = 'output.zip'): Bundle | null {
+  if (!files.length) return null;
+  if (files.length === 1) return { filename: files[0]!.name, type: files[0]!.type, data: files[0]!.data };
+  const entries: Record<string, Uint8Array> = {};
+  for (const f of uniqueNames(files)) entries[f.name] = new Uint8Array(f.data);
+  const zipped = zipSync(entries, { level: 6 });
+  return { filename: zipName, type: 'application/zip', data: zipped.buffer.slice(zipped.byteOffset, zipped.byteOffset + zipped.byteLength) as ArrayBuffer };
+}
+
+/** Content-Disposition for a download, with an RFC 5987 name for non-ASCII filenames. */
+export function contentDisposition(filename: string): string {
+  const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+}
+
+export function bundleResponse(b: Bundle, headers: Record<string, string> = {}): Response {
+  return new Response(b.data, {
+    status: 200,
+    headers: { 'Content-Type': b.type, 'Content-Disposition': contentDisposition(b.filename), 'X-NVM-Type': 'file', ...headers },
+  });
+}
+
+/** The files an https:// step answered: multipart parts, or the body as one file. */
+export async function filesFromResponse(res: Response, fallback = 'output'): Promise<RunFile[]> {
+  const type = (res.headers.get('Content-Type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (res.status === 204) return [];
+  if (type === 'multipart/form-data') return filesFromForm(await res.formData());
+  const data = await res.arrayBuffer();
+  const disp = res.headers.get('Content-Disposition') ?? '';
+  const named = /filename\*=UTF-8''([^;]+)/i.exec(disp)?.[1] ?? /filename="?([^";]+)"?/i.exec(disp)?.[1];
+  let name = named ? cleanName(decodeURIComponentSafe(named), fallback) : fallback;
+  if (!named) name += type === 'application/json' ? '.json' : type.startsWith('text/') ? '.txt' : '';
+  return [{ name, type: res.headers.get('Content-Type') ?? 'application/octet-stream', data }];
+}
+
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/** The multipart body an https:// step receives: one part per input file. */
+export function formOf(files: RunFile[]): FormData {
+  const form = new FormData();
+  for (const f of files) form.append('file', new File([f.data], f.name, { type: f.type }));
+  return form;
+}

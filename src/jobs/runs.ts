@@ -1,0 +1,224 @@
+/**
+ * Run records in D1: ids, stats (text and JSON), listing, history, and the last-run
+ * summary other areas (GraphQL) read. Logs live in the run's Durable Object.
+ */
+import { and, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
+import { resources } from '../db/schema';
+import type { Db } from '../core/context';
+import { base64url, randomBytes } from '../core/crypto';
+import { jobRuns, type RunRow } from './schema';
+
+/** Log and output are kept this long; listing, stats and status stay. */
+export const RETENTION_MS = 30 * 24 * 3600 * 1000;
+
+const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+
+/** `<YYYYMMDD>-<HHMMSS>-<request id>` (UTC). */
+export function runName(at: number, requestId: string): string {
+  const d = new Date(at);
+  return `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}-${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}-${requestId}`;
+}
+
+export const RUN_NAME = /^\d{8}-\d{6}-[a-z0-9]{6,40}$/;
+
+/** A request id: the cf-ray when there is one, else random. Lowercase alphanumerics. */
+export function requestId(req?: Request): string {
+  const ray = req?.headers.get('cf-ray')?.split('-')[0]?.toLowerCase().replace(/[^a-z0-9]/g, '');
+  const rand = [...randomBytes(6)].map((b) => b.toString(16).padStart(2, '0')).join('');
+  // A ray is unique per request, but a run name must be unique across subrequests too.
+  return ray && ray.length >= 6 ? `${ray.slice(0, 16)}${rand.slice(0, 4)}` : rand;
+}
+
+export const runShortname = () => base64url(randomBytes(6)).toLowerCase().replace(/[^a-z0-9]/g, 'x');
+
+/** Seconds between two ISO timestamps, two decimals. */
+export function durationOf(started: string, completed: string): number {
+  return Math.round((Date.parse(completed) - Date.parse(started)) / 10) / 100;
+}
+
+export function isExpired(row: Pick<RunRow, 'started_on'>, nowMs: number): boolean {
+  return nowMs - Date.parse(row.started_on) > RETENTION_MS;
+}
+
+/** A run by name, as seen from job `jobId`: its own runs and the descendants of its runs. */
+export async function findRun(db: Db, jobId: number, name: string): Promise<RunRow | null> {
+  return (
+    (await db
+      .select()
+      .from(jobRuns)
+      .where(and(eq(jobRuns.name, name), or(eq(jobRuns.job_id, jobId), eq(jobRuns.root_job_id, jobId))))
+      .get()) ?? null
+  );
+}
+
+export interface ChildStats {
+  name: string;
+  shortname: string;
+  job: string;
+  job_shortname: string;
+  parent_step: string | null;
+  status: string;
+  started_on: string;
+  completed_on: string | null;
+  duration: number | null;
+}
+
+export interface RunStats {
+  name: string;
+  shortname: string;
+  status: string;
+  origin: string;
+  origin_shortname: string;
+  started_on: string;
+  completed_on: string | null;
+  duration: number | null;
+  trigger: string;
+  source: string;
+  has_output: boolean;
+  created_by: string;
+  children: ChildStats[];
+}
+
+export async function childrenOf(db: Db, runId: number): Promise<ChildStats[]> {
+  const rows = await db
+    .select({
+      name: jobRuns.name,
+      shortname: jobRuns.shortname,
+      job: resources.name,
+      job_shortname: resources.shortname,
+      parent_step: jobRuns.parent_step,
+      status: jobRuns.status,
+      started_on: jobRuns.started_on,
+      completed_on: jobRuns.completed_on,
+      duration: jobRuns.duration,
+    })
+    .from(jobRuns)
+    .innerJoin(resources, eq(resources.id, jobRuns.job_id))
+    .where(eq(jobRuns.parent_id, runId))
+    .orderBy(jobRuns.id);
+  return rows;
+}
+
+export async function runStats(db: Db, row: RunRow, job: { name: string; shortname: string }): Promise<RunStats> {
+  return {
+    name: row.name,
+    shortname: row.shortname,
+    status: row.status,
+    origin: job.name,
+    origin_shortname: job.shortname,
+    started_on: row.started_on,
+    completed_on: row.completed_on,
+    duration: row.duration,
+    trigger: row.trigger,
+    source: row.source,
+    has_output: row.output_name !== null,
+    created_by: row.created_by,
+    children: await childrenOf(db, row.id),
+  };
+}
+
+/** `key: value` lines; null reads `null`, children as JSON on one line. */
+export function statsText(s: RunStats): string {
+  return Object.entries(s)
+    .map(([k, v]) => `${k}: ${v === null ? 'null' : typeof v === 'object' ? JSON.stringify(v) : k === 'duration' ? (v as number).toFixed(2) : String(v)}`)
+    .join('\n');
+}
+
+/** The 30 newest top-level runs of a job (reads the (job_id, top, id) index backwards). */
+export async function recentRuns(db: Db, jobId: number, limit = 30) {
+  return db
+    .select({ name: jobRuns.name, started_on: jobRuns.started_on, completed_on: jobRuns.completed_on })
+    .from(jobRuns)
+    .where(and(eq(jobRuns.job_id, jobId), eq(jobRuns.top, 1)))
+    .orderBy(desc(jobRuns.id))
+    .limit(limit);
+}
+
+export async function latestRun(db: Db, jobId: number): Promise<RunRow | null> {
+  return (await db.select().from(jobRuns).where(and(eq(jobRuns.job_id, jobId), eq(jobRuns.top, 1))).orderBy(desc(jobRuns.id)).limit(1).get()) ?? null;
+}
+
+export interface HistoryRow {
+  name: string;
+  started_on: string;
+  trigger: string;
+  duration: number | null;
+  status: string;
+}
+
+const HISTORY_PAGE = 500;
+
+/** Every top-level run, newest first, fetched page by page (keyset) so history never sits in memory whole. */
+export async function* history(db: Db, jobId: number): AsyncGenerator<HistoryRow[]> {
+  let before: number | null = null;
+  for (;;) {
+    const cond = and(eq(jobRuns.job_id, jobId), eq(jobRuns.top, 1), before === null ? undefined : lt(jobRuns.id, before));
+    const rows = await db
+      .select({ id: jobRuns.id, name: jobRuns.name, started_on: jobRuns.started_on, trigger: jobRuns.trigger, duration: jobRuns.duration, status: jobRuns.status })
+      .from(jobRuns)
+      .where(cond)
+      .orderBy(desc(jobRuns.id))
+      .limit(HISTORY_PAGE);
+    if (!rows.length) return;
+    yield rows.map(({ id: _id, ...r }) => r);
+    if (rows.length < HISTORY_PAGE) return;
+    before = rows[rows.length - 1]!.id;
+  }
+}
+
+export const HISTORY_HEADER = `${'run'.padEnd(38)} ${'time'.padEnd(24)} ${'trigger'.padEnd(8)} ${'duration'.padStart(9)} status\n`;
+
+export function historyLine(r: HistoryRow): string {
+  return `${r.name.padEnd(38)} ${r.started_on.padEnd(24)} ${r.trigger.padEnd(8)} ${(r.duration === null ? '-' : r.duration.toFixed(2)).padStart(9)} ${r.status}\n`;
+}
+
+/** Streams the history as a text table or a JSON array. */
+export function historyStream(db: Db, jobId: number, json: boolean): ReadableStream<Uint8Array> {
+  const enc = new TextEncoder();
+  const pages = history(db, jobId);
+  let first = true;
+  let started = false;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!started) {
+        started = true;
+        controller.enqueue(enc.encode(json ? '[' : HISTORY_HEADER));
+      }
+      const page = await pages.next();
+      if (page.done) {
+        if (json) controller.enqueue(enc.encode(']'));
+        controller.close();
+        return;
+      }
+      const text = json
+        ? page.value.map((r) => (first ? ((first = false), '') : ',') + JSON.stringify(r)).join('')
+        : page.value.map(historyLine).join('');
+      controller.enqueue(enc.encode(text));
+    },
+  });
+}
+
+export interface LastRun {
+  status: string;
+  started_on: string;
+  duration: number | null;
+}
+
+/** The latest top-level run of each job, in one query per 90 jobs (D1 binds at most 100 parameters). */
+export async function lastRuns(db: Db, jobResourceIds: number[]): Promise<Map<number, LastRun>> {
+  const out = new Map<number, LastRun>();
+  for (let i = 0; i < jobResourceIds.length; i += 90) {
+    const ids = jobResourceIds.slice(i, i + 90);
+    const latest = db
+      .select({ id: sql<number>`max(${jobRuns.id})` })
+      .from(jobRuns)
+      .where(and(inArray(jobRuns.job_id, ids), eq(jobRuns.top, 1)))
+      .groupBy(jobRuns.job_id);
+    const rows = await db
+      .select({ job_id: jobRuns.job_id, status: jobRuns.status, started_on: jobRuns.started_on, duration: jobRuns.duration })
+      .from(jobRuns)
+      .where(inArray(jobRuns.id, latest));
+    for (const r of rows) out.set(r.job_id, { status: r.status, started_on: r.started_on, duration: r.duration });
+  }
+  return out;
+}

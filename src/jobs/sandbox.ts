@@ -1,0 +1,139 @@
+/**
+ * Running a job's own code: `code/index.js` in a Worker Loader sandbox (no platform
+ * bindings, no network unless config/network is yes, bounded CPU), with a small runtime
+ * module that implements the run(input, ctx) contract of decisions.md.
+ */
+import { RpcTarget } from 'cloudflare:workers';
+import { blobPrefix } from '../core/entries';
+import type { RunFile } from './files';
+
+export const codePrefix = (jobId: number) => `${blobPrefix(jobId)}code/`;
+export const CODE_FILE = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$/;
+export const MAX_CODE_FILES = 32;
+export const SANDBOX_CPU_MS = 30_000;
+export const SANDBOX_COMPAT_DATE = '2026-04-20';
+const RUNTIME = '__nvm_runtime.js';
+
+/**
+ * The runtime module: converts the input to Files, gives the job ctx.env, ctx.log (live,
+ * through the host) and ctx.signal (aborted when the host reports a cancel), and converts
+ * the returned value into output files.
+ */
+export const RUNTIME_SOURCE = `
+import { WorkerEntrypoint } from 'cloudflare:workers';
+import job from './index.js';
+const enc = new TextEncoder();
+const asFile = async (f) => ({ name: f.name || 'output', type: f.type || 'application/octet-stream', data: await f.arrayBuffer() });
+async function toFiles(v) {
+  if (v === undefined || v === null) return [];
+  if (typeof v === 'string') return [{ name: 'output.txt', type: 'text/plain; charset=utf-8', data: enc.encode(v).buffer }];
+  if (v instanceof File) return [await asFile(v)];
+  if (Array.isArray(v) && v.length === 0) return [];
+  if (Array.isArray(v) && v.every((x) => x instanceof File)) return Promise.all(v.map(asFile));
+  const json = JSON.stringify(v);
+  if (json === undefined) throw new Error('run() returned a value that is not JSON, a string, a File or an array of Files');
+  return [{ name: 'output.json', type: 'application/json', data: enc.encode(json).buffer }];
+}
+export default class Runtime extends WorkerEntrypoint {
+  async run(input, env, host) {
+    const ac = new AbortController();
+    host.canceled().then(() => ac.abort(new DOMException('the run was canceled', 'AbortError')), () => {});
+    const pending = [];
+    const ctx = {
+      env: Object.freeze({ ...env }),
+      signal: ac.signal,
+      log: (message, severity = 'info') => { pending.push(host.log(String(message), String(severity)).catch(() => {})); },
+    };
+    try {
+      if (!job || typeof job.run !== 'function') throw new Error('code/index.js must have a default export with async run(input, ctx)');
+      const files = input.map((f) => new File([f.data], f.name, { type: f.type }));
+      const out = await toFiles(await job.run(files, ctx));
+      await Promise.all(pending);
+      return { ok: true, files: out };
+    } catch (err) {
+      await Promise.all(pending);
+      const aborted = ac.signal.aborted && (err === ac.signal.reason || (err && err.name === 'AbortError'));
+      return { ok: false, aborted, message: err instanceof Error ? err.message : String(err) };
+    }
+  }
+}
+`;
+
+export type SandboxResult = { ok: true; files: RunFile[] } | { ok: false; aborted: boolean; message: string };
+
+/** What the sandbox may call back: the run log, and the cancel signal. */
+export class SandboxHost extends RpcTarget {
+  constructor(
+    private readonly onLog: (message: string, severity: string) => void,
+    private readonly cancel: Promise<void>,
+  ) {
+    super();
+  }
+  log(message: string, severity: string): void {
+    this.onLog(message.slice(0, 64 * 1024), ['debug', 'info', 'warning', 'error'].includes(severity) ? severity : 'info');
+  }
+  canceled(): Promise<void> {
+    return this.cancel;
+  }
+}
+
+function moduleFor(name: string, data: ArrayBuffer): WorkerLoaderModule | string {
+  if (/\.m?js$/.test(name)) return { js: new TextDecoder().decode(data) };
+  if (name.endsWith('.json')) {
+    try {
+      return { json: JSON.parse(new TextDecoder().decode(data)) };
+    } catch {
+      return { text: new TextDecoder().decode(data) };
+    }
+  }
+  try {
+    return { text: new TextDecoder('utf-8', { fatal: true }).decode(data) };
+  } catch {
+    return { data };
+  }
+}
+
+export const MISSING_CODE = 'the job has no code/index.js (and no config/chains)';
+
+/** Loads the job's code files from R2 as sandbox modules. */
+export async function loadCode(env: Env, jobId: number): Promise<Record<string, WorkerLoaderModule | string>> {
+  const prefix = codePrefix(jobId);
+  const listed = await env.BLOBS.list({ prefix, limit: MAX_CODE_FILES + 1 });
+  const modules: Record<string, WorkerLoaderModule | string> = {};
+  await Promise.all(
+    listed.objects.map(async (o) => {
+      const obj = await env.BLOBS.get(o.key);
+      if (obj) modules[o.key.slice(prefix.length)] = moduleFor(o.key, await obj.arrayBuffer());
+    }),
+  );
+  // Without index.js the run fails with a message that says so.
+  modules['index.js'] ??= { js: `export default { run() { throw new Error(${JSON.stringify(MISSING_CODE)}); } };` };
+  modules[RUNTIME] = { js: RUNTIME_SOURCE };
+  return modules;
+}
+
+/** Runs code/index.js of a job in its sandbox (cached per code version). */
+export async function runSandbox(
+  env: Env,
+  job: { id: number; codeVersion: string; network: boolean },
+  input: RunFile[],
+  jobEnv: Record<string, string>,
+  host: SandboxHost,
+): Promise<SandboxResult> {
+  // The callback runs only when no isolate for this code version is warm.
+  const worker = env.LOADER.get(`job-${job.id}-${job.codeVersion}-${job.network ? 'net' : 'nonet'}`, async () => ({
+    compatibilityDate: SANDBOX_COMPAT_DATE,
+    mainModule: RUNTIME,
+    modules: await loadCode(env, job.id),
+    limits: { cpuMs: SANDBOX_CPU_MS },
+    ...(job.network ? {} : { globalOutbound: null }),
+  }));
+  const entry = worker.getEntrypoint() as unknown as {
+    run(input: RunFile[], env: Record<string, string>, host: SandboxHost): Promise<SandboxResult>;
+  };
+  try {
+    return await entry.run(input, jobEnv, host);
+  } catch (err) {
+    return { ok: false, aborted: false, message: `the code could not run: ${(err as Error).message}` };
+  }
+}

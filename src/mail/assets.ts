@@ -3,19 +3,19 @@
  * prefix, at most MAX_ASSETS per mail, with the document asset rules of the spec.
  */
 import { blobPrefix } from '../core/entries';
-import { badRequest, conflict, notFound, unsupportedType } from '../core/errors';
-import { MiB, readBytes, mediaType } from '../core/http';
+import { badRequest, conflict, HttpError, notFound, tooLarge } from '../core/errors';
+import { readBytes } from '../core/http';
 import type { ResourceCtx } from '../core/resources';
+import { checkUpload } from '../core/sniff';
+import { ASSET_LIMIT, ASSET_NAME, assetNameProblem } from '../docs/assets';
 
 export const MAX_ASSETS = 25;
-export const ASSET_LIMIT = 5 * MiB;
-export const ASSET_NAME = /^[a-z0-9][a-z0-9-]*(\.[a-z0-9]+)?$/;
-export const ASSET_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/svg+xml', 'image/webp', 'font/woff', 'font/woff2', 'font/ttf', 'font/otf'];
 
 const assetKey = (resourceId: number, name: string) => `${blobPrefix(resourceId)}assets/${name}`;
 
 export function checkAssetName(name: string): string {
-  if (name.length > 64 || !ASSET_NAME.test(name)) throw badRequest(`invalid asset name '${name}': must match ${ASSET_NAME.source}, at most 64 characters`);
+  const problem = assetNameProblem(name);
+  if (problem) throw badRequest(problem);
   return name;
 }
 
@@ -28,13 +28,19 @@ export const assetName = (o: R2Object) => o.key.slice(o.key.lastIndexOf('/') + 1
 
 export async function putAsset(rc: ResourceCtx, name: string): Promise<boolean> {
   checkAssetName(name);
-  const type = mediaType(rc.req);
-  if (!ASSET_TYPES.includes(type)) throw unsupportedType(`asset Content-Type must be one of ${ASSET_TYPES.join(', ')}`);
-  const bytes = await readBytes(rc.req, ASSET_LIMIT);
+  let bytes: Uint8Array;
+  try {
+    bytes = await readBytes(rc.req, ASSET_LIMIT);
+  } catch (err) {
+    if (err instanceof HttpError && err.status === 413) throw tooLarge(`assets are limited to 5 MiB (${ASSET_LIMIT} bytes)`);
+    throw err;
+  }
+  const sniffed = checkUpload(rc.req.headers.get('Content-Type') ?? '', bytes);
+  if (!sniffed.ok) throw new HttpError(sniffed.status, sniffed.message);
   const existing = await listAssets(rc.env, rc.resource.id);
   const replacing = existing.some((o) => assetName(o) === name);
   if (!replacing && existing.length >= MAX_ASSETS) throw conflict(`a mail holds at most ${MAX_ASSETS} assets: delete one first`);
-  await rc.env.BLOBS.put(assetKey(rc.resource.id, name), bytes, { httpMetadata: { contentType: type } });
+  await rc.env.BLOBS.put(assetKey(rc.resource.id, name), bytes, { httpMetadata: { contentType: sniffed.type } });
   return !replacing;
 }
 

@@ -5,6 +5,7 @@
  */
 import { sha256Hex } from '../core/crypto';
 import { renderMarkdown } from '../render/markdown';
+import { resolveTheme } from '../render/themes';
 import { DEFAULT_SIZE, SIZES } from './rules';
 
 export interface Composed {
@@ -19,15 +20,19 @@ export interface Composed {
   assets: string[];
 }
 
-const ASSET_REF = /(src|href)=(["'])(?:\.\/)?assets\/([a-z0-9][a-z0-9-]*(?:\.[a-z0-9]+)?)\2/g;
+/** The renderer resolves `assets/<name>` to this placeholder (it survives sanitizing); we make it a cid: url. */
+const PLACEHOLDER = './assets-cid/';
+const PLACED = /(src|href)="\.\/assets-cid\/([a-z0-9][a-z0-9-]*(?:\.[a-z0-9]+)?)"/g;
 
 export function composeMail(values: Map<string, string>, fallbackSubject: string): Composed {
-  const rendered = renderMarkdown(values.get('content') ?? '');
   const assets = new Set<string>();
-  const body = rendered.html.replace(ASSET_REF, (_m, attr: string, q: string, name: string) => {
-    assets.add(name);
-    return `${attr}=${q}cid:${name}${q}`;
+  const rendered = renderMarkdown(values.get('content') ?? '', {
+    asset: (name) => {
+      assets.add(name);
+      return `${PLACEHOLDER}${name}`;
+    },
   });
+  const body = rendered.html.replace(PLACED, (_m, attr: string, name: string) => `${attr}="cid:${name}"`);
   const size = values.get('config/size') || DEFAULT_SIZE;
   return {
     subject: (values.get('config/subject') || values.get('name') || fallbackSubject).replace(/[\r\n]+/g, ' '),
@@ -44,11 +49,12 @@ const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 /** The message one recipient gets: the body with the footer carrying their unsubscribe link. */
 export function personalise(c: Composed, unsubscribe: string): { html: string; text: string } {
+  const { theme: t } = resolveTheme(c.theme);
   const html =
     `<!doctype html><html><head><meta charset="utf-8"><title>${esc(c.subject)}</title></head>` +
-    `<body style="margin:0;padding:0;background:#f4f4f5">` +
-    `<div class="mail theme-${esc(c.theme)}" style="max-width:${c.width}px;margin:0 auto;padding:24px;background:#ffffff;font-family:system-ui,sans-serif;line-height:1.5">${c.body}</div>` +
-    `<p style="max-width:${c.width}px;margin:8px auto;font:12px system-ui,sans-serif;color:#71717a">` +
+    `<body style="margin:0;padding:0;background:${esc(t.desk)}">` +
+    `<div class="mail theme-${esc(c.theme)}" style="max-width:${c.width}px;margin:0 auto;padding:24px;background:${esc(t.bg)};color:${esc(t.fg)};font-family:${esc(t.font)};line-height:1.5">${c.body}</div>` +
+    `<p style="max-width:${c.width}px;margin:8px auto;font-size:12px;font-family:${esc(t.font)};color:${esc(t.muted)}">` +
     `You receive this e-mail because you are on its recipient list. <a href="${esc(unsubscribe)}">Unsubscribe</a></p>` +
     `</body></html>`;
   const text = `${c.text}\n\n--\nUnsubscribe: ${unsubscribe}\n`;

@@ -4,7 +4,7 @@
  * mailer (setBindingSender) when the mail routes load.
  */
 import { EmailMessage } from 'cloudflare:email';
-import { createMimeMessage } from 'mimetext';
+import { createMimeMessage, Mailbox } from 'mimetext';
 import type { OutboundMail } from '../core/mailer';
 
 const b64 = (bytes: Uint8Array): string => {
@@ -19,7 +19,10 @@ export function buildMime(mail: OutboundMail & { from: string }): string {
   msg.setSender(mail.from);
   msg.setTo(mail.to);
   msg.setSubject(mail.subject);
-  for (const [name, value] of Object.entries(mail.headers ?? {})) msg.setHeader(name, value);
+  for (const [name, value] of Object.entries(mail.headers ?? {})) {
+    // Address headers are Mailboxes in mimetext; the rest are plain strings.
+    msg.setHeader(name, /^(reply-to|cc|bcc)$/i.test(name) ? new Mailbox(value) : value);
+  }
   msg.addMessage({ contentType: 'text/plain', data: mail.text });
   if (mail.html) msg.addMessage({ contentType: 'text/html', data: mail.html });
   for (const a of mail.attachments ?? []) {

@@ -14,7 +14,7 @@ import { appendLog } from '../core/log';
 import { setBindingSender } from '../core/mailer';
 import { listingItem, resourceRoutes, type ResourceCtx } from '../core/resources';
 import { resources } from '../db/schema';
-import { assetName, assetTags, deleteAsset, getAsset, listAssets, putAsset, ASSET_TYPES } from './assets';
+import { assetName, assetTags, deleteAsset, getAsset, listAssets, putAsset } from './assets';
 import { composeMail, contentKey } from './compose';
 import { freshCaller, mailKind, mailObject } from './kind';
 import { sendThroughBinding } from './mime';
@@ -176,7 +176,7 @@ export function mailRoutes(api: Api): void {
       },
     });
     r.post('/assets/:asset', {
-      summary: `Upload or replace an asset (${ASSET_TYPES.join(', ')}; at most 5 MiB, 25 per e-mail)`,
+      summary: 'Upload or replace an asset (PNG, JPEG, GIF, SVG, WebP, WOFF, WOFF2, TTF, OTF; at most 5 MiB, 25 per e-mail)',
       need: 'w',
       body: { type: 'application/octet-stream', description: 'The raw file with its Content-Type' },
       responses: { 201: { description: 'Uploaded' }, 204: { description: 'Replaced' }, 409: { description: '25 assets already' }, 413: { description: 'Too large' }, 415: { description: 'Type not allowed' } },

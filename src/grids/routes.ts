@@ -1,6 +1,134 @@
-/** Routes of the grids area (not built yet). */
+/**
+ * Routes of the grids area: the grid resource (core resourceRoutes: create, list, rename,
+ * copy, delete, name, description, layout, mapping, sharing, tags, log), its parsed
+ * results under json/, and the rendered dashboard page (html) under the owner's path,
+ * the share grantee's path and the public alias /v1/u/:owner/g/:grid/html.
+ */
+import { z } from 'zod';
 import type { Api } from '../core/api';
+import { listingSchema, listingResponse } from '../core/listing';
+import { listingItem, loadResource, resourceRoutes, type ResourceCtx } from '../core/resources';
+import { readEntry } from '../core/entries';
+import { badRequest } from '../core/errors';
+import { permList } from '../core/perms';
+import type { GridData, MetaData } from './build';
+import { renderGridPage } from './html';
+import { gridKind } from './kind';
+import { DATA_PATH, META_PATH, parseGrid, readParsed, readSources } from './store';
+
+const PARSE_TIME_MAX_RUNS = 500;
+
+function jsonFile(text: string): Response {
+  return new Response(text, { headers: { 'Content-Type': 'application/json', 'X-NVM-Type': 'file' } });
+}
+
+async function sha256Base64(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return btoa(String.fromCharCode(...new Uint8Array(digest)));
+}
+
+/** The dashboard page, with a CSP that allows nothing but its own hashed <style>. */
+async function gridPage(rc: ResourceCtx): Promise<Response> {
+  const [data, meta, name] = await Promise.all([
+    readParsed(rc.env, rc.db, rc.resource.id, 'data'),
+    readParsed(rc.env, rc.db, rc.resource.id, 'meta'),
+    readEntry(rc.env, rc.db, rc.resource.id, 'name'),
+  ]);
+  const page = renderGridPage(name || rc.resource.name, JSON.parse(data) as GridData, JSON.parse(meta) as MetaData);
+  const csp = [
+    "default-src 'none'",
+    `style-src 'sha256-${await sha256Base64(page.style)}'`,
+    "img-src 'none'",
+    "script-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+  return new Response(page.html, {
+    headers: {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Content-Security-Policy': csp,
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+      'Cache-Control': 'private, no-store',
+      'X-NVM-Type': 'file',
+    },
+  });
+}
+
+const parseTimeSchema = z.object({
+  runs: z.number().int(),
+  ms_per_parse: z.number(),
+  columns: z.number(),
+  rows: z.number(),
+  cells: z.number(),
+});
 
 export function gridRoutes(api: Api): void {
-  void api;
+  resourceRoutes(api, gridKind, (r) => {
+    r.get('/json', {
+      summary: 'List the parsed results of a grid',
+      need: 'r',
+      responses: { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } },
+      handler: (rc) => {
+        const at = (name: string) => listingItem(rc, name, `${rc.base}/json/${name}`, 'file', ['GET'], rc.resource.created_on, rc.resource.last_modified);
+        return listingResponse(['data.json', 'meta_data.json', 'parse_time'].map(at), { 'X-NVM-Permissions': permList(rc.access).join(', ') });
+      },
+    });
+    r.get('/json/data.json', {
+      summary: 'The parsed structure: {structure: node}, nodes {type, width, height, children, inst on leaves}',
+      need: 'r',
+      anonymous: true,
+      responses: { 200: { description: 'Parsed structure', type: 'application/json' } },
+      handler: async (rc) => jsonFile(await readParsed(rc.env, rc.db, rc.resource.id, 'data')),
+    });
+    r.get('/json/meta_data.json', {
+      summary: 'The mapping references: {LABEL: {lid, ref, params}}',
+      need: 'r',
+      anonymous: true,
+      responses: { 200: { description: 'Mapping references', type: 'application/json' } },
+      handler: async (rc) => jsonFile(await readParsed(rc.env, rc.db, rc.resource.id, 'meta')),
+    });
+    r.get('/json/parse_time', {
+      summary: 'Diagnostics: parses the stored layout and mapping `runs` times (1-500, default 100) inside the Worker and reports the time per parse',
+      need: 'r',
+      query: z.object({ runs: z.string().optional() }),
+      responses: { 200: { description: 'Timing', type: 'application/json', schema: parseTimeSchema } },
+      handler: async (rc) => {
+        const raw = rc.url.searchParams.get('runs') ?? '100';
+        const runs = Number(raw);
+        if (!/^\d+$/.test(raw) || runs < 1 || runs > PARSE_TIME_MAX_RUNS) throw badRequest(`runs must be a whole number from 1 to ${PARSE_TIME_MAX_RUNS}`);
+        const [layout, mapping] = await readSources(rc.env, rc.db, rc.resource.id);
+        // Workers clocks only move on I/O: read the clock after I/O on both sides of the loop.
+        await readEntry(rc.env, rc.db, rc.resource.id, DATA_PATH);
+        const t0 = Date.now();
+        let last = parseGrid(layout, mapping, rc.resource.id);
+        for (let i = 1; i < runs; i++) last = parseGrid(layout, mapping, rc.resource.id);
+        await readEntry(rc.env, rc.db, rc.resource.id, META_PATH);
+        const elapsed = Date.now() - t0;
+        return Response.json({
+          runs,
+          ms_per_parse: elapsed / runs,
+          columns: last.layout?.columns ?? 0,
+          rows: last.layout?.rows ?? 0,
+          cells: last.layout?.cells ?? 0,
+        });
+      },
+    });
+    r.get('/html', {
+      summary: 'The dashboard drawn as HTML/CSS (each cell sized by its share); anonymous for public grids',
+      need: 'r',
+      anonymous: true,
+      responses: { 200: { description: 'HTML page', type: 'text/html' } },
+      handler: gridPage,
+    });
+  });
+
+  api.get('/v1/u/:owner/g/:grid/html', {
+    summary: "A grid's dashboard page by its public url (anonymous for publicly shared grids; same access rules otherwise)",
+    tag: gridKind.collection,
+    auth: 'optional',
+    responses: { 200: { description: 'HTML page', type: 'text/html' } },
+    handler: async (ctx) => gridPage(await loadResource(ctx, gridKind)),
+  });
 }

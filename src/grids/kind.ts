@@ -1,0 +1,37 @@
+/** The grid resource kind: a dashboard drawn by a layout file and bound by a mapping file. */
+import type { ResourceKind } from '../core/resources';
+import { KiB } from '../core/http';
+import { reparse, validateLayout } from './store';
+
+export const LAYOUT_LIMIT = 128 * KiB;
+export const MAPPING_LIMIT = 64 * KiB;
+
+export const gridKind: ResourceKind = {
+  kind: 'grid',
+  collection: 'vis/grids',
+  param: 'grid',
+  noun: 'grid',
+  entries: [
+    { path: 'name', access: 'rw', summary: 'Display name' },
+    { path: 'description', access: 'rw', summary: 'Longer description' },
+    {
+      path: 'layout',
+      access: 'rw',
+      limit: LAYOUT_LIMIT,
+      summary: 'The layout drawing (+ - |); a fault of rules 1-3 answers 400 naming row and column and keeps the previous layout',
+      validate: validateLayout,
+      afterWrite: (rc) => reparse(rc.env, rc.db, rc.resource),
+    },
+    {
+      path: 'mapping',
+      access: 'rw',
+      limit: MAPPING_LIMIT,
+      summary: 'The mapping: LABEL => /u/<user>/p/<plot>[,key=value]... per line',
+      afterWrite: (rc) => reparse(rc.env, rc.db, rc.resource),
+    },
+  ],
+  folders: ['json'],
+  files: [{ name: 'html', access: 'r' }],
+  log: true,
+  copied: (from, to) => reparse(from.env, from.db, to),
+};

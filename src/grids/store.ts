@@ -1,0 +1,75 @@
+/**
+ * Where the grid's parse lives: the parsed results are text entries json/data.json and
+ * json/meta_data.json next to layout and mapping, rewritten whenever either source is
+ * written or cleared. I/O only; the parsing itself is in layout.ts, mapping.ts, build.ts.
+ */
+import type { Db } from '../core/context';
+import { readEntry, writeEntry } from '../core/entries';
+import { badRequest } from '../core/errors';
+import type { Resource } from '../db/schema';
+import { buildData, buildMeta, type GridData, type MetaData } from './build';
+import { LayoutError, parseLayout, type ParsedLayout } from './layout';
+import { parseMapping } from './mapping';
+
+export const DATA_PATH = 'json/data.json';
+export const META_PATH = 'json/meta_data.json';
+
+/** The `validate` hook of the layout entry: a fault of rules 1-3 answers 400 with its row and column. */
+export function validateLayout(value: string): void {
+  try {
+    parseLayout(value);
+  } catch (err) {
+    if (err instanceof LayoutError) throw badRequest(`invalid layout: ${err.message}`, { row: err.row, column: err.column });
+    throw err;
+  }
+}
+
+export interface GridParse {
+  layout: ParsedLayout | null;
+  data: GridData;
+  meta: MetaData;
+}
+
+/** Parses both sources (pure). A missing layout (never written or cleared) gives the empty structure. */
+export function parseGrid(layout: string | null, mapping: string | null, gridId: number): GridParse {
+  let parsed: ParsedLayout | null = null;
+  if (layout !== null) {
+    try {
+      parsed = parseLayout(layout);
+    } catch (err) {
+      if (!(err instanceof LayoutError)) throw err; // stored layouts were validated; never fail a read on one
+    }
+  }
+  const bindings = parseMapping(mapping ?? '');
+  return { layout: parsed, data: buildData(parsed, bindings, gridId), meta: buildMeta(bindings, gridId) };
+}
+
+export async function readSources(env: Env, db: Db, gridId: number): Promise<[string | null, string | null]> {
+  return Promise.all([readEntry(env, db, gridId, 'layout'), readEntry(env, db, gridId, 'mapping')]);
+}
+
+/**
+ * Re-parses both sources and stores the results. Two writers racing (one on layout, one
+ * on mapping) could each parse a stale pair; so after storing, the sources are read again
+ * and the parse is redone until it was made from the sources as they stand. The last
+ * writer of the parse has always checked after its own write, so the stored parse
+ * matches the stored sources once the writes settle.
+ */
+export async function reparse(env: Env, db: Db, grid: Resource): Promise<void> {
+  let sources = await readSources(env, db, grid.id);
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const { data, meta } = parseGrid(sources[0], sources[1], grid.id);
+    await Promise.all([writeEntry(env, db, grid, DATA_PATH, JSON.stringify(data)), writeEntry(env, db, grid, META_PATH, JSON.stringify(meta))]);
+    const now = await readSources(env, db, grid.id);
+    if (now[0] === sources[0] && now[1] === sources[1]) return;
+    sources = now;
+  }
+}
+
+/** The stored parse results as JSON text (the empty parse when nothing was written yet). */
+export async function readParsed(env: Env, db: Db, gridId: number, which: 'data' | 'meta'): Promise<string> {
+  const stored = await readEntry(env, db, gridId, which === 'data' ? DATA_PATH : META_PATH);
+  if (stored !== null) return stored;
+  const { data, meta } = parseGrid(null, null, gridId);
+  return JSON.stringify(which === 'data' ? data : meta);
+}

@@ -1,24 +1,238 @@
 /**
- * The platform's markdown (contract; the rendering area implements it fully): CommonMark
- * with GitHub tables and fenced code, optional YAML front matter, `{{ page }}` page breaks
- * and variable references. Output HTML is sanitized (no script, no event handlers, no
- * javascript: urls). Mail uses it for e-mail bodies.
+ * The platform's markdown: CommonMark with GitHub tables and fenced code (marked), an
+ * optional YAML front matter between `---` lines (title, author, date, subtitle, theme),
+ * a line `{{ page }}` that starts a new page (a new slide for `pres`), and variable
+ * references `{/u/<user>/d/<doc>/v/<var>}` that render as the variable's formatted value
+ * (never inside code). Output HTML is sanitized (xss): no script, no event handlers, no
+ * javascript: urls. Pure functions: no I/O. Mail uses `renderMarkdown` for e-mail bodies.
  */
-import { marked } from 'marked';
-import xss from 'xss';
+import { Marked, type MarkedExtension, type Token, type Tokens, type TokensList } from 'marked';
+import * as xssModule from 'xss';
+import { parse as parseYaml } from 'yaml';
 
 export interface RenderedMarkdown {
-  /** Sanitized HTML of the whole document. */
+  /** Sanitized HTML of the whole document (pages one after the other). */
   html: string;
   /** Sanitized HTML per page (split at `{{ page }}` lines). */
   pages: string[];
   /** Plain text rendition (for text/plain mail parts and PPTX notes). */
   text: string;
-  /** Front matter fields (title, author, date, subtitle, theme). */
+  /** Plain text per page. */
+  pageTexts: string[];
+  /** Front matter fields (title, author, date, subtitle, theme) that were given. */
   meta: Record<string, string>;
 }
 
-export function renderMarkdown(source: string): RenderedMarkdown {
-  const html = xss(marked.parse(source, { async: false, gfm: true }) as string);
-  return { html, pages: [html], text: source, meta: {} };
+/** A variable reference `{/u/<user>/d/<doc>/v/<var>}` found in content. */
+export interface VarRef {
+  user: string;
+  doc: string;
+  name: string;
+  /** `user/doc/name`: the key of `RenderOptions.vars`. */
+  key: string;
+}
+
+/** How a resolved variable renders. */
+export interface VarView {
+  text: string;
+  band: 'up' | 'down' | 'none';
+  about?: string;
+  /** Index into `RenderOptions.varColors` (a CSS class `var-c<N>` carries the colour). */
+  colorClass?: string;
+}
+
+export interface RenderOptions {
+  /** Resolved variables by `user/doc/name`; references without one render as written. */
+  vars?: Map<string, VarView>;
+  /** Maps an asset name (from `assets/<name>` references) to the url to use, or null to leave it. */
+  asset?: (name: string) => string | null;
+}
+
+export const META_KEYS = ['title', 'author', 'date', 'subtitle', 'theme'] as const;
+
+const FRONT_MATTER = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
+const PAGE_LINE = /^ {0,3}\{\{[ \t]*page[ \t]*\}\}[ \t]*(?:\r?\n|$)/;
+const PAGE_START = /^ {0,3}\{\{[ \t]*page[ \t]*\}\}[ \t]*$/m;
+const VAR_REF = /^\{\/u\/([a-z0-9_]{1,64})\/d\/([a-z0-9][a-z0-9_]{0,127})\/v\/([a-z0-9_-]{1,50})\}/;
+/** Asset references in content and custom CSS: `assets/<name>` or `./assets/<name>`. */
+export const ASSET_REF = /^(?:\.\/)?assets\/([a-z0-9][a-z0-9-]*(?:\.[a-z0-9]+)?)$/;
+
+/** Splits an optional YAML front matter off the content. Bad YAML is dropped (meta stays empty). */
+export function splitFrontMatter(source: string): { meta: Record<string, string>; body: string } {
+  const m = FRONT_MATTER.exec(source.replace(/^\uFEFF/, ''));
+  if (!m) return { meta: {}, body: source };
+  const body = source.replace(/^\uFEFF/, '').slice(m[0].length);
+  let data: unknown;
+  try {
+    data = parseYaml(m[1]!, { maxAliasCount: 10 });
+  } catch {
+    return { meta: {}, body };
+  }
+  const meta: Record<string, string> = {};
+  if (data && typeof data === 'object' && !Array.isArray(data)) {
+    for (const key of META_KEYS) {
+      const v = (data as Record<string, unknown>)[key];
+      if (v === undefined || v === null || typeof v === 'object') continue;
+      meta[key] = String(v).slice(0, 500);
+    }
+  }
+  return { meta, body };
+}
+
+interface PageBreakToken extends Tokens.Generic {
+  type: 'pagebreak';
+}
+interface VarRefToken extends Tokens.Generic {
+  type: 'varref';
+  ref: VarRef;
+}
+
+function extensions(opts: RenderOptions): MarkedExtension {
+  return {
+    gfm: true,
+    extensions: [
+      {
+        name: 'pagebreak',
+        level: 'block',
+        start: (src: string) => PAGE_START.exec(src)?.index,
+        tokenizer(src: string): PageBreakToken | undefined {
+          const m = PAGE_LINE.exec(src);
+          return m ? { type: 'pagebreak', raw: m[0] } : undefined;
+        },
+        renderer: () => '',
+      },
+      {
+        name: 'varref',
+        level: 'inline',
+        start: (src: string) => {
+          const i = src.indexOf('{/u/');
+          return i >= 0 ? i : undefined;
+        },
+        tokenizer(src: string): VarRefToken | undefined {
+          const m = VAR_REF.exec(src);
+          if (!m) return undefined;
+          const [, user, doc, name] = m as unknown as [string, string, string, string];
+          return { type: 'varref', raw: m[0], ref: { user, doc, name, key: `${user}/${doc}/${name}` } };
+        },
+        renderer(token) {
+          const t = token as VarRefToken;
+          const v = opts.vars?.get(t.ref.key);
+          if (!v) return `<span class="var var-missing">${escapeHtml(t.raw)}</span>`;
+          const cls = ['var', `var-${v.band}`, v.colorClass].filter(Boolean).join(' ');
+          const title = v.about ? ` title="${escapeHtml(v.about)}"` : '';
+          return `<span class="${cls}"${title}>${escapeHtml(v.text)}</span>`;
+        },
+      },
+    ],
+  };
+}
+
+function lex(body: string, opts: RenderOptions): { marked: Marked; tokens: TokensList } {
+  const marked = new Marked(extensions(opts));
+  const tokens = marked.lexer(body);
+  if (opts.asset) {
+    const asset = opts.asset;
+    marked.walkTokens(tokens, (t) => {
+      if (t.type !== 'image' && t.type !== 'link') return;
+      const m = ASSET_REF.exec(t.href);
+      if (m) t.href = asset(m[1]!) ?? t.href;
+    });
+  }
+  return { marked, tokens };
+}
+
+/** Every variable reference outside code, in order of appearance (duplicates removed). */
+export function varRefs(source: string): VarRef[] {
+  const { body } = splitFrontMatter(source);
+  const { marked, tokens } = lex(body, {});
+  const out = new Map<string, VarRef>();
+  marked.walkTokens(tokens, (t) => {
+    if (t.type === 'varref') out.set((t as VarRefToken).ref.key, (t as VarRefToken).ref);
+  });
+  return [...out.values()];
+}
+
+/** Every `assets/<name>` an image or link of the content points at. */
+export function assetRefs(source: string): string[] {
+  const { body } = splitFrontMatter(source);
+  const { marked, tokens } = lex(body, {});
+  const out = new Set<string>();
+  marked.walkTokens(tokens, (t) => {
+    if (t.type !== 'image' && t.type !== 'link') return;
+    const m = ASSET_REF.exec(t.href);
+    if (m) out.add(m[1]!);
+  });
+  return [...out];
+}
+
+// CommonJS module: its namespace may arrive as `default` depending on the bundler.
+const xss = ((xssModule as unknown as { default?: typeof xssModule }).default ?? xssModule) as typeof xssModule;
+
+const whiteList = (() => {
+  const w = xss.getDefaultWhiteList();
+  for (const tag of ['span', 'div', 'code', 'pre', 'section', 'p', 'table', 'td', 'th']) w[tag] = [...(w[tag] ?? []), 'class'];
+  w.span = [...w.span!, 'title'];
+  w.input = ['type', 'checked', 'disabled'];
+  w.ol = ['start'];
+  return w;
+})();
+
+const sanitizer = new xss.FilterXSS({
+  whiteList,
+  stripIgnoreTag: true,
+  stripIgnoreTagBody: ['script', 'style', 'iframe', 'object', 'embed', 'noscript', 'template'],
+  allowCommentTag: false,
+  onTagAttr(tag: string, name: string, value: string) {
+    // Only checkboxes survive as inputs (GFM task lists).
+    if (tag === 'input' && name === 'type' && value !== 'checkbox') return '';
+    return undefined;
+  },
+});
+
+/** HTML with only the allowed tags and attributes: no script, no event handlers, no javascript: urls. */
+export function sanitizeHtml(html: string): string {
+  return sanitizer.process(html);
+}
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', '#39': "'" };
+
+/** A readable plain-text rendition of sanitized HTML. */
+export function htmlToText(html: string): string {
+  return html
+    .replace(/<li[^>]*>/gi, '\n- ')
+    .replace(/<(br|hr)[^>]*>/gi, '\n')
+    .replace(/<\/(p|div|h[1-6]|li|tr|pre|blockquote|table|section|ul|ol)>/gi, '\n')
+    .replace(/<\/t[dh]>\s*/gi, '\t')
+    .replace(/<[^>]+>/g, '')
+    .replace(/&(#x[0-9a-f]+|#\d+|[a-z0-9]+);/gi, (all, e: string) => {
+      if (e[0] === '#') {
+        const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+        return Number.isFinite(code) && code > 0 && code < 0x110000 ? String.fromCodePoint(code) : all;
+      }
+      return ENTITIES[e.toLowerCase()] ?? all;
+    })
+    .replace(/[ \t]+\n/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+/** Renders the platform's markdown to sanitized HTML, page by page. */
+export function renderMarkdown(source: string, opts: RenderOptions = {}): RenderedMarkdown {
+  const { meta, body } = splitFrontMatter(source);
+  const { marked, tokens } = lex(body, opts);
+  const groups: Token[][] = [[]];
+  for (const t of tokens) {
+    if (t.type === 'pagebreak') groups.push([]);
+    else groups.at(-1)!.push(t);
+  }
+  const pages = groups.map((g) => {
+    const list = Object.assign(g, { links: tokens.links }) as TokensList;
+    return sanitizeHtml(marked.parser(list));
+  });
+  const pageTexts = pages.map(htmlToText);
+  return { html: pages.join('\n'), pages, text: pageTexts.filter(Boolean).join('\n\n'), pageTexts, meta };
 }

@@ -1,6 +1,100 @@
-/** Routes of the render area (not built yet). */
+/**
+ * Routes of the rendering area: the canonical page of a document (`/u/:user/d/:doc`, and
+ * `/s/:shortname` redirecting to it), and its PDF and PPTX outputs (`files/doc.pdf`,
+ * `files/doc.pptx`, `/v1/u/:user/d/:doc/pdf|pptx`). Same access rules as the document:
+ * public documents need no token; anything the caller may not read is 404.
+ */
+import { and, eq } from 'drizzle-orm';
+import { resources, users } from '../db/schema';
 import type { Api } from '../core/api';
+import { notFound } from '../core/errors';
+import { loadResource, resourceRouter, type ResourceCtx } from '../core/resources';
+import { loadAliased } from '../docs/alias';
+import { docKind } from '../docs/kind';
+import { cachedOutput, outputHash, OUTPUT_TYPES, type OutputName } from './outputs';
+import { documentPage } from './source';
+
+const OUTPUTS: { name: OutputName; alias: 'pdf' | 'pptx'; summary: string; disposition: 'inline' | 'attachment'; ext: string }[] = [
+  { name: 'doc.pdf', alias: 'pdf', summary: 'The document as PDF (A4 pages for doc/docs, 16:9 for pres, one continuous page for blog/web)', disposition: 'inline', ext: 'pdf' },
+  { name: 'doc.pptx', alias: 'pptx', summary: 'The document as a slide deck: one slide per page (its image, its text in the notes)', disposition: 'attachment', ext: 'pptx' },
+];
+
+async function outputResponse(api: Api, rc: ResourceCtx, o: (typeof OUTPUTS)[number]): Promise<Response> {
+  const built = await documentPage(api, rc, 'inline');
+  const hash = await outputHash(o.name, built);
+  const etag = `"${hash}"`;
+  const headers: Record<string, string> = {
+    'Content-Type': OUTPUT_TYPES[o.name],
+    'Content-Disposition': `${o.disposition}; filename="${rc.resource.name}.${o.ext}"`,
+    ETag: etag,
+    'Cache-Control': 'private, no-cache',
+    'X-NVM-Type': 'file',
+    'X-Content-Type-Options': 'nosniff',
+  };
+  if (rc.req.headers.get('If-None-Match') === etag) return new Response(null, { status: 304, headers });
+  const title = built.markdown.meta.title || rc.resource.name;
+  const out = await cachedOutput(rc, o.name, built, hash, title);
+  headers['X-Render-Cache'] = out.cached ? 'hit' : 'miss';
+  return new Response(out.bytes, { headers });
+}
 
 export function renderRoutes(api: Api): void {
-  void api;
+  const files = resourceRouter(api, docKind);
+  for (const o of OUTPUTS) {
+    files.get(`/files/${o.name}`, {
+      summary: o.summary,
+      need: 'r',
+      anonymous: true,
+      responses: { 200: { description: o.name, type: OUTPUT_TYPES[o.name] }, 304: { description: 'Not modified (If-None-Match)' }, 502: { description: 'The browser failed to render' } },
+      handler: (rc) => outputResponse(api, rc, o),
+    });
+    api.get(`/v1/u/:user/d/:doc/${o.alias}`, {
+      summary: `${o.summary} (read-only alias)`,
+      tag: 'alias',
+      auth: 'optional',
+      responses: { 200: { description: o.name, type: OUTPUT_TYPES[o.name] }, 304: { description: 'Not modified (If-None-Match)' }, 502: { description: 'The browser failed to render' } },
+      handler: async (ctx) => outputResponse(api, await loadAliased(ctx), o),
+    });
+  }
+
+  api.get('/u/:user/d/:doc', {
+    summary: "The document's canonical page: sanitized HTML with its theme and layout, under a strict Content-Security-Policy",
+    tag: 'pages',
+    auth: 'optional',
+    responses: { 200: { description: 'The document as an HTML page', type: 'text/html' }, 304: { description: 'Not modified (If-None-Match)' } },
+    handler: async (ctx) => {
+      const rc = await loadAliased(ctx);
+      const built = await documentPage(api, rc, 'link');
+      const etag = `"${await outputHash('doc.pdf', built)}"`;
+      const headers: Record<string, string> = {
+        'Content-Type': 'text/html; charset=utf-8',
+        'Content-Security-Policy': built.csp,
+        'X-Content-Type-Options': 'nosniff',
+        'Referrer-Policy': 'no-referrer',
+        'Cache-Control': 'private, no-cache',
+        ETag: etag,
+      };
+      if (ctx.req.headers.get('If-None-Match') === etag) return new Response(null, { status: 304, headers });
+      return new Response(built.html, { headers });
+    },
+  });
+
+  api.get('/s/:shortname', {
+    summary: "A document's short url: redirects to its canonical page (same access rules)",
+    tag: 'pages',
+    auth: 'optional',
+    responses: { 302: { description: 'Redirect to /u/<user>/d/<doc>' } },
+    handler: async (ctx) => {
+      const missing = () => notFound(`no such document: ${ctx.params.shortname}`);
+      const row = await ctx.db
+        .select({ name: resources.name, owner: users.username })
+        .from(resources)
+        .innerJoin(users, eq(users.id, resources.owner_id))
+        .where(and(eq(resources.shortname, ctx.params.shortname!), eq(resources.kind, docKind.kind)))
+        .get();
+      if (!row) throw missing();
+      await loadResource({ ...ctx, params: { owner: row.owner } }, docKind, row.name); // 404 unless readable
+      return new Response(null, { status: 302, headers: { Location: `/u/${row.owner}/d/${row.name}` } });
+    },
+  });
 }

@@ -1,0 +1,106 @@
+/**
+ * The document as one self-contained HTML page: sanitized markdown pages in `.page`
+ * sections, the theme, the layout of the type, variable colours and the custom CSS, under
+ * a strict Content-Security-Policy (no scripts at all; the one style element is allowed by
+ * its hash). Pure apart from WebCrypto hashing.
+ */
+import { escapeHtml, renderMarkdown, type RenderedMarkdown, type VarView } from './markdown';
+import { layoutCss, resolveTheme, resolveType, themeCss, type DocType, type Theme } from './themes';
+
+export interface PageInput {
+  /** The document's markdown. */
+  content: string;
+  /** Display name (the `name` entry) or the document's name. */
+  title: string;
+  type: string;
+  /** config/theme; empty = the front matter's theme, then the default. */
+  theme: string;
+  customCss: string;
+  vars: Map<string, VarView>;
+  /** CSS colours of variable bands, by class name (`var-c0` -> `#1a7f37`). */
+  varColors: Map<string, string>;
+  /** Url for an asset name, or null to leave the reference as written. */
+  asset: (name: string) => string | null;
+}
+
+export interface BuiltPage {
+  html: string;
+  /** The policy to send as a header (the page also carries it in a meta element). */
+  csp: string;
+  type: DocType;
+  theme: Theme;
+  /** The requested theme name was not a built-in one or `+org/theme`. */
+  unknownTheme: string | null;
+  markdown: RenderedMarkdown;
+}
+
+/** CSS colours accepted from variables: hex, rgb()/hsl() and plain names. */
+const CSS_COLOR = /^(#[0-9a-fA-F]{3,8}|(?:rgb|rgba|hsl|hsla)\([0-9.,%\s/]+\)|[a-zA-Z]{3,30})$/;
+
+/** Custom CSS inside a style element: it may not close the element. Asset urls are resolved. */
+export function prepareCustomCss(css: string, asset: (name: string) => string | null): string {
+  return css
+    .replace(/url\(\s*(['"]?)(?:\.\/)?assets\/([a-z0-9][a-z0-9-]*(?:\.[a-z0-9]+)?)\1\s*\)/g, (all, _q: string, name: string) => {
+      const url = asset(name);
+      return url ? `url("${url}")` : all;
+    })
+    .replace(/<\/(style)/gi, '<\\/$1')
+    .replace(/<!--/g, '<\\!--');
+}
+
+async function sha256Base64(text: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+  let bin = '';
+  for (const b of digest) bin += String.fromCharCode(b);
+  return btoa(bin);
+}
+
+export function contentSecurityPolicy(styleHash: string, forMeta = false): string {
+  return [
+    "default-src 'none'",
+    `style-src 'sha256-${styleHash}'`,
+    "img-src 'self' data: https:",
+    "font-src 'self' data:",
+    "base-uri 'none'",
+    "form-action 'none'",
+    ...(forMeta ? [] : ["frame-ancestors 'none'"]),
+  ].join('; ');
+}
+
+function header(meta: Record<string, string>): string {
+  if (!meta.title && !meta.subtitle && !meta.author && !meta.date) return '';
+  const byline = [meta.author, meta.date].filter(Boolean).map((s) => escapeHtml(s!)).join(' · ');
+  return (
+    '<header class="doc-header">' +
+    (meta.title ? `<h1 class="title">${escapeHtml(meta.title)}</h1>` : '') +
+    (meta.subtitle ? `<p class="subtitle">${escapeHtml(meta.subtitle)}</p>` : '') +
+    (byline ? `<p class="byline">${byline}</p>` : '') +
+    '</header>'
+  );
+}
+
+export async function buildPage(input: PageInput): Promise<BuiltPage> {
+  const markdown = renderMarkdown(input.content, { vars: input.vars, asset: input.asset });
+  const type = resolveType(input.type);
+  const requested = input.theme.trim() || markdown.meta.theme || '';
+  const { theme, known } = resolveTheme(requested);
+  const varCss = [...input.varColors]
+    .filter(([, c]) => CSS_COLOR.test(c))
+    .map(([cls, c]) => `.${cls}{color:${c}}`)
+    .join('');
+  const style = themeCss(theme) + layoutCss(type) + varCss + (input.customCss ? `\n/* custom.css */\n${prepareCustomCss(input.customCss, input.asset)}\n` : '');
+  const hash = await sha256Base64(style);
+  const title = markdown.meta.title || input.title;
+  const sections = markdown.pages
+    .map((p, i) => `<section class="page" id="page-${i + 1}">${i === 0 ? header(markdown.meta) : ''}${p}</section>`)
+    .join('\n');
+  const html =
+    '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +
+    `<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy(hash, true)}">` +
+    '<meta name="viewport" content="width=device-width, initial-scale=1">' +
+    '<meta name="referrer" content="no-referrer">' +
+    `<title>${escapeHtml(title)}</title>` +
+    `<style>${style}</style></head>\n` +
+    `<body class="type-${type} theme-${theme.name}"><main class="document">\n${sections}\n</main></body></html>\n`;
+  return { html, csp: contentSecurityPolicy(hash), type, theme, unknownTheme: known ? null : requested, markdown };
+}

@@ -1,0 +1,130 @@
+/**
+ * Gathers what a document's rendering depends on (entries, variables, assets) and builds
+ * its page. Variables of other documents resolve when the document's owner may read them.
+ * Assets are fetched through the platform's own asset route (same access rules) when they
+ * must be inlined (PDF, PPTX); the canonical page links them.
+ */
+import { and, eq } from 'drizzle-orm';
+import { resources } from '../db/schema';
+import type { Api } from '../core/api';
+import { readEntries } from '../core/entries';
+import { accessTo } from '../core/perms';
+import { findUser, type ResourceCtx } from '../core/resources';
+import { docKind } from '../docs/kind';
+import { formatVar, readVars, varsFromEntries, type DocVar } from '../docs/vars';
+import { assetRefs, varRefs, type VarView } from './markdown';
+import { buildPage, type BuiltPage } from './page';
+
+/** Asset names custom CSS refers to with url(assets/<name>). */
+export function cssAssetRefs(css: string): string[] {
+  return [...css.matchAll(/url\(\s*(['"]?)(?:\.\/)?assets\/([a-z0-9][a-z0-9-]*(?:\.[a-z0-9]+)?)\1\s*\)/g)].map((m) => m[2]!);
+}
+
+/** Path of a document's asset (the documents area serves it; public documents without a token). */
+export function assetPath(owner: string, doc: string, name: string): string {
+  return `/v1/users/${owner}/${docKind.collection}/${doc}/assets/${name}`;
+}
+
+function toBase64(bytes: Uint8Array): string {
+  let bin = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(bin);
+}
+
+async function resolveVars(rc: ResourceCtx, content: string, own: DocVar[]): Promise<{ vars: Map<string, VarView>; colors: Map<string, string> }> {
+  const vars = new Map<string, VarView>();
+  const colors = new Map<string, string>();
+  const refs = varRefs(content);
+  if (!refs.length) return { vars, colors };
+  const docs = new Map<string, number | null>();
+  const docId = async (user: string, doc: string): Promise<number | null> => {
+    if (user === rc.owner.username && doc === rc.resource.name) return rc.resource.id;
+    const owner = await findUser({ ...rc, caller: rc.owner }, user);
+    if (!owner) return null;
+    const r = await rc.db
+      .select()
+      .from(resources)
+      .where(and(eq(resources.owner_id, owner.id), eq(resources.kind, docKind.kind), eq(resources.name, doc)))
+      .get();
+    if (!r) return null;
+    return (await accessTo(rc.db, rc.owner, r)).r ? r.id : null;
+  };
+  for (const ref of refs) {
+    const key = `${ref.user}/${ref.doc}`;
+    if (!docs.has(key)) docs.set(key, await docId(ref.user, ref.doc));
+  }
+  const byDoc = new Map<string, DocVar[]>();
+  await Promise.all(
+    [...docs].map(async ([key, id]) => {
+      if (id !== null) byDoc.set(key, id === rc.resource.id ? own : await readVars(rc.env, rc.db, id));
+    }),
+  );
+  const colorClass = new Map<string, string>();
+  for (const ref of refs) {
+    const v = byDoc.get(`${ref.user}/${ref.doc}`)?.find((x) => x.name === ref.name);
+    if (!v) continue;
+    const f = formatVar(v);
+    let cls: string | undefined;
+    if (f.color) {
+      cls = colorClass.get(f.color);
+      if (!cls) {
+        cls = `var-c${colorClass.size}`;
+        colorClass.set(f.color, cls);
+        colors.set(cls, f.color);
+      }
+    }
+    vars.set(ref.key, { text: f.text, band: f.band, about: v.about || undefined, colorClass: cls });
+  }
+  return { vars, colors };
+}
+
+/**
+ * Fetches assets through the platform's own route with the caller's credentials, as data:
+ * urls. Missing or forbidden assets are left out (their references stay as written).
+ */
+async function inlineAssets(api: Api, rc: ResourceCtx, names: string[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const headers = new Headers();
+  const auth = rc.req.headers.get('Authorization');
+  if (auth) headers.set('Authorization', auth);
+  await Promise.all(
+    [...new Set(names)].map(async (name) => {
+      const url = new URL(assetPath(rc.owner.username, rc.resource.name, name), rc.url.origin);
+      const res = await api.fetch(new Request(url, { headers }), rc.env, rc.exec);
+      if (res.status !== 200) {
+        await res.body?.cancel();
+        return;
+      }
+      const type = (res.headers.get('Content-Type') ?? 'application/octet-stream').split(';')[0]!.trim();
+      out.set(name, `data:${type};base64,${toBase64(new Uint8Array(await res.arrayBuffer()))}`);
+    }),
+  );
+  return out;
+}
+
+export type AssetMode = 'link' | 'inline';
+
+/** The document's page: `link` for the canonical url (assets by url), `inline` for the browser renders. */
+export async function documentPage(api: Api, rc: ResourceCtx, mode: AssetMode): Promise<BuiltPage> {
+  const e = await readEntries(rc.env, rc.db, rc.resource.id);
+  const content = e.get('content') ?? '';
+  const customCss = e.get('config/custom/custom.css') ?? '';
+  const { vars, colors } = await resolveVars(rc, content, varsFromEntries(e));
+  let asset: (name: string) => string | null;
+  if (mode === 'inline') {
+    const inlined = await inlineAssets(api, rc, [...assetRefs(content), ...cssAssetRefs(customCss)]);
+    asset = (name) => inlined.get(name) ?? null;
+  } else {
+    asset = (name) => assetPath(rc.owner.username, rc.resource.name, name);
+  }
+  return buildPage({
+    content,
+    title: e.get('name') || rc.resource.name,
+    type: e.get('config/type') ?? '',
+    theme: e.get('config/theme') ?? '',
+    customCss,
+    vars,
+    varColors: colors,
+    asset,
+  });
+}

@@ -1,0 +1,29 @@
+// Documents: GET of a document's content, and the /v1/vis/docs listing with 1,000
+// documents. Target (issue 4): the listing's p50 stays within 2x of the content GET's p50.
+export default async function docs(b) {
+  const u = await b.makeUser();
+  const auth = { Authorization: `Bearer ${u.token}` };
+  const N = 1000;
+  const names = Array.from({ length: N }, (_, i) => `doc_${String(i).padStart(4, '0')}`);
+  for (let i = 0; i < N; i += 25) {
+    await Promise.all(
+      names.slice(i, i + 25).map(async (n) => {
+        const r = await b.http('PUT', `/v1/vis/docs/${n}`, { token: u.token });
+        if (r.status !== 201) throw new Error(`create ${n}: ${r.status}`);
+      }),
+    );
+  }
+  const content = '# Quarterly report\n\n' + 'Revenue grew in every region this quarter. '.repeat(100);
+  const w = await b.http('POST', `/v1/vis/docs/${names[0]}/content`, { token: u.token, text: content });
+  if (w.status !== 204) throw new Error(`write content: ${w.status}`);
+
+  const read = await b.measure('docs: GET content (4 KiB)', `/v1/vis/docs/${names[0]}/content`, { headers: auth });
+  const list = await b.measure(`docs: GET /v1/vis/docs (${N} documents)`, '/v1/vis/docs', {
+    headers: auth,
+    target: 'target: p50 <= 2x content GET p50',
+  });
+  const ratio = list.p50_ms / read.p50_ms;
+  console.log(`docs: listing p50 / content p50 = ${ratio.toFixed(2)} (target <= 2) ${ratio <= 2 ? 'OK' : 'MISSED'}`);
+  await b.measure('docs: GET folder listing of one document', `/v1/vis/docs/${names[0]}`, { headers: auth });
+  await b.measure('docs: GET /v1/u/:user/d/:doc info envelope', `/v1/u/${u.username}/d/${names[0]}`, { headers: auth });
+}

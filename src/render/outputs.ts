@@ -110,7 +110,7 @@ export async function renderPdf(env: Env, built: BuiltPage): Promise<Rendered> {
   return withPage(env, built, { width: g.widthPx, height: g.heightPx || 1123 }, async (page) => {
     const pdf = flow
       ? await page.pdf({ width: `${g.widthPx}px`, height: `${(await printHeight(page)) + 2}px`, printBackground: true, pageRanges: '1' })
-      : await page.pdf({ width: `${g.widthPx}px`, height: `${g.heightPx}px`, printBackground: true, preferCSSPageSize: true });
+      : await page.pdf({ ...(built.type === 'pres' ? { width: `${g.widthIn}in`, height: `${g.heightIn}in` } : { format: 'a4' as const }), printBackground: true, preferCSSPageSize: true });
     const bytes = new Uint8Array(pdf);
     return { bytes, pages: pdfPageCount(bytes) };
   });

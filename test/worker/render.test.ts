@@ -1,0 +1,267 @@
+/**
+ * Rendering through the real Worker: the canonical page, its access rules and policy,
+ * PDF and PPTX through the BROWSER binding (local Chromium), the R2 cache and the log.
+ */
+import { env, exports } from 'cloudflare:workers';
+import { unzipSync, strFromU8 } from 'fflate';
+import { describe, expect, it } from 'vitest';
+import { pdfPageCount } from '../../src/render/outputs';
+import { makeGroup, PNG } from './docs-fixtures';
+import { call, makeUser, type TestUser } from './helpers';
+
+async function makeDoc(u: TestUser, name: string, content: string, config: Record<string, string> = {}): Promise<string> {
+  const path = `/v1/vis/docs/${name}`;
+  expect((await call('PUT', path, { token: u.token })).status).toBe(201);
+  expect((await call('POST', `${path}/content`, { token: u.token, text: content })).status).toBe(204);
+  for (const [k, v] of Object.entries(config)) expect((await call('POST', `${path}/${k}`, { token: u.token, text: v })).status).toBe(204);
+  return path;
+}
+
+const tenPages = Array.from({ length: 10 }, (_, i) => `# Page ${i + 1}\n\nText of page ${i + 1}.`).join('\n\n{{ page }}\n\n');
+
+async function bytesOf(res: Response): Promise<Uint8Array> {
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+describe('canonical page /u/:user/d/:doc', () => {
+  it('serves the rendered document as HTML to the owner, with a strict CSP and no script', async () => {
+    const u = await makeUser();
+    await makeDoc(u, 'page1', '---\ntitle: Quarterly\n---\n# Intro\n\nHello **world**\n\n<script>alert(1)</script>\n\n<img src="x.png" onerror="alert(2)">\n\n[bad](javascript:alert(3))');
+    const res = await call('GET', `/u/${u.username}/d/page1`, { token: u.token });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('Content-Type')).toBe('text/html; charset=utf-8');
+    const csp = res.headers.get('Content-Security-Policy')!;
+    expect(csp).toMatch(/default-src 'none'/);
+    expect(csp).toMatch(/frame-ancestors 'none'/);
+    expect(csp).not.toMatch(/script-src|unsafe-inline/);
+    const html = await res.text();
+    expect(html).toContain('<strong>world</strong>');
+    expect(html).toContain('<title>Quarterly</title>');
+    expect(html).not.toMatch(/<script|onerror|javascript:/i);
+  });
+
+  it('a private document answers 404 to anonymous callers and to other users', async () => {
+    const u = await makeUser();
+    const other = await makeUser();
+    await makeDoc(u, 'secret', 'hidden');
+    expect((await call('GET', `/u/${u.username}/d/secret`)).status).toBe(404);
+    expect((await call('GET', `/u/${u.username}/d/secret`, { token: other.token })).status).toBe(404);
+    expect((await call('GET', `/u/${u.username}/d/missing`, { token: u.token })).status).toBe(404);
+    expect((await call('GET', `/u/nobody_${u.username}/d/secret`)).status).toBe(404);
+  });
+
+  it('a public document needs no token', async () => {
+    const u = await makeUser({ profile_public: true });
+    const path = await makeDoc(u, 'open', 'public words');
+    expect((await call('PUT', `${path}/shared/public`, { token: u.token })).status).toBe(201);
+    const res = await call('GET', `/u/${u.username}/d/open`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('public words');
+  });
+
+  it('a group share lets accepted members read the page; pending members get 404', async () => {
+    const u = await makeUser();
+    const member = await makeUser();
+    const pending = await makeUser();
+    const path = await makeDoc(u, 'team', 'team words');
+    const g = await makeGroup(u.username, [{ username: member.username }, { username: pending.username, state: 'pending' }]);
+    expect((await call('PUT', `${path}/shared/${g.ref}`, { token: u.token })).status).toBe(201);
+    expect((await call('GET', `/u/${u.username}/d/team`, { token: member.token })).status).toBe(200);
+    expect((await call('GET', `/u/${u.username}/d/team`, { token: pending.token })).status).toBe(404);
+  });
+
+  it('variables render as formatted values with their band colour; references in code stay literal', async () => {
+    const u = await makeUser();
+    const path = await makeDoc(u, 'vars1', '');
+    expect((await call('PUT', `${path}/vars/growth`, { token: u.token })).status).toBe(201);
+    for (const [attr, v] of [['value', '0.125'], ['type', 'relative'], ['format', '+.1%'], ['about', 'Growth']]) {
+      expect((await call('POST', `${path}/vars/growth/${attr}`, { token: u.token, text: v })).status).toBe(204);
+    }
+    const ref = `{/u/${u.username}/d/vars1/v/growth}`;
+    await call('POST', `${path}/content`, { token: u.token, text: `Growth: ${ref}\n\n\`${ref}\`` });
+    const html = await (await call('GET', `/u/${u.username}/d/vars1`, { token: u.token })).text();
+    expect(html).toMatch(/<span class="var var-up var-c0" title="Growth">↑ \+12\.5%<\/span>/);
+    expect(html).toMatch(/\.var-c0\{color:#[0-9a-f]{6}\}/);
+    expect(html).toContain(`<code>${ref}</code>`);
+  });
+
+  it("another document's variable resolves only when the owner may read that document", async () => {
+    const u = await makeUser();
+    const stranger = await makeUser();
+    const own = await makeDoc(u, 'source', '');
+    await call('PUT', `${own}/vars/n`, { token: u.token });
+    await call('POST', `${own}/vars/n/value`, { token: u.token, text: '1234.5' });
+    await call('POST', `${own}/vars/n/format`, { token: u.token, text: ',.1f' });
+    const theirs = await makeDoc(stranger, 'theirs', '');
+    await call('PUT', `${theirs}/vars/n`, { token: stranger.token });
+    await call('POST', `${theirs}/vars/n/value`, { token: stranger.token, text: '99' });
+    await makeDoc(u, 'reader', `{/u/${u.username}/d/source/v/n} / {/u/${stranger.username}/d/theirs/v/n}`);
+    const html = await (await call('GET', `/u/${u.username}/d/reader`, { token: u.token })).text();
+    expect(html).toContain('>1,234.5</span>');
+    expect(html).toContain(`<span class="var var-missing">{/u/${stranger.username}/d/theirs/v/n}</span>`);
+  });
+
+  it('theme, custom CSS and type apply: config/theme, then the front matter theme, then the default', async () => {
+    const u = await makeUser();
+    await makeDoc(u, 'themed', '---\ntheme: paper\n---\n# T', { 'config/theme': 'dark', 'config/type': 'pres', 'config/custom/custom.css': 'h1{letter-spacing:2px}</style><script>x()</script>' });
+    const html = await (await call('GET', `/u/${u.username}/d/themed`, { token: u.token })).text();
+    expect(html).toContain('class="type-pres theme-dark"');
+    expect(html).toContain('--bg:#0d1117');
+    expect(html).toContain('h1{letter-spacing:2px}');
+    expect(html).not.toMatch(/<\/style><script/i);
+    await makeDoc(u, 'fm', '---\ntheme: paper\n---\n# T');
+    expect(await (await call('GET', `/u/${u.username}/d/fm`, { token: u.token })).text()).toContain('theme-paper');
+  });
+
+  it('assets are referenced at the document asset url', async () => {
+    const u = await makeUser();
+    const path = await makeDoc(u, 'withasset', '![logo](assets/logo.png)');
+    expect((await call('POST', `${path}/assets/logo.png`, { token: u.token, body: PNG, type: 'image/png' })).status).toBe(201);
+    const html = await (await call('GET', `/u/${u.username}/d/withasset`, { token: u.token })).text();
+    expect(html).toContain(`src="/v1/users/${u.username}/vis/docs/withasset/assets/logo.png"`);
+  });
+
+  it('answers 304 to a matching If-None-Match and re-renders after a change', async () => {
+    const u = await makeUser();
+    const path = await makeDoc(u, 'etag', 'one');
+    const first = await call('GET', `/u/${u.username}/d/etag`, { token: u.token });
+    const etag = first.headers.get('ETag')!;
+    expect((await call('GET', `/u/${u.username}/d/etag`, { token: u.token, headers: { 'If-None-Match': etag } })).status).toBe(304);
+    await call('POST', `${path}/content`, { token: u.token, text: 'two' });
+    const after = await call('GET', `/u/${u.username}/d/etag`, { token: u.token, headers: { 'If-None-Match': etag } });
+    expect(after.status).toBe(200);
+    expect(await after.text()).toContain('two');
+  });
+});
+
+describe('short url /s/:shortname', () => {
+  it('redirects to the canonical page with the same access rules', async () => {
+    const u = await makeUser();
+    const path = await makeDoc(u, 'shorty', 'x');
+    const short = await (await call('GET', `${path}/shortname`, { token: u.token })).text();
+    const res = await (exports as unknown as { default: Fetcher }).default.fetch(
+      new Request(`http://platform.test/s/${short}`, { headers: { Authorization: `Bearer ${u.token}` }, redirect: 'manual' }),
+    );
+    expect(res.status).toBe(302);
+    expect(res.headers.get('Location')).toBe(`/u/${u.username}/d/shorty`);
+    expect((await call('GET', `/s/${short}`)).status).toBe(404);
+    expect((await call('GET', '/s/nosuchshortname')).status).toBe(404);
+  });
+});
+
+describe('PDF through Browser Rendering', () => {
+  it('files/doc.pdf is a PDF with one A4 page per page of a doc', async () => {
+    const u = await makeUser();
+    const path = await makeDoc(u, 'pdf10', tenPages);
+    const res = await call('GET', `${path}/files/doc.pdf`, { token: u.token });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('Content-Type')).toBe('application/pdf');
+    expect(res.headers.get('X-Render-Cache')).toBe('miss');
+    const pdf = await bytesOf(res);
+    expect(strFromU8(pdf.subarray(0, 5))).toBe('%PDF-');
+    expect(pdfPageCount(pdf)).toBe(10);
+    const box = /\/MediaBox \[0 0 ([\d.]+) ([\d.]+)\]/.exec(strFromU8(pdf, true))!;
+    expect(Number(box[1])).toBeCloseTo(595.28, 0);
+    expect(Number(box[2])).toBeCloseTo(841.89, 0);
+  });
+
+  it('a cached render is served from R2 byte for byte; a change renders again and drops the old output', async () => {
+    const u = await makeUser();
+    const path = await makeDoc(u, 'cached', 'first');
+    const a = await call('GET', `${path}/files/doc.pdf`, { token: u.token });
+    const first = await bytesOf(a);
+    const b = await call('GET', `${path}/files/doc.pdf`, { token: u.token });
+    expect(b.headers.get('X-Render-Cache')).toBe('hit');
+    expect(await bytesOf(b)).toEqual(first);
+    expect(b.headers.get('ETag')).toBe(a.headers.get('ETag'));
+    expect((await call('GET', `${path}/files/doc.pdf`, { token: u.token, headers: { 'If-None-Match': a.headers.get('ETag')! } })).status).toBe(304);
+
+    await call('POST', `${path}/config/theme`, { token: u.token, text: 'dark' });
+    const c = await call('GET', `${path}/files/doc.pdf`, { token: u.token });
+    expect(c.headers.get('X-Render-Cache')).toBe('miss');
+    expect(c.headers.get('ETag')).not.toBe(a.headers.get('ETag'));
+    await c.arrayBuffer();
+    const id = (await env.DB.prepare("select id from resources where kind = 'doc' and name = 'cached' and owner_id = (select id from users where username = ?)").bind(u.username).first<{ id: number }>())!.id;
+    const stored = await env.BLOBS.list({ prefix: `r/${id}/render/doc.pdf/` });
+    expect(stored.objects).toHaveLength(1);
+  });
+
+  it('the log records each render', async () => {
+    const u = await makeUser();
+    const path = await makeDoc(u, 'logged', 'x\n{{ page }}\ny');
+    await (await call('GET', `${path}/files/doc.pdf`, { token: u.token })).arrayBuffer();
+    await (await call('GET', `${path}/files/doc.pdf`, { token: u.token })).arrayBuffer();
+    const log = await (await call('GET', `${path}/log`, { token: u.token })).text();
+    expect(log.match(/rendered doc\.pdf: 2 pages, type doc, theme default/g)).toHaveLength(1);
+  });
+
+  it('concurrent requests for the same new output get the same bytes from one render', async () => {
+    const u = await makeUser();
+    const path = await makeDoc(u, 'together', 'same');
+    const all = await Promise.all(Array.from({ length: 4 }, () => call('GET', `${path}/files/doc.pdf`, { token: u.token })));
+    const bodies = await Promise.all(all.map(bytesOf));
+    for (const r of all) expect(r.status).toBe(200);
+    for (const b of bodies) expect(b).toEqual(bodies[0]);
+    const log = await (await call('GET', `${path}/log`, { token: u.token })).text();
+    expect(log.match(/rendered doc\.pdf/g)).toHaveLength(1);
+  });
+
+  it('the alias /v1/u/:user/d/:doc/pdf has the document access rules: public without a token, private 404', async () => {
+    const u = await makeUser({ profile_public: true });
+    const path = await makeDoc(u, 'aliased', 'alias words');
+    expect((await call('GET', `/v1/u/${u.username}/d/aliased/pdf`)).status).toBe(404);
+    expect((await call('GET', `${path.replace('/v1/vis', `/v1/users/${u.username}/vis`)}/files/doc.pdf`)).status).toBe(404);
+    await call('PUT', `${path}/shared/public`, { token: u.token });
+    const res = await call('GET', `/v1/u/${u.username}/d/aliased/pdf`);
+    expect(res.status).toBe(200);
+    expect(strFromU8((await bytesOf(res)).subarray(0, 5))).toBe('%PDF-');
+    const viaOwnerPath = await call('GET', `/v1/users/${u.username}/vis/docs/aliased/files/doc.pdf`);
+    expect(viaOwnerPath.status).toBe(200);
+    await viaOwnerPath.arrayBuffer();
+  });
+
+  it('pres renders 16:9 pages', async () => {
+    const u = await makeUser();
+    const path = await makeDoc(u, 'slides', '# One\n{{ page }}\n# Two\n{{ page }}\n# Three', { 'config/type': 'pres' });
+    const pdf = await bytesOf(await call('GET', `${path}/files/doc.pdf`, { token: u.token }));
+    expect(pdfPageCount(pdf)).toBe(3);
+    const box = /\/MediaBox \[0 0 ([\d.]+) ([\d.]+)\]/.exec(strFromU8(pdf, true))!;
+    expect(Number(box[1]) / Number(box[2])).toBeCloseTo(16 / 9, 2);
+  });
+
+  it('blog renders one continuous page', async () => {
+    const u = await makeUser();
+    const path = await makeDoc(u, 'blogpost', tenPages, { 'config/type': 'blog' });
+    const pdf = await bytesOf(await call('GET', `${path}/files/doc.pdf`, { token: u.token }));
+    expect(pdfPageCount(pdf)).toBe(1);
+  });
+
+  it('files/doc.png, doc.txt and doc.ansi answer 404; the files listing shows all five', async () => {
+    const u = await makeUser();
+    const path = await makeDoc(u, 'listing', 'x');
+    for (const f of ['doc.png', 'doc.txt', 'doc.ansi']) expect((await call('GET', `${path}/files/${f}`, { token: u.token })).status).toBe(404);
+    for (const r of ['img', 'txt', 'ansi']) expect((await call('GET', `/v1/u/${u.username}/d/listing/${r}`, { token: u.token })).status).toBe(404);
+    const names = ((await (await call('GET', `${path}/files`, { token: u.token })).json()) as { name: string }[]).map((i) => i.name);
+    expect(names.sort()).toEqual(['doc.ansi', 'doc.pdf', 'doc.png', 'doc.pptx', 'doc.txt']);
+  });
+});
+
+describe('PPTX', () => {
+  it('files/doc.pptx is a zip with one slide per page, each with the page image and its text in the notes', async () => {
+    const u = await makeUser();
+    const path = await makeDoc(u, 'deck', '# Alpha\n\nfirst slide\n{{ page }}\n# Beta\n\nsecond slide\n{{ page }}\n# Gamma', { 'config/type': 'pres' });
+    const res = await call('GET', `${path}/files/doc.pptx`, { token: u.token });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('Content-Type')).toBe('application/vnd.openxmlformats-officedocument.presentationml.presentation');
+    const zip = unzipSync(await bytesOf(res));
+    const slides = Object.keys(zip).filter((k) => /^ppt\/slides\/slide\d+\.xml$/.test(k));
+    expect(slides).toHaveLength(3);
+    const media = Object.keys(zip).filter((k) => k.startsWith('ppt/media/'));
+    expect(media.length).toBeGreaterThanOrEqual(3);
+    const notes = Object.keys(zip).filter((k) => /^ppt\/notesSlides\/notesSlide\d+\.xml$/.test(k)).map((k) => strFromU8(zip[k]!));
+    expect(notes.join(' ')).toContain('second slide');
+    const alias = await call('GET', `/v1/u/${u.username}/d/deck/pptx`, { token: u.token });
+    expect(alias.headers.get('X-Render-Cache')).toBe('hit');
+    await alias.arrayBuffer();
+  });
+});

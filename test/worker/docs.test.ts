@@ -16,7 +16,7 @@ async function newDoc(u: TestUser, content?: string): Promise<{ name: string; pa
 
 const text = async (res: Response) => ({ status: res.status, body: await res.text() });
 const names = async (res: Response) => ((await res.json()) as { name: string }[]).map((i) => i.name);
-const upload = (u: TestUser | null, path: string, type: string, body: Uint8Array) =>
+const upload = (u: TestUser | null, path: string, type: string, body: Uint8Array<ArrayBuffer>) =>
   call('POST', path, { token: u?.token, body, headers: { 'Content-Type': type } });
 
 describe('the document collection', () => {

@@ -1,6 +1,106 @@
-/** Routes of the gql area (not built yet). */
+/**
+ * The GraphQL read API at /gql (graphql-yoga on graphql-js). POST /gql takes JSON
+ * {query, variables, operationName}; GET /gql with ?query= runs a query, and without it
+ * serves the explorer page. Bearer auth is optional (anonymous callers see what REST
+ * shows them); a token that is sent but unknown answers 401 like REST.
+ */
+import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
+import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
+import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
+import type { GraphQLError, ValidationContext } from 'graphql';
+import { createYoga, type Plugin } from 'graphql-yoga';
+import { z } from 'zod';
 import type { Api } from '../core/api';
+import { bearerToken } from '../core/auth';
+import type { Ctx } from '../core/context';
+import { unauthorized } from '../core/errors';
+import { readBytes } from '../core/http';
+import type { User } from '../db/schema';
+import { EXPLORER_HTML } from './explorer';
+import { makeLoaders } from './loaders';
+import { schema, type GqlContext } from './schema';
+import { LIMITS } from './values';
+
+interface ServerContext {
+  env: Env;
+  db: GqlContext['db'];
+  caller: User | null;
+}
+
+// Limits found during validation are reported as validation errors (so a client that
+// accepts application/graphql-response+json gets 400, like any invalid query).
+const asValidationError = { propagateOnRejection: false, onReject: [(ctx: ValidationContext | null, err: GraphQLError) => ctx?.reportError(err)] };
+const limits = [
+  maxTokensPlugin({ n: LIMITS.tokens }),
+  maxDepthPlugin({ n: LIMITS.depth, ignoreIntrospection: false, flattenFragments: true, ...asValidationError }),
+  // Introspection is bounded by depth and tokens; its static cost is large but fixed.
+  costLimitPlugin({ maxCost: LIMITS.cost, ...asValidationError }),
+  maxAliasesPlugin({ n: LIMITS.aliases, ...asValidationError }),
+] as Plugin[];
+
+const yoga = createYoga<ServerContext, GqlContext>({
+  schema,
+  graphqlEndpoint: '/gql',
+  graphiql: false,
+  landingPage: false,
+  logging: false,
+  maskedErrors: true,
+  batching: false,
+  plugins: limits,
+  context: ({ env, db, caller }) => ({ env, db, caller, loaders: makeLoaders(env, db, caller) }),
+});
+
+/** Runs one GraphQL request for the caller (the router has authenticated it). */
+async function execute(ctx: Ctx): Promise<Response> {
+  if (bearerToken(ctx.req) && !ctx.caller) throw unauthorized('unknown or revoked token');
+  let req = ctx.req;
+  if (req.method === 'POST') {
+    // Bounded body (413 above it), handed to yoga as a fresh request.
+    const body = await readBytes(req, LIMITS.body);
+    req = new Request(req.url, { method: 'POST', headers: req.headers, body: new Uint8Array(body) });
+  }
+  return yoga.fetch(req, { env: ctx.env, db: ctx.db, caller: ctx.caller });
+}
+
+const gqlBody = z.object({
+  query: z.string(),
+  variables: z.record(z.string(), z.unknown()).optional(),
+  operationName: z.string().optional(),
+});
+const gqlResult = z.object({ data: z.unknown().optional(), errors: z.array(z.object({ message: z.string() }).passthrough()).optional() });
 
 export function gqlRoutes(api: Api): void {
-  void api;
+  api.post('/gql', {
+    summary: 'Run a GraphQL query: JSON {query, variables, operationName}; answers {data} and/or {errors}',
+    tag: 'graphql',
+    auth: 'optional',
+    body: { type: 'application/json', description: 'A GraphQL request', schema: gqlBody },
+    responses: {
+      200: { description: 'GraphQL result (errors of execution are inside it)', type: 'application/json', schema: gqlResult },
+      400: { description: 'Malformed request or query (GraphQL errors)', type: 'application/json', schema: gqlResult },
+      401: { description: 'A bearer token was sent but is unknown' },
+      413: { description: 'Request body too large' },
+    },
+    handler: execute,
+  });
+  api.get('/gql', {
+    summary: 'The GraphQL explorer page (HTML); with ?query= runs a query like POST',
+    tag: 'graphql',
+    auth: 'optional',
+    query: z.object({ query: z.string().optional(), variables: z.string().optional(), operationName: z.string().optional() }),
+    responses: {
+      200: { description: 'Explorer page, or a GraphQL result for ?query=', type: 'text/html' },
+      400: { description: 'Malformed query (GraphQL errors)', type: 'application/json', schema: gqlResult },
+    },
+    handler: async (ctx) => {
+      if (ctx.url.searchParams.has('query')) return execute(ctx);
+      return new Response(EXPLORER_HTML, {
+        headers: {
+          'Content-Type': 'text/html; charset=utf-8',
+          'Content-Security-Policy': "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'",
+        },
+      });
+    },
+  });
 }

@@ -1,0 +1,65 @@
+/**
+ * Pure rules of the GraphQL API: paging arguments, tag kinds, flag values, the query
+ * limits and a SQL helper. No I/O here (unit-tested on their own).
+ */
+import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { GraphQLError } from 'graphql';
+
+/** Default and largest page of a listing (`limit`). */
+export const DEFAULT_LIMIT = 100;
+export const MAX_LIMIT = 1000;
+
+/** Query limits: a query beyond them answers a GraphQL error before anything runs. */
+export const LIMITS = {
+  /** Deepest selection (introspection included: the standard introspection query is 15 deep). */
+  depth: 15,
+  /**
+   * Static cost of a selection (graphql-armor cost-limit: objects 2, scalars 1, x1.5 per
+   * level): a full docs listing costs ~37, a full me ~87, all root fields at once ~330.
+   */
+  cost: 1_000,
+  /** Aliases per operation (one alias can re-run a whole listing). */
+  aliases: 20,
+  /** Tokens per document (bounds parsing work before validation). */
+  tokens: 5_000,
+  /** Bytes of a request body. */
+  body: 64 * 1024,
+} as const;
+
+export function userError(message: string, code = 'BAD_USER_INPUT'): GraphQLError {
+  return new GraphQLError(message, { extensions: { code } });
+}
+
+/** Checks `limit` and `offset` of a listing; bad values are a GraphQL error that says why. */
+export function page(args: { limit?: number | null; offset?: number | null }): { limit: number; offset: number } {
+  const limit = args.limit ?? DEFAULT_LIMIT;
+  const offset = args.offset ?? 0;
+  if (limit < 0 || limit > MAX_LIMIT) throw userError(`limit must be between 0 and ${MAX_LIMIT} (got ${limit})`);
+  if (offset < 0) throw userError(`offset must not be negative (got ${offset})`);
+  return { limit, offset };
+}
+
+export type TagType = 'system' | 'user' | 'category';
+
+/** A stored tag (`fav`, `+mine`, `=finance`) as the API shows it: id as written, bare name, kind. */
+export function tagInfo(tag: string): { id: string; name: string; type: TagType } {
+  if (tag.startsWith('+')) return { id: tag, name: tag.slice(1), type: 'user' };
+  if (tag.startsWith('=')) return { id: tag, name: tag.slice(1), type: 'category' };
+  return { id: tag, name: tag, type: 'system' };
+}
+
+const FALSY = new Set(['no', 'n', 'nope', 'false', 'f', 'off', '0']);
+
+/** `config/enabled`: true unless set to a falsy word (decisions.md: no, n, nope, false, f, off, 0). */
+export function enabledFlag(value: string | null): boolean {
+  if (value === null) return true;
+  return !FALSY.has(value.trim().toLowerCase());
+}
+
+/** An optional text entry: null when unset or empty. */
+export const textOrNull = (value: string | null | undefined): string | null => (value ? value : null);
+
+/** `column IN (values)` with the values bound as one JSON array (D1 binds at most 100 parameters). */
+export function inJson(column: SQLWrapper, values: readonly (number | string)[]): SQL {
+  return sql`${column} in (select value from json_each(${JSON.stringify(values)}))`;
+}

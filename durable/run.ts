@@ -129,7 +129,7 @@ export class RunObject extends DurableObject<Env> {
   }
 
   /** A live tail: every log entry so far, then new ones as they come, then `end` with the final status. */
-  tail(): ReadableStream<Uint8Array> {
+  liveLog(): ReadableStream<Uint8Array> {
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
     const writer = writable.getWriter();
     const enc = new TextEncoder();

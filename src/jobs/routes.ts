@@ -339,7 +339,7 @@ async function jobOf(rc: ResourceCtx, jobId: number): Promise<{ name: string; sh
 async function runLogResponse(rc: ResourceCtx, row: RunRow): Promise<Response> {
   const stub = runStub(rc.env, row.name);
   if ((rc.req.headers.get('Accept') ?? '').includes('text/event-stream')) {
-    const stream = (await stub.tail()) as unknown as ReadableStream<Uint8Array>;
+    const stream = (await stub.liveLog()) as unknown as ReadableStream<Uint8Array>;
     return new Response(stream, { headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-NVM-Type': 'file' } });
   }
   return logResponse(rc.req, (await stub.readLog()) as unknown as { log_time: string; severity: string; message: string }[]);

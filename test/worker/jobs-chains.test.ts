@@ -1,0 +1,75 @@
+import { unzipSync } from 'fflate';
+import { describe, expect, it } from 'vitest';
+import { call, makeUser } from './helpers';
+import { groupWith, makeJob, trigger } from './jobs-helpers';
+
+const J = '/v1/code/jobs';
+const SPLIT = `export default { async run(input) { const n = JSON.parse(await input[0].text()).n; return Array.from({ length: n }, (_, i) => new File(['part' + i], 'p' + i + '.txt', { type: 'text/plain' })); } }`;
+const UPPER = `export default { async run(input, ctx) { ctx.log('upper ' + input.length); return Promise.all(input.map(async (f) => new File([(await f.text()).toUpperCase()], f.name, { type: f.type }))); } }`;
+
+interface Stats {
+  status: string;
+  children: { name: string; shortname: string; job: string; job_shortname: string; parent_step: string; status: string; started_on: string; completed_on: string; duration: number }[];
+}
+
+describe('composed chains', () => {
+  it('steps run in order; a dot fans the step out over the previous output (one child run per file); several outputs zip', async () => {
+    const u = await makeUser();
+    await makeJob(u, 'split', SPLIT);
+    await makeJob(u, 'upper', UPPER);
+    await makeJob(u, 'pipeline', undefined, { 'config/chains': '# split then upper each part\ncut <- split\nup <- upper\ncut -> .up' });
+    const res = await trigger(u.token, `${J}/pipeline`, { n: 3 });
+    expect(res.status).toBe(200);
+    const files = unzipSync(new Uint8Array(await res.arrayBuffer()));
+    expect(Object.fromEntries(Object.entries(files).map(([k, v]) => [k, new TextDecoder().decode(v)]))).toEqual({ 'p0.txt': 'PART0', 'p1.txt': 'PART1', 'p2.txt': 'PART2' });
+    const run = res.headers.get('X-Run-Id')!;
+    const stats = (await (await call('GET', `${J}/pipeline/runs/${run}/stats`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as Stats;
+    expect(stats.children).toHaveLength(4);
+    expect(stats.children.map((c) => c.parent_step)).toEqual(['cut', 'up', 'up', 'up']);
+    const c = stats.children[1]!;
+    expect(Object.keys(c).sort()).toEqual(['completed_on', 'duration', 'job', 'job_shortname', 'name', 'parent_step', 'shortname', 'started_on', 'status'].sort());
+    expect(c).toMatchObject({ job: 'upper', status: 'success' });
+    // children are readable by the top-level run's readers, listed nowhere as standalone runs
+    expect(await (await call('GET', `${J}/pipeline/runs/${c.name}/log`, { token: u.token })).text()).toContain('upper 1');
+    expect(await (await call('GET', `${J}/upper/runs`, { token: u.token })).json()).toEqual([]);
+    const hist = (await (await call('GET', `${J}/pipeline/stats/runs`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as unknown[];
+    expect(hist).toHaveLength(1);
+  });
+  it('a failed step fails the chain (502); the child shows failed', async () => {
+    const u = await makeUser();
+    await makeJob(u, 'bad', `export default { async run() { throw new Error('nope'); } }`);
+    await makeJob(u, 'ch', undefined, { 'config/chains': 'bad' });
+    const res = await trigger(u.token, `${J}/ch`);
+    expect(res.status).toBe(502);
+    const { run } = (await res.json()) as { run: string };
+    const stats = (await (await call('GET', `${J}/ch/runs/${run}/stats`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as Stats;
+    expect(stats.children[0]).toMatchObject({ job: 'bad', parent_step: 'bad', status: 'failed' });
+    expect(await (await call('GET', `${J}/ch/runs/${run}/log`, { token: u.token })).text()).toContain('step bad');
+  });
+  it('a ref to a missing job fails the run with a message in the log', async () => {
+    const u = await makeUser();
+    await makeJob(u, 'dangling', undefined, { 'config/chains': 'ghost' });
+    const res = await trigger(u.token, `${J}/dangling`);
+    expect(res.status).toBe(502);
+    const { run } = (await res.json()) as { run: string };
+    expect(await (await call('GET', `${J}/dangling/runs/${run}/log`, { token: u.token })).text()).toContain('no such job: ghost');
+  });
+  it('a chain that calls itself stops at the nesting limit', async () => {
+    const u = await makeUser();
+    await makeJob(u, 'loop', undefined, { 'config/chains': 'loop' });
+    expect((await trigger(u.token, `${J}/loop`)).status).toBe(502);
+  });
+  it('@user/job runs another user\'s job shared with execute access; without it the step fails', async () => {
+    const alice = await makeUser();
+    const bob = await makeUser();
+    await makeJob(bob, 'tool', `export default { async run() { return 'from bob'; } }`);
+    await makeJob(alice, 'uses', undefined, { 'config/chains': `t <- @${bob.username}/tool\nt` });
+    expect((await trigger(alice.token, `${J}/uses`)).status).toBe(502);
+    // bob shares the job with a group where alice is a superuser (execute)
+    const ref = await groupWith(bob, alice, 'superusers');
+    expect((await call('PUT', `${J}/tool/shared/${ref}`, { token: bob.token })).status).toBe(201);
+    const ok = await trigger(alice.token, `${J}/uses`);
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toBe('from bob');
+  });
+});

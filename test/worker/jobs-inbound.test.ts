@@ -1,0 +1,84 @@
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { handleInbound } from '../../src/jobs/inbound';
+import { call, makeUser, OPS, unique, type TestUser } from './helpers';
+import { makeJob } from './jobs-helpers';
+
+const J = '/v1/code/jobs';
+
+interface Outbox { kind: string; to: string[]; subject: string; text: string; attachments: { filename: string; content_type: string; size: number }[] }
+
+async function mailGroup(): Promise<{ org: string; owner: TestUser; member: TestUser; address: string; email: string }> {
+  const owner = await makeUser({ account: 'organisation' });
+  const org = unique('o').slice(0, 20);
+  const ok = async (r: Promise<Response>) => {
+    const res = await r;
+    if (res.status >= 300) throw new Error(`${res.status} ${await res.text()}`);
+  };
+  await ok(call('PUT', `/v1/admin/orgs/${org}`, { token: owner.token }));
+  await ok(call('PUT', `/v1/admin/orgs/${org}/groups/sales`, { token: owner.token }));
+  await ok(call('POST', `/v1/admin/orgs/${org}/profile/options/enable_subdomain`, { token: owner.token, text: 'yes' }));
+  await ok(call('POST', `/v1/admin/orgs/${org}/groups/sales/profile/options/allow_inbound_mail`, { token: owner.token, text: 'yes' }));
+  const email = `${unique('m')}@example.com`;
+  const member = await makeUser({ email, email_verified: true });
+  await ok(call('PUT', `/v1/admin/orgs/${org}/groups/sales/roles/members/${member.username}`, { token: owner.token }));
+  await ok(call('POST', `/v1/admin/invites/+${org}~sales/accept`, { token: member.token, text: 'yes' }));
+  return { org, owner, member, address: `sales@${org}.${env.ORG_MAIL_DOMAIN}`, email };
+}
+
+const raw = (from: string, to: string, subject: string) =>
+  new TextEncoder().encode(
+    [
+      `From: ${from}`, `To: ${to}`, `Subject: ${subject}`, 'MIME-Version: 1.0', 'Content-Type: multipart/mixed; boundary="b"', '',
+      '--b', 'Content-Type: text/plain', '', 'please process', '--b',
+      'Content-Type: text/csv', 'Content-Disposition: attachment; filename="rows.csv"', '', 'a,b', '--b--', '',
+    ].join('\r\n'),
+  ).buffer as ArrayBuffer;
+
+async function repliesTo(addr: string): Promise<Outbox[]> {
+  const all = (await (await call('GET', '/v1/ops/outbox', { token: OPS })).json()) as Outbox[];
+  return all.filter((m) => m.kind === 'reply' && m.to.includes(addr));
+}
+
+describe('inbound mail', () => {
+  it('a member\'s mail runs every job shared with the group with input.json plus attachments, and the reply carries the output', async () => {
+    const g = await mailGroup();
+    await makeJob(g.owner, 'mailjob', `export default { async run(input) { const j = JSON.parse(await input[0].text()); return j.subject + '|' + j.from + '|' + input.map((f) => f.name).join(','); } }`);
+    expect((await call('PUT', `${J}/mailjob/shared/+${g.org}~sales`, { token: g.owner.token })).status).toBe(201);
+    expect(await handleInbound(env, raw(g.email, g.address, 'Numbers'), g.email, g.address)).toBe('accepted');
+    const replies = await repliesTo(g.email);
+    expect(replies).toHaveLength(1);
+    expect(replies[0]!.subject).toBe('Re: Numbers');
+    expect(replies[0]!.attachments).toEqual([{ filename: 'output.txt', content_type: 'text/plain; charset=utf-8', size: expect.any(Number) }]);
+    const runs = (await (await call('GET', `${J}/mailjob/runs`, { token: g.owner.token })).json()) as { name: string }[];
+    const stats = (await (await call('GET', `${J}/mailjob/runs/${runs[0]!.name}/stats`, { token: g.owner.token, headers: { Accept: 'application/json' } })).json()) as Record<string, unknown>;
+    expect(stats).toMatchObject({ trigger: 'email', source: 'email', created_by: g.member.username, status: 'success' });
+    const out = await (await call('GET', `${J}/mailjob/runs/${runs[0]!.name}/output`, { token: g.owner.token })).text();
+    expect(out).toBe(`Numbers|${g.email}|input.json,rows.csv`);
+  });
+  it('a non-member\'s mail records a rejected run (never started) and gets a reply saying so', async () => {
+    const g = await mailGroup();
+    await makeJob(g.owner, 'mailjob', `export default { async run() { return 'x'; } }`);
+    await call('PUT', `${J}/mailjob/shared/+${g.org}~sales`, { token: g.owner.token });
+    const stranger = `${unique('s')}@example.com`;
+    expect(await handleInbound(env, raw(stranger, g.address, 'Hi'), stranger, g.address)).toBe('rejected');
+    const runs = (await (await call('GET', `${J}/mailjob/runs`, { token: g.owner.token })).json()) as { name: string }[];
+    expect(runs).toHaveLength(1);
+    expect(await (await call('GET', `${J}/mailjob/runs/${runs[0]!.name}/status`, { token: g.owner.token })).text()).toBe('rejected');
+    const replies = await repliesTo(stranger);
+    expect(replies).toHaveLength(1);
+    expect(replies[0]!.text).toContain('rejected');
+  });
+  it('a failing job\'s reply names the failure', async () => {
+    const g = await mailGroup();
+    await makeJob(g.owner, 'mailfail', `export default { async run() { throw new Error('bad sheet'); } }`);
+    await call('PUT', `${J}/mailfail/shared/+${g.org}~sales`, { token: g.owner.token });
+    await handleInbound(env, raw(g.email, g.address, 'Go'), g.email, g.address);
+    const replies = await repliesTo(g.email);
+    expect(replies[0]!.text).toMatch(/failed: bad sheet/);
+    expect(replies[0]!.attachments).toEqual([]);
+  });
+  it('an address no group accepts is unknown (the handler rejects the message)', async () => {
+    expect(await handleInbound(env, raw('a@b.c', 'nobody@nowhere.example', 'x'), 'a@b.c', 'nobody@nowhere.example')).toBe('unknown');
+  });
+});

@@ -1,54 +1,45 @@
 /**
- * Fixtures for the docs suites: groups with members written straight into the core
- * `groups`/`members` tables of the real local D1 (the permission check reads exactly
- * these), and small valid files for each asset type.
+ * Fixtures for the docs suites: groups with members made through the groups HTTP API
+ * (create, invite, accept or decline), and small valid files for each asset type.
  */
-import { env } from 'cloudflare:workers';
-import { drizzle } from 'drizzle-orm/d1';
-import { eq } from 'drizzle-orm';
-import { groups, members, users } from '../../src/db/schema';
-import { unique } from './helpers';
-
-const db = () => drizzle(env.DB);
+import { call, makeUser, unique, type TestUser } from './helpers';
 
 export type MemberState = 'active' | 'pending' | 'declined';
 
-/** Creates a user group @owner~slug (or an org group +org~slug) with the given members. */
-export async function makeGroup(
-  owner: string,
-  memberList: { username: string; state?: MemberState; role?: 'founders' | 'admins' | 'superusers' | 'members' }[] = [],
-  opts: { org?: string } = {},
-): Promise<{ ref: string; id: number }> {
-  const now = new Date().toISOString();
-  const slug = unique('g').slice(0, 30);
-  const ownerRow = await db().select().from(users).where(eq(users.username, owner)).get();
-  if (!ownerRow) throw new Error(`no user ${owner}`);
-  let parentId: number | null = null;
-  if (opts.org) {
-    const org = await db().select().from(groups).where(eq(groups.ref, `+${opts.org}`)).get();
-    parentId = org?.id ?? (await db().insert(groups).values({ kind: 'org', slug: opts.org, owner_id: ownerRow.id, ref: `+${opts.org}`, created_on: now, last_modified: now }).returning().get()).id;
-  }
-  const ref = opts.org ? `+${opts.org}~${slug}` : `@${owner}~${slug}`;
-  const g = await db()
-    .insert(groups)
-    .values({ kind: opts.org ? 'org_group' : 'user_group', slug, owner_id: ownerRow.id, parent_id: parentId, ref, created_on: now, last_modified: now })
-    .returning()
-    .get();
-  await db().insert(members).values({ group_id: g.id, user_id: ownerRow.id, role: 'founders', state: 'active', created_on: now, last_modified: now });
-  for (const m of memberList) {
-    const u = await db().select().from(users).where(eq(users.username, m.username)).get();
-    await db().insert(members).values({ group_id: g.id, user_id: u!.id, role: m.role ?? 'members', state: m.state ?? 'active', created_on: now, last_modified: now });
-  }
-  return { ref, id: g.id };
+async function ok(res: Promise<Response>, what: string): Promise<void> {
+  const r = await res;
+  if (r.status >= 300) throw new Error(`${what}: ${r.status} ${await r.text()}`);
 }
 
-/** An organisation (core `groups` row of kind org) owned by `owner`. */
-export async function makeOrg(owner: string): Promise<string> {
-  const now = new Date().toISOString();
+/** An organisation, created by a fresh organisation account (returned as owner). */
+export async function makeOrg(): Promise<{ slug: string; owner: TestUser }> {
+  const owner = await makeUser({ account: 'organisation' }, 'org');
   const slug = unique('o').slice(0, 30);
-  const ownerRow = await db().select().from(users).where(eq(users.username, owner)).get();
-  await db().insert(groups).values({ kind: 'org', slug, owner_id: ownerRow!.id, ref: `+${slug}`, created_on: now, last_modified: now });
-  return slug;
+  await ok(call('PUT', `/v1/admin/orgs/${slug}`, { token: owner.token }), 'create org');
+  return { slug, owner };
+}
+
+/**
+ * A user group @owner~slug (or, with `org`, an organisation group +org~slug made by the
+ * organisation's owner) whose members were invited and then accepted (active), left
+ * pending, or declined.
+ */
+export async function makeGroup(
+  owner: TestUser,
+  memberList: { user: TestUser; state?: MemberState }[] = [],
+  opts: { org?: { slug: string; owner: TestUser } } = {},
+): Promise<{ ref: string }> {
+  const slug = unique('g').slice(0, 30);
+  const admin = opts.org?.owner ?? owner;
+  const base = opts.org ? `/v1/admin/orgs/${opts.org.slug}/groups/${slug}` : `/v1/admin/groups/${slug}`;
+  const ref = opts.org ? `+${opts.org.slug}~${slug}` : `@${owner.username}~${slug}`;
+  await ok(call('PUT', base, { token: admin.token }), 'create group');
+  for (const m of memberList) {
+    await ok(call('PUT', `${base}/roles/members/${m.user.username}`, { token: admin.token }), 'invite');
+    const state = m.state ?? 'active';
+    if (state !== 'pending') await ok(call('POST', `/v1/admin/invites/${ref}/accept`, { token: m.user.token, text: state === 'active' ? 'yes' : 'no' }), 'answer invite');
+  }
+  return { ref };
 }
 
 const bytes = (...parts: (number[] | string)[]) =>

@@ -149,7 +149,7 @@ describe('configuration', () => {
   });
   it('config/theme takes an organisation theme +org/theme for an existing organisation', async () => {
     const u = await makeUser();
-    const org = await makeOrg(u.username);
+    const { slug: org } = await makeOrg();
     const { path } = await newDoc(u);
     expect((await call('POST', `${path}/config/theme`, { token: u.token, text: `+${org}/brand` })).status).toBe(204);
     expect(await (await call('GET', `${path}/config/theme`, { token: u.token })).text()).toBe(`+${org}/brand`);
@@ -235,7 +235,7 @@ describe('rename and copy', () => {
   it('a share grantee may copy into their own documents but not rename', async () => {
     const owner = await makeUser();
     const reader = await makeUser();
-    const g = await makeGroup(owner.username, [{ username: reader.username }]);
+    const g = await makeGroup(owner, [{ user: reader }]);
     const { name, path } = await newDoc(owner, 'shared text');
     await call('PUT', `${path}/shared/${g.ref}`, { token: owner.token });
     const theirs = `/v1/users/${owner.username}/vis/docs/${name}`;
@@ -429,8 +429,9 @@ describe('sharing', () => {
     const owner = await makeUser();
     const member = await makeUser();
     const pending = await makeUser();
+    const declined = await makeUser();
     const stranger = await makeUser();
-    const g = await makeGroup(owner.username, [{ username: member.username }, { username: pending.username, state: 'pending' }]);
+    const g = await makeGroup(owner, [{ user: member }, { user: pending, state: 'pending' }, { user: declined, state: 'declined' }]);
     const { name, path } = await newDoc(owner, 'for the team');
     expect((await call('PUT', `${path}/shared/${g.ref}`, { token: owner.token })).status).toBe(201);
     expect((await call('PUT', `${path}/shared/${g.ref}`, { token: owner.token })).status).toBe(409);
@@ -444,7 +445,7 @@ describe('sharing', () => {
     expect((await call('POST', `${theirs}/content`, { token: member.token, text: 'x' })).status).toBe(403);
     expect((await call('DELETE', theirs, { token: member.token })).status).toBe(403);
     expect((await call('PUT', `${theirs}/shared/public`, { token: member.token })).status).toBe(403);
-    for (const who of [pending, stranger]) {
+    for (const who of [pending, declined, stranger]) {
       expect((await call('GET', `${theirs}/content`, { token: who.token })).status).toBe(404);
       expect(await (await call('GET', `/v1/users/${owner.username}/vis/docs`, { token: who.token })).json()).toEqual([]);
     }
@@ -454,8 +455,8 @@ describe('sharing', () => {
   it('an organisation group share (+org~group) with ~rw lets members write but never delete', async () => {
     const owner = await makeUser();
     const member = await makeUser();
-    const org = await makeOrg(owner.username);
-    const g = await makeGroup(owner.username, [{ username: member.username }], { org });
+    const org = await makeOrg();
+    const g = await makeGroup(owner, [{ user: member }], { org });
     const { name, path } = await newDoc(owner, 'v1');
     expect((await call('PUT', `${path}/shared/${g.ref}~rw`, { token: owner.token })).status).toBe(201);
     const theirs = `/v1/users/${owner.username}/vis/docs/${name}`;
@@ -497,7 +498,7 @@ describe('tags, threads and notifications (per user)', () => {
   it('notifications: info by default, POST sets the caller\'s level, others 400 and keep it, DELETE resets', async () => {
     const owner = await makeUser();
     const member = await makeUser();
-    const g = await makeGroup(owner.username, [{ username: member.username }]);
+    const g = await makeGroup(owner, [{ user: member }]);
     const { name, path } = await newDoc(owner);
     await call('PUT', `${path}/shared/${g.ref}`, { token: owner.token });
     const theirs = `/v1/users/${owner.username}/vis/docs/${name}/notifications`;
@@ -529,7 +530,7 @@ describe('files and the read-only alias', () => {
   it('/v1/u/:user/d lists the documents visible to the caller: all to the owner, public ones to anyone', async () => {
     const u = await makeUser({ profile_public: true });
     const member = await makeUser();
-    const g = await makeGroup(u.username, [{ username: member.username }]);
+    const g = await makeGroup(u, [{ user: member }]);
     const pub = await newDoc(u);
     const priv = await newDoc(u);
     const team = await newDoc(u);

@@ -20,8 +20,10 @@ const OUTPUTS: { name: OutputName; alias: 'pdf' | 'pptx'; summary: string; dispo
 ];
 
 async function outputResponse(api: Api, rc: ResourceCtx, o: (typeof OUTPUTS)[number]): Promise<Response> {
+  const t0 = Date.now();
   const built = await documentPage(api, rc, 'inline');
   const hash = await outputHash(o.name, built);
+  const t1 = Date.now();
   const etag = `"${hash}"`;
   const headers: Record<string, string> = {
     'Content-Type': OUTPUT_TYPES[o.name],
@@ -35,6 +37,7 @@ async function outputResponse(api: Api, rc: ResourceCtx, o: (typeof OUTPUTS)[num
   const title = built.markdown.meta.title || rc.resource.name;
   const out = await cachedOutput(rc, o.name, built, hash, title);
   headers['X-Render-Cache'] = out.cached ? 'hit' : 'miss';
+  headers['Server-Timing'] = `page;dur=${t1 - t0}, output;dur=${Date.now() - t1};desc="${out.cached ? 'cache hit' : 'rendered'}"`;
   return new Response(out.bytes, { headers });
 }
 

@@ -141,6 +141,29 @@ describe('item fields', () => {
   });
 });
 
+describe('jobs: last_run', () => {
+  it('shows the latest run to the owner and group grantees; never to public-only readers (runs are never public)', async () => {
+    for (const job of [w.names.team, w.names.pub]) {
+      const res = await call('POST', `/v1/code/jobs/${job}/data`, { token: w.owner.token, json: {} });
+      expect(res.status).toBe(502); // no code/index.js: the run fails
+    }
+    const q = `query($a: String) { jobs(author: $a) { id last_run { status started_on duration } } }`;
+    const runOf = async (c: Caller, job: string) =>
+      ((await gql(tokenOf(c), q, { a: w.owner.username })).body.data!.jobs as { id: string; last_run: unknown }[]).find((j) => j.id === job)?.last_run;
+    const own = (await runOf('owner', w.names.team)) as { status: string; started_on: string; duration: number };
+    expect(own.status).toBe('failed');
+    expect(Date.parse(own.started_on)).not.toBeNaN();
+    expect(typeof own.duration).toBe('number');
+    // The same run REST shows in stats/runs.
+    const rest = await call('GET', `/v1/users/${w.owner.username}/code/jobs/${w.names.team}/runs`, { token: w.member.token });
+    expect(rest.status).toBe(200);
+    expect(await runOf('member', w.names.team)).toEqual(own);
+    for (const c of ['stranger', 'anonymous', 'member'] as Caller[]) expect(await runOf(c, w.names.pub), c).toBeNull();
+    const restPublic = await call('GET', `/v1/users/${w.owner.username}/code/jobs/${w.names.pub}/runs`, { token: w.stranger.token });
+    expect(restPublic.status).not.toBe(200);
+  });
+});
+
 describe('me', () => {
   it('username, timezone and the caller\'s groups by role', async () => {
     const q = '{ me { username timezone founder { id } admin { id } superuser { id } member { id } } }';

@@ -27,6 +27,13 @@ export function assetNameProblem(name: string): string | undefined {
   return undefined;
 }
 
+/** Pure: whether an If-None-Match header names this ETag (weak comparison; `*` matches). */
+export function etagMatches(header: string | null, etag: string): boolean {
+  if (!header) return false;
+  const bare = (t: string) => t.trim().replace(/^W\//, '');
+  return header.split(',').some((t) => t.trim() === '*' || bare(t) === bare(etag));
+}
+
 const assetKey = (resourceId: number, name: string) => `${blobPrefix(resourceId)}assets/${name}`;
 
 type AssetRow = typeof docAssets.$inferSelect;
@@ -96,7 +103,7 @@ export function assetRoutes(r: ResourceRoutes): void {
     responses: { 200: { description: 'The bytes with their type', type: 'application/octet-stream' }, 304: { description: 'Not modified' } },
     handler: async (rc) => {
       const name = rc.params.asset!;
-      const obj = await rc.env.BLOBS.get(assetKey(rc.resource.id, name), { onlyIf: rc.req.headers });
+      const obj = await rc.env.BLOBS.get(assetKey(rc.resource.id, name));
       if (!obj) throw notFound(`no such asset: ${name}`);
       const headers = new Headers({
         'Content-Type': obj.httpMetadata?.contentType ?? 'application/octet-stream',
@@ -107,7 +114,10 @@ export function assetRoutes(r: ResourceRoutes): void {
         // SVG may carry script: never let an asset run in the API's origin.
         'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; sandbox",
       });
-      if (!('body' in obj)) return new Response(null, { status: 304, headers });
+      if (etagMatches(rc.req.headers.get('If-None-Match'), obj.httpEtag)) {
+        await obj.body.cancel();
+        return new Response(null, { status: 304, headers });
+      }
       headers.set('Content-Length', String(obj.size));
       return new Response(obj.body, { status: 200, headers });
     },

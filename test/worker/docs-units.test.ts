@@ -2,7 +2,7 @@
 // validation, names. No I/O.
 import { describe, expect, it } from 'vitest';
 import { ASSET_TYPES, checkUpload, isSvg, sniffType } from '../../src/core/sniff';
-import { assetNameProblem } from '../../src/docs/assets';
+import { assetNameProblem, etagMatches } from '../../src/docs/assets';
 import { themeProblem } from '../../src/docs/kind';
 import { ansiVar, bandOf, formatVar, varAttrProblem, varsFromEntries, VAR_DEFAULTS, type DocVar } from '../../src/docs/vars';
 import { FILES, PNG } from './docs-fixtures';
@@ -52,6 +52,20 @@ describe('asset names: [a-z0-9][a-z0-9-]*(.[a-z0-9]+)?, at most 64 characters', 
   it('64 characters pass, 65 do not', () => {
     expect(assetNameProblem('a'.repeat(60) + '.png')).toBeUndefined();
     expect(assetNameProblem('a'.repeat(61) + '.png')).toMatch(/64/);
+  });
+});
+
+describe('If-None-Match', () => {
+  it('matches the ETag, a weak form of it, one of a list, or *', () => {
+    expect(etagMatches('"abc"', '"abc"')).toBe(true);
+    expect(etagMatches('W/"abc"', '"abc"')).toBe(true);
+    expect(etagMatches('"x", "abc"', '"abc"')).toBe(true);
+    expect(etagMatches('*', '"abc"')).toBe(true);
+  });
+  it('does not match another tag, nothing, or garbage', () => {
+    expect(etagMatches('"abd"', '"abc"')).toBe(false);
+    expect(etagMatches(null, '"abc"')).toBe(false);
+    expect(etagMatches('"', '"abc"')).toBe(false);
   });
 });
 

@@ -329,6 +329,18 @@ describe('assets', () => {
     // reading is not writing
     expect((await upload(stranger, `/v1/users/${u.username}/vis/docs/${pub.name}/assets/p.png`, 'image/png', PNG)).status).toBe(403);
   });
+  it('conditional GETs: a matching If-None-Match answers 304; malformed conditional headers are ignored, never a 500', async () => {
+    const u = await makeUser();
+    const { path } = await newDoc(u);
+    await upload(u, `${path}/assets/c.png`, 'image/png', PNG);
+    const first = await call('GET', `${path}/assets/c.png`, { token: u.token });
+    const etag = first.headers.get('ETag')!;
+    expect(etag).toBeTruthy();
+    expect((await call('GET', `${path}/assets/c.png`, { token: u.token, headers: { 'If-None-Match': etag } })).status).toBe(304);
+    for (const headers of [{ 'If-Modified-Since': 'garbage' }, { 'If-None-Match': '"' }, { 'If-Unmodified-Since': 'x' }, { 'If-Match': 'nope' }]) {
+      expect((await call('GET', `${path}/assets/c.png`, { token: u.token, headers })).status).toBe(200);
+    }
+  });
   it('concurrent uploads to one name leave one consistent asset (bytes match their type)', async () => {
     const u = await makeUser();
     const { path } = await newDoc(u);

@@ -6,8 +6,10 @@ import { env, exports } from 'cloudflare:workers';
 import { unzipSync, strFromU8 } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { pdfPageCount } from '../../src/render/outputs';
-import { makeGroup, PNG } from './docs-fixtures';
-import { call, makeUser, type TestUser } from './helpers';
+import { call, makeUser, unique, type TestUser } from './helpers';
+
+/** A 1x1 PNG. */
+const PNG = Uint8Array.from(atob('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='), (c) => c.charCodeAt(0));
 
 async function makeDoc(u: TestUser, name: string, content: string, config: Record<string, string> = {}): Promise<string> {
   const path = `/v1/vis/docs/${name}`;
@@ -64,8 +66,12 @@ describe('canonical page /u/:user/d/:doc', () => {
     const member = await makeUser();
     const pending = await makeUser();
     const path = await makeDoc(u, 'team', 'team words');
-    const g = await makeGroup(u.username, [{ username: member.username }, { username: pending.username, state: 'pending' }]);
-    expect((await call('PUT', `${path}/shared/${g.ref}`, { token: u.token })).status).toBe(201);
+    const group = unique('g').slice(0, 30);
+    const ref = `@${u.username}~${group}`;
+    expect((await call('PUT', `/v1/admin/groups/${group}`, { token: u.token })).status).toBe(201);
+    for (const m of [member, pending]) expect((await call('PUT', `/v1/admin/groups/${group}/roles/members/${m.username}`, { token: u.token })).status).toBeLessThan(300);
+    expect((await call('POST', `/v1/admin/invites/${ref}/accept`, { token: member.token, text: 'yes' })).status).toBeLessThan(300);
+    expect((await call('PUT', `${path}/shared/${ref}`, { token: u.token })).status).toBe(201);
     expect((await call('GET', `/u/${u.username}/d/team`, { token: member.token })).status).toBe(200);
     expect((await call('GET', `/u/${u.username}/d/team`, { token: pending.token })).status).toBe(404);
   });

@@ -232,6 +232,17 @@ describe('rename and copy', () => {
     expect(await (await call('GET', `${path}/content`, { token: u.token })).text()).toBe('original');
     expect((await call('GET', `/v1/u/${u.username}/d/${to}`)).status).toBe(404);
   });
+  it('concurrent renames and copies onto one name: exactly one succeeds, the rest 409', async () => {
+    const u = await makeUser();
+    const docs = await Promise.all(Array.from({ length: 4 }, () => newDoc(u, 'x')));
+    const target = unique('t');
+    const renames = (await Promise.all(docs.map((d) => call('PATCH', d.path, { token: u.token, text: target })))).map((r) => r.status);
+    expect(renames.sort()).toEqual([200, 409, 409, 409]);
+    const copyTo = unique('c');
+    const copies = (await Promise.all(Array.from({ length: 4 }, () => call('PATCH', `/v1/vis/docs/${target}`, { token: u.token, json: { name: copyTo, copy: true } })))).map((r) => r.status);
+    expect(copies.sort()).toEqual([201, 409, 409, 409]);
+    expect(await names(await call('GET', '/v1/vis/docs', { token: u.token }))).toHaveLength(5);
+  });
   it('a share grantee may copy into their own documents but not rename', async () => {
     const owner = await makeUser();
     const reader = await makeUser();
@@ -506,6 +517,14 @@ describe('tags, threads and notifications (per user)', () => {
     const off = await call('PUT', `${path}/threads/other`, { token: u.token });
     expect(off.status).toBe(403);
     expect(((await off.json()) as { message: string }).message).toMatch(/config\/comments/);
+  });
+  it('concurrent notification writes by one caller leave one level', async () => {
+    const u = await makeUser();
+    const { path } = await newDoc(u);
+    const levels = ['ignore', 'important', 'info', 'important', 'ignore', 'info'];
+    const codes = (await Promise.all(levels.map((l) => call('POST', `${path}/notifications`, { token: u.token, text: l })))).map((r) => r.status);
+    expect(codes.every((c) => c === 204)).toBe(true);
+    expect(levels).toContain(await (await call('GET', `${path}/notifications`, { token: u.token })).text());
   });
   it('notifications: info by default, POST sets the caller\'s level, others 400 and keep it, DELETE resets', async () => {
     const owner = await makeUser();

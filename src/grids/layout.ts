@@ -159,27 +159,12 @@ export function parseLayout(text: string): ParsedLayout {
       throw fault(y, x, 'two dividers (or a divider and a border) touch: a box needs room inside');
     }
     // Rule 2: full rows of - and +, then full columns of | and +.
-    const rows: number[] = [];
-    for (let y = box.t + 1; y < box.b; y++) {
-      let full = true;
-      for (let x = box.l + 1; x < box.r && full; x++) {
-        const c = at(y, x);
-        full = c === DASH || c === PLUS;
-      }
-      if (full) rows.push(y);
+    for (const dir of ['rows', 'columns'] as const) {
+      const cuts = fullLines(box, dir);
+      if (cuts.length) return splitBox(box, dir, cuts, width, height);
     }
-    if (rows.length) return splitBox(box, 'rows', rows, width, height);
-    const cols: number[] = [];
-    for (let x = box.l + 1; x < box.r; x++) {
-      let full = true;
-      for (let y = box.t + 1; y < box.b && full; y++) {
-        const c = at(y, x);
-        full = c === BAR || c === PLUS;
-      }
-      if (full) cols.push(x);
-    }
-    if (cols.length) return splitBox(box, 'columns', cols, width, height);
-    checkLeaf(box);
+    checkLines(box, 'rows');
+    checkLines(box, 'columns');
     cells++;
     let content = '';
     for (let y = box.t + 1; y < box.b; y++) {
@@ -213,41 +198,48 @@ export function parseLayout(text: string): ParsedLayout {
     return { width, height, children, split: dir, cell: null };
   };
 
-  /** An innermost box: no line of drawing characters mixing - and |, no divider stub touching a side. */
-  const checkLeaf = (box: Box) => {
-    for (let y = box.t + 1; y < box.b; y++) {
-      let drawing = true;
-      let bar = -1;
-      let dash = false;
-      for (let x = box.l + 1; x < box.r && drawing; x++) {
-        const c = at(y, x);
-        drawing = isDrawing(c);
-        if (c === BAR && bar < 0) bar = x;
-        if (c === DASH) dash = true;
+  /** The lines of a box in one direction: rows (i = y, j = x) or columns (i = x, j = y). */
+  const linesOf = (box: Box, dir: 'rows' | 'columns') =>
+    dir === 'rows'
+      ? { from: box.t, to: box.b, lo: box.l, hi: box.r, get: (i: number, j: number) => at(i, j), fault: (i: number, j: number, m: string) => fault(i, j, m), along: DASH, cross: BAR }
+      : { from: box.l, to: box.r, lo: box.t, hi: box.b, get: (i: number, j: number) => at(j, i), fault: (i: number, j: number, m: string) => fault(j, i, m), along: BAR, cross: DASH };
+
+  /** The inside lines of a box made only of its direction's line character and +: its dividers. */
+  const fullLines = (box: Box, dir: 'rows' | 'columns'): number[] => {
+    const L = linesOf(box, dir);
+    const out: number[] = [];
+    for (let i = L.from + 1; i < L.to; i++) {
+      let full = true;
+      for (let j = L.lo + 1; j < L.hi && full; j++) {
+        const c = L.get(i, j);
+        full = c === L.along || c === PLUS;
       }
-      if (drawing && dash && bar >= 0) throw fault(y, bar, 'a divider cannot mix - and |: a horizontal divider is made of - and + only (use + where lines cross)');
-      for (let x = box.l + 1; x < box.r; x = x === box.r - 1 ? box.r : box.r - 1) {
-        const c = at(y, x);
-        if (c === DASH || c === PLUS) {
-          throw fault(y, x, `a divider must run edge to edge inside its box (columns ${box.l + 1} to ${box.r + 1}); this one stops short`);
-        }
-      }
+      if (full) out.push(i);
     }
-    for (let x = box.l + 1; x < box.r; x++) {
+    return out;
+  };
+
+  /** An innermost box: no line of drawing characters mixing - and |, no divider stub touching a side. */
+  const checkLines = (box: Box, dir: 'rows' | 'columns') => {
+    const L = linesOf(box, dir);
+    const [kind, along, cross, across] = dir === 'rows' ? ['horizontal', '-', '|', 'columns'] : ['vertical', '|', '-', 'rows'];
+    for (let i = L.from + 1; i < L.to; i++) {
       let drawing = true;
-      let dash = -1;
-      let bar = false;
-      for (let y = box.t + 1; y < box.b && drawing; y++) {
-        const c = at(y, x);
+      let crossAt = -1;
+      let hasAlong = false;
+      for (let j = L.lo + 1; j < L.hi && drawing; j++) {
+        const c = L.get(i, j);
         drawing = isDrawing(c);
-        if (c === DASH && dash < 0) dash = y;
-        if (c === BAR) bar = true;
+        if (c === L.cross && crossAt < 0) crossAt = j;
+        if (c === L.along) hasAlong = true;
       }
-      if (drawing && bar && dash >= 0) throw fault(dash, x, 'a divider cannot mix | and -: a vertical divider is made of | and + only (use + where lines cross)');
-      for (let y = box.t + 1; y < box.b; y = y === box.b - 1 ? box.b : box.b - 1) {
-        const c = at(y, x);
-        if (c === BAR || c === PLUS) {
-          throw fault(y, x, `a divider must run edge to edge inside its box (rows ${box.t + 1} to ${box.b + 1}); this one stops short`);
+      if (drawing && hasAlong && crossAt >= 0) {
+        throw L.fault(i, crossAt, `a divider cannot mix ${along} and ${cross}: a ${kind} divider is made of ${along} and + only (use + where lines cross)`);
+      }
+      for (let j = L.lo + 1; j < L.hi; j = j === L.hi - 1 ? L.hi : L.hi - 1) {
+        const c = L.get(i, j);
+        if (c === L.along || c === PLUS) {
+          throw L.fault(i, j, `a divider must run edge to edge inside its box (${across} ${L.lo + 1} to ${L.hi + 1}); this one stops short`);
         }
       }
     }

@@ -75,20 +75,19 @@ export function gridRoutes(api: Api): void {
         return listingResponse(['data.json', 'meta_data.json', 'parse_time'].map(at), { 'X-NVM-Permissions': permList(rc.access).join(', ') });
       },
     });
-    r.get('/json/data.json', {
-      summary: 'The parsed structure: {structure: node}, nodes {type, width, height, children, inst on leaves}',
-      need: 'r',
-      anonymous: true,
-      responses: { 200: { description: 'Parsed structure', type: 'application/json' } },
-      handler: async (rc) => jsonFile(await readParsed(rc.env, rc.db, rc.resource.id, 'data')),
-    });
-    r.get('/json/meta_data.json', {
-      summary: 'The mapping references: {LABEL: {lid, ref, params}}',
-      need: 'r',
-      anonymous: true,
-      responses: { 200: { description: 'Mapping references', type: 'application/json' } },
-      handler: async (rc) => jsonFile(await readParsed(rc.env, rc.db, rc.resource.id, 'meta')),
-    });
+    const parsedFiles = [
+      ['data.json', 'data', 'The parsed structure: {structure: node}, nodes {type, width, height, children, inst on leaves}'],
+      ['meta_data.json', 'meta', 'The mapping references: {LABEL: {lid, ref, params}}'],
+    ] as const;
+    for (const [file, which, summary] of parsedFiles) {
+      r.get(`/json/${file}`, {
+        summary,
+        need: 'r',
+        anonymous: true,
+        responses: { 200: { description: summary, type: 'application/json' } },
+        handler: async (rc) => jsonFile(await readParsed(rc.env, rc.db, rc.resource.id, which)),
+      });
+    }
     r.get('/json/parse_time', {
       summary: 'Diagnostics: parses the stored layout and mapping `runs` times (1-500, default 100) inside the Worker and reports the time per parse',
       need: 'r',

@@ -110,7 +110,14 @@ class Cdp {
 let browser: ChildProcess | undefined;
 let profile: string | undefined;
 afterAll(() => {
-  if (browser?.pid) browser.kill('SIGKILL');
+  // the browser was started in its own process group: end that group (renderers included)
+  if (browser?.pid && browser.exitCode === null) {
+    try {
+      process.kill(-browser.pid, 'SIGKILL');
+    } catch {
+      browser.kill('SIGKILL');
+    }
+  }
   if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
@@ -131,7 +138,7 @@ async function launch(): Promise<Cdp> {
       `--window-size=${VIEW.width},${VIEW.height}`,
       'about:blank',
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+    { stdio: ['ignore', 'ignore', 'pipe'], detached: true },
   );
   const wsUrl = await new Promise<string>((ok, fail) => {
     let err = '';
@@ -241,6 +248,7 @@ describe.skipIf(!existsSync(CHROMIUM))(`dashboard page in headless Chromium (${C
       const anon = await measure(pub);
       expect(anon.boxes.map(({ x, y, w, h }) => [x, y, w, h])).toEqual(own.boxes.map(({ x, y, w, h }) => [x, y, w, h]));
     } finally {
+      await cdp.send('Browser.close').catch(() => undefined);
       cdp.close();
     }
   });

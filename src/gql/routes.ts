@@ -7,8 +7,7 @@
 import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
-import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import type { GraphQLError, ValidationContext } from 'graphql';
+import { parse, type GraphQLError, type ValidationContext } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { z } from 'zod';
 import type { Api } from '../core/api';
@@ -31,8 +30,13 @@ interface ServerContext {
 // Limits found during validation are reported as validation errors (so a client that
 // accepts application/graphql-response+json gets 400, like any invalid query).
 const asValidationError = { propagateOnRejection: false, onReject: [(ctx: ValidationContext | null, err: GraphQLError) => ctx?.reportError(err)] };
+// Tokens are counted by graphql-js's own parser (its maxTokens option), so the error is the
+// library's own syntax error (400), before any validation work.
+const maxTokens: Plugin = {
+  onParse: ({ setParseFn }) => setParseFn((source, options) => parse(source, { ...options, maxTokens: LIMITS.tokens })),
+};
 const limits = [
-  maxTokensPlugin({ n: LIMITS.tokens }),
+  maxTokens,
   maxDepthPlugin({ n: LIMITS.depth, ignoreIntrospection: false, flattenFragments: true, ...asValidationError }),
   // Introspection is bounded by depth and tokens; its static cost is large but fixed.
   costLimitPlugin({ maxCost: LIMITS.cost, ...asValidationError }),
@@ -45,7 +49,8 @@ const yoga = createYoga<ServerContext, GqlContext>({
   graphiql: false,
   landingPage: false,
   logging: false,
-  maskedErrors: true,
+  // Unexpected errors never leak their message or stack, in development either.
+  maskedErrors: { isDev: false },
   batching: false,
   plugins: limits,
   context: ({ env, db, caller }) => ({ env, db, caller, loaders: makeLoaders(env, db, caller) }),

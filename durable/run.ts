@@ -22,7 +22,7 @@ import type { LogEntry, Severity } from '../src/core/log';
 import { resources, users, type User } from '../src/db/schema';
 import { accessTo } from '../src/core/perms';
 import type { ChainStep } from '../src/jobs/chains';
-import { jobConfig } from '../src/jobs/config';
+import { jobConfig, type JobConfig } from '../src/jobs/config';
 import { bundle, filesFromResponse, formOf, type Bundle, type RunFile } from '../src/jobs/files';
 import { durationOf, RETENTION_MS, requestId, runName, runShortname } from '../src/jobs/runs';
 import { runSandbox, SandboxHost } from '../src/jobs/sandbox';
@@ -215,24 +215,28 @@ export class RunObject extends DurableObject<Env> {
     this.remember(spec);
     const startedMs = now();
     const started = new Date(startedMs).toISOString();
-    const row = await this.db
-      .insert(jobRuns)
-      .values({
-        name: spec.name,
-        shortname: runShortname(),
-        job_id: spec.jobId,
-        top: spec.parentId === null ? 1 : 0,
-        parent_id: spec.parentId,
-        root_job_id: spec.rootJobId,
-        parent_step: spec.parentStep,
-        status: 'processing',
-        trigger: spec.trigger,
-        source: spec.source,
-        created_by: spec.createdBy,
-        started_on: started,
-      })
-      .returning({ id: jobRuns.id })
-      .get();
+    // The run row and the job's configuration are read in parallel (one round trip).
+    const [row, cfg] = await Promise.all([
+      this.db
+        .insert(jobRuns)
+        .values({
+          name: spec.name,
+          shortname: runShortname(),
+          job_id: spec.jobId,
+          top: spec.parentId === null ? 1 : 0,
+          parent_id: spec.parentId,
+          root_job_id: spec.rootJobId,
+          parent_step: spec.parentStep,
+          status: 'processing',
+          trigger: spec.trigger,
+          source: spec.source,
+          created_by: spec.createdBy,
+          started_on: started,
+        })
+        .returning({ id: jobRuns.id })
+        .get(),
+      jobConfig(this.env, this.db, spec.jobId).catch((err: Error) => err),
+    ]);
     this.runId = row.id;
     this.ctx.storage.kv.put('run_id', row.id);
     this.log(`run started (trigger ${spec.trigger}, source ${spec.source}, by ${spec.createdBy})`);
@@ -240,17 +244,17 @@ export class RunObject extends DurableObject<Env> {
 
     let result: StepResult;
     try {
-      result = await this.runJob(spec);
+      if (cfg instanceof Error) throw new StepFailure(`the job configuration cannot be read: ${cfg.message}`);
+      result = await this.runJob(spec, cfg);
     } catch (err) {
       result = { kind: 'failed', message: err instanceof StepFailure ? err.message : `internal error: ${(err as Error).message}` };
     }
-    return this.finish(spec, started, result);
+    return this.finish(spec, started, result, cfg instanceof Error ? 0 : cfg.failures);
   }
 
   /** The job's own code or its chain. Throws StepFailure on a failed step. */
-  private async runJob(spec: RunSpec): Promise<StepResult> {
+  private async runJob(spec: RunSpec, cfg: JobConfig): Promise<StepResult> {
     if (spec.depth > MAX_DEPTH) return { kind: 'failed', message: `composed jobs nest deeper than ${MAX_DEPTH} levels (does a chain call itself?)` };
-    const cfg = await jobConfig(this.env, this.db, spec.jobId);
     if (!cfg.chains.length) {
       this.log('running code/index.js');
       const host = new SandboxHost((m, s) => this.log(m, s), this.cancelRequested);
@@ -353,42 +357,46 @@ export class RunObject extends DurableObject<Env> {
     return { id: r.id, owner_id: r.owner_id };
   }
 
-  private async finish(spec: RunSpec, started: string, result: StepResult): Promise<RunOutcome> {
+  private async finish(spec: RunSpec, started: string, result: StepResult, failuresBefore: number): Promise<RunOutcome> {
     const status: RunOutcome['status'] = result.kind === 'ok' ? 'success' : result.kind === 'aborted' ? 'canceled' : 'failed';
     const files = result.kind === 'ok' ? result.files : [];
     const out = status === 'success' ? bundle(files) : null;
+    if (result.kind === 'failed') this.log(result.message, 'error');
+    if (result.kind === 'aborted') this.log(`teardown completed: ${result.message}`, 'warning');
+    const completed = nowIso();
+    // The output is stored before the row says there is one (both in one round trip otherwise).
     if (out) {
       await this.env.BLOBS.put(outputKey(spec.jobId, spec.name), out.data, {
         httpMetadata: { contentType: out.type },
         customMetadata: { filename: out.filename },
       });
     }
-    if (result.kind === 'failed') this.log(result.message, 'error');
-    if (result.kind === 'aborted') this.log(`teardown completed: ${result.message}`, 'warning');
-    const completed = nowIso();
     this.setStatus(status);
-    await this.db
-      .update(jobRuns)
-      .set({
-        status,
-        completed_on: completed,
-        duration: durationOf(started, completed),
-        output_name: out?.filename ?? null,
-        output_type: out?.type ?? null,
-        output_size: out?.data.byteLength ?? null,
-      })
-      .where(eq(jobRuns.id, this.runId));
+    await Promise.all([
+      this.db
+        .update(jobRuns)
+        .set({
+          status,
+          completed_on: completed,
+          duration: durationOf(started, completed),
+          output_name: out?.filename ?? null,
+          output_type: out?.type ?? null,
+          output_size: out?.data.byteLength ?? null,
+        })
+        .where(eq(jobRuns.id, this.runId)),
+      spec.parentId === null ? this.countFailures(spec.jobId, status, failuresBefore) : undefined,
+    ]);
     this.log(`run ${status}${out ? ` (output ${out.filename}, ${out.data.byteLength} bytes)` : ''}`, status === 'success' ? 'info' : status === 'failed' ? 'error' : 'warning');
-    if (spec.parentId === null) await this.countFailures(spec.jobId, status);
     this.endTails();
-    await this.ctx.storage.setAlarm(Date.now() + RETENTION_MS);
+    this.ctx.waitUntil(this.ctx.storage.setAlarm(Date.now() + RETENTION_MS));
     return { name: spec.name, status, files, bundle: out, message: result.kind === 'ok' ? 'ok' : result.message };
   }
 
   /** Auto-pause: the fifth consecutive failed run sets config/enabled to false. */
-  private async countFailures(jobId: number, status: RunOutcome['status']): Promise<void> {
+  private async countFailures(jobId: number, status: RunOutcome['status'], before: number): Promise<void> {
     if (status === 'canceled') return; // not a failure, and not a success either
     if (status === 'success') {
+      if (before === 0) return; // nothing to reset (the common case costs no write)
       await this.db.update(jobMeta).set({ failures: 0 }).where(eq(jobMeta.job_id, jobId));
       return;
     }

@@ -146,7 +146,7 @@ export interface HistoryRow {
   status: string;
 }
 
-const HISTORY_PAGE = 500;
+const HISTORY_PAGE = 2000;
 
 /** Every top-level run, newest first, fetched page by page (keyset) so history never sits in memory whole. */
 export async function* history(db: Db, jobId: number): AsyncGenerator<HistoryRow[]> {

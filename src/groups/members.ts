@@ -58,18 +58,23 @@ export interface NewGroup {
  * Creates the group and makes `founder` its active founder, atomically (one batch).
  * `onePerOwner`: refuse (403) when the owner already has a group of this kind (orgs).
  */
-export async function createGroup(db: Db, g: NewGroup, founder: User, onePerOwner = false): Promise<Group> {
+export async function createGroup(env: Env, db: Db, g: NewGroup, founder: User, onePerOwner = false): Promise<Group> {
   const now = nowIso();
-  const limit = onePerOwner ? sql`where not exists (select 1 from groups where kind = ${g.kind} and owner_id = ${g.owner_id})` : sql``;
-  const insertGroup = db.run(sql`insert into groups (kind, slug, owner_id, parent_id, ref, created_on, last_modified)
-                                 select ${g.kind}, ${g.slug}, ${g.owner_id}, ${g.parent_id}, ${g.ref}, ${now}, ${now} ${limit}`);
-  // Runs in the same transaction: only a group just inserted has no member yet.
-  const insertFounder = db.run(sql`insert into members (group_id, user_id, role, state, invited_by, created_on, last_modified)
-                                   select id, ${founder.id}, 'founders', 'active', null, ${now}, ${now} from groups
-                                   where ref = ${g.ref} and not exists (select 1 from members m where m.group_id = groups.id)`);
+  const d1 = env.DB;
+  const limit = onePerOwner ? ' where not exists (select 1 from groups where kind = ?7 and owner_id = ?3)' : '';
+  const insertGroup = d1
+    .prepare(`insert into groups (kind, slug, owner_id, parent_id, ref, created_on, last_modified) select ?1, ?2, ?3, ?4, ?5, ?6, ?6${limit}`)
+    .bind(g.kind, g.slug, g.owner_id, g.parent_id, g.ref, now, ...(onePerOwner ? [g.kind] : []));
+  // Same transaction: only a group inserted just now has no member yet.
+  const insertFounder = d1
+    .prepare(
+      `insert into members (group_id, user_id, role, state, invited_by, created_on, last_modified)
+       select id, ?1, 'founders', 'active', null, ?2, ?2 from groups where ref = ?3 and not exists (select 1 from members m where m.group_id = groups.id)`,
+    )
+    .bind(founder.id, now, g.ref);
   let inserted: number;
   try {
-    const [res] = (await db.batch([insertGroup, insertFounder])) as unknown as D1Result[];
+    const [res] = await d1.batch([insertGroup, insertFounder]);
     inserted = res!.meta.changes;
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict(`${g.ref} already exists`);

@@ -88,7 +88,7 @@ export function groupRoutes(api: Api): void {
       if (slug.startsWith('@')) throw badRequest('create a group with its slug: PUT /v1/admin/groups/<group> creates @<you>~<group>');
       checkSlug(slug);
       const caller = ctx.caller!;
-      const g = await createGroup(ctx.db, { kind: 'user_group', slug, ref: userGroupRef(caller.username, slug), owner_id: caller.id, parent_id: null }, caller);
+      const g = await createGroup(ctx.env, ctx.db, { kind: 'user_group', slug, ref: userGroupRef(caller.username, slug), owner_id: caller.id, parent_id: null }, caller);
       return jsonResponse(await groupInfo(ctx.env, ctx.db, caller, g), { status: 201 });
     },
   });
@@ -102,7 +102,7 @@ export function groupRoutes(api: Api): void {
       const slug = checkSlug(ctx.params.org!, 'organisation name');
       const caller = await freshCaller(ctx);
       if (caller.account !== 'organisation') throw forbidden('only organisation accounts can create organisations');
-      const g = await createGroup(ctx.db, { kind: 'org', slug, ref: orgRef(slug), owner_id: caller.id, parent_id: null }, caller, true);
+      const g = await createGroup(ctx.env, ctx.db, { kind: 'org', slug, ref: orgRef(slug), owner_id: caller.id, parent_id: null }, caller, true);
       return jsonResponse(await groupInfo(ctx.env, ctx.db, caller, g), { status: 201 });
     },
   });
@@ -116,7 +116,7 @@ export function groupRoutes(api: Api): void {
       const slug = checkSlug(ctx.params.group!);
       const org = await loadGroup(ctx, SCOPES.org);
       if (!org.view.manage) throw forbidden('only founders and admins of the organisation create its groups');
-      const g = await createGroup(ctx.db, { kind: 'org_group', slug, ref: orgGroupRef(org.group.slug, slug), owner_id: null, parent_id: org.group.id }, ctx.caller!);
+      const g = await createGroup(ctx.env, ctx.db, { kind: 'org_group', slug, ref: orgGroupRef(org.group.slug, slug), owner_id: null, parent_id: org.group.id }, ctx.caller!);
       return jsonResponse(await groupInfo(ctx.env, ctx.db, ctx.caller, g), { status: 201 });
     },
   });

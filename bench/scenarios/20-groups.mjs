@@ -1,0 +1,40 @@
+// Groups: the reads every share check and browse page does, and the invite/accept cycle.
+// Target (foundation's bar for D1-backed reads): ratio >= 0.5 of the constant Worker, p99 <= 10 ms.
+export default async function groups(b) {
+  const account = await b.makeUser({ account: 'organisation', plan: 'premium' });
+  const admin = await b.makeUser();
+  const org = `borg${Date.now().toString(36)}`;
+  const group = 'team';
+  await b.http('PUT', `/v1/admin/orgs/${org}`, { token: account.token });
+  await b.http('PUT', `/v1/admin/orgs/${org}/groups/${group}`, { token: account.token });
+  await b.http('PUT', `/v1/admin/orgs/${org}/roles/admins/${admin.username}`, { token: account.token });
+  await b.http('POST', `/v1/admin/invites/+${org}/accept`, { token: admin.token, text: 'yes' });
+  const members = [];
+  for (let i = 0; i < 20; i++) {
+    const m = await b.makeUser();
+    await b.http('PUT', `/v1/admin/orgs/${org}/groups/${group}/roles/members/${m.username}`, { token: account.token });
+    await b.http('POST', `/v1/admin/invites/+${org}~${group}/accept`, { token: m.token, text: 'yes' });
+    members.push(m);
+  }
+  const auth = (u) => ({ headers: { Authorization: `Bearer ${u.token}` } });
+  const target = 'target: ratio >= 0.5, p99 <= 10 ms';
+  await b.measure('groups: GET group info (org admin oversight, 21 members)', `/v1/orgs/${org}/groups/${group}`, { ...auth(admin), target });
+  await b.measure('groups: GET role listing (member)', `/v1/admin/orgs/${org}/groups/${group}/roles/members`, { ...auth(members[0]), target });
+  await b.measure('groups: GET /v1/admin/groups (member)', '/v1/admin/groups', { ...auth(members[1]), target });
+  await b.measure('groups: GET /v1/orgs/:org/groups/:group (org founder)', `/v1/orgs/${org}/groups/${group}`, { ...auth(account), target });
+
+  const invitees = [];
+  for (let i = 0; i < 20; i++) invitees.push(await b.makeUser({ email: `bi${i}${Date.now().toString(36)}@example.com` }));
+  let k = 0;
+  await b.time(
+    'groups: invite (PUT role, e-mail) + accept (POST yes)',
+    async () => {
+      const u = invitees[k++];
+      const put = await b.http('PUT', `/v1/admin/orgs/${org}/groups/${group}/roles/members/${u.username}`, { token: account.token });
+      const acc = await b.http('POST', `/v1/admin/invites/+${org}~${group}/accept`, { token: u.token, text: 'yes' });
+      if (put.status !== 201 || acc.status !== 200) throw new Error(`invite cycle: ${put.status} ${acc.status}`);
+    },
+    20,
+    'target: p99 <= 50 ms',
+  );
+}

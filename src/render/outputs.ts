@@ -33,6 +33,8 @@ const MAX_SLIDE_PX = 56 * 96;
 export interface Rendered {
   bytes: Uint8Array<ArrayBuffer>;
   pages: number;
+  /** Whether an idle browser session was reused or a new one started. */
+  session?: 'reused' | 'new';
 }
 
 export function outputKey(resourceId: number, name: OutputName, hash: string): string {
@@ -43,38 +45,59 @@ export async function outputHash(name: OutputName, page: BuiltPage): Promise<str
   return sha256Hex(`${RENDERER_VERSION}\n${name}\n${page.type}\n${page.html}`);
 }
 
-/**
- * A browser session: an idle kept-alive session is reused, otherwise a new one starts
- * (kept alive for later renders). The session is released with disconnect, not closed.
- */
-async function withBrowser<T>(env: Env, fn: (b: Browser) => Promise<T>): Promise<T> {
-  let browser: Browser | null = null;
-  try {
-    const idle = (await puppeteer.sessions(env.BROWSER)).filter((s) => !s.connectionId);
-    for (const s of idle) {
-      try {
-        browser = await puppeteer.connect(env.BROWSER, s.sessionId);
-        break;
-      } catch {
-        // taken by a concurrent render, or gone: try the next one
-      }
+/** Sessions this isolate released (most recent last): the first candidates for reuse. */
+const released: string[] = [];
+
+async function connectTo(env: Env, ids: string[]): Promise<Browser | null> {
+  for (const id of ids) {
+    try {
+      return await puppeteer.connect(env.BROWSER, id);
+    } catch {
+      // taken by another render, or gone: try the next one
     }
-  } catch {
-    // session listing unavailable: launch
   }
+  return null;
+}
+
+/**
+ * A browser session: one this isolate released, else an idle kept-alive session, else a
+ * new one (kept alive for later renders). The session is released with disconnect, not
+ * closed, so the next render skips the browser start.
+ */
+async function withBrowser<T>(env: Env, fn: (b: Browser) => Promise<T>): Promise<{ value: T; session: 'reused' | 'new' }> {
+  let browser = await connectTo(env, released.splice(0).reverse());
+  if (!browser) {
+    try {
+      const idle = (await puppeteer.sessions(env.BROWSER)).filter((s) => !s.connectionId).map((s) => s.sessionId);
+      browser = await connectTo(env, idle);
+    } catch {
+      // session listing unavailable: launch
+    }
+  }
+  const session = browser ? 'reused' : 'new';
   browser ??= await puppeteer.launch(env.BROWSER, { keep_alive: 600_000 });
+  let healthy = false;
   try {
-    return await fn(browser);
+    const value = await fn(browser);
+    healthy = true;
+    return { value, session };
   } finally {
     try {
+      const id = browser.sessionId();
       browser.disconnect();
+      if (healthy && released.length < 4) released.push(id);
     } catch {
       // already gone
     }
   }
 }
 
-async function withPage<T>(env: Env, built: BuiltPage, viewport: { width: number; height: number; deviceScaleFactor?: number }, fn: (p: Page) => Promise<T>): Promise<T> {
+async function withPage<T>(
+  env: Env,
+  built: BuiltPage,
+  viewport: { width: number; height: number; deviceScaleFactor?: number },
+  fn: (p: Page) => Promise<T>,
+): Promise<{ value: T; session: 'reused' | 'new' }> {
   return withBrowser(env, async (browser) => {
     const page = await browser.newPage();
     try {
@@ -107,13 +130,13 @@ async function printHeight(page: Page): Promise<number> {
 export async function renderPdf(env: Env, built: BuiltPage): Promise<Rendered> {
   const g = geometry(built.type);
   const flow = g.heightPx === 0;
-  return withPage(env, built, { width: g.widthPx, height: g.heightPx || 1123 }, async (page) => {
-    const pdf = flow
+  const { value: pdf, session } = await withPage(env, built, { width: g.widthPx, height: g.heightPx || 1123 }, async (page) =>
+    flow
       ? await page.pdf({ width: `${g.widthPx}px`, height: `${(await printHeight(page)) + 2}px`, printBackground: true, pageRanges: '1' })
-      : await page.pdf({ ...(built.type === 'pres' ? { width: `${g.widthIn}in`, height: `${g.heightIn}in` } : { format: 'a4' as const }), printBackground: true, preferCSSPageSize: true });
-    const bytes = new Uint8Array(pdf);
-    return { bytes, pages: pdfPageCount(bytes) };
-  });
+      : await page.pdf({ ...(built.type === 'pres' ? { width: `${g.widthIn}in`, height: `${g.heightIn}in` } : { format: 'a4' as const }), printBackground: true, preferCSSPageSize: true }),
+  );
+  const bytes = new Uint8Array(pdf);
+  return { bytes, pages: pdfPageCount(bytes), session };
 }
 
 function toBase64(bytes: Uint8Array): string {
@@ -153,7 +176,7 @@ async function screenshots(page: Page, flow: boolean): Promise<Shot[]> {
 export async function renderPptx(env: Env, built: BuiltPage, title: string): Promise<Rendered> {
   const g = geometry(built.type);
   const flow = g.heightPx === 0;
-  const shots = await withPage(env, built, { width: flow ? g.widthPx : g.widthPx + 48, height: g.heightPx || 1123, deviceScaleFactor: flow ? 1 : 1.5 }, (page) =>
+  const { value: shots, session } = await withPage(env, built, { width: flow ? g.widthPx : g.widthPx + 48, height: g.heightPx || 1123, deviceScaleFactor: flow ? 1 : 1.5 }, (page) =>
     screenshots(page, flow),
   );
   const slideGeometry: Geometry = flow ? { ...g, heightIn: Math.max(1, (shots[0]?.height ?? 1123) / 96) } : g;
@@ -170,7 +193,7 @@ export async function renderPptx(env: Env, built: BuiltPage, title: string): Pro
     if (notes) slide.addNotes(notes);
   });
   const bytes = (await pptx.write({ outputType: 'uint8array' })) as Uint8Array<ArrayBuffer>;
-  return { bytes, pages: shots.length };
+  return { bytes, pages: shots.length, session };
 }
 
 const inflight = new Map<string, Promise<Rendered>>();
@@ -207,6 +230,6 @@ async function renderAndStore(rc: ResourceCtx, name: OutputName, built: BuiltPag
   const stale = (await rc.env.BLOBS.list({ prefix })).objects.map((o) => o.key).filter((k) => k !== key);
   if (stale.length) await rc.env.BLOBS.delete(stale);
   const notes = built.unknownTheme ? `; theme '${built.unknownTheme}' is unknown, default used` : '';
-  await appendLog(rc.db, rc.resource.id, `rendered ${name}: ${out.pages} ${out.pages === 1 ? 'page' : 'pages'}, type ${built.type}, theme ${built.theme.name}, ${Date.now() - started} ms${notes}`);
+  await appendLog(rc.db, rc.resource.id, `rendered ${name}: ${out.pages} ${out.pages === 1 ? 'page' : 'pages'}, type ${built.type}, theme ${built.theme.name}, ${Date.now() - started} ms, ${out.session === 'reused' ? 'browser session reused' : 'new browser session'}${notes}`);
   return out;
 }

@@ -14,9 +14,10 @@ import { permList } from '../core/perms';
 import type { GridData, MetaData } from './build';
 import { renderGridPage } from './html';
 import { gridKind } from './kind';
-import { DATA_PATH, META_PATH, parseGrid, readParsed, readSources } from './store';
+import { parseGrid, readParsed, readSources } from './store';
 
 const PARSE_TIME_MAX_RUNS = 500;
+const PARSE_TIME_BATCH = 5;
 
 function jsonFile(text: string): Response {
   return new Response(text, { headers: { 'Content-Type': 'application/json', 'X-NVM-Type': 'file' } });
@@ -59,6 +60,7 @@ async function gridPage(rc: ResourceCtx): Promise<Response> {
 const parseTimeSchema = z.object({
   runs: z.number().int(),
   ms_per_parse: z.number(),
+  mean_ms_per_parse: z.number(),
   columns: z.number(),
   rows: z.number(),
   cells: z.number(),
@@ -89,7 +91,7 @@ export function gridRoutes(api: Api): void {
       });
     }
     r.get('/json/parse_time', {
-      summary: 'Diagnostics: parses the stored layout and mapping `runs` times (1-500, default 100) inside the Worker and reports the time per parse',
+      summary: 'Diagnostics: parses the stored layout and mapping `runs` times (1-500, default 100) inside the Worker and reports the time per parse (best batch of 5, and the mean)',
       need: 'r',
       query: z.object({ runs: z.string().optional() }),
       responses: { 200: { description: 'Timing', type: 'application/json', schema: parseTimeSchema } },
@@ -98,16 +100,26 @@ export function gridRoutes(api: Api): void {
         const runs = Number(raw);
         if (!/^\d+$/.test(raw) || runs < 1 || runs > PARSE_TIME_MAX_RUNS) throw badRequest(`runs must be a whole number from 1 to ${PARSE_TIME_MAX_RUNS}`);
         const [layout, mapping] = await readSources(rc.env, rc.db, rc.resource.id);
-        // Workers clocks only move on I/O: read the clock after I/O on both sides of the loop.
-        await readEntry(rc.env, rc.db, rc.resource.id, DATA_PATH);
-        const t0 = Date.now();
+        // Workers clocks only move on I/O, so each batch is bracketed by a 1 ms timer. On a
+        // shared machine the best batch is the parse's own cost; the mean is reported too.
         let last = parseGrid(layout, mapping, rc.resource.id);
-        for (let i = 1; i < runs; i++) last = parseGrid(layout, mapping, rc.resource.id);
-        await readEntry(rc.env, rc.db, rc.resource.id, META_PATH);
-        const elapsed = Date.now() - t0;
+        let best = Infinity;
+        let total = 0;
+        for (let done = 0; done < runs; ) {
+          const batch = Math.min(PARSE_TIME_BATCH, runs - done);
+          await scheduler.wait(1);
+          const t0 = Date.now();
+          for (let i = 0; i < batch; i++) last = parseGrid(layout, mapping, rc.resource.id);
+          await scheduler.wait(1);
+          const ms = Math.max(0, Date.now() - t0 - 1);
+          best = Math.min(best, ms / batch);
+          total += ms;
+          done += batch;
+        }
         return Response.json({
           runs,
-          ms_per_parse: elapsed / runs,
+          ms_per_parse: best,
+          mean_ms_per_parse: total / runs,
           columns: last.layout?.columns ?? 0,
           rows: last.layout?.rows ?? 0,
           cells: last.layout?.cells ?? 0,

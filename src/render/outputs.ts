@@ -139,7 +139,7 @@ export async function renderPdf(env: Env, built: BuiltPage): Promise<Rendered> {
   return { bytes, pages: pdfPageCount(bytes), session };
 }
 
-function toBase64(bytes: Uint8Array): string {
+export function toBase64(bytes: Uint8Array): string {
   let bin = '';
   for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return btoa(bin);

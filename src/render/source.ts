@@ -13,6 +13,7 @@ import { findUser, type ResourceCtx } from '../core/resources';
 import { docKind } from '../docs/kind';
 import { formatVar, readVars, varsFromEntries, type DocVar } from '../docs/vars';
 import { assetRefs, varRefs, type VarView } from './markdown';
+import { toBase64 } from './outputs';
 import { buildPage, type BuiltPage } from './page';
 
 /** Asset names custom CSS refers to with url(assets/<name>). */
@@ -23,12 +24,6 @@ export function cssAssetRefs(css: string): string[] {
 /** Path of a document's asset (the documents area serves it; public documents without a token). */
 export function assetPath(owner: string, doc: string, name: string): string {
   return `/v1/users/${owner}/${docKind.collection}/${doc}/assets/${name}`;
-}
-
-function toBase64(bytes: Uint8Array): string {
-  let bin = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(bin);
 }
 
 async function resolveVars(rc: ResourceCtx, content: string, own: DocVar[]): Promise<{ vars: Map<string, VarView>; colors: Map<string, string> }> {

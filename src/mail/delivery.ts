@@ -34,6 +34,9 @@ export interface MailJob {
   acceptedOn: number;
 }
 
+/** Messages handed to the transport at once. */
+const PARALLEL = 8;
+
 export type Transport = (env: Env, db: Db, mail: OutboundMail) => Promise<void>;
 
 const log = (db: Db, id: number, message: string, severity: 'info' | 'warning' | 'error' = 'info') => appendLog(db, id, message, severity).catch(() => undefined);
@@ -64,6 +67,7 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
   try {
     resource = await db.select().from(resources).where(eq(resources.id, job.resourceId)).get();
     if (!resource) return null;
+    const mail = resource;
     const owner = (await db.select().from(users).where(eq(users.id, resource.owner_id)).get())!;
     const caller = job.callerId === owner.id ? owner : await db.select().from(users).where(eq(users.id, job.callerId)).get();
     const composed = composeMail(await readEntries(env, db, resource.id), resource.name);
@@ -85,8 +89,8 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
       targets = targets.filter((a) => !suppressed.has(a));
     }
     const replyTo = composed.replyTo || (owner.email_verified && owner.email ? owner.email : '');
-    for (const to of targets) {
-      const unsubscribe = await unsubscribeUrl(env, db, { mail: resource.id, owner: owner.id, email: to });
+    const one = async (to: string) => {
+      const unsubscribe = await unsubscribeUrl(env, db, { mail: mail.id, owner: owner.id, email: to });
       const { html, text } = personalise(composed, unsubscribe);
       try {
         await transport(env, db, {
@@ -105,9 +109,10 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
         tally.delivered++;
       } catch (err) {
         tally.failed++;
-        await log(db, resource.id, `send ${job.id}: transport refused ${to}: ${err instanceof Error ? err.message : String(err)}`, 'error');
+        await log(db, mail.id, `send ${job.id}: transport refused ${to}: ${err instanceof Error ? err.message : String(err)}`, 'error');
       }
-    }
+    };
+    for (let i = 0; i < targets.length; i += PARALLEL) await Promise.all(targets.slice(i, i + PARALLEL).map(one));
     if (!targets.length) await log(db, resource.id, `send ${job.id}: no deliverable recipients`, 'warning');
   } catch (err) {
     if (!resource) return null;

@@ -76,8 +76,9 @@ async function readSendRequest(rc: ResourceCtx): Promise<SendRequest> {
 async function send(rc: ResourceCtx): Promise<Response> {
   if (!rc.access.owner) throw notFound(`no such e-mail: ${rc.resource.name}`); // 1: only the owner sends
   const who = rc.caller!.username;
+  // Rejections are logged after the answer: a burst of held re-fires must not queue on log writes.
   const reject = async (err: HttpError): Promise<never> => {
-    await appendLog(rc.db, rc.resource.id, `send by ${who} rejected (${err.status}): ${err.message}`, 'warning');
+    rc.exec.waitUntil(appendLog(rc.db, rc.resource.id, `send by ${who} rejected (${err.status}): ${err.message}`, 'warning').catch(() => undefined));
     throw err;
   };
   let req: SendRequest;

@@ -15,6 +15,7 @@ import type { GridData, MetaData } from './build';
 import { renderGridPage } from './html';
 import { gridKind } from './kind';
 import { parseGrid, readParsed, readSources } from './store';
+import { timeInBatches } from './timing';
 
 const PARSE_TIME_MAX_RUNS = 500;
 const PARSE_TIME_BATCH = 5;
@@ -100,26 +101,14 @@ export function gridRoutes(api: Api): void {
         const runs = Number(raw);
         if (!/^\d+$/.test(raw) || runs < 1 || runs > PARSE_TIME_MAX_RUNS) throw badRequest(`runs must be a whole number from 1 to ${PARSE_TIME_MAX_RUNS}`);
         const [layout, mapping] = await readSources(rc.env, rc.db, rc.resource.id);
-        // Workers clocks only move on I/O, so each batch is bracketed by a 1 ms timer. On a
-        // shared machine the best batch is the parse's own cost; the mean is reported too.
         let last = parseGrid(layout, mapping, rc.resource.id);
-        let best = Infinity;
-        let total = 0;
-        for (let done = 0; done < runs; ) {
-          const batch = Math.min(PARSE_TIME_BATCH, runs - done);
-          await scheduler.wait(1);
-          const t0 = Date.now();
-          for (let i = 0; i < batch; i++) last = parseGrid(layout, mapping, rc.resource.id);
-          await scheduler.wait(1);
-          const ms = Math.max(0, Date.now() - t0 - 1);
-          best = Math.min(best, ms / batch);
-          total += ms;
-          done += batch;
-        }
+        const { best, mean } = await timeInBatches(runs, PARSE_TIME_BATCH, () => {
+          last = parseGrid(layout, mapping, rc.resource.id);
+        });
         return Response.json({
           runs,
           ms_per_parse: best,
-          mean_ms_per_parse: total / runs,
+          mean_ms_per_parse: mean,
           columns: last.layout?.columns ?? 0,
           rows: last.layout?.rows ?? 0,
           cells: last.layout?.cells ?? 0,

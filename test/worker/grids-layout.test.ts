@@ -10,6 +10,7 @@ import { buildData, lidFor, type GridNode } from '../../src/grids/build';
 import { LayoutError, parseInstruction, parseLayout, type LayoutBox } from '../../src/grids/layout';
 import { parseMapping } from '../../src/grids/mapping';
 import { parseGrid } from '../../src/grids/store';
+import { timeInBatches } from '../../src/grids/timing';
 // @ts-expect-error plain ESM module shared with the bench
 import { bigLayout, bigMapping } from '../../bench/scenarios/40-grids.mjs';
 
@@ -261,17 +262,8 @@ describe('performance in workerd', () => {
     const mapping: string = bigMapping();
     const first = parseGrid(layout, mapping, GRID);
     expect(first.layout).toMatchObject({ columns: 300, cells: 200 });
-    // Workers clocks only move on I/O: take both readings after an awaited I/O. The machine
-    // may be shared, so the best of several batches is the parse's own cost.
     const runs = 5;
-    let perParse = Infinity;
-    for (let batch = 0; batch < 24; batch++) {
-      await scheduler.wait(1);
-      const t0 = Date.now();
-      for (let i = 0; i < runs; i++) parseGrid(layout, mapping, GRID);
-      await scheduler.wait(1);
-      perParse = Math.min(perParse, Math.max(0, Date.now() - t0 - 1) / runs);
-    }
+    const { best: perParse } = await timeInBatches(24 * runs, runs, () => parseGrid(layout, mapping, GRID));
     console.log(`grids: ${perParse.toFixed(3)} ms per parse (300 columns, 200 cells, best of 24 batches of ${runs}, in workerd)`);
     expect(perParse).toBeLessThanOrEqual(5);
   });

@@ -3,9 +3,18 @@
  * PDF and PPTX through the BROWSER binding (local Chromium), the R2 cache and the log.
  */
 import { env, exports } from 'cloudflare:workers';
+import { eq } from 'drizzle-orm';
 import { unzipSync, strFromU8 } from 'fflate';
 import { describe, expect, it } from 'vitest';
+import { dbFor } from '../../src/core/context';
+import { HttpError } from '../../src/core/errors';
+import { loadResource } from '../../src/core/resources';
+import { users } from '../../src/db/schema';
+import { docKind } from '../../src/docs/kind';
+import { cachedOutput, outputHash } from '../../src/render/outputs';
 import { pdfPageCount } from '../../src/render/outputs';
+import { documentPage } from '../../src/render/source';
+import { api } from '../../src/app';
 import { call, makeUser, unique, type TestUser } from './helpers';
 
 /** A 1x1 PNG. */
@@ -269,5 +278,61 @@ describe('PPTX', () => {
     const alias = await call('GET', `/v1/u/${u.username}/d/deck/pptx`, { token: u.token });
     expect(alias.headers.get('X-Render-Cache')).toBe('hit');
     await alias.arrayBuffer();
+  });
+});
+
+describe('failures and cleanup', () => {
+  it('a failed render answers 502, logs an ERROR with the reason, and stores nothing', async () => {
+    const u = await makeUser();
+    await makeDoc(u, 'broken', 'x');
+    const db = dbFor(env);
+    const caller = (await db.select().from(users).where(eq(users.username, u.username)).get())!;
+    // Browser Rendering down: the binding answers 503 to everything (platform storage stays real).
+    const down = { ...env, BROWSER: { fetch: async () => new Response('browser rendering unavailable', { status: 503 }) } } as unknown as Env;
+    const req = new Request('http://platform.test/v1/vis/docs/broken/files/doc.pdf', { headers: { Authorization: `Bearer ${u.token}` } });
+    const rc = await loadResource({ req, env: down, exec: { waitUntil: () => {}, passThroughOnException: () => {} } as unknown as ExecutionContext, url: new URL(req.url), params: { doc: 'broken' }, caller, db }, docKind);
+    const built = await documentPage(api, rc, 'inline');
+    const err = await cachedOutput(rc, 'doc.pdf', built, await outputHash('doc.pdf', built), 'broken').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HttpError);
+    expect((err as HttpError).status).toBe(502);
+    const log = (await (await call('GET', '/v1/vis/docs/broken/log', { token: u.token, headers: { Accept: 'application/json' } })).json()) as { severity: string; message: string }[];
+    expect(log.at(-1)).toMatchObject({ severity: 'error', message: expect.stringMatching(/^render of doc\.pdf failed: .+/) });
+    expect((await env.BLOBS.list({ prefix: `r/${rc.resource.id}/render/` })).objects).toHaveLength(0);
+  });
+
+  it('a variable change renders the PDF again', async () => {
+    const u = await makeUser();
+    const path = await makeDoc(u, 'varpdf', '');
+    await call('PUT', `${path}/vars/v`, { token: u.token });
+    await call('POST', `${path}/vars/v/value`, { token: u.token, text: '1' });
+    await call('POST', `${path}/content`, { token: u.token, text: `Value {/u/${u.username}/d/varpdf/v/v}` });
+    const a = await call('GET', `${path}/files/doc.pdf`, { token: u.token });
+    await a.arrayBuffer();
+    const etag = a.headers.get('ETag')!;
+    expect((await call('GET', `${path}/files/doc.pdf`, { token: u.token, headers: { 'If-None-Match': etag } })).status).toBe(304);
+    await call('POST', `${path}/vars/v/value`, { token: u.token, text: '2' });
+    const b = await call('GET', `${path}/files/doc.pdf`, { token: u.token, headers: { 'If-None-Match': etag } });
+    expect(b.status).toBe(200);
+    expect(b.headers.get('X-Render-Cache')).toBe('miss');
+    await b.arrayBuffer();
+  });
+
+  it('deleting the document removes its rendered outputs', async () => {
+    const u = await makeUser();
+    const path = await makeDoc(u, 'gone', 'bye');
+    const id = (await env.DB.prepare("select id from resources where kind = 'doc' and name = 'gone' and owner_id = (select id from users where username = ?)").bind(u.username).first<{ id: number }>())!.id;
+    await (await call('GET', `${path}/files/doc.pdf`, { token: u.token })).arrayBuffer();
+    expect((await env.BLOBS.list({ prefix: `r/${id}/render/` })).objects).toHaveLength(1);
+    expect((await call('DELETE', path, { token: u.token })).status).toBe(204);
+    for (let i = 0; i < 50 && (await env.BLOBS.list({ prefix: `r/${id}/render/` })).objects.length; i++) await new Promise((r) => setTimeout(r, 100));
+    expect((await env.BLOBS.list({ prefix: `r/${id}/render/` })).objects).toHaveLength(0);
+  });
+
+  it('malformed or unknown paths answer 4xx, never 500', async () => {
+    expect((await call('GET', '/u/%E0%A4%A/d/x')).status).toBe(400);
+    expect((await call('GET', '/u/NOPE/d/..')).status).toBe(404);
+    expect((await call('GET', '/s/%00')).status).toBe(404);
+    expect((await call('GET', '/v1/u/nobody/d/x/pdf')).status).toBe(404);
+    expect((await call('POST', '/u/nobody/d/x')).status).toBe(405);
   });
 });

@@ -1,6 +1,8 @@
 // Documents end to end over HTTP against the server started as `npm start` does: the
 // walk of issue 4 with a real group (created, invited and accepted through the groups API).
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+
+vi.setConfig({ testTimeout: 180_000 });
 import { http, makeUser, unique } from './harness';
 
 const PNG = Uint8Array.from(Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64'));

@@ -1,8 +1,11 @@
 // Documents through the real Worker in workerd (real local D1 and R2): every row of
 // issue 4 outside rendering. Group shares use core groups/members rows (docs-fixtures).
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { call, makeUser, unique, type TestUser } from './helpers';
 import { FILES, makeGroup, makeOrg, PNG } from './docs-fixtures';
+
+// Each test walks many requests through the Worker; on a loaded machine 30 s is not enough.
+vi.setConfig({ testTimeout: 180_000 });
 
 const MiB = 1024 * 1024;
 

@@ -1,0 +1,62 @@
+// E-mail sending. Targets: send acceptance (POST status -> 202) p50 <= 15 ms locally;
+// 50 concurrent sends of one e-mail decided exactly (one 202, 49 x 425).
+export default async function mail(b) {
+  const email = (u) => `${u}@bench.example`;
+  const u = await b.makeUser({ email: email('owner'), email_verified: true, plan: 'premium' });
+  const auth = { token: u.token };
+  const mails = [];
+  for (let i = 0; i < 40; i++) {
+    const path = `/v1/vis/mails/bench_${Date.now().toString(36)}_${i}`;
+    await b.http('PUT', path, auth);
+    await b.http('POST', `${path}/content`, { ...auth, text: `# Bench ${i}\n\nSome **markdown** with a [link](https://example.com).` });
+    await b.http('POST', `${path}/recipients/to`, { ...auth, text: `r${i}@bench.example me` });
+    mails.push(path);
+  }
+  // Each timed request is the first send of its e-mail, so every one is accepted.
+  let notAccepted = 0;
+  const row = await b.time(
+    'mail: send acceptance (POST status sent -> 202)',
+    async (i) => {
+      const res = await b.http('POST', `${mails[i]}/status`, { ...auth, text: 'sent' });
+      if (res.status !== 202) notAccepted++;
+      await res.arrayBuffer();
+    },
+    mails.length,
+    'target: p50 <= 15 ms',
+  );
+  row.errors = notAccepted;
+
+  // A held re-fire: the decision cost of a rejected send (425 while in flight or 429).
+  await b.time(
+    'mail: held re-fire decision (425/429)',
+    async () => {
+      const res = await b.http('POST', `${mails[0]}/status`, { ...auth, text: 'sent' });
+      await res.arrayBuffer();
+    },
+    20,
+  );
+
+  // 50 at once on one e-mail whose delivery (60 recipients) outlasts the burst.
+  const burst = `/v1/vis/mails/bench_burst_${Date.now().toString(36)}`;
+  await b.http('PUT', burst, auth);
+  await b.http('POST', `${burst}/recipients/to`, { ...auth, text: Array.from({ length: 60 }, (_, i) => `burst${i}@bench.example`).join('\n') });
+  let codes = [];
+  const burstRow = await b.time(
+    'mail: 50 concurrent sends of one e-mail (wall time)',
+    async () => {
+      codes = await Promise.all(
+        Array.from({ length: 50 }, async () => {
+          const res = await b.http('POST', `${burst}/status`, { ...auth, text: 'sent' });
+          await res.arrayBuffer();
+          return res.status;
+        }),
+      );
+    },
+    1,
+    'target: exactly one 202, 49 x 425',
+  );
+  const accepted = codes.filter((c) => c === 202).length;
+  const held = codes.filter((c) => c === 425).length;
+  burstRow.errors = accepted === 1 && held === 49 ? 0 : 1;
+  console.log(`  50 concurrent sends: ${accepted} x 202, ${held} x 425, other: ${codes.filter((c) => c !== 202 && c !== 425).join(',') || 'none'}`);
+}

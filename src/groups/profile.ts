@@ -36,6 +36,11 @@ async function upsertRow(db: Db, groupId: number, path: string, value: string | 
     .onConflictDoUpdate({ target: [groupEntries.group_id, groupEntries.path], set: { value, content_type: contentType, size, last_modified: now } });
 }
 
+/** Rows whose path starts with `prefix` (`picture/`, `options/`). */
+async function rowsUnder(db: Db, groupId: number, prefix: string) {
+  return db.select().from(groupEntries).where(and(eq(groupEntries.group_id, groupId), like(groupEntries.path, `${prefix}%`)));
+}
+
 async function deleteRow(db: Db, groupId: number, path: string): Promise<void> {
   await db.delete(groupEntries).where(and(eq(groupEntries.group_id, groupId), eq(groupEntries.path, path)));
 }
@@ -85,7 +90,7 @@ export function profileRoutes(api: Api): void {
     auth: 'optional',
     responses: { 200: { description: 'Listing', type: 'application/json', schema: listingSchema } },
     handler: async (gc) => {
-      const rows = await gc.db.select().from(groupEntries).where(eq(groupEntries.group_id, gc.group.id));
+      const rows = await rowsUnder(gc.db, gc.group.id, '');
       const at = (p: string) => rows.find((r) => r.path === p);
       const file = (p: string, actions: Verb[]) => item(gc, p, 'file', actions, at(p)?.created_on, at(p)?.last_modified);
       const writable = fileActions(perms(gc));
@@ -139,7 +144,7 @@ export function profileRoutes(api: Api): void {
     auth: 'optional',
     responses: { 200: { description: 'Listing', type: 'application/json', schema: listingSchema } },
     handler: async (gc) => {
-      const rows = await gc.db.select().from(groupEntries).where(and(eq(groupEntries.group_id, gc.group.id), like(groupEntries.path, 'picture/%')));
+      const rows = await rowsUnder(gc.db, gc.group.id, 'picture/');
       const writable = fileActions(perms(gc));
       return listingResponse(
         (['image', 'banner', 'mask'] as const).map((p) => {
@@ -211,7 +216,7 @@ export function profileRoutes(api: Api): void {
     auth: 'optional',
     responses: { 200: { description: 'Listing', type: 'application/json', schema: listingSchema } },
     handler: async (gc) => {
-      const rows = await gc.db.select().from(groupEntries).where(and(eq(groupEntries.group_id, gc.group.id), like(groupEntries.path, 'options/%')));
+      const rows = await rowsUnder(gc.db, gc.group.id, 'options/');
       return listingResponse(
         optionsFor(gc.group.kind).map((o) => {
           const row = rows.find((r) => r.path === `options/${o}`);

@@ -3,7 +3,7 @@
  * group folders; roles and invites (roles.ts); profiles and options (profile.ts); and the
  * read-only browsing views (/v1/orgs, /v1/users/:user/groups, /v1/o/:org).
  */
-import { and, asc, eq, inArray, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Api } from '../core/api';
 import type { Ctx } from '../core/context';
@@ -17,7 +17,7 @@ import { createGroup, groupsOfMember } from './members';
 import { checkSlug, inboundAddress, isManager, orgGroupRef, orgRef, userGroupRef } from './model';
 import { optionIsOn, profileRoutes, servePicture } from './profile';
 import { roleRoutes } from './roles';
-import { adminPath, groupInfo, visibleGroups, type GroupView } from './visibility';
+import { adminPath, candidateOrgs, groupInfo, visibleGroups, type GroupView } from './visibility';
 
 const tag = 'groups';
 const infoSchema = z.object({
@@ -154,17 +154,6 @@ export function groupRoutes(api: Api): void {
     },
   });
 
-  api.get('/v1/admin/orgs/:org/groups', {
-    summary: 'Groups of an organisation the caller may see (all of them for its founders and admins)',
-    tag,
-    auth: 'user',
-    responses: listing,
-    handler: async (ctx) => {
-      const org = await loadGroup(ctx, SCOPES.org);
-      return listingResponse(orgGroupItems(org.group, await orgGroupsOf(ctx, org.group), '/v1/admin/orgs'));
-    },
-  });
-
   groupRoute(api, 'get', '', {
     summary: 'Group folder: profile, roles, role (and groups of an org, email of an org group)',
     need: 'see',
@@ -197,21 +186,7 @@ export function groupRoutes(api: Api): void {
     auth: 'optional',
     responses: listing,
     handler: async (ctx) => {
-      const uid = ctx.caller?.id ?? -1;
-      const candidates = await ctx.db
-        .select()
-        .from(groups)
-        .where(
-          and(
-            eq(groups.kind, 'org'),
-            or(
-              sql`exists (select 1 from group_entries e where e.group_id = ${groups.id} and e.path = 'options/public' and e.value = 'yes')`,
-              sql`exists (select 1 from members m where m.group_id = ${groups.id} and m.user_id = ${uid} and m.state in ('active', 'pending'))`,
-              sql`exists (select 1 from members m join groups c on c.id = m.group_id where c.parent_id = ${groups.id} and m.user_id = ${uid} and m.state = 'active')`,
-            ),
-          ),
-        )
-        .orderBy(asc(groups.slug));
+      const candidates = await candidateOrgs(ctx.db, ctx.caller);
       const seen = await visibleGroups(ctx.db, ctx.caller, candidates);
       return listingResponse(seen.map(({ group, view }) => groupItem(group, view, group.slug, `/v1/orgs/${group.slug}`)));
     },
@@ -274,16 +249,18 @@ export function groupRoutes(api: Api): void {
     },
   });
 
-  api.get('/v1/orgs/:org/groups', {
-    summary: 'Groups of an organisation: all for its founders and admins; otherwise those the caller belongs to or that are public',
-    tag,
-    auth: 'optional',
-    responses: listing,
-    handler: async (ctx) => {
-      const org = await loadGroup(ctx, SCOPES.org);
-      return listingResponse(orgGroupItems(org.group, await orgGroupsOf(ctx, org.group), '/v1/orgs'));
-    },
-  });
+  for (const prefix of ['/v1/orgs', '/v1/admin/orgs']) {
+    api.get(`${prefix}/:org/groups`, {
+      summary: 'Groups of an organisation: all for its founders and admins; otherwise those the caller belongs to or that are public',
+      tag,
+      auth: prefix === '/v1/orgs' ? 'optional' : 'user',
+      responses: listing,
+      handler: async (ctx) => {
+        const org = await loadGroup(ctx, SCOPES.org);
+        return listingResponse(orgGroupItems(org.group, await orgGroupsOf(ctx, org.group), prefix));
+      },
+    });
+  }
 
   api.get('/v1/orgs/:org/groups/:group', {
     summary: 'Group info object: name, description, profile, role, members, shared content, email',

@@ -17,7 +17,7 @@
  *     for organisations and org groups these show_* options count only on a premium plan;
  *   - nobody else learns that the group exists (404).
  */
-import { and, eq, inArray, like, or } from 'drizzle-orm';
+import { and, asc, eq, inArray, like, or, sql } from 'drizzle-orm';
 import { groups, members, shares, resources, users, type Group, type Role, type User } from '../db/schema';
 import type { Db } from '../core/context';
 import { groupEntries } from './schema';
@@ -146,6 +146,28 @@ export async function viewOf(db: Db, caller: User | null, group: Group): Promise
 export async function visibleGroups(db: Db, caller: User | null, list: Group[]): Promise<{ group: Group; view: GroupView }[]> {
   const views = await viewsOf(db, caller, list);
   return list.filter((g) => views.get(g.id)!.visible).map((g) => ({ group: g, view: views.get(g.id)! }));
+}
+
+/**
+ * Organisations worth checking for a caller's list: those they belong to or are invited
+ * to, those of the groups they belong to, and the public ones (filter with viewsOf).
+ */
+export async function candidateOrgs(db: Db, caller: User | null): Promise<Group[]> {
+  const uid = caller?.id ?? -1;
+  return db
+    .select()
+    .from(groups)
+    .where(
+      and(
+        eq(groups.kind, 'org'),
+        or(
+          sql`exists (select 1 from group_entries e where e.group_id = ${groups.id} and e.path = 'options/public' and e.value = 'yes')`,
+          sql`exists (select 1 from members m where m.group_id = ${groups.id} and m.user_id = ${uid} and m.state in ('active', 'pending'))`,
+          sql`exists (select 1 from members m join groups c on c.id = m.group_id where c.parent_id = ${groups.id} and m.user_id = ${uid} and m.state = 'active')`,
+        ),
+      ),
+    )
+    .orderBy(asc(groups.slug));
 }
 
 // ---------------------------------------------------------------- the group info object

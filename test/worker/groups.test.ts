@@ -452,7 +452,7 @@ describe('profiles and options', T, () => {
 
   it('mistyped, unsupported, empty and oversized images answer 4xx and store nothing', async () => {
     const g = w;
-    const p = `${g.path}/profile/picture/banner`;
+    const p = `${g.path}/profile/picture/image`; // the test above removed it
     expect((await call('POST', p, { token: g.founder.token, body: JPEG, type: 'image/png' })).status).toBe(415);
     expect((await call('POST', p, { token: g.founder.token, body: 'hello', type: 'image/png' })).status).toBe(415);
     expect((await call('POST', p, { token: g.founder.token, body: '<svg xmlns="http://www.w3.org/2000/svg"/>', type: 'image/svg+xml' })).status).toBe(415);

@@ -71,6 +71,9 @@ class StepFailure extends Error {}
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const FINAL = new Set(['rejected', 'success', 'failed', 'canceled']);
 
+/** Outputs up to this size stay in the run object's storage; larger ones go to R2. */
+export const INLINE_OUTPUT = 128 * 1024;
+
 export const outputKey = (jobId: number, run: string) => `${blobPrefix(jobId)}runs/${run}/output`;
 
 export class RunObject extends DurableObject<Env> {
@@ -117,6 +120,11 @@ export class RunObject extends DurableObject<Env> {
   /** Read through a method: TypeScript would narrow the field across awaits. */
   private isCanceling(): boolean {
     return this.status === 'canceling';
+  }
+
+  /** The stored output when it is small enough to live here (see INLINE_OUTPUT). */
+  output(): ArrayBuffer | null {
+    return (this.ctx.storage.kv.get<ArrayBuffer>('output') as ArrayBuffer | undefined) ?? null;
   }
 
   getStatus(): RunStatus | null {
@@ -364,8 +372,10 @@ export class RunObject extends DurableObject<Env> {
     if (result.kind === 'failed') this.log(result.message, 'error');
     if (result.kind === 'aborted') this.log(`teardown completed: ${result.message}`, 'warning');
     const completed = nowIso();
-    // The output is stored before the row says there is one (both in one round trip otherwise).
-    if (out) {
+    // The output is stored before the row says there is one: small ones in this object's
+    // own storage (no extra round trip), larger ones in R2 under the job's blob prefix.
+    if (out && out.data.byteLength <= INLINE_OUTPUT) this.ctx.storage.kv.put('output', out.data);
+    else if (out) {
       await this.env.BLOBS.put(outputKey(spec.jobId, spec.name), out.data, {
         httpMetadata: { contentType: out.type },
         customMetadata: { filename: out.filename },
@@ -417,6 +427,7 @@ export class RunObject extends DurableObject<Env> {
   /** Retention: the log and the output go after 30 days. */
   override async alarm(): Promise<void> {
     this.ctx.storage.sql.exec('DELETE FROM log');
+    this.ctx.storage.kv.delete('output');
     const jobId = this.ctx.storage.kv.get<number>('job_id');
     const name = this.ctx.storage.kv.get<string>('name');
     if (jobId !== undefined && name !== undefined) await this.env.BLOBS.delete(outputKey(jobId, name));

@@ -14,7 +14,7 @@ import { listingResponse, listingSchema } from '../core/listing';
 import { logResponse } from '../core/log';
 import { checkName } from '../core/names';
 import { listingItem, resourceRoutes, type ResourceCtx } from '../core/resources';
-import { outputKey } from '../../durable/run';
+import { INLINE_OUTPUT, outputKey } from '../../durable/run';
 import { bundleResponse, readTriggerInput } from './files';
 import { jobKind } from './kind';
 import { findRun, historyStream, isExpired, latestRun, recentRuns, runStats, statsText, RUN_NAME } from './runs';
@@ -174,9 +174,12 @@ export function jobRoutes(api: Api): void {
         const row = await loadRun(rc);
         requireRetained(row);
         if (!row.output_name) return noContent({ 'X-Run-Id': row.name });
-        const obj = await rc.env.BLOBS.get(outputKey(row.job_id, row.name));
-        if (!obj) throw new HttpError(410, `the output of run ${row.name} is gone`);
-        return bundleResponse({ filename: row.output_name, type: row.output_type ?? 'application/octet-stream', data: await obj.arrayBuffer() }, { 'X-Run-Id': row.name });
+        const data =
+          (row.output_size ?? 0) <= INLINE_OUTPUT
+            ? ((await runStub(rc.env, row.name).output()) as ArrayBuffer | null)
+            : ((await (await rc.env.BLOBS.get(outputKey(row.job_id, row.name)))?.arrayBuffer()) ?? null);
+        if (!data) throw new HttpError(410, `the output of run ${row.name} is gone`);
+        return bundleResponse({ filename: row.output_name, type: row.output_type ?? 'application/octet-stream', data }, { 'X-Run-Id': row.name });
       },
     });
     r.get('/log', {
@@ -288,10 +291,7 @@ export function jobRoutes(api: Api): void {
       need: 'r',
       responses: { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } },
       handler: async (rc) => {
-        const rows = await rc.db
-          .select({ path: entries.path, created_on: entries.created_on, last_modified: entries.last_modified })
-          .from(entries)
-          .where(and(eq(entries.resource_id, rc.resource.id), like(entries.path, 'config/env/%')));
+        const rows = await envEntries(rc);
         const actions = rc.access.w ? (['POST', 'DELETE'] as const) : ([] as const);
         return listingResponse(rows.map((e) => listingItem(rc, e.path.slice(11), `${rc.base}/${e.path}`, 'file', [...actions], e.created_on, e.last_modified)));
       },
@@ -313,7 +313,7 @@ export function jobRoutes(api: Api): void {
         const name = checkName(rc.params.name!, ENV_NAME, 'env name');
         const value = await readText(rc.req, 64 * KiB);
         const path = `config/env/${name}`;
-        const count = await rc.db.select({ path: entries.path }).from(entries).where(and(eq(entries.resource_id, rc.resource.id), like(entries.path, 'config/env/%')));
+        const count = await envEntries(rc);
         if (count.length >= MAX_ENV && !count.some((c) => c.path === path)) throw conflict(`a job has at most ${MAX_ENV} env values`);
         await writeEntry(rc.env, rc.db, rc.resource, path, value);
         return noContent();
@@ -329,6 +329,14 @@ export function jobRoutes(api: Api): void {
       },
     });
   });
+}
+
+/** The stored env entries of a job (paths and times, never values). */
+function envEntries(rc: ResourceCtx) {
+  return rc.db
+    .select({ path: entries.path, created_on: entries.created_on, last_modified: entries.last_modified })
+    .from(entries)
+    .where(and(eq(entries.resource_id, rc.resource.id), like(entries.path, 'config/env/%')));
 }
 
 async function jobOf(rc: ResourceCtx, jobId: number): Promise<{ name: string; shortname: string }> {

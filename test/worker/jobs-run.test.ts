@@ -42,6 +42,16 @@ describe('POST data runs code/index.js in a sandbox and answers the result', () 
     const out = await call('GET', `${J}/z/runs/${res.headers.get('X-Run-Id')}/output`, { token: u.token });
     expect(Object.keys(unzipSync(new Uint8Array(await out.arrayBuffer()))).sort()).toEqual(['a.txt', 'b.txt']);
   });
+  it('small outputs live with the run, large ones in R2: both read back whole', async () => {
+    const u = await makeUser();
+    await makeJob(u, 'big', `export default { async run(input) { const n = JSON.parse(await input[0].text()).n; return 'y'.repeat(n); } }`);
+    for (const n of [10, 300_000]) {
+      const res = await trigger(u.token, `${J}/big`, { n });
+      expect((await res.text()).length).toBe(n);
+      const out = await call('GET', `${J}/big/runs/${res.headers.get('X-Run-Id')}/output`, { token: u.token });
+      expect((await out.text()).length).toBe(n);
+    }
+  });
   it('no output answers 204 with X-Run-Id, and the output entry answers 204', async () => {
     const u = await makeUser();
     await makeJob(u, 'n', `export default { async run() {} }`);
@@ -274,5 +284,32 @@ describe('job entries', () => {
     await call('POST', `${J}/src/config/env/K`, { token: u.token, text: 'v' });
     expect((await call('PATCH', `${J}/src`, { token: u.token, json: { name: 'dst', copy: true } })).status).toBe(201);
     expect(await (await trigger(u.token, `${J}/dst`)).text()).toBe('undefined');
+  });
+});
+
+describe('lastRuns (for GraphQL)', () => {
+  it('answers the latest top-level run of each job in one call; jobs without runs are absent', async () => {
+    const { env } = await import('cloudflare:workers');
+    const { dbFor } = await import('../../src/core/context');
+    const { lastRuns } = await import('../../src/jobs/runs');
+    const { resources, users } = await import('../../src/db/schema');
+    const { and, eq, inArray } = await import('drizzle-orm');
+    const u = await makeUser();
+    await makeJob(u, 'lr_a', `export default { async run() { return 'x'; } }`);
+    await makeJob(u, 'lr_b', `export default { async run() { throw new Error('no'); } }`);
+    await makeJob(u, 'lr_c');
+    await trigger(u.token, `${J}/lr_a`);
+    await trigger(u.token, `${J}/lr_b`);
+    const db = dbFor(env);
+    const mine = await db
+      .select({ id: resources.id, name: resources.name })
+      .from(resources)
+      .innerJoin(users, eq(users.id, resources.owner_id))
+      .where(and(eq(users.username, u.username), inArray(resources.name, ['lr_a', 'lr_b', 'lr_c'])));
+    const ids = Object.fromEntries(mine.map((r) => [r.name, r.id]));
+    const last = await lastRuns(db, mine.map((r) => r.id));
+    expect(last.get(ids.lr_a!)).toMatchObject({ status: 'success', started_on: expect.stringMatching(/Z$/), duration: expect.any(Number) });
+    expect(last.get(ids.lr_b!)?.status).toBe('failed');
+    expect(last.has(ids.lr_c!)).toBe(false);
   });
 });

@@ -65,7 +65,6 @@ describe('run state machine', () => {
     const codes = answers.map((a) => a.status);
     expect(codes.filter((c) => c === 202)).toHaveLength(1);
     expect(codes.filter((c) => c !== 202).every((c) => c === 200 || c === 409)).toBe(true);
-    expect(codes.filter((c) => c === 200).length).toBeGreaterThan(0);
     expect((await data).status).toBe(409);
     expect(await statusOf(u.token, `${J}/c5`, run)).toBe('canceled');
   });

@@ -230,7 +230,7 @@ describe('concurrency', () => {
     const base = `/v1/vis/grids/${name}`;
     const layouts = [LAYOUT, '+-----+\n| {A} |\n+-----+', '+---+---+\n|{C}|{A}|\n+---+---+'];
     const mappings = [MAPPING, 'A => /u/x/p/1', 'C => /u/x/p/2, h=t\nA => /u/x/p/3'];
-    for (let round = 0; round < 3; round++) {
+    for (let round = 0; round < 2; round++) {
       const results = await Promise.all([
         ...layouts.map((l) => write(u, `${base}/layout`, l)),
         ...mappings.map((m) => write(u, `${base}/mapping`, m)),
@@ -240,7 +240,7 @@ describe('concurrency', () => {
       const finalMapping = await (await call('GET', `${base}/mapping`, { token: u.token })).text();
       expect(await parsed(u, base)).toEqual(expected(await gridId(u, name), finalLayout, finalMapping));
     }
-  });
+  }, 120_000);
 });
 
 describe('access', () => {

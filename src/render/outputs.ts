@@ -47,6 +47,17 @@ export async function outputHash(name: OutputName, page: BuiltPage): Promise<str
 
 /** Sessions this isolate released (most recent last): the first candidates for reuse. */
 const released: string[] = [];
+const MAX_RELEASED = 4;
+
+/**
+ * How long an idle browser session is kept for reuse (the `BROWSER_KEEP_ALIVE_MS` var,
+ * at most Browser Rendering's 10 minutes). Unset or 0: every render starts a browser and
+ * closes it (nothing outlives the request; the local default).
+ */
+export function keepAliveMs(env: Env): number {
+  const v = Number((env as unknown as { BROWSER_KEEP_ALIVE_MS?: string }).BROWSER_KEEP_ALIVE_MS ?? 0);
+  return Number.isFinite(v) && v > 0 ? Math.min(v, 600_000) : 0;
+}
 
 async function connectTo(env: Env, ids: string[]): Promise<Browser | null> {
   for (const id of ids) {
@@ -60,22 +71,26 @@ async function connectTo(env: Env, ids: string[]): Promise<Browser | null> {
 }
 
 /**
- * A browser session: one this isolate released, else an idle kept-alive session, else a
- * new one (kept alive for later renders). The session is released with disconnect, not
- * closed, so the next render skips the browser start.
+ * A browser session for one render. With a keep-alive configured: a session this isolate
+ * released, else an idle kept-alive one, else a new one; afterwards it is released with
+ * disconnect (up to a few per isolate; others are closed). Without: launch, then close.
  */
 async function withBrowser<T>(env: Env, fn: (b: Browser) => Promise<T>): Promise<{ value: T; session: 'reused' | 'new' }> {
-  let browser = await connectTo(env, released.splice(0).reverse());
-  if (!browser) {
-    try {
-      const idle = (await puppeteer.sessions(env.BROWSER)).filter((s) => !s.connectionId).map((s) => s.sessionId);
-      browser = await connectTo(env, idle);
-    } catch {
-      // session listing unavailable: launch
+  const keepAlive = keepAliveMs(env);
+  let browser: Browser | null = null;
+  if (keepAlive) {
+    browser = await connectTo(env, released.splice(0).reverse());
+    if (!browser) {
+      try {
+        const idle = (await puppeteer.sessions(env.BROWSER)).filter((s) => !s.connectionId).map((s) => s.sessionId);
+        browser = await connectTo(env, idle);
+      } catch {
+        // session listing unavailable: launch
+      }
     }
   }
   const session = browser ? 'reused' : 'new';
-  browser ??= await puppeteer.launch(env.BROWSER, { keep_alive: 600_000 });
+  browser ??= await puppeteer.launch(env.BROWSER, keepAlive ? { keep_alive: keepAlive } : undefined);
   let healthy = false;
   try {
     const value = await fn(browser);
@@ -83,9 +98,11 @@ async function withBrowser<T>(env: Env, fn: (b: Browser) => Promise<T>): Promise
     return { value, session };
   } finally {
     try {
-      const id = browser.sessionId();
-      browser.disconnect();
-      if (healthy && released.length < 4) released.push(id);
+      if (keepAlive && healthy && released.length < MAX_RELEASED) {
+        const id = browser.sessionId();
+        browser.disconnect();
+        released.push(id);
+      } else await browser.close();
     } catch {
       // already gone
     }

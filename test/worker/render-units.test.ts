@@ -1,7 +1,7 @@
 /** Pure parts of rendering: the platform's markdown, sanitization, themes, page building, geometry. */
 import { describe, expect, it } from 'vitest';
 import { assetRefs, htmlToText, renderMarkdown, sanitizeHtml, splitFrontMatter, varRefs } from '../../src/render/markdown';
-import { fitImage, pdfPageCount } from '../../src/render/outputs';
+import { fitImage, keepAliveMs, pdfPageCount } from '../../src/render/outputs';
 import { buildPage, prepareCustomCss, type PageInput } from '../../src/render/page';
 import { cssAssetRefs } from '../../src/render/source';
 import { geometry, resolveTheme, resolveType, THEMES } from '../../src/render/themes';
@@ -174,5 +174,16 @@ describe('geometry helpers', () => {
   });
   it('plain text keeps the words, not the markup', () => {
     expect(htmlToText('<h1>A &amp; B</h1><ul><li>x</li></ul><p>&#8593; 5</p>')).toBe('A & B\n\n- x\n\n↑ 5');
+  });
+});
+
+describe('browser keep-alive setting', () => {
+  it('off unless BROWSER_KEEP_ALIVE_MS is a positive number; capped at 10 minutes', () => {
+    const env = (v?: string) => ({ BROWSER_KEEP_ALIVE_MS: v }) as unknown as Env;
+    expect(keepAliveMs(env())).toBe(0);
+    expect(keepAliveMs(env('nope'))).toBe(0);
+    expect(keepAliveMs(env('-5'))).toBe(0);
+    expect(keepAliveMs(env('60000'))).toBe(60000);
+    expect(keepAliveMs(env('9999999'))).toBe(600000);
   });
 });

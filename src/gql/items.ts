@@ -3,14 +3,14 @@
  * visibility: the caller's own resources, or another user's resources the caller may read
  * through a share (the SQL condition of src/core/resources.ts `visibleResources`).
  */
-import { and, asc, eq, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { readableThroughShare, type ResourceKind } from '../core/resources';
-import { resources, users, type Resource, type ResourceKindName, type User } from '../db/schema';
+import { entries, resources, shares, tags, users, type Resource, type ResourceKindName, type User } from '../db/schema';
 import { docKind } from '../docs/kind';
 import { gridKind } from '../grids/kind';
 import { jobKind } from '../jobs/kind';
 import { mailKind } from '../mail/kind';
-import type { Loaders } from './loaders';
+import { entriesQuery, entryValues, groupBy, sharesQuery, tagsQuery, type EntryRow, type Loaders, type ShareRow, type TagRow } from './loaders';
 import { page, userError } from './values';
 import type { Db } from '../core/context';
 
@@ -38,32 +38,54 @@ export interface Caller {
   caller: User | null;
 }
 
+/** What a listing's selection needs besides the rows: entry paths, sharing rows, tags. */
+export interface Want {
+  paths: string[];
+  shares: boolean;
+  tags: boolean;
+}
+
 /**
  * Without `author`: the caller's own resources (as GET /v1/<collection>). With `author`:
  * that user's resources the caller may read (as GET /v1/users/:author/<collection>).
+ * The page, and the entries, sharing rows and tags the selection wants for it, are read in
+ * one D1 batch (one round trip); the loaders are primed with them.
  */
-export async function listItems(ctx: Caller, kind: KindInfo, args: ListArgs): Promise<Item[]> {
+export async function listItems(ctx: Caller & { env: Env; loaders: Loaders }, kind: KindInfo, args: ListArgs, want: Want): Promise<Item[]> {
   const { limit, offset } = page(args);
-  let owner: Pick<User, 'id' | 'username'>;
-  if (args.author != null) {
-    const found = await ctx.db.select({ id: users.id, username: users.username }).from(users).where(eq(users.username, args.author)).get();
-    if (!found) throw userError(`no such user: ${args.author}`, 'NOT_FOUND');
-    owner = found;
-  } else if (ctx.caller) owner = ctx.caller;
-  else throw userError('sign in (Authorization: Bearer <token>) or name an author', 'UNAUTHENTICATED');
-
-  const where: SQL[] = [eq(resources.owner_id, owner.id), eq(resources.kind, kind.kind)];
-  if (ctx.caller?.id !== owner.id) where.push(readableThroughShare(ctx.caller?.id ?? -1));
+  if (args.author == null && !ctx.caller) throw userError('sign in (Authorization: Bearer <token>) or name an author', 'UNAUTHENTICATED');
+  const author = args.author ?? ctx.caller!.username;
+  const self = ctx.caller?.username === author;
+  const ownerId = self ? sql`${ctx.caller!.id}` : sql`(select id from ${users} where ${users.username} = ${author})`;
+  const where: SQL[] = [sql`${resources.owner_id} = ${ownerId}`, eq(resources.kind, kind.kind)];
+  if (!self) where.push(readableThroughShare(ctx.caller?.id ?? -1));
   if (args.id != null) where.push(eq(resources.name, args.id));
-  if (limit === 0) return [];
-  const rows = await ctx.db
-    .select()
-    .from(resources)
-    .where(and(...where))
-    .orderBy(asc(resources.name))
-    .limit(limit)
-    .offset(offset);
-  return rows.map((row) => ({ row, owner: owner.username, kind }));
+  const pageIds = (column: SQLWrapper) =>
+    inArray(column as never, ctx.db.select({ id: resources.id }).from(resources).where(and(...where)).orderBy(asc(resources.name)).limit(limit).offset(offset));
+
+  // One round trip: the page, then each part the selection wants (by its position).
+  const parts: unknown[] = [ctx.db.select().from(resources).where(and(...where)).orderBy(asc(resources.name)).limit(limit).offset(offset)];
+  const at = (q: unknown) => parts.push(q) - 1;
+  const ownerAt = self ? -1 : at(ctx.db.select({ id: users.id }).from(users).where(eq(users.username, author)));
+  const entriesAt = want.paths.length ? at(entriesQuery(ctx.db, pageIds(entries.resource_id), want.paths)) : -1;
+  const sharesAt = want.shares ? at(sharesQuery(ctx.db, pageIds(shares.resource_id))) : -1;
+  const tagsAt = want.tags && ctx.caller ? at(tagsQuery(ctx.db, ctx.caller.id, pageIds(tags.resource_id))) : -1;
+  const results = (await ctx.db.batch(parts as never)) as unknown[][];
+  const part = <T>(i: number): T[] => (i < 0 ? [] : (results[i] as T[]));
+  const rows = part<Resource>(0);
+  if (ownerAt >= 0 && !part(ownerAt).length) throw userError(`no such user: ${author}`, 'NOT_FOUND');
+  const [entryRows, shareRows, tagRows] = [part<EntryRow>(entriesAt), part<ShareRow>(sharesAt), part<TagRow>(tagsAt)];
+
+  // Prime the loaders: every item's fields then resolve without another query.
+  const values = await entryValues(ctx.env, entryRows);
+  const sharesById = groupBy(shareRows, (r) => r.resource_id);
+  const tagsById = groupBy(tagRows, (r) => r.id);
+  for (const row of rows) {
+    for (const path of want.paths) ctx.loaders.entry.prime({ id: row.id, path }, values.get(`${row.id}/${path}`) ?? null);
+    if (want.shares) ctx.loaders.sharesOf.prime(row.id, sharesById.get(row.id) ?? []);
+    if (want.tags) ctx.loaders.tagsOf.prime(row.id, tagsById.get(row.id) ?? []);
+  }
+  return rows.map((row) => ({ row, owner: author, kind }));
 }
 
 /** Default of an entry as the kind declares it. */

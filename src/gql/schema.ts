@@ -2,6 +2,7 @@
  * The GraphQL schema: SDL and resolvers. Every resolver reads through the per-request
  * loaders (src/gql/loaders.ts) and the same visibility rules as REST.
  */
+import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 import { createSchema } from 'graphql-yoga';
 import { and, asc, eq, or } from 'drizzle-orm';
 import type { Db } from '../core/context';
@@ -239,7 +240,31 @@ const itemFields = {
 
 const enabled = async (i: Item, _: unknown, c: GqlContext) => enabledFlag(await entryOf(c.loaders, i, 'config/enabled'));
 
-const list = (kind: keyof typeof KINDS) => (_: unknown, args: Args<ListArgs>, c: GqlContext) => listItems(c, KINDS[kind], args);
+/** Entry paths behind item fields. */
+const ENTRY_FIELDS: Record<string, string> = { name: 'name', type: 'config/type', summary: 'summary', schedule: 'config/schedule', enabled: 'config/enabled' };
+
+/** Names of the fields selected below this field (fragments included). */
+export function selectedFields(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>): Set<string> {
+  const out = new Set<string>();
+  const visit = (set: SelectionSetNode | undefined) => {
+    for (const s of set?.selections ?? []) {
+      if (s.kind === Kind.FIELD) out.add(s.name.value);
+      else if (s.kind === Kind.INLINE_FRAGMENT) visit(s.selectionSet);
+      else visit(info.fragments[s.name.value]?.selectionSet);
+    }
+  };
+  for (const node of info.fieldNodes) visit(node.selectionSet);
+  return out;
+}
+
+const list = (kind: keyof typeof KINDS) => (_: unknown, args: Args<ListArgs>, c: GqlContext, info: GraphQLResolveInfo) => {
+  const fields = selectedFields(info);
+  return listItems(c, KINDS[kind], args, {
+    paths: [...fields].filter((f) => f in ENTRY_FIELDS).map((f) => ENTRY_FIELDS[f]!),
+    shares: fields.has('public') || fields.has('shared') || fields.has('last_run'),
+    tags: fields.has('tags'),
+  });
+};
 
 interface Me {
   user: User;

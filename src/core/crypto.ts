@@ -19,7 +19,7 @@ export function base64url(bytes: Uint8Array): string {
   return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
-export async function sha256Hex(data: string | Uint8Array | ArrayBuffer): Promise<string> {
+export async function sha256Hex(data: string | BufferSource): Promise<string> {
   const bytes = typeof data === 'string' ? enc.encode(data) : data;
   return toHex(await crypto.subtle.digest('SHA-256', bytes));
 }

@@ -2,10 +2,13 @@
  * The text-entry store: small values in D1, values too large for a D1 row in R2
  * (under the resource's blob prefix). Values are exact strings: no trimming.
  */
-import { and, eq, like } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { entries, resources, type Resource } from '../db/schema';
 import { nowIso } from './clock';
 import type { Db } from './context';
+
+/** Paths under a folder prefix, matched exactly (LIKE would treat `_` as a wildcard). */
+const underPrefix = (prefix: string) => sql`substr(${entries.path}, 1, ${prefix.length}) = ${prefix}`;
 
 /** Above this many bytes a value goes to R2 (a D1 row holds at most ~2 MB). */
 export const INLINE_LIMIT = 256 * 1024;
@@ -42,7 +45,7 @@ export async function readEntries(env: Env, db: Db, resourceId: number, prefix =
   const rows = await db
     .select({ path: entries.path, value: entries.value, blob_key: entries.blob_key })
     .from(entries)
-    .where(prefix ? and(eq(entries.resource_id, resourceId), like(entries.path, `${prefix}%`)) : eq(entries.resource_id, resourceId));
+    .where(prefix ? and(eq(entries.resource_id, resourceId), underPrefix(prefix)) : eq(entries.resource_id, resourceId));
   const out = new Map<string, string>();
   await Promise.all(
     rows.map(async (r) => {
@@ -109,8 +112,8 @@ export async function clearEntries(env: Env, db: Db, resource: Resource, prefix:
   const rows = await db
     .select({ path: entries.path, blob_key: entries.blob_key })
     .from(entries)
-    .where(and(eq(entries.resource_id, resource.id), like(entries.path, `${prefix}%`)));
-  await db.delete(entries).where(and(eq(entries.resource_id, resource.id), like(entries.path, `${prefix}%`)));
+    .where(and(eq(entries.resource_id, resource.id), underPrefix(prefix)));
+  await db.delete(entries).where(and(eq(entries.resource_id, resource.id), underPrefix(prefix)));
   const keys = rows.map((r) => r.blob_key).filter((k): k is string => !!k);
   if (keys.length) await env.BLOBS.delete(keys);
 }

@@ -351,7 +351,7 @@ describe('assets', () => {
     const etag = first.headers.get('ETag')!;
     expect(etag).toBeTruthy();
     expect((await call('GET', `${path}/assets/c.png`, { token: u.token, headers: { 'If-None-Match': etag } })).status).toBe(304);
-    for (const headers of [{ 'If-Modified-Since': 'garbage' }, { 'If-None-Match': '"' }, { 'If-Unmodified-Since': 'x' }, { 'If-Match': 'nope' }]) {
+    for (const headers of [{ 'If-Modified-Since': 'garbage' }, { 'If-None-Match': '"' }, { 'If-Unmodified-Since': 'x' }, { 'If-Match': 'nope' }] as Record<string, string>[]) {
       expect((await call('GET', `${path}/assets/c.png`, { token: u.token, headers })).status).toBe(200);
     }
   });

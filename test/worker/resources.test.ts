@@ -360,3 +360,17 @@ describe('rename, copy, tags, delete', () => {
     expect((await env.BLOBS.list({ prefix: `r/${id}/` })).objects.length).toBe(0);
   });
 });
+
+describe('the entry store', () => {
+  it('clearing a folder prefix removes exactly the entries under it (`_` is not a wildcard)', async () => {
+    const { clearEntries, readEntries, writeEntry } = await import('../../src/core/entries');
+    const { dbFor } = await import('../../src/core/context');
+    const u = await makeUser();
+    await req('PUT', '/v1/test/things/store', { token: u.token });
+    const resource = (await env.DB.prepare("select * from resources where name = 'store' and owner_id = (select id from users where username = ?)").bind(u.username).first())! as never;
+    const db = dbFor(env);
+    for (const p of ['vars/a_b/value', 'vars/axb/value', 'vars/a_b2/value']) await writeEntry(env, db, resource, p, p);
+    await clearEntries(env, db, resource, 'vars/a_b/');
+    expect([...(await readEntries(env, db, (resource as { id: number }).id, 'vars/')).keys()].sort()).toEqual(['vars/a_b2/value', 'vars/axb/value']);
+  });
+});

@@ -10,7 +10,7 @@ import { docKind } from '../docs/kind';
 import { gridKind } from '../grids/kind';
 import { jobKind } from '../jobs/kind';
 import { mailKind } from '../mail/kind';
-import { entriesQuery, entryValues, groupBy, sharesQuery, tagsQuery, type EntryRow, type Loaders, type ShareRow, type TagRow } from './loaders';
+import { entriesQuery, entryValues, groupBy, sharesQuery, tagsQuery, type EntryRow, type ShareRow, type TagRow } from './loaders';
 import { page, userError } from './values';
 import type { Db } from '../core/context';
 
@@ -19,11 +19,17 @@ export type KindInfo = Pick<ResourceKind, 'kind' | 'entries' | 'url'>;
 
 export const KINDS: Record<ResourceKindName, KindInfo> = { doc: docKind, grid: gridKind, mail: mailKind, job: jobKind };
 
-/** One listed resource: its row, its owner's username and its kind. */
+/** One listed resource: its row, owner, kind, and what its listing fetched for it. */
 export interface Item {
   row: Resource;
   owner: string;
   kind: KindInfo;
+  /** The wanted text entries that are set, by path. */
+  entries: Map<string, string>;
+  /** Its sharing rows (when wanted). */
+  shares: ShareRow[];
+  /** The caller's tags on it (when wanted). */
+  tags: TagRow[];
 }
 
 export interface ListArgs {
@@ -49,9 +55,9 @@ export interface Want {
  * Without `author`: the caller's own resources (as GET /v1/<collection>). With `author`:
  * that user's resources the caller may read (as GET /v1/users/:author/<collection>).
  * The page, and the entries, sharing rows and tags the selection wants for it, are read in
- * one D1 batch (one round trip); the loaders are primed with them.
+ * one D1 batch (one round trip), whatever the number of items.
  */
-export async function listItems(ctx: Caller & { env: Env; loaders: Loaders }, kind: KindInfo, args: ListArgs, want: Want): Promise<Item[]> {
+export async function listItems(ctx: Caller & { env: Env }, kind: KindInfo, args: ListArgs, want: Want): Promise<Item[]> {
   const { limit, offset } = page(args);
   if (args.author == null && !ctx.caller) throw userError('sign in (Authorization: Bearer <token>) or name an author', 'UNAUTHENTICATED');
   const author = args.author ?? ctx.caller!.username;
@@ -76,16 +82,19 @@ export async function listItems(ctx: Caller & { env: Env; loaders: Loaders }, ki
   if (ownerAt >= 0 && !part(ownerAt).length) throw userError(`no such user: ${author}`, 'NOT_FOUND');
   const [entryRows, shareRows, tagRows] = [part<EntryRow>(entriesAt), part<ShareRow>(sharesAt), part<TagRow>(tagsAt)];
 
-  // Prime the loaders: every item's fields then resolve without another query.
+  // Every item carries what its fields need: they resolve without another query.
   const values = await entryValues(ctx.env, entryRows);
+  const entriesById = groupBy([...values], ([key]) => Number(key.slice(0, key.indexOf('/'))));
   const sharesById = groupBy(shareRows, (r) => r.resource_id);
   const tagsById = groupBy(tagRows, (r) => r.id);
-  for (const row of rows) {
-    for (const path of want.paths) ctx.loaders.entry.prime({ id: row.id, path }, values.get(`${row.id}/${path}`) ?? null);
-    if (want.shares) ctx.loaders.sharesOf.prime(row.id, sharesById.get(row.id) ?? []);
-    if (want.tags) ctx.loaders.tagsOf.prime(row.id, tagsById.get(row.id) ?? []);
-  }
-  return rows.map((row) => ({ row, owner: author, kind }));
+  return rows.map((row) => ({
+    row,
+    owner: author,
+    kind,
+    entries: new Map((entriesById.get(row.id) ?? []).map(([key, value]) => [key.slice(key.indexOf('/') + 1), value])),
+    shares: sharesById.get(row.id) ?? [],
+    tags: tagsById.get(row.id) ?? [],
+  }));
 }
 
 /** Default of an entry as the kind declares it. */
@@ -94,6 +103,6 @@ export function entryDefault(kind: KindInfo, path: string): string | null {
 }
 
 /** A text entry of an item, or its declared default (null when neither). */
-export async function entryOf(loaders: Loaders, item: Item, path: string): Promise<string | null> {
-  return (await loaders.entry.load({ id: item.row.id, path })) ?? entryDefault(item.kind, path);
+export function entryOf(item: Item, path: string): string | null {
+  return item.entries.get(path) ?? entryDefault(item.kind, path);
 }

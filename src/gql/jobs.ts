@@ -11,13 +11,13 @@ import { lastRuns, type LastRun } from '../jobs/runs';
 import type { Item } from './items';
 import type { Loaders } from './loaders';
 
-/** The caller's access to a listed item, from the share rows already loaded for it. */
+/** The caller's access to a listed item, from the share rows its listing fetched. */
 export async function accessOf(loaders: Loaders, caller: User | null, item: Item): Promise<Access> {
   if (caller?.id === item.row.owner_id) return OWNER_ACCESS;
-  const [shares, roles] = await Promise.all([loaders.sharesOf.load(item.row.id), loaders.rolesOfCaller()]);
+  const roles = await loaders.rolesOfCaller();
   return accessFromGrants(
     item.row.kind,
-    shares.map((s) => ({ group_id: s.group_id, perms: s.perms, role: s.group_id === null ? null : (roles.get(s.group_id) ?? null) })),
+    item.shares.map((s) => ({ group_id: s.group_id, perms: s.perms, role: s.group_id === null ? null : (roles.get(s.group_id) ?? null) })),
   );
 }
 

@@ -1,10 +1,9 @@
 /**
- * Per-request loaders: every field that needs the database asks a DataLoader, which
- * collects the keys of one execution tick and answers them with one query (a listing
- * primes them with what it fetched in its own batch, src/gql/items.ts). A listing of
- * N items with shares, tags and entries is therefore a fixed number of D1 queries
- * whatever N is. Ids travel as one JSON parameter (`json_each`), because D1 binds at most
- * 100 parameters per statement.
+ * Batched reads. A listing fetches its page and the entries, sharing rows and tags of the
+ * page with the queries below in one D1 batch (src/gql/items.ts); fields that need more
+ * (the caller's roles, group options, a job's last run) ask a per-request DataLoader,
+ * which collects the keys of one execution tick and answers them with one query. Ids
+ * travel as one JSON parameter (`json_each`): D1 binds at most 100 per statement.
  */
 import DataLoader from 'dataloader';
 import { and, asc, eq, type SQL } from 'drizzle-orm';
@@ -13,7 +12,6 @@ import { entries, groups, members, shares, tags, type Group, type Role, type Use
 import { optionsOf } from './groups';
 import { lastRunLoader } from './jobs';
 import { inJson } from './values';
-
 
 export interface ShareRow {
   resource_id: number;
@@ -25,12 +23,6 @@ export interface ShareRow {
   kind: Group['kind'] | null;
 }
 
-/** Key of one text entry of one resource. */
-export interface EntryKey {
-  id: number;
-  path: string;
-}
-
 export function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
   const out = new Map<K, T[]>();
   for (const r of rows) {
@@ -40,14 +32,6 @@ export function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
     else out.set(k, [r]);
   }
   return out;
-}
-
-/** A DataLoader from ids to the rows a batch query returns for them, grouped by id. */
-export function listLoader<T>(fetch: (ids: readonly number[]) => Promise<T[]>, idOf: (row: T) => number): DataLoader<number, T[]> {
-  return new DataLoader(async (ids) => {
-    const byId = groupBy(await fetch(ids), idOf);
-    return ids.map((id) => byId.get(id) ?? []);
-  });
 }
 
 /** Entry rows of the resources matching `ids` (an SQL condition on entries.resource_id) at `paths`. */
@@ -101,24 +85,7 @@ export async function entryValues(env: Env, rows: EntryRow[]): Promise<Map<strin
   return found;
 }
 
-export function makeLoaders(env: Env, db: Db, caller: User | null) {
-  const entry = new DataLoader<EntryKey, string | null, string>(
-    async (keys) => {
-      const ids = [...new Set(keys.map((k) => k.id))];
-      const paths = [...new Set(keys.map((k) => k.path))];
-      const found = await entryValues(env, await entriesQuery(db, inJson(entries.resource_id, ids), paths));
-      return keys.map((k) => found.get(`${k.id}/${k.path}`) ?? null);
-    },
-    { cacheKeyFn: (k) => `${k.id}/${k.path}` },
-  );
-
-  const sharesOf = listLoader<ShareRow>((ids) => sharesQuery(db, inJson(shares.resource_id, ids)), (r) => r.resource_id);
-
-  // Tags are the caller's own: an anonymous caller has none (no query).
-  const tagsOf = caller
-    ? listLoader<TagRow>((ids) => tagsQuery(db, caller.id, inJson(tags.resource_id, ids)), (r) => r.id)
-    : new DataLoader<number, TagRow[]>(async (ids) => ids.map(() => []));
-
+export function makeLoaders(db: Db, caller: User | null) {
   // The caller's active roles by group id (one query, only when a field needs them).
   let roles: Promise<Map<number, Role>> | undefined;
   const rolesOfCaller = (): Promise<Map<number, Role>> =>
@@ -132,7 +99,7 @@ export function makeLoaders(env: Env, db: Db, caller: User | null) {
 
   const options = new DataLoader((ids: readonly number[]) => optionsOf(db, ids));
 
-  return { entry, sharesOf, tagsOf, rolesOfCaller, options, lastRun: lastRunLoader(db) };
+  return { rolesOfCaller, options, lastRun: lastRunLoader(db) };
 }
 
 export type Loaders = ReturnType<typeof makeLoaders>;

@@ -53,7 +53,7 @@ const yoga = createYoga<ServerContext, GqlContext>({
   maskedErrors: { isDev: false },
   batching: false,
   plugins: limits,
-  context: ({ env, db, caller }) => ({ env, db, caller, loaders: makeLoaders(env, db, caller) }),
+  context: ({ env, db, caller }) => ({ env, db, caller, loaders: makeLoaders(db, caller) }),
 });
 
 /** Runs one GraphQL request for the caller (the router has authenticated it). */

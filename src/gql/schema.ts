@@ -224,21 +224,20 @@ type Args<T> = T & Record<string, unknown>;
 
 const itemFields = {
   id: (i: Item) => i.row.name,
-  name: async (i: Item, _: unknown, c: GqlContext) => (await entryOf(c.loaders, i, 'name')) || i.row.name,
-  type: async (i: Item, _: unknown, c: GqlContext) => (await entryOf(c.loaders, i, 'config/type')) || i.kind.kind,
-  summary: async (i: Item, _: unknown, c: GqlContext) => (await entryOf(c.loaders, i, 'summary')) ?? '',
+  name: (i: Item) => entryOf(i, 'name') || i.row.name,
+  type: (i: Item) => entryOf(i, 'config/type') || i.kind.kind,
+  summary: (i: Item) => entryOf(i, 'summary') ?? '',
   url: (i: Item, _: unknown, c: GqlContext) => i.kind.url?.(c.env, i.owner, i.row.name) ?? null,
   owner: (i: Item) => i.owner,
   shortname: (i: Item) => i.row.shortname,
   created: (i: Item) => i.row.created_on,
   updated: (i: Item) => i.row.last_modified,
-  public: async (i: Item, _: unknown, c: GqlContext) => (await c.loaders.sharesOf.load(i.row.id)).some((s) => s.group_id === null),
-  shared: async (i: Item, _: unknown, c: GqlContext) =>
-    (await c.loaders.sharesOf.load(i.row.id)).filter((s) => s.ref !== null).map((s) => ({ id: s.ref, name: s.slug, type: s.kind })),
-  tags: async (i: Item, _: unknown, c: GqlContext) => (await c.loaders.tagsOf.load(i.row.id)).map((t) => tagInfo(t.tag)),
+  public: (i: Item) => i.shares.some((s) => s.group_id === null),
+  shared: (i: Item) => i.shares.filter((s) => s.ref !== null).map((s) => ({ id: s.ref, name: s.slug, type: s.kind })),
+  tags: (i: Item) => i.tags.map((t) => tagInfo(t.tag)),
 };
 
-const enabled = async (i: Item, _: unknown, c: GqlContext) => enabledFlag(await entryOf(c.loaders, i, 'config/enabled'));
+const enabled = (i: Item) => enabledFlag(entryOf(i, 'config/enabled'));
 
 /** Entry paths behind item fields. */
 const ENTRY_FIELDS: Record<string, string> = { name: 'name', type: 'config/type', summary: 'summary', schedule: 'config/schedule', enabled: 'config/enabled' };
@@ -325,7 +324,7 @@ export const resolvers = {
   Job: {
     ...itemFields,
     enabled,
-    schedule: async (i: Item, _: unknown, c: GqlContext) => textOrNull(await entryOf(c.loaders, i, 'config/schedule')),
+    schedule: (i: Item) => textOrNull(entryOf(i, 'config/schedule')),
     last_run: (i: Item, _: unknown, c: GqlContext) => lastRunOf(c, i),
   },
   Group: {

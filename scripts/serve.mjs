@@ -1,6 +1,6 @@
 // Starts the platform the way `npm start` does (scripts/start.mjs), on a free port with a
 // fresh state folder, and waits until it answers. Used by the e2e tests and the bench.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
@@ -34,18 +34,47 @@ async function waitFor(url, child, log, timeoutMs) {
   }
 }
 
+/**
+ * Browsers that miniflare's local Browser Rendering launched and that outlived their
+ * server (parent gone: re-parented to pid 1). Only orphans: a running server's browsers
+ * are still its children.
+ */
+export function killOrphanBrowsers() {
+  let out = '';
+  try {
+    out = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' });
+  } catch {
+    return;
+  }
+  for (const line of out.split('\n')) {
+    const m = /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line);
+    if (!m || m[2] !== '1' || !/chrom/i.test(m[3]) || !m[3].includes('--user-data-dir=/tmp/miniflare')) continue;
+    try {
+      process.kill(Number(m[1]), 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+}
+
 function stopper(child, cleanup) {
   return async () => {
-    if (child.pid) {
-      for (const sig of ['SIGTERM', 'SIGKILL']) {
-        try {
-          process.kill(-child.pid, sig);
-        } catch {
-          // gone
-        }
-        await new Promise((r) => setTimeout(r, 400));
+    if (child.pid && child.exitCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        // gone
+      }
+      // Let wrangler shut down cleanly (it closes the browsers it launched), then insist.
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // gone
       }
     }
+    killOrphanBrowsers();
     cleanup?.();
   };
 }

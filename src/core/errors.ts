@@ -22,9 +22,13 @@ export const conflict = (message: string, extra?: Record<string, unknown>) => ne
 export const tooLarge = (message: string) => new HttpError(413, message);
 export const unsupportedType = (message: string) => new HttpError(415, message);
 
+/**
+ * `{status, message, ...extra}`. An extra field may replace `status` where the spec says
+ * the body carries another status (the final status of a finished run on cancel).
+ */
 export function errorResponse(err: HttpError): Response {
   return Response.json(
-    { ...err.extra, status: err.status, message: err.message },
+    { status: err.status, message: err.message, ...err.extra },
     { status: err.status, headers: err.headers },
   );
 }

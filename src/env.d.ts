@@ -5,5 +5,9 @@ declare namespace Cloudflare {
     OPS_TOKEN?: string;
     /** "true" lets the operator move the platform clock (tests only). */
     ALLOW_CLOCK_OVERRIDE?: string;
+    /** HMAC key of unsubscribe links; a random key kept in D1 when unset. */
+    MAIL_UNSUBSCRIBE_KEY?: string;
+    /** Milliseconds an idle Browser Rendering session is kept for reuse (0: close after each render). */
+    BROWSER_KEEP_ALIVE_MS?: string;
   }
 }

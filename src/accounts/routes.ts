@@ -184,7 +184,7 @@ export function accountRoutes(api: Api): void {
     json: z.object({ offset_ms: z.number().int() }),
     responses: { 204: { description: 'Set' } },
     handler: async (ctx) => {
-      if ((ctx.env as { ALLOW_CLOCK_OVERRIDE?: string }).ALLOW_CLOCK_OVERRIDE !== 'true') throw notFound('clock override is disabled');
+      if (ctx.env.ALLOW_CLOCK_OVERRIDE !== 'true') throw notFound('clock override is disabled');
       setClockOffset(ctx.body.offset_ms);
       return noContent();
     },

@@ -70,7 +70,7 @@ export function requireCaller(caller: User | null): User {
 
 /** The operator interface exists only when OPS_TOKEN is set (404 otherwise, not 401). */
 export function requireOps(env: Env, req: Request): void {
-  const secret = (env as { OPS_TOKEN?: string }).OPS_TOKEN;
+  const secret = env.OPS_TOKEN;
   if (!secret) throw notFound('no such route');
   const token = bearerToken(req);
   if (!token || !timingSafeEqual(token, secret)) throw new HttpError(401, 'operator token required', {}, { 'WWW-Authenticate': 'Bearer' });

@@ -55,7 +55,7 @@ const MAX_RELEASED = 4;
  * closes it (nothing outlives the request; the local default).
  */
 export function keepAliveMs(env: Env): number {
-  const v = Number((env as unknown as { BROWSER_KEEP_ALIVE_MS?: string }).BROWSER_KEEP_ALIVE_MS ?? 0);
+  const v = Number(env.BROWSER_KEEP_ALIVE_MS ?? 0);
   return Number.isFinite(v) && v > 0 ? Math.min(v, 600_000) : 0;
 }
 

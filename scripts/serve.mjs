@@ -35,11 +35,11 @@ async function waitFor(url, child, log, timeoutMs) {
 }
 
 /**
- * Browsers that miniflare's local Browser Rendering launched and that outlived their
- * server (parent gone: re-parented to pid 1). Only orphans: a running server's browsers
- * are still its children.
+ * Processes a local server leaves behind when it is stopped hard: workerd, and the
+ * browsers miniflare's local Browser Rendering launched. Only orphans (re-parented to
+ * pid 1) are touched: a running server's processes are still its children.
  */
-export function killOrphanBrowsers() {
+export function killOrphans() {
   let out = '';
   try {
     out = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' });
@@ -48,7 +48,9 @@ export function killOrphanBrowsers() {
   }
   for (const line of out.split('\n')) {
     const m = /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line);
-    if (!m || m[2] !== '1' || !/chrom/i.test(m[3]) || !m[3].includes('--user-data-dir=/tmp/miniflare')) continue;
+    const browser = /chrom/i.test(m?.[3] ?? '') && m[3].includes('--user-data-dir=/tmp/miniflare');
+    const runtime = m?.[3].includes(`${root}/node_modules/`) && /workerd serve/.test(m[3]);
+    if (!m || m[2] !== '1' || !(browser || runtime)) continue;
     try {
       process.kill(Number(m[1]), 'SIGKILL');
     } catch {
@@ -74,7 +76,7 @@ function stopper(child, cleanup) {
         // gone
       }
     }
-    killOrphanBrowsers();
+    killOrphans();
     cleanup?.();
   };
 }

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { localBrowserSetup } from './local-browser.mjs';
-import { killOrphanBrowsers } from './serve.mjs';
+import { killOrphans } from './serve.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, '.test-results');
@@ -32,7 +32,7 @@ for (const [name, config] of suites) {
     env,
     stdio: 'inherit',
   });
-  killOrphanBrowsers(); // a suite's workerd may leave local Browser Rendering processes behind
+  killOrphans(); // a suite may leave workerd or local Browser Rendering processes behind
   if (!existsSync(json)) {
     console.error(`${name} suite produced no results (exit ${r.status})`);
     broken = true;

@@ -2,7 +2,8 @@
  * Request bodies and response shapes shared by every area.
  * Text entries are exact: what is written reads back byte for byte.
  */
-import { badRequest, tooLarge, unsupportedType } from './errors';
+import { badRequest, HttpError, tooLarge, unsupportedType } from './errors';
+import { ASSET_TYPES, checkUpload, type AssetType } from './sniff';
 
 export const KiB = 1024;
 export const MiB = 1024 * KiB;
@@ -103,4 +104,21 @@ export async function readYesNo(req: Request): Promise<boolean> {
   const value = await readText(req, 16);
   if (value !== 'yes' && value !== 'no') throw badRequest(`expected yes or no, got '${value.slice(0, 16)}'`);
   return value === 'yes';
+}
+
+/**
+ * An uploaded file (asset): at most `limit` bytes (413 that names `what`), declared as one
+ * of `allowed`, and confirmed by its bytes (415 for a type not allowed, 400 on mismatch).
+ */
+export async function readUpload(req: Request, limit: number, what: string, allowed: readonly AssetType[] = ASSET_TYPES): Promise<{ bytes: Uint8Array; type: AssetType }> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await readBytes(req, limit);
+  } catch (err) {
+    if (err instanceof HttpError && err.status === 413) throw tooLarge(`${what} are limited to ${limit / MiB} MiB (${limit} bytes)`);
+    throw err;
+  }
+  const sniffed = checkUpload(req.headers.get('Content-Type') ?? '', bytes, allowed);
+  if (!sniffed.ok) throw new HttpError(sniffed.status, sniffed.message);
+  return { bytes, type: sniffed.type };
 }

@@ -7,13 +7,12 @@ import { and, asc, eq } from 'drizzle-orm';
 import type { Resource } from '../db/schema';
 import { nowIso } from '../core/clock';
 import { blobPrefix } from '../core/entries';
-import { badRequest, HttpError, notFound, tooLarge } from '../core/errors';
-import { jsonResponse, MiB, noContent, readBytes } from '../core/http';
+import { badRequest, notFound } from '../core/errors';
+import { jsonResponse, MiB, noContent, readUpload } from '../core/http';
 import { fileActions, listingItemSchema, listingResponse, listingSchema } from '../core/listing';
 import { appendLog } from '../core/log';
 import { permList } from '../core/perms';
 import type { ResourceCtx, ResourceRoutes } from '../core/resources';
-import { checkUpload } from '../core/sniff';
 import { docAssets } from './schema';
 
 export const ASSET_LIMIT = 5 * MiB;
@@ -69,29 +68,21 @@ export function assetRoutes(r: ResourceRoutes): void {
       const name = rc.params.asset!;
       const problem = assetNameProblem(name);
       if (problem) throw badRequest(problem);
-      let bytes: Uint8Array;
-      try {
-        bytes = await readBytes(rc.req, ASSET_LIMIT);
-      } catch (err) {
-        if (err instanceof HttpError && err.status === 413) throw tooLarge(`assets are limited to 5 MiB (${ASSET_LIMIT} bytes)`);
-        throw err;
-      }
-      const sniffed = checkUpload(rc.req.headers.get('Content-Type') ?? '', bytes);
-      if (!sniffed.ok) throw new HttpError(sniffed.status, sniffed.message);
+      const { bytes, type } = await readUpload(rc.req, ASSET_LIMIT, 'assets');
       const existed = await rc.db
         .select({ created_on: docAssets.created_on })
         .from(docAssets)
         .where(and(eq(docAssets.resource_id, rc.resource.id), eq(docAssets.name, name)))
         .get();
-      await rc.env.BLOBS.put(assetKey(rc.resource.id, name), bytes, { httpMetadata: { contentType: sniffed.type } });
+      await rc.env.BLOBS.put(assetKey(rc.resource.id, name), bytes, { httpMetadata: { contentType: type } });
       const now = nowIso();
       const row = await rc.db
         .insert(docAssets)
-        .values({ resource_id: rc.resource.id, name, content_type: sniffed.type, size: bytes.byteLength, created_on: now, last_modified: now })
-        .onConflictDoUpdate({ target: [docAssets.resource_id, docAssets.name], set: { content_type: sniffed.type, size: bytes.byteLength, last_modified: now } })
+        .values({ resource_id: rc.resource.id, name, content_type: type, size: bytes.byteLength, created_on: now, last_modified: now })
+        .onConflictDoUpdate({ target: [docAssets.resource_id, docAssets.name], set: { content_type: type, size: bytes.byteLength, last_modified: now } })
         .returning()
         .get();
-      await appendLog(rc.db, rc.resource.id, `asset ${name} ${existed ? 'replaced' : 'uploaded'} (${sniffed.type}, ${bytes.byteLength} bytes)`);
+      await appendLog(rc.db, rc.resource.id, `asset ${name} ${existed ? 'replaced' : 'uploaded'} (${type}, ${bytes.byteLength} bytes)`);
       return jsonResponse(assetItem(rc, row), { status: existed ? 200 : 201 });
     },
   });

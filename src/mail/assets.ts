@@ -3,10 +3,9 @@
  * prefix, at most MAX_ASSETS per mail, with the document asset rules of the spec.
  */
 import { blobPrefix } from '../core/entries';
-import { badRequest, conflict, HttpError, notFound, tooLarge } from '../core/errors';
-import { readBytes } from '../core/http';
+import { badRequest, conflict, notFound } from '../core/errors';
+import { readUpload } from '../core/http';
 import type { ResourceCtx } from '../core/resources';
-import { checkUpload } from '../core/sniff';
 import { ASSET_LIMIT, ASSET_NAME, assetNameProblem } from '../docs/assets';
 
 export const MAX_ASSETS = 25;
@@ -28,19 +27,11 @@ export const assetName = (o: R2Object) => o.key.slice(o.key.lastIndexOf('/') + 1
 
 export async function putAsset(rc: ResourceCtx, name: string): Promise<boolean> {
   checkAssetName(name);
-  let bytes: Uint8Array;
-  try {
-    bytes = await readBytes(rc.req, ASSET_LIMIT);
-  } catch (err) {
-    if (err instanceof HttpError && err.status === 413) throw tooLarge(`assets are limited to 5 MiB (${ASSET_LIMIT} bytes)`);
-    throw err;
-  }
-  const sniffed = checkUpload(rc.req.headers.get('Content-Type') ?? '', bytes);
-  if (!sniffed.ok) throw new HttpError(sniffed.status, sniffed.message);
+  const { bytes, type } = await readUpload(rc.req, ASSET_LIMIT, 'assets');
   const existing = await listAssets(rc.env, rc.resource.id);
   const replacing = existing.some((o) => assetName(o) === name);
   if (!replacing && existing.length >= MAX_ASSETS) throw conflict(`a mail holds at most ${MAX_ASSETS} assets: delete one first`);
-  await rc.env.BLOBS.put(assetKey(rc.resource.id, name), bytes, { httpMetadata: { contentType: sniffed.type } });
+  await rc.env.BLOBS.put(assetKey(rc.resource.id, name), bytes, { httpMetadata: { contentType: type } });
   return !replacing;
 }
 

@@ -76,29 +76,6 @@ export async function candidateGroups(db: Db, caller: User | null, f: GroupFilte
     .limit(1000);
 }
 
-/**
- * Organisations a caller may list: those they belong to, those of the groups they belong
- * to, and public ones; the visibility rules decide which remain.
- */
-export async function candidateOrgs(db: Db, caller: User | null): Promise<Group[]> {
-  const uid = caller?.id ?? -1;
-  return db
-    .select()
-    .from(groups)
-    .where(
-      and(
-        eq(groups.kind, 'org'),
-        or(
-          sql`${groups.id} in (select group_id from members where user_id = ${uid} and state in ('active', 'pending'))`,
-          sql`${groups.id} in (select g.parent_id from members m join groups g on g.id = m.group_id where m.user_id = ${uid} and m.state = 'active')`,
-          sql`${groups.id} in (select group_id from group_entries where path = 'options/public' and value = 'yes')`,
-        ),
-      ),
-    )
-    .orderBy(asc(groups.slug))
-    .limit(1000);
-}
-
 /** The caller's active groups with their roles (for `me`). */
 export async function myGroups(db: Db, caller: User): Promise<{ group: Group; role: string }[]> {
   return db

@@ -21,6 +21,20 @@ export interface GqlContext {
   loaders: Loaders;
 }
 
+/** The fields of the Item interface, repeated (as GraphQL requires) by each item type. */
+const ITEM_FIELDS = /* GraphQL */ `id: ID!
+    name: String!
+    type: String!
+    summary: String!
+    url: String
+    owner: String!
+    shortname: String!
+    created: String!
+    updated: String!
+    public: Boolean!
+    shared: [ShareTarget!]!
+    tags: [Tag!]!`;
+
 export const typeDefs = /* GraphQL */ `
   """
   The platform's read API. Listings follow the REST visibility exactly: without
@@ -122,49 +136,16 @@ export const typeDefs = /* GraphQL */ `
   }
 
   type Grid implements Item {
-    id: ID!
-    name: String!
-    type: String!
-    summary: String!
-    url: String
-    owner: String!
-    shortname: String!
-    created: String!
-    updated: String!
-    public: Boolean!
-    shared: [ShareTarget!]!
-    tags: [Tag!]!
+    ${ITEM_FIELDS}
   }
 
   type Mail implements Item {
-    id: ID!
-    name: String!
-    type: String!
-    summary: String!
-    url: String
-    owner: String!
-    shortname: String!
-    created: String!
-    updated: String!
-    public: Boolean!
-    shared: [ShareTarget!]!
-    tags: [Tag!]!
+    ${ITEM_FIELDS}
     enabled: Boolean!
   }
 
   type Job implements Item {
-    id: ID!
-    name: String!
-    type: String!
-    summary: String!
-    url: String
-    owner: String!
-    shortname: String!
-    created: String!
-    updated: String!
-    public: Boolean!
-    shared: [ShareTarget!]!
-    tags: [Tag!]!
+    ${ITEM_FIELDS}
     "config/schedule (null when unscheduled)."
     schedule: String
     "config/enabled (false after auto-pause)."

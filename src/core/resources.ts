@@ -15,7 +15,7 @@ import { base64url, randomBytes } from './crypto';
 import { clearEntry, copyEntries, deleteBlobs, listEntries, readEntry, writeEntry } from './entries';
 import { badRequest, conflict, forbidden, HttpError, notFound, tooLarge } from './errors';
 import { DEFAULT_BODY_LIMIT, jsonResponse, mediaType, noContent, readJson, readText, textResponse } from './http';
-import { fileActions, listingItemSchema, listingResponse, listingSchema, type ListingItem, type Verb } from './listing';
+import { fileActions, type ListingItem, listingItemSchema, listingResponse, listingResponses, listingSchema, type Verb } from './listing';
 import { appendLog, logResponse, readLog } from './log';
 import { resourceName } from './names';
 import { accessTo, permList, type Access, type Perm } from './perms';
@@ -236,7 +236,7 @@ export function resourceRoutes(api: Api, kind: ResourceKind, extend?: (r: Resour
     summary: `List the caller's ${kind.noun}s`,
     tag,
     auth: 'user',
-    responses: { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } },
+    responses: listingResponses,
     handler: async (ctx) => {
       const rows = await ctx.db
         .select()
@@ -250,7 +250,7 @@ export function resourceRoutes(api: Api, kind: ResourceKind, extend?: (r: Resour
     summary: `List a user's ${kind.noun}s visible to the caller`,
     tag,
     auth: 'optional',
-    responses: { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } },
+    responses: listingResponses,
     handler: async (ctx) => {
       const owner = await findUser(ctx, ctx.params.owner!);
       if (!owner) throw notFound(`no such user: ${ctx.params.owner}`);
@@ -348,7 +348,7 @@ export function resourceRoutes(api: Api, kind: ResourceKind, extend?: (r: Resour
     routes.get(`/${dir}`, {
       summary: `List ${dir}/ of a ${kind.noun}`,
       need: 'r',
-      responses: { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } },
+      responses: listingResponses,
       handler: async (rc) => listingResponse(await folderItems(rc, `${dir}/`)),
     });
   }
@@ -357,7 +357,7 @@ export function resourceRoutes(api: Api, kind: ResourceKind, extend?: (r: Resour
   routes.get('/shared', {
     summary: 'List sharing entries',
     need: 'r',
-    responses: { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } },
+    responses: listingResponses,
     handler: async (rc) => {
       const rows = await rc.db.select().from(shares).where(eq(shares.resource_id, rc.resource.id)).orderBy(asc(shares.entry));
       const actions: Verb[] = rc.access.owner ? ['GET', 'DELETE'] : ['GET'];
@@ -398,7 +398,7 @@ export function resourceRoutes(api: Api, kind: ResourceKind, extend?: (r: Resour
   routes.get('/tags', {
     summary: "List the caller's tags on this resource",
     need: 'r',
-    responses: { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } },
+    responses: listingResponses,
     handler: async (rc) => {
       const rows = await rc.db
         .select()

@@ -11,7 +11,7 @@ import type { Ctx } from '../core/context';
 import { readEntries } from '../core/entries';
 import { notFound } from '../core/errors';
 import { jsonResponse, textResponse } from '../core/http';
-import { listingResponse, listingSchema, type ListingItem } from '../core/listing';
+import { type ListingItem, listingResponse, listingResponses } from '../core/listing';
 import { findUser, loadResource, visibleResources, type ResourceCtx } from '../core/resources';
 import { DEFAULT_THEME, docKind } from './kind';
 import { checkVarName } from './var-routes';
@@ -69,7 +69,7 @@ export function aliasRoutes(api: Api): void {
     summary: "List a user's documents visible to the caller (public ones need no token)",
     tag: TAG,
     auth: 'optional',
-    responses: { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } },
+    responses: listingResponses,
     handler: async (ctx) => {
       const owner = await findUser(ctx, ctx.params.user!);
       if (!owner) throw notFound(`no such user: ${ctx.params.user}`);

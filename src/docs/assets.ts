@@ -9,7 +9,7 @@ import { nowIso } from '../core/clock';
 import { blobPrefix } from '../core/entries';
 import { badRequest, notFound } from '../core/errors';
 import { jsonResponse, MiB, noContent, readUpload } from '../core/http';
-import { fileActions, listingItemSchema, listingResponse, listingSchema } from '../core/listing';
+import { fileActions, listingItemSchema, listingResponse, listingResponses } from '../core/listing';
 import { appendLog } from '../core/log';
 import { permList } from '../core/perms';
 import type { ResourceCtx, ResourceRoutes } from '../core/resources';
@@ -46,7 +46,7 @@ export function assetRoutes(r: ResourceRoutes): void {
   r.get('/assets', {
     summary: "List a document's assets",
     need: 'r',
-    responses: { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } },
+    responses: listingResponses,
     handler: async (rc) => {
       const rows = await rc.db.select().from(docAssets).where(eq(docAssets.resource_id, rc.resource.id)).orderBy(asc(docAssets.name));
       return listingResponse(rows.map((a) => assetItem(rc, a)));

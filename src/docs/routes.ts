@@ -8,7 +8,7 @@ import { nowIso } from '../core/clock';
 import { conflict, forbidden, notFound, badRequest } from '../core/errors';
 import { readEntry } from '../core/entries';
 import { jsonResponse, noContent, readText, textResponse } from '../core/http';
-import { listingResponse, listingSchema } from '../core/listing';
+import { listingResponse, listingResponses } from '../core/listing';
 import { GROUP_NAME } from '../core/names';
 import { listingItem, resourceRoutes, type ResourceRoutes } from '../core/resources';
 import { aliasRoutes } from './alias';
@@ -25,7 +25,7 @@ function fileRoutes(r: ResourceRoutes): void {
   r.get('/files', {
     summary: 'List the pre-rendered outputs of a document',
     need: 'r',
-    responses: { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } },
+    responses: listingResponses,
     handler: async (rc) =>
       listingResponse(DOC_FILES.map((f) => listingItem(rc, f, `${rc.base}/files/${f}`, 'file', ['GET'], rc.resource.created_on, rc.resource.last_modified))),
   });
@@ -85,7 +85,7 @@ function threadRoutes(r: ResourceRoutes): void {
   r.get('/threads', {
     summary: 'List comment thread topics',
     need: 'r',
-    responses: { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } },
+    responses: listingResponses,
     handler: async (rc) => {
       const rows = await rc.db.select().from(docThreads).where(eq(docThreads.resource_id, rc.resource.id)).orderBy(asc(docThreads.topic));
       return listingResponse(

@@ -8,7 +8,7 @@ import { nowIso } from '../core/clock';
 import { writeEntry } from '../core/entries';
 import { badRequest, conflict, HttpError, isUniqueViolation, notFound, tooLarge } from '../core/errors';
 import { jsonResponse, noContent, readText, textResponse } from '../core/http';
-import { fileActions, listingItemSchema, listingResponse, listingSchema, type ListingItem } from '../core/listing';
+import { fileActions, type ListingItem, listingItemSchema, listingResponse, listingResponses } from '../core/listing';
 import { appendLog } from '../core/log';
 import { permList } from '../core/perms';
 import type { ResourceCtx, ResourceRoutes } from '../core/resources';
@@ -73,7 +73,7 @@ export function varRoutes(r: ResourceRoutes): void {
   r.get('/vars', {
     summary: "List a document's variables",
     need: 'r',
-    responses: { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } },
+    responses: listingResponses,
     handler: async (rc) => listingResponse([...(await storedVars(rc)).values()].map((s) => varItem(rc, s))),
   });
 
@@ -103,7 +103,7 @@ export function varRoutes(r: ResourceRoutes): void {
   r.get('/vars/:var', {
     summary: 'List the attributes of a variable',
     need: 'r',
-    responses: { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } },
+    responses: listingResponses,
     handler: async (rc) => {
       const s = await loadVar(rc, rc.params.var!);
       const perms = permList(rc.access);

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { Api } from '../core/api';
-import { listingSchema, listingResponse } from '../core/listing';
+import { listingResponse, listingResponses } from '../core/listing';
 import { listingItem, loadResource, resourceRoutes, type ResourceCtx } from '../core/resources';
 import { readEntry } from '../core/entries';
 import { badRequest } from '../core/errors';
@@ -72,7 +72,7 @@ export function gridRoutes(api: Api): void {
     r.get('/json', {
       summary: 'List the parsed results of a grid',
       need: 'r',
-      responses: { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } },
+      responses: listingResponses,
       handler: (rc) => {
         const at = (name: string) => listingItem(rc, name, `${rc.base}/json/${name}`, 'file', ['GET'], rc.resource.created_on, rc.resource.last_modified);
         return listingResponse(['data.json', 'meta_data.json', 'parse_time'].map(at), { 'X-NVM-Permissions': permList(rc.access).join(', ') });

@@ -10,7 +10,7 @@ import { clearEntry, writeEntry } from '../core/entries';
 import { entries, resources } from '../db/schema';
 import { conflict, forbidden, HttpError, notFound, tooLarge } from '../core/errors';
 import { jsonResponse, KiB, MiB, noContent, readBytes, readText, textResponse, wantsJson } from '../core/http';
-import { listingResponse, listingSchema } from '../core/listing';
+import { listingResponse, listingResponses } from '../core/listing';
 import { logResponse } from '../core/log';
 import { checkName } from '../core/names';
 import { listingItem, resourceRoutes, type ResourceCtx } from '../core/resources';
@@ -94,7 +94,7 @@ export function jobRoutes(api: Api): void {
     r.get('/runs', {
       summary: 'The 30 most recent runs, newest first',
       need: 'r',
-      responses: { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } },
+      responses: listingResponses,
       handler: async (rc) => {
         requireRunReader(rc);
         const rows = await recentRuns(rc.db, rc.resource.id);
@@ -105,7 +105,7 @@ export function jobRoutes(api: Api): void {
     r.get('/runs/:run', {
       summary: 'The four entries of a run: log, output, stats, status',
       need: 'r',
-      responses: { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } },
+      responses: listingResponses,
       handler: async (rc) => {
         const row = await loadRun(rc);
         const at = `${rc.base}/runs/${row.name}`;
@@ -197,7 +197,7 @@ export function jobRoutes(api: Api): void {
     r.get('/stats', {
       summary: 'The stats folder',
       need: 'r',
-      responses: { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } },
+      responses: listingResponses,
       handler: async (rc) =>
         listingResponse([listingItem(rc, 'runs', `${rc.base}/stats/runs`, 'file', ['GET'], rc.resource.created_on, rc.resource.last_modified)]),
     });
@@ -218,7 +218,7 @@ export function jobRoutes(api: Api): void {
     r.get('/code', {
       summary: "The job's code files",
       need: 'r',
-      responses: { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } },
+      responses: listingResponses,
       handler: async (rc) => {
         const prefix = codePrefix(rc.resource.id);
         const listed = await rc.env.BLOBS.list({ prefix, include: ['customMetadata'] });
@@ -289,7 +289,7 @@ export function jobRoutes(api: Api): void {
     r.get('/config/env', {
       summary: 'Names of the env values (never the values)',
       need: 'r',
-      responses: { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } },
+      responses: listingResponses,
       handler: async (rc) => {
         const rows = await envEntries(rc);
         const actions = rc.access.w ? (['POST', 'DELETE'] as const) : ([] as const);

@@ -9,7 +9,7 @@ import type { Api } from '../core/api';
 import { readEntries } from '../core/entries';
 import { badRequest, forbidden, HttpError, notFound } from '../core/errors';
 import { jsonResponse, mediaType, noContent, readJson, readText, textResponse, wantsJson } from '../core/http';
-import { listingResponse, listingSchema } from '../core/listing';
+import { listingResponse, listingResponses } from '../core/listing';
 import { appendLog } from '../core/log';
 import { setBindingSender } from '../core/mailer';
 import { listingItem, resourceRoutes, type ResourceCtx } from '../core/resources';
@@ -141,7 +141,7 @@ export function mailRoutes(api: Api): void {
     r.get('/stats', {
       summary: 'List stats/',
       need: 'r',
-      responses: { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } },
+      responses: listingResponses,
       handler: async (rc) =>
         listingResponse([listingItem(rc, 'runs', `${rc.base}/stats/runs`, 'file', ['GET'], rc.resource.created_on, rc.resource.last_modified)]),
     });
@@ -157,7 +157,7 @@ export function mailRoutes(api: Api): void {
     r.get('/assets', {
       summary: 'List the assets of an e-mail',
       need: 'r',
-      responses: { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } },
+      responses: listingResponses,
       handler: async (rc) => {
         const actions = rc.access.w ? (['GET', 'POST', 'DELETE'] as const) : (['GET'] as const);
         const items = (await listAssets(rc.env, rc.resource.id)).map((o) =>

@@ -2,19 +2,20 @@
  * Routes of the docs area: the document resource (common routes from the core plus
  * assets, vars, files, notifications, threads) and the read-only alias /v1/u/:user/d.
  */
-import { and, asc, eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Api } from '../core/api';
 import { nowIso } from '../core/clock';
-import { conflict, forbidden, notFound, badRequest } from '../core/errors';
+import { notFound, badRequest } from '../core/errors';
 import { readEntry } from '../core/entries';
-import { jsonResponse, noContent, readText, textResponse } from '../core/http';
+import { noContent, readText, textResponse } from '../core/http';
 import { listingResponse, listingResponses } from '../core/listing';
-import { GROUP_NAME } from '../core/names';
-import { listingItem, resourceRoutes, type ResourceRoutes } from '../core/resources';
+import { permList } from '../core/perms';
+import { listingItem, resourceRoutes, type ResourceCtx, type ResourceRoutes } from '../core/resources';
+import { threadRoutes } from '../core/threads';
 import { aliasRoutes } from './alias';
 import { assetRoutes } from './assets';
 import { docKind } from './kind';
-import { docNotifications, docThreads, NOTIFICATION_LEVELS, type NotificationLevel } from './schema';
+import { docNotifications, NOTIFICATION_LEVELS, type NotificationLevel } from './schema';
 import { varRoutes } from './var-routes';
 
 /** What files/ lists: the two rendered outputs, and three renders documents do not have. */
@@ -81,49 +82,18 @@ function notificationRoutes(r: ResourceRoutes): void {
   });
 }
 
-function threadRoutes(r: ResourceRoutes): void {
-  r.get('/threads', {
-    summary: 'List comment thread topics',
-    need: 'r',
-    responses: listingResponses,
-    handler: async (rc) => {
-      const rows = await rc.db.select().from(docThreads).where(eq(docThreads.resource_id, rc.resource.id)).orderBy(asc(docThreads.topic));
-      return listingResponse(
-        rows.map((t) => listingItem(rc, t.topic, `${rc.base}/threads/${t.topic}`, 'dir', rc.access.owner || t.created_by === rc.caller!.id ? ['GET', 'DELETE'] : ['GET'], t.created_on, t.created_on)),
-      );
-    },
-  });
-  r.put('/threads/:topic', {
-    summary: 'Open a comment thread (needs read access and config/comments true)',
-    need: 'r',
-    responses: { 201: { description: 'Opened' }, 403: { description: 'Comments are disabled' }, 409: { description: 'Already exists' } },
-    handler: async (rc) => {
-      const topic = rc.params.topic!;
-      if (!GROUP_NAME.test(topic)) throw badRequest(`invalid topic '${topic}': must match ${GROUP_NAME.source}`);
-      const comments = (await readEntry(rc.env, rc.db, rc.resource.id, 'config/comments')) ?? 'true';
-      if (comments !== 'true') throw forbidden('comments are disabled for this document (config/comments is false)');
-      const row = await rc.db
-        .insert(docThreads)
-        .values({ resource_id: rc.resource.id, topic, created_by: rc.caller!.id, created_on: nowIso() })
-        .onConflictDoNothing()
-        .returning()
-        .get();
-      if (!row) throw conflict(`thread '${topic}' already exists`);
-      return jsonResponse({ status: 201, message: `thread ${topic} opened` }, { status: 201 });
-    },
-  });
-  r.delete('/threads/:topic', {
-    summary: 'Remove a comment thread (the owner or whoever opened it)',
-    need: 'r',
-    responses: { 204: { description: 'Removed' } },
-    handler: async (rc) => {
-      const key = and(eq(docThreads.resource_id, rc.resource.id), eq(docThreads.topic, rc.params.topic!));
-      const t = await rc.db.select().from(docThreads).where(key).get();
-      if (!t) throw notFound(`no such thread: ${rc.params.topic}`);
-      if (!rc.access.owner && t.created_by !== rc.caller!.id) throw forbidden('only the owner or whoever opened a thread may remove it');
-      await rc.db.delete(docThreads).where(key);
-      return noContent();
-    },
+/**
+ * Comment threads (src/core/threads.ts): whoever reads the document opens threads, reads
+ * and comments while config/comments is true; the owner moderates.
+ */
+function docThreadRoutes(r: ResourceRoutes): void {
+  threadRoutes<ResourceCtx>((method, rel, spec) => r[method](rel, { ...spec, need: 'r' }), {
+    noun: 'document',
+    subject: (rc) => ({ resource_id: rc.resource.id }),
+    base: (rc) => rc.base,
+    rights: (rc) => ({ permissions: permList(rc.access), moderator: rc.access.owner }),
+    writeRefusal: async (rc) =>
+      ((await readEntry(rc.env, rc.db, rc.resource.id, 'config/comments')) ?? 'true') === 'true' ? null : 'comments are disabled for this document (config/comments is false)',
   });
 }
 
@@ -133,7 +103,7 @@ export function docRoutes(api: Api): void {
     varRoutes(r);
     fileRoutes(r);
     notificationRoutes(r);
-    threadRoutes(r);
+    docThreadRoutes(r);
   });
   aliasRoutes(api);
 }

@@ -1,4 +1,5 @@
-/** Tables of the documents area (mirror of migrations/0003_docs.sql). */
+/** Tables of the documents area (mirror of migrations/0003_docs.sql; comment
+ * threads moved to the core's threads tables in 0007_threads.sql, see src/core/threads.ts). */
 import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { resources, users } from '../db/schema';
 
@@ -27,15 +28,4 @@ export const docNotifications = sqliteTable(
     last_modified: text('last_modified').notNull(),
   },
   (t) => [primaryKey({ columns: [t.resource_id, t.user_id] })],
-);
-
-export const docThreads = sqliteTable(
-  'doc_threads',
-  {
-    resource_id: integer('resource_id').notNull().references(() => resources.id, { onDelete: 'cascade' }),
-    topic: text('topic').notNull(),
-    created_by: integer('created_by').references(() => users.id, { onDelete: 'set null' }),
-    created_on: text('created_on').notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.resource_id, t.topic] })],
 );

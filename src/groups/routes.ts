@@ -3,15 +3,18 @@
  * group folders; roles and invites (roles.ts); profiles and options (profile.ts); and the
  * read-only browsing views (/v1/orgs, /v1/users/:user/groups, /v1/o/:org).
  */
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Api } from '../core/api';
 import type { Ctx } from '../core/context';
 import { badRequest, forbidden, notFound } from '../core/errors';
 import { jsonResponse, textResponse } from '../core/http';
 import { listingResponse, listingSchema, type ListingItem, type Verb } from '../core/listing';
-import { visibleResources, type ResourceKind } from '../core/resources';
-import { groups, resources, users, type Group, type User } from '../db/schema';
+import type { Perm } from '../core/perms';
+import { readableThroughShare, type ResourceKind } from '../core/resources';
+import { threadRoutes } from '../core/threads';
+import { entries, groups, resources, users, type Group, type ResourceKindName, type User } from '../db/schema';
+import { varsFromEntries } from '../docs/vars';
 import { groupRoute, loadGroup, SCOPES, type GroupCtx } from './context';
 import { createGroup, groupsOfMember } from './members';
 import { checkSlug, inboundAddress, isManager, orgGroupRef, orgRef, userGroupRef } from './model';
@@ -155,7 +158,7 @@ export function groupRoutes(api: Api): void {
   });
 
   groupRoute(api, 'get', '', {
-    summary: 'Group folder: profile, roles, role (and groups of an org, email of an org group)',
+    summary: 'Group folder: profile, roles, role, threads (members), groups of an org, email of an org group',
     need: 'see',
     responses: listing,
     handler: (gc: GroupCtx) => {
@@ -169,6 +172,7 @@ export function groupRoutes(api: Api): void {
         last_modified: gc.group.last_modified,
       });
       const items = [at('profile', 'dir'), at('roles', 'dir'), at('role', 'file')];
+      if (gc.view.insider) items.push(at('threads', 'dir', gc.view.role ? ['GET', 'PUT'] : ['GET']));
       if (gc.group.kind === 'org') items.push(at('groups', 'dir'));
       if (gc.group.kind === 'org_group' && gc.view.insider) items.push({ ...at('email', 'file'), uri: `/v1/orgs/${gc.params.org}/groups/${gc.group.slug}/email` });
       return listingResponse(items);
@@ -177,6 +181,7 @@ export function groupRoutes(api: Api): void {
 
   roleRoutes(api);
   profileRoutes(api);
+  groupThreadRoutes(api);
 
   // ------------------------------------------------------------ browsing
 
@@ -220,7 +225,8 @@ export function groupRoutes(api: Api): void {
   }
 
   api.get('/v1/o/:org/:section', {
-    summary: "The organisation's visuals visible to the caller: d (documents), g (grids), m (e-mails); p and v are empty",
+    summary:
+      "The organisation's visuals visible to the caller: d (documents), g (grids), m (e-mails), v (variables of its documents, as <doc>/<var>); p (plots) is always empty: the platform has no plot resources",
     tag,
     auth: 'optional',
     responses: listing,
@@ -228,13 +234,12 @@ export function groupRoutes(api: Api): void {
       const section = ctx.params.section!;
       if (!['p', 'g', 'm', 'd', 'v'].includes(section)) throw notFound(`no such section '${section}': p, g, m, d or v`);
       const org = await loadGroup(ctx, SCOPES.org);
-      const kind = DOC_KINDS[section];
-      if (!kind || org.group.owner_id === null) return listingResponse([]);
+      if (section === 'p' || org.group.owner_id === null) return listingResponse([]);
       const owner = (await ctx.db.select({ username: users.username }).from(users).where(eq(users.id, org.group.owner_id)).get())!;
       const own = ctx.caller?.id === org.group.owner_id;
-      const list = own
-        ? await ctx.db.select().from(resources).where(and(eq(resources.owner_id, org.group.owner_id), eq(resources.kind, kind.kind))).orderBy(asc(resources.name))
-        : await visibleResources(ctx, kind as ResourceKind, org.group.owner_id);
+      if (section === 'v') return listingResponse(await orgVariables(ctx, org.group.owner_id, owner.username, own));
+      const kind = DOC_KINDS[section]!;
+      const list = await ctx.db.select().from(resources).where(visibleOf(ctx, org.group.owner_id, kind.kind, own)).orderBy(asc(resources.name));
       return listingResponse(
         list.map((r) => ({
           name: r.name,
@@ -298,6 +303,68 @@ export function groupRoutes(api: Api): void {
       const seen = await visibleGroups(ctx.db, ctx.caller, list);
       return listingResponse(seen.map(({ group, view }) => groupItem(group, view, group.slug, `/v1/admin/groups/${group.ref}`)));
     },
+  });
+}
+
+/**
+ * Resources of one kind owned by `ownerId` that the caller may read: all of them for the
+ * owner, else those shared with the caller (publicly or through a group).
+ */
+function visibleOf(ctx: Ctx, ownerId: number, kind: ResourceKindName, own: boolean): SQL {
+  return and(eq(resources.owner_id, ownerId), eq(resources.kind, kind), own ? undefined : readableThroughShare(ctx.caller?.id ?? -1))!;
+}
+
+/**
+ * The variables of the organisation account's documents the caller may read, each named
+ * `<doc>/<var>` and pointing at the read-only alias. One query for every document: the
+ * `vars/` entries of the visible documents, folded by the docs area's `varsFromEntries`.
+ * (Variable attributes are at most 4 KiB, so they are always stored inline in D1.)
+ */
+async function orgVariables(ctx: Ctx, ownerId: number, owner: string, own: boolean): Promise<ListingItem[]> {
+  const rows = await ctx.db
+    .select({ doc: resources.name, path: entries.path, value: entries.value, created_on: entries.created_on, last_modified: entries.last_modified })
+    .from(entries)
+    .innerJoin(resources, eq(resources.id, entries.resource_id))
+    .where(and(visibleOf(ctx, ownerId, 'doc', own), sql`substr(${entries.path}, 1, 5) = 'vars/'`))
+    .orderBy(asc(resources.name), asc(entries.path));
+  const byDoc = new Map<string, typeof rows>();
+  for (const r of rows) {
+    const list = byDoc.get(r.doc);
+    if (list) list.push(r);
+    else byDoc.set(r.doc, [r]);
+  }
+  return [...byDoc].flatMap(([doc, docRows]) =>
+    varsFromEntries(new Map(docRows.map((r) => [r.path, r.value ?? '']))).map((v) => {
+      const attrs = docRows.filter((r) => r.path.startsWith(`vars/${v.name}/`));
+      return {
+        name: `${doc}/${v.name}`,
+        uri: `/v1/u/${owner}/d/${doc}/v/${v.name}`,
+        type: 'file' as const,
+        permissions: ['r'] as Perm[],
+        actions: ['GET'] as Verb[],
+        created_on: attrs.reduce((m, r) => (r.created_on < m ? r.created_on : m), attrs[0]!.created_on),
+        last_modified: attrs.reduce((m, r) => (r.last_modified > m ? r.last_modified : m), attrs[0]!.last_modified),
+      };
+    }),
+  );
+}
+
+/**
+ * Comment threads of the three group trees (src/core/threads.ts): accepted members of any
+ * role read and write, founders and admins moderate; founders and admins of an org read
+ * the threads of its groups (oversight is read-only). Everyone else: 404.
+ */
+function groupThreadRoutes(api: Api): void {
+  threadRoutes<GroupCtx>((method, rel, spec) => groupRoute(api, method, rel, { ...spec, need: 'see' }), {
+    noun: 'group',
+    subject: (gc) => ({ group_id: gc.group.id }),
+    base: (gc) => gc.base,
+    rights: (gc) => {
+      if (!gc.view.insider) throw notFound('no comment threads here: the threads of a group are for its accepted members');
+      return { permissions: gc.view.manage ? ['r', 'w', 'd'] : gc.view.role ? ['r', 'w'] : ['r'], moderator: gc.view.manage };
+    },
+    writeRefusal: (gc) =>
+      gc.view.role ? null : "oversight is read-only: founders and admins of the organisation read its groups' threads; claim a role in the group to take part",
   });
 }
 

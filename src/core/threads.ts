@@ -1,0 +1,317 @@
+/**
+ * Comment threads, one module for every subject that has them (a document resource, a
+ * group). A subject has threads (topics); a thread holds comments, oldest first.
+ *
+ *   GET    <base>/threads                  listing of the topics
+ *   PUT    <base>/threads/:topic           opens a thread (201; 409 when it exists)
+ *   GET    <base>/threads/:topic           listing of its comments, newest last
+ *                                          (extra fields id, author, text)
+ *   POST   <base>/threads/:topic           text/plain body: a new comment (201 with its id)
+ *   GET    <base>/threads/:topic/:comment  one comment's text
+ *   DELETE <base>/threads/:topic/:comment  removes a comment (its author or a moderator)
+ *   DELETE <base>/threads/:topic           removes a thread and its comments (whoever
+ *                                          opened it or a moderator)
+ *
+ * Who may do what is the host's: `rights` says who the caller is to the subject's threads
+ * (and throws to hide them), `writeRefusal` why the caller may not open or comment now.
+ * The host registers the routes in its own tree through `register` (which loads the
+ * subject and checks that the caller may see it).
+ */
+import { and, asc, eq, max, sql, type SQL } from 'drizzle-orm';
+import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { z } from 'zod';
+import { groups, resources, users } from '../db/schema';
+import type { Method, ResponseSpec } from './api';
+import { nowIso } from './clock';
+import type { Ctx } from './context';
+import { badRequest, conflict, forbidden, HttpError, notFound, tooLarge } from './errors';
+import { jsonResponse, KiB, noContent, readText, textResponse } from './http';
+import { listingItemSchema, listingResponse, listingResponses, type ListingItem, type Verb } from './listing';
+import { GROUP_NAME } from './names';
+import type { Perm } from './perms';
+
+// ---------------------------------------------------------------- tables (migrations/0007_threads.sql)
+
+export const threads = sqliteTable(
+  'threads',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    /** The subject: exactly one of resource_id and group_id is set. */
+    resource_id: integer('resource_id').references(() => resources.id, { onDelete: 'cascade' }),
+    group_id: integer('group_id').references(() => groups.id, { onDelete: 'cascade' }),
+    topic: text('topic').notNull(),
+    created_by: integer('created_by').references(() => users.id, { onDelete: 'set null' }),
+    created_on: text('created_on').notNull(),
+  },
+  (t) => [
+    uniqueIndex('threads_resource_topic').on(t.resource_id, t.topic),
+    uniqueIndex('threads_group_topic').on(t.group_id, t.topic),
+    check('threads_one_subject', sql`(${t.resource_id} is null) <> (${t.group_id} is null)`),
+  ],
+);
+
+export const threadComments = sqliteTable(
+  'thread_comments',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    thread_id: integer('thread_id')
+      .notNull()
+      .references(() => threads.id, { onDelete: 'cascade' }),
+    author_id: integer('author_id').references(() => users.id, { onDelete: 'set null' }),
+    text: text('text').notNull(),
+    created_on: text('created_on').notNull(),
+  },
+  (t) => [index('thread_comments_thread').on(t.thread_id, t.id)],
+);
+
+// ---------------------------------------------------------------- rules (pure)
+
+/** Largest comment accepted, in bytes (413 above it). */
+export const COMMENT_LIMIT = 16 * KiB;
+/** Topic names follow the group-name rule: lowercase letters, digits, `-`, `_`. */
+export const TOPIC_NAME = GROUP_NAME;
+const COMMENT_ID = /^[1-9]\d{0,15}$/;
+
+export function checkTopic(topic: string): string {
+  if (!TOPIC_NAME.test(topic)) throw badRequest(`invalid topic '${topic}': lowercase letters, digits, '-' and '_', at most 64 characters (${TOPIC_NAME.source})`);
+  return topic;
+}
+
+export function checkCommentId(id: string): number {
+  if (!COMMENT_ID.test(id)) throw badRequest(`invalid comment id '${id}': comments are numbered (see the thread's listing)`);
+  return Number(id);
+}
+
+/** Why a comment body is refused (400), or null. Blank comments say nothing. */
+export function commentProblem(text: string): string | null {
+  return text.trim() === '' ? 'a comment needs some text: the body is empty' : null;
+}
+
+export type ThreadSubject = { resource_id: number } | { group_id: number };
+
+/** Who the caller is to a subject's threads. */
+export interface ThreadRights {
+  /** Listed as the items' permissions. */
+  permissions: Perm[];
+  /** Removes anyone's threads and comments. */
+  moderator: boolean;
+}
+
+/** May the caller remove something `ownerId` made? Its maker and moderators may. */
+export const mayRemove = (rights: ThreadRights, callerId: number, ownerId: number | null): boolean => rights.moderator || ownerId === callerId;
+
+// ---------------------------------------------------------------- routes
+
+export interface ThreadRouteSpec<C extends Ctx> {
+  summary: string;
+  body?: { type: string; description?: string };
+  responses: Record<number, ResponseSpec>;
+  handler: (c: C) => Promise<Response>;
+}
+
+/** Registers a route below the host's subject (`rel` starts with `/threads`); the host loads the subject. */
+export type ThreadRegistrar<C extends Ctx> = (method: Method, rel: string, spec: ThreadRouteSpec<C>) => void;
+
+export interface ThreadHost<C extends Ctx> {
+  /** The word users see in summaries (`document`, `group`). */
+  noun: string;
+  subject: (c: C) => ThreadSubject;
+  /** Path of the subject as the caller addressed it; threads are at `<base>/threads`. */
+  base: (c: C) => string;
+  /** The caller's rights; throws (404) when the caller may not see the threads at all. */
+  rights: (c: C) => ThreadRights;
+  /** Why the caller may not open a thread or comment (403), or null when they may. */
+  writeRefusal: (c: C) => string | null | Promise<string | null>;
+}
+
+const subjectIs = (s: ThreadSubject): SQL => ('resource_id' in s ? eq(threads.resource_id, s.resource_id) : eq(threads.group_id, s.group_id));
+const threadIs = (s: ThreadSubject, topic: string): SQL => and(subjectIs(s), eq(threads.topic, topic))!;
+
+const commentSchema = listingItemSchema.extend({ id: z.number().int(), author: z.string().nullable(), text: z.string() });
+const created = (what: string) => ({ description: what, type: 'application/json', schema: z.object({ status: z.number(), message: z.string(), uri: z.string() }).passthrough() });
+
+async function readComment(req: Request): Promise<string> {
+  let value: string;
+  try {
+    value = await readText(req, COMMENT_LIMIT);
+  } catch (err) {
+    if (err instanceof HttpError && err.status === 413) throw tooLarge(`a comment is at most ${COMMENT_LIMIT} bytes (16 KiB)`);
+    throw err;
+  }
+  const problem = commentProblem(value);
+  if (problem) throw badRequest(problem);
+  return value;
+}
+
+/** The routes of comment threads below a subject, registered through the host's tree. */
+export function threadRoutes<C extends Ctx>(register: ThreadRegistrar<C>, host: ThreadHost<C>): void {
+  const missing = (topic: string) => notFound(`no such thread: ${topic}`);
+  const mayWrite = async (c: C) => {
+    const why = await host.writeRefusal(c);
+    if (why) throw forbidden(why);
+  };
+  const item = (c: C, rights: ThreadRights, name: string, path: string, type: 'dir' | 'file', actions: Verb[], createdOn: string, modified: string): ListingItem => ({
+    name,
+    uri: `${host.base(c)}/threads/${path}`,
+    type,
+    permissions: rights.permissions,
+    actions,
+    created_on: createdOn,
+    last_modified: modified,
+  });
+
+  register('get', '/threads', {
+    summary: `List the comment threads (topics) of a ${host.noun}`,
+    responses: listingResponses,
+    handler: async (c) => {
+      const rights = host.rights(c);
+      const [rows, refusal] = await Promise.all([
+        c.db
+          .select({ topic: threads.topic, created_by: threads.created_by, created_on: threads.created_on, latest: max(threadComments.created_on) })
+          .from(threads)
+          .leftJoin(threadComments, eq(threadComments.thread_id, threads.id))
+          .where(subjectIs(host.subject(c)))
+          .groupBy(threads.id)
+          .orderBy(asc(threads.topic)),
+        host.writeRefusal(c),
+      ]);
+      const callerId = c.caller!.id;
+      return listingResponse(
+        rows.map((t) => {
+          const actions: Verb[] = ['GET'];
+          if (!refusal) actions.push('POST');
+          if (mayRemove(rights, callerId, t.created_by)) actions.push('DELETE');
+          return item(c, rights, t.topic, t.topic, 'dir', actions, t.created_on, t.latest ?? t.created_on);
+        }),
+      );
+    },
+  });
+
+  register('put', '/threads/:topic', {
+    summary: `Open a comment thread on a ${host.noun}`,
+    responses: { 201: created('Opened'), 400: { description: 'Invalid topic' }, 403: { description: 'The caller may not open threads here' }, 409: { description: 'The thread exists' } },
+    handler: async (c) => {
+      host.rights(c);
+      const topic = checkTopic(c.params.topic!);
+      await mayWrite(c);
+      const row = await c.db
+        .insert(threads)
+        .values({ ...host.subject(c), topic, created_by: c.caller!.id, created_on: nowIso() })
+        .onConflictDoNothing()
+        .returning({ id: threads.id })
+        .get();
+      if (!row) throw conflict(`thread '${topic}' already exists`);
+      return jsonResponse({ status: 201, message: `thread ${topic} opened`, uri: `${host.base(c)}/threads/${topic}` }, { status: 201 });
+    },
+  });
+
+  register('get', '/threads/:topic', {
+    summary: `List the comments of a thread on a ${host.noun}, newest last`,
+    responses: { 200: { description: 'Comments: listing items with id, author and text', type: 'application/json', schema: z.array(commentSchema) } },
+    handler: async (c) => {
+      const rights = host.rights(c);
+      const topic = checkTopic(c.params.topic!);
+      const where = threadIs(host.subject(c), topic);
+      const [found, rows] = await c.db.batch([
+        c.db.select({ id: threads.id }).from(threads).where(where),
+        c.db
+          .select({ id: threadComments.id, author_id: threadComments.author_id, author: users.username, text: threadComments.text, created_on: threadComments.created_on })
+          .from(threadComments)
+          .innerJoin(threads, eq(threads.id, threadComments.thread_id))
+          .leftJoin(users, eq(users.id, threadComments.author_id))
+          .where(where)
+          .orderBy(asc(threadComments.id)),
+      ]);
+      if (!found.length) throw missing(topic);
+      const callerId = c.caller!.id;
+      return listingResponse(
+        rows.map((m) => ({
+          ...item(c, rights, String(m.id), `${topic}/${m.id}`, 'file', mayRemove(rights, callerId, m.author_id) ? ['GET', 'DELETE'] : ['GET'], m.created_on, m.created_on),
+          id: m.id,
+          author: m.author,
+          text: m.text,
+        })),
+      );
+    },
+  });
+
+  register('post', '/threads/:topic', {
+    summary: `Comment in a thread on a ${host.noun} (text/plain, at most 16 KiB)`,
+    body: { type: 'text/plain', description: 'The comment' },
+    responses: {
+      201: created('Added: carries the comment id'),
+      400: { description: 'Empty comment or invalid topic' },
+      403: { description: 'The caller may not comment here' },
+      404: { description: 'No such thread' },
+      413: { description: 'Longer than 16 KiB' },
+      415: { description: 'Not text/plain' },
+    },
+    handler: async (c) => {
+      host.rights(c);
+      const topic = checkTopic(c.params.topic!);
+      await mayWrite(c);
+      const body = await readComment(c.req);
+      // One statement: the thread may be removed meanwhile, and then nothing is stored.
+      const row = await c.db
+        .insert(threadComments)
+        .select(
+          c.db
+            .select({ id: sql<number>`null`.as('id'), thread_id: threads.id, author_id: sql<number>`${c.caller!.id}`.as('author_id'), text: sql<string>`${body}`.as('text'), created_on: sql<string>`${nowIso()}`.as('created_on') })
+            .from(threads)
+            .where(threadIs(host.subject(c), topic)),
+        )
+        .returning({ id: threadComments.id })
+        .get();
+      if (!row) throw missing(topic);
+      return jsonResponse({ status: 201, message: `comment ${row.id} added`, id: row.id, uri: `${host.base(c)}/threads/${topic}/${row.id}` }, { status: 201 });
+    },
+  });
+
+  const loadComment = async (c: C) => {
+    const topic = checkTopic(c.params.topic!);
+    const id = checkCommentId(c.params.comment!);
+    const row = await c.db
+      .select({ id: threadComments.id, author_id: threadComments.author_id, text: threadComments.text })
+      .from(threadComments)
+      .innerJoin(threads, eq(threads.id, threadComments.thread_id))
+      .where(and(threadIs(host.subject(c), topic), eq(threadComments.id, id)))
+      .get();
+    if (!row) throw notFound(`no comment ${id} in thread ${topic}`);
+    return row;
+  };
+
+  register('get', '/threads/:topic/:comment', {
+    summary: `Read one comment of a thread on a ${host.noun} (text/plain, as written)`,
+    responses: { 200: { description: 'The comment', type: 'text/plain' } },
+    handler: async (c) => {
+      host.rights(c);
+      return textResponse((await loadComment(c)).text);
+    },
+  });
+
+  register('delete', '/threads/:topic/:comment', {
+    summary: `Remove a comment of a thread on a ${host.noun} (its author or a moderator)`,
+    responses: { 204: { description: 'Removed' }, 403: { description: 'Neither its author nor a moderator' }, 404: { description: 'No such comment' } },
+    handler: async (c) => {
+      const rights = host.rights(c);
+      const comment = await loadComment(c);
+      if (!mayRemove(rights, c.caller!.id, comment.author_id)) throw forbidden('only its author or a moderator may remove a comment');
+      await c.db.delete(threadComments).where(eq(threadComments.id, comment.id));
+      return noContent();
+    },
+  });
+
+  register('delete', '/threads/:topic', {
+    summary: `Remove a thread and its comments from a ${host.noun} (whoever opened it or a moderator)`,
+    responses: { 204: { description: 'Removed' }, 403: { description: 'Neither its opener nor a moderator' }, 404: { description: 'No such thread' } },
+    handler: async (c) => {
+      const rights = host.rights(c);
+      const topic = checkTopic(c.params.topic!);
+      const t = await c.db.select({ id: threads.id, created_by: threads.created_by }).from(threads).where(threadIs(host.subject(c), topic)).get();
+      if (!t) throw missing(topic);
+      if (!mayRemove(rights, c.caller!.id, t.created_by)) throw forbidden('only whoever opened a thread or a moderator may remove it');
+      await c.db.delete(threads).where(eq(threads.id, t.id)); // comments go with it (ON DELETE CASCADE)
+      return noContent();
+    },
+  });
+}

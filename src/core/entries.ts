@@ -40,12 +40,16 @@ export async function readEntry(env: Env, db: Db, resourceId: number, path: stri
   return obj ? await obj.text() : '';
 }
 
-/** Reads several entries in one query (values in R2 are fetched as needed). */
-export async function readEntries(env: Env, db: Db, resourceId: number, prefix = ''): Promise<Map<string, string>> {
-  const rows = await db
+/** The query behind readEntries, for callers that batch it with others (db.batch). */
+export function entriesQuery(db: Db, resourceId: number, prefix = '') {
+  return db
     .select({ path: entries.path, value: entries.value, blob_key: entries.blob_key })
     .from(entries)
     .where(prefix ? and(eq(entries.resource_id, resourceId), underPrefix(prefix)) : eq(entries.resource_id, resourceId));
+}
+
+/** The rows of entriesQuery as path -> value, fetching values kept in R2. */
+export async function entryValues(env: Env, rows: { path: string; value: string | null; blob_key: string | null }[]): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   await Promise.all(
     rows.map(async (r) => {
@@ -57,6 +61,11 @@ export async function readEntries(env: Env, db: Db, resourceId: number, prefix =
     }),
   );
   return out;
+}
+
+/** Reads several entries in one query (values in R2 are fetched as needed). */
+export async function readEntries(env: Env, db: Db, resourceId: number, prefix = ''): Promise<Map<string, string>> {
+  return entryValues(env, await entriesQuery(db, resourceId, prefix));
 }
 
 export async function listEntries(db: Db, resourceId: number): Promise<StoredEntry[]> {

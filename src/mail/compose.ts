@@ -4,7 +4,8 @@
  * everything it embeds (referenced assets by their etag).
  */
 import { sha256Hex } from '../core/crypto';
-import { renderMarkdown } from '../render/markdown';
+import { renderMarkdown, type VarView } from '../render/markdown';
+import { resolveVars, type VarScope } from '../render/source';
 import { resolveTheme } from '../render/themes';
 import { DEFAULT_SIZE, SIZES } from './rules';
 
@@ -18,15 +19,24 @@ export interface Composed {
   replyTo: string;
   /** Asset names the content refers to (`assets/<name>`), embedded as cid: parts. */
   assets: string[];
+  /** Threshold colours of the variables the content shows, by CSS class. */
+  varColors: [string, string][];
+}
+
+/** Variables the content refers to, resolved (render/source.ts resolveVars). */
+export interface ResolvedVars {
+  vars: Map<string, VarView>;
+  colors: Map<string, string>;
 }
 
 /** The renderer resolves `assets/<name>` to this placeholder (it survives sanitizing); we make it a cid: url. */
 const PLACEHOLDER = './assets-cid/';
 const PLACED = /(src|href)="\.\/assets-cid\/([a-z0-9][a-z0-9-]*(?:\.[a-z0-9]+)?)"/g;
 
-export function composeMail(values: Map<string, string>, fallbackSubject: string): Composed {
+export function composeMail(values: Map<string, string>, fallbackSubject: string, resolved?: ResolvedVars): Composed {
   const assets = new Set<string>();
   const rendered = renderMarkdown(values.get('content') ?? '', {
+    ...(resolved ? { vars: resolved.vars } : {}),
     asset: (name) => {
       assets.add(name);
       return `${PLACEHOLDER}${name}`;
@@ -42,7 +52,17 @@ export function composeMail(values: Map<string, string>, fallbackSubject: string
     width: SIZES[size] ?? SIZES[DEFAULT_SIZE]!,
     replyTo: values.get('config/reply_to')?.trim() ?? '',
     assets: [...assets].sort(),
+    varColors: resolved ? [...resolved.colors] : [],
   };
+}
+
+/**
+ * A stored mail composed with its variable references resolved: what a send renders and
+ * what the rate window hashes (a changed value changes the content).
+ */
+export async function composeStored(scope: VarScope, values: Map<string, string>): Promise<Composed> {
+  const content = values.get('content') ?? '';
+  return composeMail(values, scope.resource.name, content.includes('{/u/') ? await resolveVars(scope, content) : undefined);
 }
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -51,7 +71,9 @@ const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 export function personalise(c: Composed, unsubscribe: string): { html: string; text: string } {
   const { theme: t } = resolveTheme(c.theme);
   const html =
-    `<!doctype html><html><head><meta charset="utf-8"><title>${esc(c.subject)}</title></head>` +
+    `<!doctype html><html><head><meta charset="utf-8"><title>${esc(c.subject)}</title>` +
+    (c.varColors.length ? `<style>${c.varColors.map(([cls, color]) => `.${cls}{color:${esc(color)}}`).join('')}</style>` : '') +
+    `</head>` +
     `<body style="margin:0;padding:0;background:${esc(t.desk)}">` +
     `<div class="mail theme-${esc(c.theme)}" style="max-width:${c.width}px;margin:0 auto;padding:24px;background:${esc(t.bg)};color:${esc(t.fg)};font-family:${esc(t.font)};line-height:1.5">${c.body}</div>` +
     `<p style="max-width:${c.width}px;margin:8px auto;font-size:12px;font-family:${esc(t.font)};color:${esc(t.muted)}">` +
@@ -63,5 +85,5 @@ export function personalise(c: Composed, unsubscribe: string): { html: string; t
 
 /** The content key: the same rendered message with the same embedded assets hashes the same. */
 export async function contentKey(c: Composed, assetTags: string[]): Promise<string> {
-  return sha256Hex(JSON.stringify([c.subject, c.body, c.text, c.theme, c.width, c.replyTo, assetTags]));
+  return sha256Hex(JSON.stringify([c.subject, c.body, c.text, c.theme, c.width, c.replyTo, c.varColors, assetTags]));
 }

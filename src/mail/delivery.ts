@@ -13,7 +13,7 @@ import { appendLog } from '../core/log';
 import { deliver, type Attachment, type OutboundMail } from '../core/mailer';
 import { resources, users, type Resource, type User } from '../db/schema';
 import { getAsset } from './assets';
-import { composeMail, personalise, type Composed } from './compose';
+import { composeStored, personalise, type Composed } from './compose';
 import { planOf, resolveStoredRecipients } from './recipients';
 import { normaliseAddress, runStatus, type SendAction, type Tally } from './rules';
 import { mailRuns } from './schema';
@@ -59,7 +59,13 @@ async function recipientsOf(env: Env, db: Db, job: MailJob, owner: User, caller:
   return resolveStoredRecipients(env, db, job.resourceId, owner);
 }
 
-/** Delivers one job and records it; returns the final status (null when the mail is gone). */
+/** What a send goes to, as the log's trigger line names it. */
+function triggerTarget(job: MailJob, caller: User | undefined): string {
+  if (job.action === 'test') return `test to ${caller?.email ?? 'the caller'}`;
+  return job.to ? `send to ${job.to.length} ad-hoc address(es): ${job.to.join(', ')}` : 'send to the stored recipients';
+}
+
+/** Delivers one job and records it (the trigger line first: the log reads in order); returns the final status (null when the mail is gone). */
 export async function runJob(env: Env, job: MailJob, transport: Transport = deliver): Promise<string | null> {
   const db = dbFor(env);
   let resource: Resource | undefined;
@@ -70,7 +76,8 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
     const mail = resource;
     const owner = (await db.select().from(users).where(eq(users.id, resource.owner_id)).get())!;
     const caller = job.callerId === owner.id ? owner : await db.select().from(users).where(eq(users.id, job.callerId)).get();
-    const composed = composeMail(await readEntries(env, db, resource.id), resource.name);
+    await log(db, mail.id, `send ${job.id} triggered by ${job.callerName}: ${triggerTarget(job, caller)}`);
+    const composed = await composeStored({ env, db, owner, resource }, await readEntries(env, db, resource.id));
     const attachments = await embedded(env, resource.id, composed);
     const { addresses, notes } = await recipientsOf(env, db, job, owner, caller);
     for (const n of notes) await log(db, resource.id, `send ${job.id}: ${n}`, 'warning');

@@ -5,11 +5,12 @@
  * must be inlined (PDF, PPTX); the canonical page links them.
  */
 import { and, eq } from 'drizzle-orm';
-import { resources } from '../db/schema';
+import { resources, users, type Resource, type User } from '../db/schema';
+import type { Db } from '../core/context';
 import type { Api } from '../core/api';
 import { readEntries } from '../core/entries';
 import { accessTo } from '../core/perms';
-import { findUser, type ResourceCtx } from '../core/resources';
+import type { ResourceCtx } from '../core/resources';
 import { docKind } from '../docs/kind';
 import { formatVar, readVars, varsFromEntries, type DocVar } from '../docs/vars';
 import { assetRefs, varRefs, type VarView } from './markdown';
@@ -26,23 +27,37 @@ export function assetPath(owner: string, doc: string, name: string): string {
   return `/v1/users/${owner}/${docKind.collection}/${doc}/assets/${name}`;
 }
 
-async function resolveVars(rc: ResourceCtx, content: string, own: DocVar[]): Promise<{ vars: Map<string, VarView>; colors: Map<string, string> }> {
+/** Where variable references are resolved from: the resource whose content holds them and its owner. */
+export interface VarScope {
+  env: Env;
+  db: Db;
+  owner: User;
+  resource: Resource;
+}
+
+/**
+ * Resolves the `{/u/<user>/d/<doc>/v/<var>}` references of `content` to formatted values,
+ * for documents the owner of `scope.resource` may read (`own`: the variables of that
+ * resource when it is itself a document). Unresolved references are left out.
+ */
+export async function resolveVars(scope: VarScope, content: string, own: DocVar[] = []): Promise<{ vars: Map<string, VarView>; colors: Map<string, string> }> {
+  const { env, db, owner: me, resource: self } = scope;
   const vars = new Map<string, VarView>();
   const colors = new Map<string, string>();
   const refs = varRefs(content);
   if (!refs.length) return { vars, colors };
   const docs = new Map<string, number | null>();
   const docId = async (user: string, doc: string): Promise<number | null> => {
-    if (user === rc.owner.username && doc === rc.resource.name) return rc.resource.id;
-    const owner = await findUser({ ...rc, caller: rc.owner }, user);
+    if (self.kind === docKind.kind && user === me.username && doc === self.name) return self.id;
+    const owner = user === me.username ? me : await db.select().from(users).where(eq(users.username, user)).get();
     if (!owner) return null;
-    const r = await rc.db
+    const r = await db
       .select()
       .from(resources)
       .where(and(eq(resources.owner_id, owner.id), eq(resources.kind, docKind.kind), eq(resources.name, doc)))
       .get();
     if (!r) return null;
-    return (await accessTo(rc.db, rc.owner, r)).r ? r.id : null;
+    return (await accessTo(db, me, r)).r ? r.id : null;
   };
   for (const ref of refs) {
     const key = `${ref.user}/${ref.doc}`;
@@ -51,7 +66,7 @@ async function resolveVars(rc: ResourceCtx, content: string, own: DocVar[]): Pro
   const byDoc = new Map<string, DocVar[]>();
   await Promise.all(
     [...docs].map(async ([key, id]) => {
-      if (id !== null) byDoc.set(key, id === rc.resource.id ? own : await readVars(rc.env, rc.db, id));
+      if (id !== null) byDoc.set(key, id === self.id ? own : await readVars(env, db, id));
     }),
   );
   const colorClass = new Map<string, string>();

@@ -15,6 +15,7 @@ import {
   WINDOW_MS,
 } from '../../src/mail/rules';
 import { runsTable } from '../../src/mail/routes';
+import { burstProblems } from './mail-burst';
 
 describe('send request bodies', () => {
   it.each([
@@ -165,5 +166,27 @@ describe('the MIME message handed to send_email', () => {
     expect(logo.contentId).toBe('<logo.png>');
     expect(new Uint8Array(logo.content as ArrayBuffer)).toEqual(new Uint8Array([137, 80, 78, 71]));
     expect(m.attachments.find((a) => a.filename === 'report.pdf')?.disposition).toBe('attachment');
+  });
+});
+
+describe('the burst invariant (never two sends in flight)', () => {
+  const run = (timestamp: string, duration: number, delivered = 3) => ({ timestamp, duration, delivered });
+  it('one 202 and 425 for the rest, with one run, holds', () => {
+    expect(burstProblems([202, 425, 425], [run('2026-01-01T00:00:00.000Z', 0.2)], 3)).toEqual([]);
+  });
+  it('a second 202 after the first run ended holds', () => {
+    expect(burstProblems([202, 425, 202], [run('2026-01-01T00:00:00.000Z', 0.2), run('2026-01-01T00:00:00.300Z', 0.2)], 3)).toEqual([]);
+  });
+  it('a send accepted while another was in flight is a problem', () => {
+    const p = burstProblems([202, 202, 425], [run('2026-01-01T00:00:00.000Z', 0.5), run('2026-01-01T00:00:00.100Z', 0.2)], 3);
+    expect(p).toEqual(['send accepted at 2026-01-01T00:00:00.100Z while the one of 2026-01-01T00:00:00.000Z was in flight']);
+  });
+  it('more runs than 202s, other answers, no 425 at all, short deliveries are problems', () => {
+    expect(burstProblems([202, 429], [run('2026-01-01T00:00:00.000Z', 0.1), run('2026-01-01T00:00:01.000Z', 0.1, 2)], 3)).toEqual([
+      'answers other than 202 and 425: 429',
+      '1 x 202 but 2 stats/runs rows',
+      'run of 2026-01-01T00:00:01.000Z delivered 2 of 3',
+    ]);
+    expect(burstProblems([202, 202], [run('2026-01-01T00:00:00.000Z', 0.1), run('2026-01-01T00:00:01.000Z', 0.1)], 3)).toEqual(['no request was held by the in-flight lock (425)']);
   });
 });

@@ -1,77 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { accept, join, json, once, orgWorld, person, userGroupWorld, type OrgWorld, type World } from './groups-fixtures';
 import { call, makeUser, OPS, unique, type TestUser } from './helpers';
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 73, 72, 68, 82]);
 const JPEG = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0, 16, 74, 70, 73, 70]);
-
-/** A user with a verified address <username>@example.com. */
-async function person(prefix = 'u'): Promise<TestUser> {
-  const name = unique(prefix);
-  const u = await makeUser({ email: `${name}@example.com`, email_verified: true }, prefix);
-  await call('PUT', `/v1/ops/users/${u.username}`, { token: OPS, json: { email: `${u.username}@example.com` } });
-  return u;
-}
-const json = async <T = any>(res: Response): Promise<T> => (await res.json()) as T;
-const accept = (u: TestUser, ref: string, answer = 'yes') => call('POST', `/v1/admin/invites/${ref}/accept`, { token: u.token, text: answer });
-
-/** Invites `u` into `role` of the group at `path` (as `by`) and accepts. */
-async function join(path: string, ref: string, by: TestUser, u: TestUser, role: string): Promise<void> {
-  const inv = await call('PUT', `${path}/roles/${role}/${u.username}`, { token: by.token });
-  expect(inv.status, await inv.clone().text()).toBe(201);
-  const acc = await accept(u, ref);
-  expect(acc.status, await acc.clone().text()).toBe(200);
-}
-
-interface World {
-  path: string;
-  ref: string;
-  founder: TestUser;
-  admin: TestUser;
-  superuser: TestUser;
-  member: TestUser;
-  pending: TestUser;
-  stranger: TestUser;
-}
-
-async function userGroupWorld(): Promise<World> {
-  const [founder, admin, superuser, member, pending, stranger] = await Promise.all([person('f'), person('a'), person('s'), person('m'), person('p'), person('x')]);
-  const slug = unique('g');
-  const created = await call('PUT', `/v1/admin/groups/${slug}`, { token: founder.token });
-  expect(created.status).toBe(201);
-  const path = `/v1/admin/groups/${slug}`;
-  const ref = `@${founder.username}~${slug}`;
-  await join(path, ref, founder, admin, 'admins');
-  await join(path, ref, founder, superuser, 'superusers');
-  await join(path, ref, founder, member, 'members');
-  expect((await call('PUT', `${path}/roles/members/${pending.username}`, { token: founder.token })).status).toBe(201);
-  return { path: `/v1/admin/groups/${ref}`, ref, founder, admin, superuser, member, pending, stranger };
-}
-
-interface OrgWorld extends World {
-  org: string;
-  group: string;
-  account: TestUser;
-  orgAdmin: TestUser;
-  orgMember: TestUser;
-}
-
-async function orgWorld(plan: 'free' | 'premium' = 'free'): Promise<OrgWorld> {
-  const account = await makeUser({ account: 'organisation', plan, email: `${unique('o')}@example.com` }, 'o');
-  const org = unique('org');
-  expect((await call('PUT', `/v1/admin/orgs/${org}`, { token: account.token })).status).toBe(201);
-  const [orgAdmin, orgMember, admin, superuser, member, pending, stranger] = await Promise.all([person('oa'), person('om'), person('a'), person('s'), person('m'), person('p'), person('x')]);
-  await join(`/v1/admin/orgs/${org}`, `+${org}`, account, orgAdmin, 'admins');
-  await join(`/v1/admin/orgs/${org}`, `+${org}`, account, orgMember, 'members');
-  const group = unique('g');
-  expect((await call('PUT', `/v1/admin/orgs/${org}/groups/${group}`, { token: account.token })).status).toBe(201);
-  const path = `/v1/admin/orgs/${org}/groups/${group}`;
-  const ref = `+${org}~${group}`;
-  await join(path, ref, account, admin, 'admins');
-  await join(path, ref, account, superuser, 'superusers');
-  await join(path, ref, account, member, 'members');
-  expect((await call('PUT', `${path}/roles/members/${pending.username}`, { token: account.token })).status).toBe(201);
-  return { path, ref, org, group, account, founder: account, orgAdmin, orgMember, admin, superuser, member, pending, stranger };
-}
 
 /** An organisation account with its org and one group (no members yet). */
 async function orgLite(plan: 'free' | 'premium' = 'premium') {
@@ -83,11 +15,7 @@ async function orgLite(plan: 'free' | 'premium' = 'premium') {
   return { account, org, group, path: `/v1/admin/orgs/${org}/groups/${group}`, stranger: (await sharedGroup()).stranger };
 }
 
-/** Worlds shared by the tests of this file (creating users is slow: password hashing). */
-function once<T>(make: () => Promise<T>): () => Promise<T> {
-  let p: Promise<T> | null = null;
-  return () => (p ??= make());
-}
+/** Worlds shared by the tests of this file. */
 const sharedGroup = once(userGroupWorld);
 const sharedOrg = once(() => orgWorld('premium'));
 const T = { timeout: 180_000 };

@@ -50,6 +50,15 @@ describe('groups over HTTP: org account, org, group, invite, accept, rosters', (
     );
     expect((await http('DELETE', `${base}/roles/members/${invitee.username}`, { token: orgAdmin.token })).status).toBe(403);
 
+    // comment threads: the member opens one and comments; the org admin reads, read-only
+    expect((await http('PUT', `${base}/threads/welcome`, { token: invitee.token })).status).toBe(201);
+    const said = await http('POST', `${base}/threads/welcome`, { token: invitee.token, text: 'hello, team' });
+    expect(said.status).toBe(201);
+    const thread = (await (await http('GET', `${base}/threads/welcome`, { token: orgAdmin.token })).json()) as { author: string; text: string }[];
+    expect(thread.map((c) => [c.author, c.text])).toEqual([[invitee.username, 'hello, team']]);
+    expect((await http('POST', `${base}/threads/welcome`, { token: orgAdmin.token, text: 'from above' })).status).toBe(403);
+    expect((await http('GET', `${base}/threads`, { token: stranger.token })).status).toBe(404);
+
     // a stranger learns nothing
     const hidden = await http('GET', `/v1/orgs/${org}/groups/${group}`, { token: stranger.token });
     expect(hidden.status).toBe(404);

@@ -172,7 +172,7 @@ export function groupRoutes(api: Api): void {
         last_modified: gc.group.last_modified,
       });
       const items = [at('profile', 'dir'), at('roles', 'dir'), at('role', 'file')];
-      if (gc.view.insider) items.push(at('threads', 'dir', gc.view.role ? ['GET', 'PUT'] : ['GET']));
+      if (gc.view.insider) items.push(at('threads', 'dir'));
       if (gc.group.kind === 'org') items.push(at('groups', 'dir'));
       if (gc.group.kind === 'org_group' && gc.view.insider) items.push({ ...at('email', 'file'), uri: `/v1/orgs/${gc.params.org}/groups/${gc.group.slug}/email` });
       return listingResponse(items);

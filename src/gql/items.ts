@@ -10,7 +10,8 @@ import { docKind } from '../docs/kind';
 import { gridKind } from '../grids/kind';
 import { jobKind } from '../jobs/kind';
 import { mailKind } from '../mail/kind';
-import { entryValues, type ShareRow, type TagRow } from './loaders';
+import { entryValues } from '../core/entries';
+import type { ShareRow, TagRow } from './loaders';
 import { page, userError } from './values';
 import type { Db } from '../core/context';
 
@@ -99,22 +100,30 @@ export async function listItems(ctx: Caller & { env: Env }, kind: KindInfo, args
     if (!owner.length) throw userError(`no such user: ${author}`, 'NOT_FOUND');
     rows = found;
   }
-  return Promise.all(
-    rows.map(async ({ entries: e, shares: sh, tags: tg, ...row }) => ({
+  // Entry values come inline; only those spilled to R2 wait for a read (most pages: none),
+  // so a page is shaped synchronously.
+  const spilled: Promise<unknown>[] = [];
+  const items = rows.map(({ entries: e, shares: sh, tags: tg, ...row }): Item => {
+    const values = new Map<string, string>();
+    for (const [path, value, blob_key] of parseJson<[string, string | null, string | null]>(e)) {
+      if (value !== null) values.set(path, value);
+      else spilled.push(entryValues(ctx.env, [{ path, value, blob_key }]).then((m) => values.set(path, m.get(path)!)));
+    }
+    return {
       row,
       owner: author,
       kind,
-      entries: await entryValues(ctx.env, parseJson<[string, string | null, string | null]>(e).map(([path, value, blob_key]) => ({ id: row.id, path, value, blob_key }))).then(
-        (m) => new Map([...m].map(([key, v]) => [key.slice(key.indexOf('/') + 1), v])),
-      ),
+      entries: values,
       shares: parseJson<[string, number | null, string, string | null, string | null, Group['kind'] | null]>(sh)
         .map(([entry, group_id, perms, ref, slug, gkind]) => ({ resource_id: row.id, entry, group_id, perms, ref, slug, kind: gkind }))
         .sort((a, b) => (a.entry < b.entry ? -1 : 1)),
       tags: parseJson<string>(tg)
         .sort()
         .map((tag) => ({ id: row.id, tag })),
-    })),
-  );
+    };
+  });
+  if (spilled.length) await Promise.all(spilled);
+  return items;
 }
 
 const parseJson = <T>(text: string | null): T[] => (text ? (JSON.parse(text) as T[]) : []);

@@ -28,30 +28,6 @@ export interface TagRow {
   tag: string;
 }
 
-/** A stored text entry: inline value, or the R2 key of a large one. */
-export interface EntryRow {
-  id: number;
-  path: string;
-  value: string | null;
-  blob_key: string | null;
-}
-
-/** Entry values by `id/path`; values too large for a D1 row live in R2 (src/core/entries.ts). */
-export async function entryValues(env: Env, rows: EntryRow[]): Promise<Map<string, string>> {
-  const found = new Map<string, string>();
-  await Promise.all(
-    rows.map(async (r) => {
-      let value = r.value;
-      if (value === null) {
-        const obj = r.blob_key ? await env.BLOBS.get(r.blob_key) : null;
-        value = obj ? await obj.text() : '';
-      }
-      found.set(`${r.id}/${r.path}`, value);
-    }),
-  );
-  return found;
-}
-
 export function makeLoaders(db: Db, caller: User | null) {
   // The caller's active roles by group id (one query, only when a field needs them).
   let roles: Promise<Map<number, Role>> | undefined;

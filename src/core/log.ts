@@ -13,8 +13,13 @@ export interface LogEntry {
   message: string;
 }
 
+/** The insert behind appendLog, for callers that batch it with other writes (db.batch). */
+export function logInsert(db: Db, resourceId: number, message: string, severity: Severity = 'info') {
+  return db.insert(resourceLog).values({ resource_id: resourceId, log_time: nowIso(), severity, message });
+}
+
 export async function appendLog(db: Db, resourceId: number, message: string, severity: Severity = 'info'): Promise<void> {
-  await db.insert(resourceLog).values({ resource_id: resourceId, log_time: nowIso(), severity, message });
+  await logInsert(db, resourceId, message, severity);
 }
 
 export async function readLog(db: Db, resourceId: number): Promise<LogEntry[]> {

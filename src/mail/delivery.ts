@@ -5,11 +5,11 @@
  * Nothing here throws: a transport failure counts as a failed recipient, anything else
  * fails the run, and the run is always recorded.
  */
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { now, nowIso } from '../core/clock';
 import { dbFor, type Db } from '../core/context';
-import { readEntries } from '../core/entries';
-import { appendLog } from '../core/log';
+import { entriesQuery, entryValues } from '../core/entries';
+import { appendLog, logInsert } from '../core/log';
 import { deliver, type Attachment, type OutboundMail } from '../core/mailer';
 import { resources, users, type Resource, type User } from '../db/schema';
 import { getAsset } from './assets';
@@ -71,13 +71,21 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
   let resource: Resource | undefined;
   const tally: Tally = { recipients: 0, delivered: 0, suppressed: 0, skipped: 0, failed: 0 };
   try {
-    resource = await db.select().from(resources).where(eq(resources.id, job.resourceId)).get();
-    if (!resource) return null;
+    // The mail, its owner, the caller and the entries in one round trip.
+    // (No join: D1 batch results are keyed by column name, so joined tables' ids would collide.)
+    const [mailRows, ownerRows, callerRows, entryRows] = await db.batch([
+      db.select().from(resources).where(eq(resources.id, job.resourceId)),
+      db.select().from(users).where(eq(users.id, sql`(select ${resources.owner_id} from ${resources} where ${resources.id} = ${job.resourceId})`)),
+      db.select().from(users).where(eq(users.id, job.callerId)),
+      entriesQuery(db, job.resourceId),
+    ]);
+    if (!mailRows[0] || !ownerRows[0]) return null;
+    resource = mailRows[0];
     const mail = resource;
-    const owner = (await db.select().from(users).where(eq(users.id, resource.owner_id)).get())!;
-    const caller = job.callerId === owner.id ? owner : await db.select().from(users).where(eq(users.id, job.callerId)).get();
+    const owner = ownerRows[0];
+    const caller = callerRows[0];
     await log(db, mail.id, `send ${job.id} triggered by ${job.callerName}: ${triggerTarget(job, caller)}`);
-    const composed = await composeStored({ env, db, owner, resource }, await readEntries(env, db, resource.id));
+    const composed = await composeStored({ env, db, owner, resource }, await entryValues(env, entryRows));
     const attachments = await embedded(env, resource.id, composed);
     const { addresses, notes } = await recipientsOf(env, db, job, owner, caller);
     for (const n of notes) await log(db, resource.id, `send ${job.id}: ${n}`, 'warning');
@@ -129,18 +137,20 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
   const status = runStatus(tally);
   const done = now();
   try {
-    await db.insert(mailRuns).values({
-      resource_id: resource.id,
-      action: job.action,
-      adhoc: !!job.to,
-      created_by: job.callerName,
-      started_on: new Date(job.acceptedOn).toISOString(),
-      completed_on: nowIso(),
-      duration: Math.round(Math.max(0, done - job.acceptedOn) / 10) / 100,
-      status,
-      ...tally,
-    });
-    await log(db, resource.id, `send ${job.id} (${job.action}) ${status}: ${tally.delivered} delivered, ${tally.suppressed} suppressed, ${tally.skipped} skipped, ${tally.failed} failed`);
+    await db.batch([
+      db.insert(mailRuns).values({
+        resource_id: resource.id,
+        action: job.action,
+        adhoc: !!job.to,
+        created_by: job.callerName,
+        started_on: new Date(job.acceptedOn).toISOString(),
+        completed_on: nowIso(),
+        duration: Math.round(Math.max(0, done - job.acceptedOn) / 10) / 100,
+        status,
+        ...tally,
+      }),
+      logInsert(db, resource.id, `send ${job.id} (${job.action}) ${status}: ${tally.delivered} delivered, ${tally.suppressed} suppressed, ${tally.skipped} skipped, ${tally.failed} failed`),
+    ]);
   } catch (err) {
     console.error('mail run not recorded', err);
   }

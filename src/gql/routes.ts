@@ -51,7 +51,7 @@ const graphqlJsExecutor: Plugin = {
 function asBadRequest(err: GraphQLError): void {
   Object.defineProperty(err, 'extensions', { value: { ...err.extensions, http: { status: 400 } } });
 }
-const limits = [
+const plugins = [
   graphqlJsExecutor,
   maxTokens,
   maxDepthPlugin({ n: LIMITS.depth, ignoreIntrospection: false, flattenFragments: true, ...asValidationError }),
@@ -69,20 +69,30 @@ const yoga = createYoga<ServerContext, GqlContext>({
   // Unexpected errors never leak their message or stack, in development either.
   maskedErrors: { isDev: false },
   batching: false,
-  plugins: limits,
+  // The body is bounded before yoga sees it (execute), without yoga's per-request stream.
+  maxRequestBodySize: false,
+  plugins,
   context: ({ env, db, caller }) => ({ env, db, caller, loaders: makeLoaders(db, caller) }),
 });
 
 /** Runs one GraphQL request for the caller (the router has authenticated it). */
 async function execute(ctx: Ctx): Promise<Response> {
   if (bearerToken(ctx.req) && !ctx.caller) throw unauthorized('unknown or revoked token');
-  let req = ctx.req;
-  if (req.method === 'POST') {
-    // Bounded body (413 above it), handed to yoga as a fresh request.
-    const body = await readBytes(req, LIMITS.body);
-    req = new Request(req.url, { method: 'POST', headers: req.headers, body: new Uint8Array(body) });
-  }
-  return yoga.fetch(req, { env: ctx.env, db: ctx.db, caller: ctx.caller });
+  return yoga.fetch(await bounded(ctx.req), { env: ctx.env, db: ctx.db, caller: ctx.caller });
+}
+
+/**
+ * The request with a body of at most LIMITS.body bytes (413 above it). A declared
+ * Content-Length within the limit is a bound the runtime enforces (the body ends there),
+ * so that request goes to yoga as it is; a body of undeclared length is read, counted and
+ * handed over as a fresh request.
+ */
+async function bounded(req: Request): Promise<Request> {
+  if (req.method !== 'POST' || !req.body) return req;
+  const declared = req.headers.get('Content-Length');
+  if (declared !== null && /^\d+$/.test(declared) && Number(declared) <= LIMITS.body) return req;
+  const body = await readBytes(req, LIMITS.body);
+  return new Request(req.url, { method: 'POST', headers: req.headers, body: new Uint8Array(body) });
 }
 
 const gqlBody = z.object({

@@ -357,9 +357,32 @@ describe('protocol: errors are GraphQL errors, never 500', () => {
     expect(((await res.json()) as { errors: { message: string }[] }).errors[0]!.message).toMatch(/token/i);
   });
 
-  it('a body above 64 KiB answers 413', async () => {
-    const res = await post(JSON.stringify({ query: `{ me { username } } #${'x'.repeat(70_000)}` }));
-    expect(res.status).toBe(413);
+  /** A body of undeclared length (chunked): the size is counted while it is read. */
+  const streamed = (text: string) => {
+    const bytes = new TextEncoder().encode(text);
+    return new ReadableStream<Uint8Array>({
+      start(c) {
+        for (let at = 0; at < bytes.length; at += 8192) c.enqueue(bytes.slice(at, at + 8192));
+        c.close();
+      },
+    });
+  };
+  const tooBig = JSON.stringify({ query: `{ me { username } } #${'x'.repeat(70_000)}` });
+
+  it('a body above 64 KiB answers 413, whether its length is declared or not', async () => {
+    expect((await post(tooBig)).status).toBe(413);
+    const declared = await call('POST', '/gql', { body: tooBig, type: 'application/json', headers: { 'Content-Length': String(tooBig.length) } });
+    expect(declared.status).toBe(413);
+    expect((await post(streamed(tooBig))).status).toBe(413);
+  });
+
+  it('a body within the limit runs, whether its length is declared or not', async () => {
+    const q = JSON.stringify({ query: '{ me { username } }' });
+    for (const body of [q, streamed(q)]) {
+      const res = await post(body, 'application/json', w.owner.token);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ data: { me: { username: w.owner.username } } });
+    }
   });
 
   it('an unknown bearer token answers 401; no token is anonymous', async () => {

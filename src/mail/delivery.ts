@@ -28,6 +28,8 @@ export interface MailJob {
   resourceId: number;
   callerId: number;
   callerName: string;
+  /** The caller's verified address when the send was accepted (the log's trigger line names it). */
+  callerEmail?: string;
   /** Ad-hoc recipients replacing the stored lists for this send. */
   to?: string[];
   /** Platform clock at acceptance (ms). */
@@ -50,18 +52,18 @@ async function embedded(env: Env, resourceId: number, c: Composed): Promise<Atta
   return out;
 }
 
-async function recipientsOf(env: Env, db: Db, job: MailJob, owner: User, caller: User | undefined): Promise<{ addresses: string[]; notes: string[] }> {
+async function recipientsOf(env: Env, db: Db, job: MailJob, owner: User, caller: User | undefined, stored: Map<string, string>): Promise<{ addresses: string[]; notes: string[] }> {
   if (job.action === 'test') {
     if (caller?.email && caller.email_verified) return { addresses: [normaliseAddress(caller.email)], notes: [] };
     return { addresses: [], notes: ['your address is no longer verified'] };
   }
   if (job.to) return { addresses: job.to, notes: [] };
-  return resolveStoredRecipients(env, db, job.resourceId, owner);
+  return resolveStoredRecipients(env, db, job.resourceId, owner, stored);
 }
 
 /** What a send goes to, as the log's trigger line names it. */
-function triggerTarget(job: MailJob, caller: User | undefined): string {
-  if (job.action === 'test') return `test to ${caller?.email ?? 'the caller'}`;
+function triggerTarget(job: MailJob): string {
+  if (job.action === 'test') return `test to ${job.callerEmail ?? 'the caller'}`;
   return job.to ? `send to ${job.to.length} ad-hoc address(es): ${job.to.join(', ')}` : 'send to the stored recipients';
 }
 
@@ -71,9 +73,11 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
   let resource: Resource | undefined;
   const tally: Tally = { recipients: 0, delivered: 0, suppressed: 0, skipped: 0, failed: 0 };
   try {
-    // The mail, its owner, the caller and the entries in one round trip.
+    // The trigger line (first in the log), the mail, its owner, the caller and the entries
+    // in one round trip; the line's insert fails the batch when the mail is gone.
     // (No join: D1 batch results are keyed by column name, so joined tables' ids would collide.)
-    const [mailRows, ownerRows, callerRows, entryRows] = await db.batch([
+    const [, mailRows, ownerRows, callerRows, entryRows] = await db.batch([
+      logInsert(db, job.resourceId, `send ${job.id} triggered by ${job.callerName}: ${triggerTarget(job)}`),
       db.select().from(resources).where(eq(resources.id, job.resourceId)),
       db.select().from(users).where(eq(users.id, sql`(select ${resources.owner_id} from ${resources} where ${resources.id} = ${job.resourceId})`)),
       db.select().from(users).where(eq(users.id, job.callerId)),
@@ -84,10 +88,10 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
     const mail = resource;
     const owner = ownerRows[0];
     const caller = callerRows[0];
-    await log(db, mail.id, `send ${job.id} triggered by ${job.callerName}: ${triggerTarget(job, caller)}`);
-    const composed = await composeStored({ env, db, owner, resource }, await entryValues(env, entryRows));
+    const values = await entryValues(env, entryRows);
+    const composed = await composeStored({ env, db, owner, resource }, values);
     const attachments = await embedded(env, resource.id, composed);
-    const { addresses, notes } = await recipientsOf(env, db, job, owner, caller);
+    const { addresses, notes } = await recipientsOf(env, db, job, owner, caller, values);
     for (const n of notes) await log(db, resource.id, `send ${job.id}: ${n}`, 'warning');
     tally.recipients = addresses.length;
     const limit = planOf(owner).recipients;

@@ -67,9 +67,12 @@ export interface Resolved {
   notes: string[];
 }
 
-/** The stored lists of a mail, resolved now: verified addresses of users and active group members. */
-export async function resolveStoredRecipients(env: Env, db: Db, resourceId: number, owner: User): Promise<Resolved> {
-  const stored = await readEntries(env, db, resourceId, 'recipients/');
+/**
+ * The stored lists of a mail, resolved now: verified addresses of users and active group
+ * members. `stored` holds the mail's entries when the caller has read them already.
+ */
+export async function resolveStoredRecipients(env: Env, db: Db, resourceId: number, owner: User, stored?: Map<string, string>): Promise<Resolved> {
+  stored ??= await readEntries(env, db, resourceId, 'recipients/');
   const items: RecipientItem[] = RECIPIENT_LISTS.flatMap((l) => parseRecipientList(stored.get(`recipients/${l}`) ?? '').items.map((i) => i.item));
   const names = [...new Set(items.flatMap((i) => (i.kind === 'user' ? [i.username] : [])))];
   const refs = [...new Set(items.flatMap((i) => (i.kind === 'group' ? [i.ref] : [])))];

@@ -74,13 +74,14 @@ async function main() {
         const single = await load(platform.base + path, { ...opts, connections: 1 });
         return record(name, loaded, opts.target, single);
       },
-      /** Times `fn` `count` times sequentially (for non-HTTP-shaped work), records p50/p99. */
-      time: async (name, fn, count = 20, target) => {
+      /** Times `fn` `count` times sequentially (for non-HTTP-shaped work), records p50/p99; `between(i)` runs untimed after each. */
+      time: async (name, fn, count = 20, target, between) => {
         const ms = [];
         for (let i = 0; i < count; i++) {
           const t = performance.now();
           await fn(i);
           ms.push(performance.now() - t);
+          if (between) await between(i);
         }
         ms.sort((a, c) => a - c);
         const pick = (q) => +ms[Math.min(ms.length - 1, Math.floor(q * ms.length))].toFixed(2);

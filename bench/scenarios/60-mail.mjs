@@ -5,14 +5,21 @@ export default async function mail(b) {
   const u = await b.makeUser({ email: email('owner'), email_verified: true, plan: 'premium' });
   const auth = { token: u.token };
   const mails = [];
-  for (let i = 0; i < 40; i++) {
+  for (let i = 0; i < 80; i++) {
     const path = `/v1/vis/mails/bench_${Date.now().toString(36)}_${i}`;
     await b.http('PUT', path, auth);
     await b.http('POST', `${path}/content`, { ...auth, text: `# Bench ${i}\n\nSome **markdown** with a [link](https://example.com).` });
     await b.http('POST', `${path}/recipients/to`, { ...auth, text: `r${i}@bench.example me` });
     mails.push(path);
   }
-  // Each timed request is the first send of its e-mail, so every one is accepted.
+  const untilReady = async (path) => {
+    for (let i = 0; i < 500; i++) {
+      if ((await (await b.http('GET', `${path}/status`, auth)).text()) === 'ready') return;
+      await new Promise((ok) => setTimeout(ok, 10));
+    }
+  };
+  // Each timed request is the first send of its e-mail, so every one is accepted. The
+  // acceptance alone: the previous send's delivery has ended (untimed) before the next.
   let notAccepted = 0;
   const row = await b.time(
     'mail: send acceptance (POST status sent -> 202)',
@@ -21,16 +28,28 @@ export default async function mail(b) {
       if (res.status !== 202) notAccepted++;
       await res.arrayBuffer();
     },
-    mails.length,
+    mails.length / 2,
     'target: p50 <= 15 ms',
+    (i) => untilReady(mails[i]),
   );
   row.errors = notAccepted;
+  // Back to back: each acceptance shares the machine with the deliveries before it.
+  const rest = mails.slice(mails.length / 2);
+  await b.time(
+    'mail: send acceptance, back to back (deliveries overlap)',
+    async (i) => {
+      const res = await b.http('POST', `${rest[i]}/status`, { ...auth, text: 'sent' });
+      if (res.status !== 202) notAccepted++;
+      await res.arrayBuffer();
+    },
+    rest.length,
+  );
 
   // A held re-fire: the decision cost of a rejected send (425 while in flight or 429).
   await b.time(
     'mail: held re-fire decision (425/429)',
     async () => {
-      const res = await b.http('POST', `${mails[0]}/status`, { ...auth, text: 'sent' });
+      const res = await b.http('POST', `${rest[0]}/status`, { ...auth, text: 'sent' });
       await res.arrayBuffer();
     },
     20,

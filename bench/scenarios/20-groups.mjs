@@ -1,5 +1,7 @@
 // Groups: the reads every share check and browse page does, and the invite/accept cycle.
-// Target (foundation's bar for D1-backed reads): ratio >= 0.5 of the constant Worker, p99 <= 10 ms.
+// No issue names a figure for group reads. Each is 2-3 D1 round trips (group with its
+// organisation, the caller's view in one batch, then the handler's read); compare them with
+// a document read (docs: GET content, 2 round trips), not with the token check's bar.
 export default async function groups(b) {
   const account = await b.makeUser({ account: 'organisation', plan: 'premium' });
   const admin = await b.makeUser();
@@ -17,7 +19,7 @@ export default async function groups(b) {
     members.push(m);
   }
   const auth = (u) => ({ headers: { Authorization: `Bearer ${u.token}` } });
-  const target = 'target: ratio >= 0.5, p99 <= 10 ms';
+  const target = 'no issue target (compare docs: GET content)';
   await b.measure('groups: GET group info (org admin oversight, 21 members)', `/v1/orgs/${org}/groups/${group}`, { ...auth(admin), target });
   await b.measure('groups: GET role listing (member)', `/v1/admin/orgs/${org}/groups/${group}/roles/members`, { ...auth(members[0]), target });
   await b.measure('groups: GET /v1/admin/groups (member)', '/v1/admin/groups', { ...auth(members[1]), target });

@@ -13,7 +13,7 @@ import type { Api, Auth, Method, ResponseSpec, RouteSpec } from '../core/api';
 import type { Ctx } from '../core/context';
 import { badRequest, forbidden, notFound } from '../core/errors';
 import type { Group } from '../db/schema';
-import { groupByRef } from './members';
+import { groupAndParentByRef } from './members';
 import { checkSlug, orgGroupRef, orgRef, parseGroupRef, userGroupRef, type GroupKind } from './model';
 import { viewOf, type GroupView } from './visibility';
 
@@ -82,9 +82,9 @@ export function requireView(view: GroupView, need: Need): void {
 export async function loadGroup(ctx: Ctx, scope: Scope): Promise<GroupCtx> {
   const ref = scope.ref(ctx);
   const missing = () => notFound(`no such group: ${ref}`);
-  const group = await groupByRef(ctx.db, ref);
+  const { group, parent } = await groupAndParentByRef(ctx.db, ref);
   if (!group || group.kind !== scope.kind) throw missing();
-  const view = await viewOf(ctx.db, ctx.caller, group);
+  const view = await viewOf(ctx.db, ctx.caller, group, parent);
   if (!view.visible) throw missing();
   return { ...ctx, group, view, base: scope.path(ctx) };
 }

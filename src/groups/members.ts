@@ -4,7 +4,7 @@
  * requests cannot both win: a transition whose precondition changed meanwhile touches
  * no row and answers 409.
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, or, sql } from 'drizzle-orm';
 import { groups, members, users, type Group, type Role, type User } from '../db/schema';
 import type { Db } from '../core/context';
 import { nowIso } from '../core/clock';
@@ -25,6 +25,16 @@ export async function activeMembers(db: Db, groupId: number): Promise<{ user: Us
 /** A group by its reference (`@user~group`, `+org~group`, `+org`), or null. */
 export async function groupByRef(db: Db, ref: string): Promise<Group | null> {
   return (await db.select().from(groups).where(eq(groups.ref, ref)).get()) ?? null;
+}
+
+/** A group by reference with its organisation (for an org group) in one query. */
+export async function groupAndParentByRef(db: Db, ref: string): Promise<{ group: Group | null; parent?: Group }> {
+  const rows = await db
+    .select()
+    .from(groups)
+    .where(or(eq(groups.ref, ref), eq(groups.id, sql`(select ${groups.parent_id} from ${groups} where ${groups.ref} = ${ref})`)));
+  const group = rows.find((g) => g.ref === ref) ?? null;
+  return { group, parent: rows.find((g) => g.id === group?.parent_id) };
 }
 
 export async function membershipOf(db: Db, groupId: number, userId: number): Promise<Membership | null> {

@@ -89,11 +89,11 @@ export function decideView(i: ViewInput): GroupView {
 }
 
 /** Loads what the rule needs for every group in `list` (one D1 batch) and decides. */
-export async function viewsOf(db: Db, caller: User | null, list: Group[]): Promise<Map<number, GroupView>> {
+export async function viewsOf(db: Db, caller: User | null, list: Group[], loaded: Group[] = []): Promise<Map<number, GroupView>> {
   const out = new Map<number, GroupView>();
   if (!list.length) return out;
   const parentIds = [...new Set(list.filter((g) => g.kind === 'org_group' && g.parent_id !== null).map((g) => g.parent_id!))];
-  const known = new Map(list.map((g) => [g.id, g]));
+  const known = new Map([...loaded, ...list].map((g) => [g.id, g]));
   const missingParents = parentIds.filter((id) => !known.has(id));
   const parents = missingParents.length ? await db.select().from(groups).where(inArray(groups.id, missingParents)) : [];
   for (const p of parents) known.set(p.id, p);
@@ -138,8 +138,9 @@ export async function viewsOf(db: Db, caller: User | null, list: Group[]): Promi
   return out;
 }
 
-export async function viewOf(db: Db, caller: User | null, group: Group): Promise<GroupView> {
-  return (await viewsOf(db, caller, [group])).get(group.id)!;
+/** The caller's view of one group (`parent`: its organisation, when the caller has it already). */
+export async function viewOf(db: Db, caller: User | null, group: Group, parent?: Group): Promise<GroupView> {
+  return (await viewsOf(db, caller, [group], parent ? [parent] : [])).get(group.id)!;
 }
 
 /** Keeps the groups the caller may see, in order, with their views. */

@@ -7,7 +7,6 @@
 // see the same machine load (the bench machine is shared) and the figures are not rounded
 // to whole milliseconds (autocannon's latencies are; at ~5 ms that makes the ratio of two
 // p50s jump between 1.5 and 3). The autocannon rows (throughput, coarse p50) stay beside it.
-import http from 'node:http';
 
 const N = 100;
 const SAMPLES = Number(process.env.BENCH_GQL_SAMPLES ?? 400);
@@ -79,30 +78,19 @@ export default async function gql(b) {
  * round sends each request once, in an order that alternates between rounds.
  */
 async function interleaved(b, requests) {
-  const base = new URL(b.base);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const once = ({ method, path, headers, body }) =>
-    new Promise((ok, fail) => {
-      const h = body ? { ...headers, 'Content-Length': Buffer.byteLength(body) } : headers;
-      const start = process.hrtime.bigint();
-      const req = http.request({ host: base.hostname, port: base.port, method, path, headers: h, agent }, (res) => {
-        res.resume();
-        res.on('end', () => (res.statusCode === 200 ? ok(Number(process.hrtime.bigint() - start) / 1e6) : fail(new Error(`${method} ${path}: ${res.statusCode}`))));
-      });
-      req.on('error', fail);
-      req.end(body);
-    });
+  const once = async ({ method, path, headers, body }) => {
+    const start = process.hrtime.bigint();
+    const res = await b.request(method, path, { headers, body });
+    if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status}`);
+    return Number(process.hrtime.bigint() - start) / 1e6;
+  };
   const out = requests.map(() => []);
-  try {
-    for (let round = 0; round < WARMUP + SAMPLES; round++) {
-      const order = round % 2 ? [...requests.keys()].reverse() : [...requests.keys()];
-      for (const i of order) {
-        const ms = await once(requests[i]);
-        if (round >= WARMUP) out[i].push(ms);
-      }
+  for (let round = 0; round < WARMUP + SAMPLES; round++) {
+    const order = round % 2 ? [...requests.keys()].reverse() : [...requests.keys()];
+    for (const i of order) {
+      const ms = await once(requests[i]);
+      if (round >= WARMUP) out[i].push(ms);
     }
-  } finally {
-    agent.destroy();
   }
   return out.map((ms) => ms.sort((x, y) => x - y));
 }

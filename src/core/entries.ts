@@ -2,7 +2,7 @@
  * The text-entry store: small values in D1, values too large for a D1 row in R2
  * (under the resource's blob prefix). Values are exact strings: no trimming.
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { entries, resources, type Resource } from '../db/schema';
 import { nowIso } from './clock';
 import type { Db } from './context';
@@ -41,7 +41,7 @@ export async function readEntry(env: Env, db: Db, resourceId: number, path: stri
 }
 
 /** The query behind readEntries, for callers that batch it with others (db.batch). */
-export function entriesQuery(db: Db, resourceId: number, prefix = '') {
+export function entriesQuery(db: Db, resourceId: number | SQL, prefix = '') {
   return db
     .select({ path: entries.path, value: entries.value, blob_key: entries.blob_key })
     .from(entries)

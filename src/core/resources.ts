@@ -12,7 +12,7 @@ import type { Api, RouteSpec } from './api';
 import { nowIso } from './clock';
 import type { Ctx } from './context';
 import { base64url, randomBytes } from './crypto';
-import { clearEntry, copyEntries, deleteBlobs, listEntries, readEntry, writeEntry } from './entries';
+import { clearEntry, copyEntries, deleteBlobs, entriesQuery, entryValues, listEntries, readEntry, writeEntry } from './entries';
 import { badRequest, conflict, forbidden, HttpError, notFound, tooLarge } from './errors';
 import { DEFAULT_BODY_LIMIT, jsonResponse, mediaType, noContent, readJson, readText, textResponse } from './http';
 import { fileActions, type ListingItem, listingItemSchema, listingResponse, listingResponses, listingSchema, type Verb } from './listing';
@@ -29,6 +29,21 @@ export interface ResourceCtx extends Ctx {
   kind: ResourceKind;
   /** Path of the resource as the caller addressed it (`/v1/vis/docs/x` or `/v1/users/o/vis/docs/x`). */
   base: string;
+  /** What the route asked to have read with the resource (ResourceRouteSpec.preload). */
+  preloaded?: Preloaded;
+}
+
+/** Reads a route may ask for in the resource's own D1 round trip. */
+export interface Preload {
+  /** Every text entry of the resource (values in R2 fetched after). */
+  entries?: true;
+  /** The caller's row as D1 has it now (the auth cache may be seconds stale). */
+  caller?: true;
+}
+
+export interface Preloaded {
+  entries?: Map<string, string>;
+  caller?: User;
 }
 
 export interface EntrySpec {
@@ -82,6 +97,8 @@ export interface ResourceRouteSpec<S extends ZodType | undefined = undefined> ex
   need: Perm | 'owner';
   /** Anonymous callers may use the route on public resources (document assets). */
   anonymous?: boolean;
+  /** Reads batched with the resource's own (rc.preloaded): one D1 round trip instead of several. */
+  preload?: Preload;
   handler: RouteSpec<S, ResourceCtx>['handler'];
 }
 
@@ -104,22 +121,38 @@ export async function findUser(ctx: Ctx, username: string): Promise<User | null>
  * Loads the resource a request names, with the caller's access. A resource the caller
  * may not read answers 404, as does a missing one: existence is never revealed.
  */
-export async function loadResource(ctx: Ctx, kind: ResourceKind, name = ctx.params[kind.param]!): Promise<ResourceCtx> {
+export async function loadResource(ctx: Ctx, kind: ResourceKind, name = ctx.params[kind.param]!, preload: Preload = {}): Promise<ResourceCtx> {
   const ownerName = ctx.params.owner ?? ctx.caller?.username;
   const missing = () => notFound(`no such ${kind.noun}: ${name}`);
   if (!ownerName) throw missing();
   const owner = await findUser(ctx, ownerName);
   if (!owner) throw missing();
-  const resource = await ctx.db
-    .select()
-    .from(resources)
-    .where(and(eq(resources.owner_id, owner.id), eq(resources.kind, kind.kind), eq(resources.name, name)))
-    .get();
+  const named = and(eq(resources.owner_id, owner.id), eq(resources.kind, kind.kind), eq(resources.name, name));
+  const resourceQuery = ctx.db.select().from(resources).where(named);
+  let resource: Resource | undefined;
+  let preloaded: Preloaded | undefined;
+  if (preload.entries || preload.caller) {
+    // The preloaded reads find the resource by the same condition, in the same batch.
+    const id = sql`(select ${resources.id} from ${resources} where ${named})`;
+    const callerId = preload.caller ? ctx.caller?.id ?? -1 : -1;
+    const [rows, callers, entryRows] = await ctx.db.batch([
+      resourceQuery,
+      ctx.db.select().from(users).where(eq(users.id, callerId)),
+      entriesQuery(ctx.db, preload.entries ? id : -1),
+    ]);
+    resource = rows[0];
+    preloaded = {
+      ...(preload.caller ? { caller: callers[0] ?? ctx.caller ?? undefined } : {}),
+      ...(preload.entries && resource ? { entries: await entryValues(ctx.env, entryRows) } : {}),
+    };
+  } else {
+    resource = await resourceQuery.get();
+  }
   if (!resource) throw missing();
   const access = await accessTo(ctx.db, ctx.caller, resource);
   if (!access.r) throw missing();
   const base = ctx.params.owner ? `/v1/users/${owner.username}/${kind.collection}/${name}` : `/v1/${kind.collection}/${name}`;
-  return { ...ctx, resource, owner, access, kind, base };
+  return { ...ctx, resource, owner, access, kind, base, ...(preloaded ? { preloaded } : {}) };
 }
 
 /** Throws 403 when the caller (who can see the resource) lacks `need`. */
@@ -207,7 +240,7 @@ export function resourceRouter(api: Api, kind: ResourceKind): ResourceRoutes {
         tag: kind.collection,
         auth: spec.anonymous ? 'optional' : 'user',
         handler: async (ctx) => {
-          const rc = await loadResource(ctx, kind);
+          const rc = await loadResource(ctx, kind, undefined, spec.preload);
           requireAccess(rc, spec.need);
           return spec.handler({ ...rc, body: ctx.body } as never);
         },

@@ -5,6 +5,7 @@ import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Api } from '../../src/core/api';
 import { INLINE_LIMIT } from '../../src/core/entries';
+import { jsonResponse } from '../../src/core/http';
 import { resourceRoutes, type ResourceKind } from '../../src/core/resources';
 import { makeUser, OPS, unique, type TestUser } from './helpers';
 
@@ -25,7 +26,15 @@ const kind: ResourceKind = {
 };
 
 const api = new Api();
-resourceRoutes(api, kind);
+resourceRoutes(api, kind, (r) =>
+  r.get('/preloaded', {
+    summary: 'What preload read with the resource (fixture)',
+    need: 'r',
+    preload: { entries: true, caller: true },
+    responses: { 200: { description: 'entries and caller e-mail' } },
+    handler: (rc) => jsonResponse({ entries: Object.fromEntries(rc.preloaded!.entries!), caller_email: rc.preloaded!.caller?.email ?? null }),
+  }),
+);
 
 let lastCtx: ExecutionContext;
 async function req(method: string, path: string, o: { token?: string | null; text?: string; json?: unknown; type?: string } = {}) {
@@ -122,6 +131,38 @@ describe('resource lifecycle', () => {
       { name: 'one', uri: '/v1/test/things/one', type: 'dir', permissions: ['r', 'w', 'd'], actions: ['GET', 'PATCH', 'DELETE'], created_on: expect.any(String), last_modified: expect.any(String) },
       { name: 'two', uri: '/v1/test/things/two', type: 'dir', permissions: ['r', 'w', 'd'], actions: ['GET', 'PATCH', 'DELETE'], created_on: expect.any(String), last_modified: expect.any(String) },
     ]);
+  });
+});
+
+describe('preload: reads batched with the resource', () => {
+  it('entries (including one kept in R2) and the caller row as D1 has it now come with the resource; only its own', async () => {
+    const u = await makeUser();
+    const other = await makeUser();
+    const name = unique('p');
+    for (const who of [u, other]) expect((await req('PUT', `/v1/test/things/${name}`, { token: who.token })).status).toBe(201);
+    const big = 'x'.repeat(INLINE_LIMIT + 10);
+    expect((await req('POST', `/v1/test/things/${name}/content`, { token: u.token, text: big })).status).toBe(204);
+    expect((await req('POST', `/v1/test/things/${name}/name`, { token: u.token, text: 'Mine' })).status).toBe(204);
+    expect((await req('POST', `/v1/test/things/${name}/name`, { token: other.token, text: 'Theirs' })).status).toBe(204);
+    // The calls above cached the caller with their token; the change below bypasses that cache.
+    await env.DB.prepare('update users set email = ? where username = ?').bind(`${u.username}@fresh.example`, u.username).run();
+    const res = await req('GET', `/v1/test/things/${name}/preloaded`, { token: u.token });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { entries: Record<string, string>; caller_email: string };
+    expect(Object.keys(body.entries).sort()).toEqual(['content', 'name']);
+    expect(body.entries.name).toBe('Mine');
+    expect(body.entries.content).toBe(big);
+    expect(body.caller_email).toBe(`${u.username}@fresh.example`);
+  });
+  it('a caller who may not read the resource gets 404, not its preloaded entries', async () => {
+    const u = await makeUser();
+    const stranger = await makeUser();
+    const name = unique('p');
+    expect((await req('PUT', `/v1/test/things/${name}`, { token: u.token })).status).toBe(201);
+    expect((await req('POST', `/v1/test/things/${name}/name`, { token: u.token, text: 'secret' })).status).toBe(204);
+    const res = await req('GET', `/v1/users/${u.username}/test/things/${name}/preloaded`, { token: stranger.token });
+    expect(res.status).toBe(404);
+    expect(await res.text()).not.toContain('secret');
   });
 });
 

@@ -22,7 +22,9 @@ export interface GqlContext {
 }
 
 /** The fields of the Item interface, repeated (as GraphQL requires) by each item type. */
-const ITEM_FIELDS = /* GraphQL */ `id: ID!
+const ITEM_FIELDS = /* GraphQL */ `"The resource name (the path segment)."
+    id: ID!
+    "Display name (the name entry; the id when unset)."
     name: String!
     type: String!
     summary: String!
@@ -103,20 +105,7 @@ export const typeDefs = /* GraphQL */ `
   }
 
   interface Item {
-    "The resource name (the path segment)."
-    id: ID!
-    "Display name (the name entry; the id when unset)."
-    name: String!
-    type: String!
-    summary: String!
-    url: String
-    owner: String!
-    shortname: String!
-    created: String!
-    updated: String!
-    public: Boolean!
-    shared: [ShareTarget!]!
-    tags: [Tag!]!
+    ${ITEM_FIELDS}
   }
 
   type Doc implements Item {

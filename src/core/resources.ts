@@ -256,6 +256,17 @@ export function resourceRouter(api: Api, kind: ResourceKind): ResourceRoutes {
   };
 }
 
+/** GET `/<folder>`: a fixed folder of read-only files (e.g. `stats/` holding `runs`). */
+export function fixedFolderRoute(r: ResourceRoutes, folder: string, files: string[]): void {
+  r.get(`/${folder}`, {
+    summary: `List ${folder}/`,
+    need: 'r',
+    responses: listingResponses,
+    handler: async (rc) =>
+      listingResponse(files.map((f) => listingItem(rc, f, `${rc.base}/${folder}/${f}`, 'file', ['GET'], rc.resource.created_on, rc.resource.last_modified))),
+  });
+}
+
 /** Registers the common routes of a resource kind, then the area's own via `extend`. */
 export function resourceRoutes(api: Api, kind: ResourceKind, extend?: (r: ResourceRoutes) => void): void {
   const tag = kind.collection;

@@ -13,7 +13,7 @@ import { jsonResponse, KiB, MiB, noContent, readBytes, readText, textResponse, w
 import { listingResponse, listingResponses } from '../core/listing';
 import { logResponse } from '../core/log';
 import { checkName } from '../core/names';
-import { listingItem, resourceRoutes, type ResourceCtx } from '../core/resources';
+import { fixedFolderRoute, listingItem, resourceRoutes, type ResourceCtx } from '../core/resources';
 import { INLINE_OUTPUT, outputKey } from '../../durable/run';
 import { bundleResponse, readTriggerInput } from './files';
 import { jobKind } from './kind';
@@ -194,13 +194,7 @@ export function jobRoutes(api: Api): void {
         return runLogResponse(rc, row);
       },
     });
-    r.get('/stats', {
-      summary: 'The stats folder',
-      need: 'r',
-      responses: listingResponses,
-      handler: async (rc) =>
-        listingResponse([listingItem(rc, 'runs', `${rc.base}/stats/runs`, 'file', ['GET'], rc.resource.created_on, rc.resource.last_modified)]),
-    });
+    fixedFolderRoute(r, 'stats', ['runs']);
     r.get('/stats/runs', {
       summary: 'Full run history (uncapped, streamed): text table, or JSON with Accept: application/json',
       need: 'r',

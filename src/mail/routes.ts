@@ -11,7 +11,7 @@ import { jsonResponse, mediaType, noContent, readJson, readText, textResponse, w
 import { listingResponse, listingResponses } from '../core/listing';
 import { appendLog } from '../core/log';
 import { setBindingSender } from '../core/mailer';
-import { listingItem, resourceRoutes, type ResourceCtx } from '../core/resources';
+import { fixedFolderRoute, listingItem, resourceRoutes, type ResourceCtx } from '../core/resources';
 import { resources } from '../db/schema';
 import { assetName, assetTags, deleteAsset, getAsset, listAssets, putAsset } from './assets';
 import { composeStored, contentKey } from './compose';
@@ -139,13 +139,7 @@ export function mailRoutes(api: Api): void {
       preload: { entries: true, caller: true },
       handler: send,
     });
-    r.get('/stats', {
-      summary: 'List stats/',
-      need: 'r',
-      responses: listingResponses,
-      handler: async (rc) =>
-        listingResponse([listingItem(rc, 'runs', `${rc.base}/stats/runs`, 'file', ['GET'], rc.resource.created_on, rc.resource.last_modified)]),
-    });
+    fixedFolderRoute(r, 'stats', ['runs']);
     r.get('/stats/runs', {
       summary: 'One row per send: timestamp, duration (s), final status; text table or JSON',
       need: 'r',

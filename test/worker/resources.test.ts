@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Api } from '../../src/core/api';
 import { INLINE_LIMIT } from '../../src/core/entries';
 import { jsonResponse } from '../../src/core/http';
-import { resourceRoutes, type ResourceKind } from '../../src/core/resources';
+import { fixedFolderRoute, resourceRoutes, type ResourceKind } from '../../src/core/resources';
 import { makeUser, OPS, unique, type TestUser } from './helpers';
 
 const kind: ResourceKind = {
@@ -26,15 +26,16 @@ const kind: ResourceKind = {
 };
 
 const api = new Api();
-resourceRoutes(api, kind, (r) =>
+resourceRoutes(api, kind, (r) => {
+  fixedFolderRoute(r, 'stats', ['runs']);
   r.get('/preloaded', {
     summary: 'What preload read with the resource (fixture)',
     need: 'r',
     preload: { entries: true, caller: true },
     responses: { 200: { description: 'entries and caller e-mail' } },
     handler: (rc) => jsonResponse({ entries: Object.fromEntries(rc.preloaded!.entries!), caller_email: rc.preloaded!.caller?.email ?? null }),
-  }),
-);
+  });
+});
 
 let lastCtx: ExecutionContext;
 async function req(method: string, path: string, o: { token?: string | null; text?: string; json?: unknown; type?: string } = {}) {
@@ -131,6 +132,20 @@ describe('resource lifecycle', () => {
       { name: 'one', uri: '/v1/test/things/one', type: 'dir', permissions: ['r', 'w', 'd'], actions: ['GET', 'PATCH', 'DELETE'], created_on: expect.any(String), last_modified: expect.any(String) },
       { name: 'two', uri: '/v1/test/things/two', type: 'dir', permissions: ['r', 'w', 'd'], actions: ['GET', 'PATCH', 'DELETE'], created_on: expect.any(String), last_modified: expect.any(String) },
     ]);
+  });
+});
+
+describe('a fixed folder (stats/)', () => {
+  it('lists its read-only files with the resource\'s dates, for readers only', async () => {
+    const u = await makeUser();
+    const stranger = await makeUser();
+    const name = unique('f');
+    expect((await req('PUT', `/v1/test/things/${name}`, { token: u.token })).status).toBe(201);
+    const res = await req('GET', `/v1/test/things/${name}/stats`, { token: u.token });
+    expect(res.status).toBe(200);
+    const items = (await res.json()) as { name: string; uri: string; type: string; actions: string[] }[];
+    expect(items.map((i) => [i.name, i.uri, i.type, i.actions])).toEqual([['runs', `/v1/test/things/${name}/stats/runs`, 'file', ['GET']]]);
+    expect((await req('GET', `/v1/users/${u.username}/test/things/${name}/stats`, { token: stranger.token })).status).toBe(404);
   });
 });
 

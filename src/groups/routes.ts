@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { Api } from '../core/api';
 import type { Ctx } from '../core/context';
 import { badRequest, forbidden, notFound } from '../core/errors';
-import { jsonResponse, textResponse } from '../core/http';
+import { jsonResponse, noContent, textResponse } from '../core/http';
 import { listingResponse, listingSchema, type ListingItem, type Verb } from '../core/listing';
 import type { Perm } from '../core/perms';
 import { readableThroughShare, type ResourceKind } from '../core/resources';
@@ -17,8 +17,8 @@ import { entries, groups, resources, users, type Group, type ResourceKindName, t
 import { varsFromEntries } from '../docs/vars';
 import { groupRoute, loadGroup, SCOPES, type GroupCtx } from './context';
 import { createGroup, groupsOfMember } from './members';
-import { checkSlug, inboundAddress, isManager, orgGroupRef, orgRef, userGroupRef } from './model';
-import { optionIsOn, profileRoutes, servePicture } from './profile';
+import { checkSlug, inboundAddress, isManager, orgGroupRef, orgRef, PICTURES, userGroupRef, type Picture } from './model';
+import { optionIsOn, pictureKey, profileRoutes, servePicture } from './profile';
 import { roleRoutes } from './roles';
 import { adminPath, candidateOrgs, groupInfo, visibleGroups, type GroupView } from './visibility';
 
@@ -176,6 +176,21 @@ export function groupRoutes(api: Api): void {
       if (gc.group.kind === 'org') items.push(at('groups', 'dir'));
       if (gc.group.kind === 'org_group' && gc.view.insider) items.push({ ...at('email', 'file'), uri: `/v1/orgs/${gc.params.org}/groups/${gc.group.slug}/email` });
       return listingResponse(items);
+    },
+  });
+
+  groupRoute(api, 'delete', '', {
+    summary: 'Delete the group with its roles, invites, profile, threads and shares; an organisation takes its groups with it (founders only)',
+    need: 'see',
+    responses: { 204: { description: 'Deleted' }, 403: { description: 'Not a founder of the group' } },
+    handler: async (gc) => {
+      if (gc.view.role !== 'founders') throw forbidden('only founders of the group may delete it');
+      const children = gc.group.kind === 'org' ? await gc.db.select({ id: groups.id }).from(groups).where(eq(groups.parent_id, gc.group.id)) : [];
+      // Roles, profile entries, shares to the group, threads and an org's groups cascade in D1.
+      await gc.db.delete(groups).where(eq(groups.id, gc.group.id));
+      const ids = [gc.group.id, ...children.map((c) => c.id)];
+      await gc.env.BLOBS.delete(ids.flatMap((id) => (Object.keys(PICTURES) as Picture[]).map((p) => pictureKey(id, p))));
+      return noContent();
     },
   });
 

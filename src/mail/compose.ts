@@ -61,8 +61,7 @@ export function composeMail(values: Map<string, string>, fallbackSubject: string
  * what the rate window hashes (a changed value changes the content).
  */
 export async function composeStored(scope: VarScope, values: Map<string, string>): Promise<Composed> {
-  const content = values.get('content') ?? '';
-  return composeMail(values, scope.resource.name, content.includes('{/u/') ? await resolveVars(scope, content) : undefined);
+  return composeMail(values, scope.resource.name, await resolveVars(scope, values.get('content') ?? ''));
 }
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

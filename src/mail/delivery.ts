@@ -52,13 +52,13 @@ async function embedded(env: Env, resourceId: number, c: Composed): Promise<Atta
   return out;
 }
 
-async function recipientsOf(env: Env, db: Db, job: MailJob, owner: User, caller: User | undefined, stored: Map<string, string>): Promise<{ addresses: string[]; notes: string[] }> {
+async function recipientsOf(db: Db, job: MailJob, owner: User, caller: User | undefined, stored: Map<string, string>): Promise<{ addresses: string[]; notes: string[] }> {
   if (job.action === 'test') {
     if (caller?.email && caller.email_verified) return { addresses: [normaliseAddress(caller.email)], notes: [] };
     return { addresses: [], notes: ['your address is no longer verified'] };
   }
   if (job.to) return { addresses: job.to, notes: [] };
-  return resolveStoredRecipients(env, db, job.resourceId, owner, stored);
+  return resolveStoredRecipients(db, owner, stored);
 }
 
 /** What a send goes to, as the log's trigger line names it. */
@@ -91,7 +91,7 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
     const values = await entryValues(env, entryRows);
     const composed = await composeStored({ env, db, owner, resource }, values);
     const attachments = await embedded(env, resource.id, composed);
-    const { addresses, notes } = await recipientsOf(env, db, job, owner, caller, values);
+    const { addresses, notes } = await recipientsOf(db, job, owner, caller, values);
     for (const n of notes) await log(db, resource.id, `send ${job.id}: ${n}`, 'warning');
     tally.recipients = addresses.length;
     const limit = planOf(owner).recipients;

@@ -69,10 +69,9 @@ export interface Resolved {
 
 /**
  * The stored lists of a mail, resolved now: verified addresses of users and active group
- * members. `stored` holds the mail's entries when the caller has read them already.
+ * members. `stored`: the mail's entries (delivery has read them with the mail).
  */
-export async function resolveStoredRecipients(env: Env, db: Db, resourceId: number, owner: User, stored?: Map<string, string>): Promise<Resolved> {
-  stored ??= await readEntries(env, db, resourceId, 'recipients/');
+export async function resolveStoredRecipients(db: Db, owner: User, stored: Map<string, string>): Promise<Resolved> {
   const items: RecipientItem[] = RECIPIENT_LISTS.flatMap((l) => parseRecipientList(stored.get(`recipients/${l}`) ?? '').items.map((i) => i.item));
   const names = [...new Set(items.flatMap((i) => (i.kind === 'user' ? [i.username] : [])))];
   const refs = [...new Set(items.flatMap((i) => (i.kind === 'group' ? [i.ref] : [])))];

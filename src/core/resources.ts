@@ -112,7 +112,7 @@ export interface ResourceRoutes {
 
 const shortnameOf = () => base64url(randomBytes(6)).toLowerCase().replace(/[^a-z0-9]/g, 'x');
 
-export async function findUser(ctx: Ctx, username: string): Promise<User | null> {
+export async function findUser(ctx: Pick<Ctx, 'db' | 'caller'>, username: string): Promise<User | null> {
   if (ctx.caller?.username === username) return ctx.caller;
   return (await ctx.db.select().from(users).where(eq(users.username, username)).get()) ?? null;
 }

@@ -5,12 +5,12 @@
  * must be inlined (PDF, PPTX); the canonical page links them.
  */
 import { and, eq } from 'drizzle-orm';
-import { resources, users, type Resource, type User } from '../db/schema';
+import { resources, type Resource, type User } from '../db/schema';
 import type { Db } from '../core/context';
 import type { Api } from '../core/api';
 import { readEntries } from '../core/entries';
 import { accessTo } from '../core/perms';
-import type { ResourceCtx } from '../core/resources';
+import { findUser, type ResourceCtx } from '../core/resources';
 import { docKind } from '../docs/kind';
 import { formatVar, readVars, varsFromEntries, type DocVar } from '../docs/vars';
 import { assetRefs, varRefs, type VarView } from './markdown';
@@ -49,7 +49,7 @@ export async function resolveVars(scope: VarScope, content: string, own: DocVar[
   const docs = new Map<string, number | null>();
   const docId = async (user: string, doc: string): Promise<number | null> => {
     if (self.kind === docKind.kind && user === me.username && doc === self.name) return self.id;
-    const owner = user === me.username ? me : await db.select().from(users).where(eq(users.username, user)).get();
+    const owner = await findUser({ db, caller: me }, user);
     if (!owner) return null;
     const r = await db
       .select()

@@ -21,12 +21,15 @@ export interface GqlContext {
   loaders: Loaders;
 }
 
-/** The fields of the Item interface, repeated (as GraphQL requires) by each item type. */
-const ITEM_FIELDS = /* GraphQL */ `"The resource name (the path segment)."
+/**
+ * The fields of the Item interface, repeated (as GraphQL requires) by each item type;
+ * `typeNote` describes what `type` holds for that type.
+ */
+const itemFieldsSdl = (typeNote?: string) => /* GraphQL */ `"The resource name (the path segment)."
     id: ID!
     "Display name (the name entry; the id when unset)."
     name: String!
-    type: String!
+    ${typeNote ? `"${typeNote}"\n    ` : ''}type: String!
     summary: String!
     url: String
     owner: String!
@@ -36,6 +39,7 @@ const ITEM_FIELDS = /* GraphQL */ `"The resource name (the path segment)."
     public: Boolean!
     shared: [ShareTarget!]!
     tags: [Tag!]!`;
+const ITEM_FIELDS = itemFieldsSdl();
 
 export const typeDefs = /* GraphQL */ `
   """
@@ -109,19 +113,7 @@ export const typeDefs = /* GraphQL */ `
   }
 
   type Doc implements Item {
-    id: ID!
-    name: String!
-    "Layout: config/type (doc, docs, pres, blog, web)."
-    type: String!
-    summary: String!
-    url: String
-    owner: String!
-    shortname: String!
-    created: String!
-    updated: String!
-    public: Boolean!
-    shared: [ShareTarget!]!
-    tags: [Tag!]!
+    ${itemFieldsSdl('Layout: config/type (doc, docs, pres, blog, web).')}
   }
 
   type Grid implements Item {

@@ -3,6 +3,7 @@
  * (under the resource's blob prefix). Values are exact strings: no trimming.
  */
 import { and, eq, sql, type SQL } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
 import { entries, resources, type Resource } from '../db/schema';
 import { nowIso } from './clock';
 import type { Db } from './context';
@@ -127,23 +128,41 @@ export async function clearEntries(env: Env, db: Db, resource: Resource, prefix:
   if (keys.length) await env.BLOBS.delete(keys);
 }
 
-/** Copies every entry of `from` to `to` (a fresh resource), blobs included. */
-export async function copyEntries(env: Env, db: Db, from: Resource, to: Resource, exclude: (path: string) => boolean = () => false): Promise<void> {
+/** D1 binds at most 100 parameters per statement: rows of `columns` values, in inserts that fit. */
+export function d1Chunks<T>(rows: T[], columns: number): T[][] {
+  const per = Math.floor(100 / columns);
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += per) out.push(rows.slice(i, i + per));
+  return out;
+}
+
+/**
+ * Copies every entry of `from` to `to` (a fresh resource), blobs included (streamed, one
+ * at a time). The row inserts run in one batch with `also` (e.g. the copier's tags), so
+ * they land together or not at all.
+ */
+export async function copyEntries(
+  env: Env,
+  db: Db,
+  from: Resource,
+  to: Resource,
+  exclude: (path: string) => boolean = () => false,
+  also: BatchItem<'sqlite'>[] = [],
+): Promise<void> {
   const rows = (await listEntries(db, from.id)).filter((r) => !exclude(r.path));
   const now = nowIso();
-  const copies = await Promise.all(
-    rows.map(async (r) => {
-      let blobKey: string | null = null;
-      if (r.blob_key) {
-        const obj = await env.BLOBS.get(r.blob_key);
-        blobKey = entryBlobKey(to.id, r.path);
-        await env.BLOBS.put(blobKey, obj ? await obj.arrayBuffer() : '', { httpMetadata: { contentType: 'text/plain; charset=utf-8' } });
-      }
-      return { resource_id: to.id, path: r.path, value: r.value, blob_key: blobKey, size: r.size, created_on: now, last_modified: now };
-    }),
-  );
-  // D1 binds at most 100 parameters per statement: 7 columns -> 14 rows per insert.
-  for (let i = 0; i < copies.length; i += 14) await db.insert(entries).values(copies.slice(i, i + 14));
+  const copies = [];
+  for (const r of rows) {
+    let blobKey: string | null = null;
+    if (r.blob_key) {
+      const obj = await env.BLOBS.get(r.blob_key);
+      blobKey = entryBlobKey(to.id, r.path);
+      await env.BLOBS.put(blobKey, obj ? obj.body : '', { httpMetadata: { contentType: 'text/plain; charset=utf-8' } });
+    }
+    copies.push({ resource_id: to.id, path: r.path, value: r.value, blob_key: blobKey, size: r.size, created_on: now, last_modified: now });
+  }
+  const statements = [...d1Chunks(copies, 7).map((c) => db.insert(entries).values(c)), ...also];
+  if (statements.length) await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
 }
 
 /** Removes every blob stored under a resource (called when the resource is deleted). */

@@ -5,20 +5,20 @@
  * caller's own paths (`/v1/vis/docs/:doc`) and the owner's paths as seen by a share
  * grantee (`/v1/users/:owner/vis/docs/:doc`). Areas add their own routes with `extend`.
  */
-import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
 import { z, type ZodType } from 'zod';
 import { resources, shares, tags, users, type Resource, type ResourceKindName, type User } from '../db/schema';
 import type { Api, RouteSpec } from './api';
 import { nowIso } from './clock';
 import type { Ctx } from './context';
 import { base64url, randomBytes } from './crypto';
-import { clearEntry, copyEntries, deleteBlobs, entriesQuery, entryValues, listEntries, readEntry, writeEntry } from './entries';
+import { clearEntry, copyEntries, d1Chunks, deleteBlobs, entriesQuery, entryValues, listEntries, readEntry, writeEntry } from './entries';
 import { badRequest, conflict, forbidden, HttpError, notFound, tooLarge } from './errors';
 import { DEFAULT_BODY_LIMIT, jsonResponse, mediaType, noContent, readJson, readText, textResponse } from './http';
 import { fileActions, type ListingItem, listingItemSchema, listingResponse, listingResponses, listingSchema, type Verb } from './listing';
 import { appendLog, logResponse, readLog } from './log';
 import { resourceName } from './names';
-import { accessTo, permList, type Access, type Perm } from './perms';
+import { accessFromGrants, accessTo, permList, type Access, type Perm, type ShareGrant } from './perms';
 import { parseShareEntry, resolveGroupRef } from './sharing';
 
 /** A resource loaded for a request, with the caller's access to it. */
@@ -77,8 +77,8 @@ export interface ResourceKind {
   entries: EntrySpec[];
   /** Folders the area serves itself, listed in the resource root. */
   folders?: string[];
-  /** Files the area serves itself, listed in the resource root, with their access. */
-  files?: { name: string; access: 'rw' | 'r' | 'w' }[];
+  /** Files the area serves itself, listed in the resource root, with their access (`own`: per caller, any reader writes). */
+  files?: { name: string; access: 'rw' | 'r' | 'w' | 'own' }[];
   /** Keep a `log` of what happened to the resource (served at <resource>/log). */
   log?: boolean;
   /** Canonical url of a resource, when it has one. */
@@ -192,6 +192,27 @@ export function readableThroughShare(callerId: number): SQL {
                     where s.resource_id = ${resources.id} and (s.group_id is null or m.user_id is not null))`;
 }
 
+/**
+ * SQL column: the caller's share grants on the resource row as a JSON array of
+ * {group_id, perms, role} (role null unless an active member), for accessFromGrants.
+ */
+function grantsColumn(callerId: number): SQL<string> {
+  return sql<string>`(select json_group_array(json_object('group_id', s.group_id, 'perms', s.perms, 'role', m.role)) from shares s
+                      left join members m on m.group_id = s.group_id and m.user_id = ${callerId} and m.state = 'active'
+                      where s.resource_id = ${resources.id})`;
+}
+
+/** Resources of `owner` of this kind that `callerId` may read through a share, with what each grants. */
+async function visibleWithAccess(ctx: Ctx, kind: ResourceKind, ownerId: number): Promise<{ resource: Resource; access: Access }[]> {
+  const callerId = ctx.caller?.id ?? -1;
+  const rows = await ctx.db
+    .select({ ...getTableColumns(resources), grants: grantsColumn(callerId) })
+    .from(resources)
+    .where(and(eq(resources.owner_id, ownerId), eq(resources.kind, kind.kind), readableThroughShare(callerId)))
+    .orderBy(asc(resources.name));
+  return rows.map(({ grants, ...resource }) => ({ resource, access: accessFromGrants(resource.kind, JSON.parse(grants) as ShareGrant[]) }));
+}
+
 /** Resources of `owner` of this kind that `callerId` may read through a share. */
 export async function visibleResources(ctx: Ctx, kind: ResourceKind, ownerId: number): Promise<Resource[]> {
   const callerId = ctx.caller?.id ?? -1;
@@ -303,8 +324,8 @@ export function resourceRoutes(api: Api, kind: ResourceKind, extend?: (r: Resour
         const rows = await ctx.db.select().from(resources).where(and(eq(resources.owner_id, owner.id), eq(resources.kind, kind.kind))).orderBy(asc(resources.name));
         return listingResponse(rows.map((r) => resourceItem(kind, uriBase, r, { r: true, w: true, d: true, x: true, owner: true, viaPublicOnly: false })));
       }
-      const rows = await visibleResources(ctx, kind, owner.id);
-      return listingResponse(rows.map((r) => resourceItem(kind, uriBase, r, { r: true, w: false, d: false, x: false, owner: false, viaPublicOnly: false })));
+      const rows = await visibleWithAccess(ctx, kind, owner.id);
+      return listingResponse(rows.map(({ resource, access }) => resourceItem(kind, uriBase, resource, access)));
     },
   });
   api.put(`${own}/${P}`, {
@@ -411,10 +432,12 @@ export function resourceRoutes(api: Api, kind: ResourceKind, extend?: (r: Resour
   routes.put('/shared/:entry', {
     summary: 'Share: public, @user~group, +org~group or +org, with an optional ~perms suffix',
     need: 'owner',
+    // The owner is the caller: read their row fresh, the auth cache may hold an old profile_public.
+    preload: { caller: true },
     responses: { 201: { description: 'Shared' }, 403: { description: 'Public share while the owner profile is private' }, 409: { description: 'Already shared' } },
     handler: async (rc) => {
       const ref = parseShareEntry(rc.params.entry!);
-      if (!ref.groupRef && !rc.owner.profile_public) {
+      if (!ref.groupRef && !(rc.preloaded?.caller ?? rc.owner).profile_public) {
         throw forbidden('sharing with public requires a public profile: set it with POST /v1/admin/profile/public yes (profile_public is false)');
       }
       const groupId = await resolveGroupRef(rc.db, ref);
@@ -530,11 +553,13 @@ export async function folderItems(rc: ResourceCtx, prefix: string): Promise<List
     }
   }
   if (prefix === '') {
-    for (const f of kind.files ?? []) add(f.name, 'file', fileActions(perms, f.access));
+    // A per-caller file (`own`) is the caller's own: reading the resource is enough to change it.
+    for (const f of kind.files ?? []) add(f.name, 'file', f.access === 'own' ? ['GET', 'POST', 'DELETE'] : fileActions(perms, f.access));
     if (kind.log) add('log', 'file', ['GET']);
     for (const d of kind.folders ?? []) add(d, 'dir', ['GET']);
     add('shared', 'dir', ['GET']);
-    add('tags', 'dir', ['GET']);
+    // Tags are the caller's own too: any reader adds them with PUT tags/<tag>.
+    add('tags', 'dir', ['GET', 'PUT']);
   }
   return [...items.values()].sort((a, b) => a.name.localeCompare(b.name));
 }
@@ -590,15 +615,25 @@ function entryRoutes(routes: ResourceRoutes, kind: ResourceKind, spec: EntrySpec
   }
 }
 
+/**
+ * Copies a resource into the caller's own collection. All or nothing: if any step fails,
+ * the copy's row (its entries, tags and area rows cascade) and its blobs are removed.
+ */
 async function copyResource(rc: ResourceCtx, name: string): Promise<Response> {
   const { kind } = rc;
   const caller = rc.caller!;
   const copy = await createResource(rc, kind, caller, name);
-  await copyEntries(rc.env, rc.db, rc.resource, copy, kind.copyExcludes);
-  const myTags = await rc.db.select().from(tags).where(and(eq(tags.resource_id, rc.resource.id), eq(tags.user_id, caller.id)));
-  if (myTags.length) await rc.db.insert(tags).values(myTags.map((t) => ({ ...t, resource_id: copy.id })));
-  await kind.copied?.(rc, copy);
-  if (kind.log) await appendLog(rc.db, copy.id, `copied from ${rc.owner.username}/${rc.resource.name}`);
+  try {
+    const myTags = await rc.db.select().from(tags).where(and(eq(tags.resource_id, rc.resource.id), eq(tags.user_id, caller.id)));
+    const tagRows = myTags.map((t) => ({ ...t, resource_id: copy.id }));
+    await copyEntries(rc.env, rc.db, rc.resource, copy, kind.copyExcludes, d1Chunks(tagRows, 4).map((c) => rc.db.insert(tags).values(c)));
+    await kind.copied?.(rc, copy);
+    if (kind.log) await appendLog(rc.db, copy.id, `copied from ${rc.owner.username}/${rc.resource.name}`);
+  } catch (err) {
+    await rc.db.delete(resources).where(eq(resources.id, copy.id));
+    await deleteBlobs(rc.env, copy.id);
+    throw err;
+  }
   return jsonResponse(resourceItem(kind, `/v1/${kind.collection}`, copy, { r: true, w: true, d: true, x: true, owner: true, viaPublicOnly: false }), {
     status: 201,
   });

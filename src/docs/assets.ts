@@ -6,7 +6,7 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { Resource } from '../db/schema';
 import { nowIso } from '../core/clock';
-import { blobPrefix } from '../core/entries';
+import { blobPrefix, d1Chunks } from '../core/entries';
 import { badRequest, notFound } from '../core/errors';
 import { jsonResponse, MiB, noContent, readUpload } from '../core/http';
 import { fileActions, listingItemSchema, listingResponse, listingResponses } from '../core/listing';
@@ -133,19 +133,20 @@ export function assetRoutes(r: ResourceRoutes): void {
   });
 }
 
-/** Copies every asset of a document to its fresh copy (kind.copied). */
+/**
+ * Copies every asset of a document to its fresh copy (kind.copied): one at a time, each
+ * streamed from R2 into R2, so memory stays flat whatever the assets add up to. A failure
+ * throws and the core removes the whole copy.
+ */
 export async function copyAssets(from: ResourceCtx, to: Resource): Promise<void> {
   const rows = await from.db.select().from(docAssets).where(eq(docAssets.resource_id, from.resource.id));
   const now = nowIso();
-  const copied = await Promise.all(
-    rows.map(async (a) => {
-      const obj = await from.env.BLOBS.get(assetKey(from.resource.id, a.name));
-      if (!obj) return null;
-      await from.env.BLOBS.put(assetKey(to.id, a.name), await obj.arrayBuffer(), { httpMetadata: obj.httpMetadata });
-      return { ...a, resource_id: to.id, created_on: now, last_modified: now };
-    }),
-  );
-  const values = copied.filter((a): a is AssetRow => a !== null);
-  // D1 binds at most 100 parameters per statement: 6 columns -> 16 rows per insert.
-  for (let i = 0; i < values.length; i += 16) await from.db.insert(docAssets).values(values.slice(i, i + 16));
+  const values: AssetRow[] = [];
+  for (const a of rows) {
+    const obj = await from.env.BLOBS.get(assetKey(from.resource.id, a.name));
+    if (!obj) continue;
+    await from.env.BLOBS.put(assetKey(to.id, a.name), obj.body, { httpMetadata: obj.httpMetadata });
+    values.push({ ...a, resource_id: to.id, created_on: now, last_modified: now });
+  }
+  for (const chunk of d1Chunks(values, 6)) await from.db.insert(docAssets).values(chunk);
 }

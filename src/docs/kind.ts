@@ -7,20 +7,22 @@ import { and, eq } from 'drizzle-orm';
 import { groups } from '../db/schema';
 import type { EntrySpec, ResourceKind } from '../core/resources';
 import { MiB } from '../core/http';
+import { DEFAULT_THEME, ORG_THEME, THEMES } from '../render/themes';
 import { copyAssets } from './assets';
 
 /** Document content is capped at 2 MiB (decisions.md). */
 export const CONTENT_LIMIT = 2 * MiB;
 export const DOC_TYPES = ['doc', 'docs', 'pres', 'blog', 'web'] as const;
 export type DocType = (typeof DOC_TYPES)[number];
-/** The platform default theme (what config/theme reads when unset). */
-export const DEFAULT_THEME = 'default';
-const THEME_RE = /^(?:\+([a-z0-9][a-z0-9_-]{0,63})\/)?[a-z0-9][a-z0-9_-]{0,63}$/;
+/** The platform default theme (what config/theme reads when unset) is the renderer's. */
+export { DEFAULT_THEME };
+/** The renderer's built-in themes: the only plain names config/theme accepts. */
+export const THEME_NAMES = Object.keys(THEMES);
 
-/** Pure check of a theme name: `name` or `+org/name`. */
+/** Pure check of a theme name: a built-in theme, or `+org/name` (the organisation is checked on write). */
 export function themeProblem(value: string): string | undefined {
-  if (!THEME_RE.test(value)) return `'${value}' is not a theme name: use a name such as ${DEFAULT_THEME}, or +<org>/<theme> for an organisation theme`;
-  return undefined;
+  if (THEME_NAMES.includes(value) || ORG_THEME.test(value)) return undefined;
+  return `'${value}' is not a theme: use one of ${THEME_NAMES.join(', ')}, or +<org>/<theme> for an organisation theme`;
 }
 
 const oneOf = (allowed: readonly string[]) => (value: string) =>
@@ -61,7 +63,7 @@ export const docKind: ResourceKind = {
   noun: 'document',
   entries,
   folders: ['assets', 'files', 'threads', 'vars'],
-  files: [{ name: 'notifications', access: 'rw' }],
+  files: [{ name: 'notifications', access: 'own' }],
   log: true,
   url: (env, owner, name) => `${env.PUBLIC_ORIGIN}/u/${owner}/d/${name}`,
   copied: (from, to) => copyAssets(from, to),

@@ -1,9 +1,10 @@
 // Pure modules of the docs area: content-type sniffing, variable formatting and
 // validation, names. No I/O.
 import { describe, expect, it } from 'vitest';
-import { ASSET_TYPES, checkUpload, isSvg, sniffType } from '../../src/core/sniff';
+import { ASSET_TYPES, checkUpload, isSvg, sniffType, svgProblem } from '../../src/core/sniff';
 import { assetNameProblem, etagMatches } from '../../src/docs/assets';
-import { themeProblem } from '../../src/docs/kind';
+import { THEME_NAMES, themeProblem } from '../../src/docs/kind';
+import { THEMES } from '../../src/render/themes';
 import { ansiVar, bandOf, formatVar, varAttrProblem, varsFromEntries, VAR_DEFAULTS, type DocVar } from '../../src/docs/vars';
 import { FILES, PNG } from './docs-fixtures';
 
@@ -46,6 +47,74 @@ describe('SVG must be XML with an <svg> root', () => {
   it('image/svg+xml with PNG bytes is 400', () => expect(checkUpload('image/svg+xml', PNG)).toMatchObject({ ok: false, status: 400 }));
 });
 
+describe('SVG must be well-formed XML', () => {
+  const realWorld = {
+    'Inkscape-style with namespaces, declaration, comments and metadata': `<?xml version="1.0" encoding="UTF-8" standalone="no"?>
+<!-- Created with Inkscape (http://www.inkscape.org/) -->
+<svg xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:sodipodi="http://sodipodi.sourceforge.net/DTD/sodipodi-0.dtd"
+   xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width='210mm' height="297mm" viewBox="0 0 210 297" version="1.1">
+  <sodipodi:namedview id="base" pagecolor="#ffffff"/>
+  <defs><linearGradient id="g"><stop offset="0" style="stop-color:#000"/></linearGradient></defs>
+  <g id="layer1"><path d="M 10,10 H 50 V 50 Z" style="fill:url(#g)"/><use xlink:href="#g"/></g>
+  <text x="1" y="2">Tom &amp; Jerry &lt;3 &#160;&#xA0; &quot;hi&quot; &apos;</text>
+</svg>
+`,
+    'a CDATA style block and a processing instruction': `<?xml-stylesheet href="s.css" type="text/css"?><svg xmlns="http://www.w3.org/2000/svg"><style><![CDATA[ a > b { fill: red } /* & < */ ]]></style><?pi data?></svg>`,
+    'a public doctype': `<?xml version="1.0"?>\n<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">\n<svg version="1.1"><title>x > y</title></svg>`,
+    'a prefixed root': `<svg:svg xmlns:svg="http://www.w3.org/2000/svg"><svg:rect width = "1" height='1' /></svg:svg>`,
+    'the fixture': new TextDecoder().decode(FILES['image/svg+xml']),
+  };
+  it.each(Object.entries(realWorld))('accepts %s', (_, s) => expect(svgProblem(s)).toBeUndefined());
+
+  it.each([
+    ['an unclosed inner element', '<svg><g></svg>', /closes <g>/],
+    ['an unknown entity', '<svg>&nosuch;</svg>', /&/],
+    ['a stray <', '<svg> a < b </svg>', /"<"/],
+    ['a stray &', '<svg> a & b </svg>', /"&"/],
+    ['an unterminated attribute', '<svg width="1></svg>', /unterminated value/],
+    ['two roots', '<svg></svg><svg></svg>', /second root/],
+    ['a repeated attribute', '<svg a="1" a="2"/>', /repeated/],
+    ['an unquoted attribute', '<svg width=1/>', /not quoted/],
+    ['an attribute without value', '<svg hidden/>', /no value/],
+    ['attributes run together', '<svg a="1"b="2"/>', /malformed attribute/],
+    ['"<" in an attribute value', '<svg a="<"/>', /"<" in the value/],
+    ['a bad reference in an attribute', '<svg a="&x;"/>', /"&"/],
+    ['a mismatched end tag', '<svg><g></h></svg>', /closes <g>/],
+    ['an end tag closing nothing', '<svg/></g>', /closes nothing/],
+    ['a root never closed', '<svg><g/>', /never closed/],
+    ['text after the root', '<svg/>junk', /text after/],
+    ['text before the root', 'hello <svg/>', /text before/],
+    ['a doctype with an internal subset (entity expansion)', '<!DOCTYPE svg [<!ENTITY a "aaaa">]><svg>&a;</svg>', /internal subset/],
+    ['"--" inside a comment', '<!-- a -- b --><svg/>', /--/],
+    ['an unterminated comment', '<svg/><!-- x', /unterminated comment/],
+    ['an unterminated CDATA section', '<svg><![CDATA[ x </svg>', /unterminated CDATA/],
+    ['"]]>" in text', '<svg>a]]>b</svg>', /]]>/],
+    ['a declaration not at the start', ' <?xml version="1.0"?><svg/>', /not at the start/],
+    ['a malformed declaration', '<?xml encoding="UTF-8"?><svg/>', /declaration/],
+    ['a reference to a forbidden character', '<svg>&#0;</svg>', /not allow/],
+    ['a control character', '<svg>\u0001</svg>', /not allowed/],
+    ['a root other than svg', '<?xml version="1.0"?><html/>', /not <svg>/],
+    ['no root at all', '<!-- nothing -->', /no root/],
+    ['a tag cut off at the end', '<svg', /unterminated tag/],
+  ])('rejects %s', (_, s, why) => expect(svgProblem(s)).toMatch(why));
+
+  it('checkUpload says what is wrong with an SVG', () => {
+    const r = checkUpload('image/svg+xml', enc('<svg><g></svg>'));
+    expect(r).toMatchObject({ ok: false, status: 400 });
+    expect(!r.ok && r.message).toMatch(/well-formed.*closes <g>/);
+  });
+
+  it('stays linear on 5 MiB of adversarial input', () => {
+    const cases = ['<svg>' + '&amp;'.repeat(1_000_000) + '</svg>', '<svg>' + '<g>'.repeat(1_000_000) + '</g>'.repeat(1_000_000) + '</svg>', '<svg ' + 'a'.repeat(5_000_000), '<svg>' + ']]'.repeat(2_500_000)];
+    const start = Date.now();
+    expect(svgProblem(cases[0]!)).toBeUndefined();
+    expect(svgProblem(cases[1]!)).toBeUndefined();
+    expect(svgProblem(cases[2]!)).toBeDefined();
+    expect(svgProblem(cases[3]!)).toBeDefined();
+    expect(Date.now() - start).toBeLessThan(5000);
+  });
+});
+
 describe('asset names: [a-z0-9][a-z0-9-]*(.[a-z0-9]+)?, at most 64 characters', () => {
   it.each(['logo.png', 'a', 'font-2.woff2', '0'])('accepts %s', (n) => expect(assetNameProblem(n)).toBeUndefined());
   it.each(['Logo.png', '-a', 'a.b.c', 'a_b', 'a.', '.png', 'a b'])('rejects %s', (n) => expect(assetNameProblem(n)).toMatch(/invalid/));
@@ -70,8 +139,13 @@ describe('If-None-Match', () => {
 });
 
 describe('theme names', () => {
-  it.each(['default', 'dark-2', '+acme/brand'])('accepts %s', (t) => expect(themeProblem(t)).toBeUndefined());
+  it.each([...THEME_NAMES, '+acme/brand', '+acme/dark-2'])('accepts %s', (t) => expect(themeProblem(t)).toBeUndefined());
   it.each(['', 'Dark', '+acme', 'acme/brand', '+acme/', '+/x', 'a b'])('rejects %j', (t) => expect(themeProblem(t)).toBeDefined());
+  it('config/theme accepts only the renderer\'s built-in theme names (unknown names are 400)', () => {
+    expect(THEME_NAMES).toEqual(Object.keys(THEMES));
+    expect(themeProblem('nosuchtheme')).toMatch(/use one of default, dark/);
+    expect(themeProblem('dark-2')).toBeDefined();
+  });
 });
 
 describe('variable formatting (d3-format, Python-style specs)', () => {

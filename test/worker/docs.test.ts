@@ -135,7 +135,7 @@ describe('configuration', () => {
   it.each([
     ['type', ['doc', 'docs', 'pres', 'blog', 'web'], ['slides', 'DOC', '']],
     ['comments', ['true', 'false'], ['yes', 'True', '1']],
-    ['theme', ['dark', 'corporate-2'], ['Dark', 'a b', '+acme', '']],
+    ['theme', ['dark', 'paper'], ['Dark', 'a b', '+acme', '', 'nosuchtheme']],
   ])('config/%s accepts the allowed values and answers 400 for others, keeping the value', async (key, good, bad) => {
     const u = await makeUser();
     const { path } = await newDoc(u);

@@ -14,7 +14,7 @@
  * The log lives in the object's SQLite storage; live tails are SSE streams fed from here.
  */
 import { DurableObject } from 'cloudflare:workers';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, gt, sql } from 'drizzle-orm';
 import { nowIso, now } from '../src/core/clock';
 import { dbFor, type Db } from '../src/core/context';
 import { blobPrefix, writeEntry } from '../src/core/entries';
@@ -37,6 +37,12 @@ export const HTTPS_STEP_MS = 60_000;
 export const MAX_DEPTH = 8;
 /** Consecutive failed runs after which a job is paused. */
 export const AUTO_PAUSE_AFTER = 5;
+/**
+ * While a run executes, its alarm is a watchdog that fires this often: a live execution
+ * re-arms it; a run found unfinished without one (the object was reset mid-run) fails.
+ */
+export const WATCHDOG_MS = STEP_WALL_MS + TEARDOWN_GRACE_MS + 60_000;
+export const INTERRUPTED = 'the run was interrupted (its Durable Object was reset) before it finished';
 
 export interface RunSpec {
   name: string;
@@ -48,8 +54,18 @@ export interface RunSpec {
   trigger: Trigger;
   source: string;
   createdBy: string;
+  /** The user who triggered the top-level run: `@user/job` steps need their execute access. */
+  callerId: number;
   input: RunFile[];
   depth: number;
+}
+
+/** What finishing a run needs; kept in storage so a reset object can still finish it. */
+interface RunHead {
+  name: string;
+  jobId: number;
+  top: boolean;
+  started: string;
 }
 
 export interface RunOutcome {
@@ -85,6 +101,10 @@ export class RunObject extends DurableObject<Env> {
   private readonly cancelRequested = new Promise<void>((r) => (this.resolveCancel = r));
   private readonly abort = new AbortController();
   private runId = 0;
+  /** True while this instance runs execute(); a reset object has no live execution. */
+  private executing = false;
+  /** A teardown that arrived before execute(): the run ends canceled without running. */
+  private pendingCancel = false;
   private db: Db;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -93,11 +113,26 @@ export class RunObject extends DurableObject<Env> {
     ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS log (id INTEGER PRIMARY KEY AUTOINCREMENT, log_time TEXT NOT NULL, severity TEXT NOT NULL, message TEXT NOT NULL)');
     this.status = (ctx.storage.kv.get<RunStatus>('status') as RunStatus | undefined) ?? null;
     this.runId = (ctx.storage.kv.get<number>('run_id') as number | undefined) ?? 0;
+    this.pendingCancel = ctx.storage.kv.get<boolean>('pending_cancel') === true;
+    // A new instance never has a live execution: an unfinished run was cut off by a reset.
+    if (this.status === 'processing' || this.status === 'canceling') void ctx.blockConcurrencyWhile(() => this.interrupt());
   }
 
-  private remember(spec: Pick<RunSpec, 'jobId' | 'name'>): void {
+  private remember(spec: Pick<RunSpec, 'jobId' | 'name'>, top: boolean, started: string): void {
     this.ctx.storage.kv.put('job_id', spec.jobId);
     this.ctx.storage.kv.put('name', spec.name);
+    this.ctx.storage.kv.put('top', top);
+    this.ctx.storage.kv.put('started', started);
+  }
+
+  private head(): RunHead {
+    const kv = this.ctx.storage.kv;
+    return {
+      name: kv.get<string>('name') ?? '',
+      jobId: kv.get<number>('job_id') ?? 0,
+      top: kv.get<boolean>('top') !== false,
+      started: kv.get<string>('started') ?? nowIso(),
+    };
   }
 
   private setStatus(status: RunStatus): void {
@@ -131,6 +166,15 @@ export class RunObject extends DurableObject<Env> {
     return this.status;
   }
 
+  /**
+   * Called by a trigger whose execute() call broke: reaching the object constructs a new
+   * instance if it was reset, which finishes the cut-off run (see the constructor).
+   */
+  async recover(): Promise<RunStatus | null> {
+    if (!this.executing) await this.interrupt();
+    return this.status;
+  }
+
   private broadcast(event: string, data: unknown): void {
     const chunk = new TextEncoder().encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     for (const w of this.tails) w.write(chunk).catch(() => this.tails.delete(w));
@@ -160,11 +204,11 @@ export class RunObject extends DurableObject<Env> {
   // ---- rejected runs ----
 
   /** Records a run that never starts (permission check blocked it). */
-  async reject(spec: Omit<RunSpec, 'input' | 'depth'>, reason: string): Promise<void> {
+  async reject(spec: Omit<RunSpec, 'input' | 'depth' | 'callerId'>, reason: string): Promise<void> {
     if (this.status !== null) return;
     this.setStatus('rejected');
-    this.remember(spec);
     const at = nowIso();
+    this.remember(spec, true, at);
     await this.db.insert(jobRuns).values({
       name: spec.name,
       shortname: runShortname(),
@@ -195,17 +239,28 @@ export class RunObject extends DurableObject<Env> {
     this.setStatus('canceling');
     this.log(`cancel requested by ${by}`, 'warning');
     this.tearDown();
-    await this.db.update(jobRuns).set({ status: 'canceling' }).where(and(eq(jobRuns.id, this.runId), eq(jobRuns.status, 'processing')));
+    await this.recordCanceling();
     return { code: 202, status: 'canceling' };
   }
 
   /** Cancel from the parent run (the top-level run is being canceled). */
   async teardown(): Promise<void> {
+    if (this.status === null) {
+      // execute() has not arrived yet: it will end the run canceled without running it.
+      this.pendingCancel = true;
+      this.ctx.storage.kv.put('pending_cancel', true);
+      return;
+    }
     if (this.status !== 'processing') return;
     this.setStatus('canceling');
     this.log('canceled with its top-level run', 'warning');
     this.tearDown();
-    await this.db.update(jobRuns).set({ status: 'canceling' }).where(and(eq(jobRuns.id, this.runId), eq(jobRuns.status, 'processing')));
+    await this.recordCanceling();
+  }
+
+  /** The D1 row says canceling; before the row exists, execute() writes it once it does. */
+  private async recordCanceling(): Promise<void> {
+    if (this.runId) await this.db.update(jobRuns).set({ status: 'canceling' }).where(and(eq(jobRuns.id, this.runId), eq(jobRuns.status, 'processing')));
   }
 
   private tearDown(): void {
@@ -219,10 +274,21 @@ export class RunObject extends DurableObject<Env> {
   /** Starts and runs the whole run; answers when it ends. */
   async execute(spec: RunSpec): Promise<RunOutcome> {
     if (this.status !== null) throw new Error(`run ${spec.name} already exists`);
-    this.setStatus('processing');
-    this.remember(spec);
-    const startedMs = now();
-    const started = new Date(startedMs).toISOString();
+    this.setStatus(this.pendingCancel ? 'canceling' : 'processing');
+    const started = nowIso();
+    const head: RunHead = { name: spec.name, jobId: spec.jobId, top: spec.parentId === null, started };
+    this.remember(spec, head.top, started);
+    this.executing = true;
+    try {
+      return await this.executeRun(spec, head);
+    } finally {
+      this.executing = false;
+    }
+  }
+
+  private async executeRun(spec: RunSpec, head: RunHead): Promise<RunOutcome> {
+    const started = head.started;
+    void this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS);
     // The run row and the job's configuration are read in parallel (one round trip).
     const [row, cfg] = await Promise.all([
       this.db
@@ -248,16 +314,21 @@ export class RunObject extends DurableObject<Env> {
     this.runId = row.id;
     this.ctx.storage.kv.put('run_id', row.id);
     this.log(`run started (trigger ${spec.trigger}, source ${spec.source}, by ${spec.createdBy})`);
-    if (this.isCanceling()) this.log('cancel arrived before the first step');
+    if (this.isCanceling()) {
+      // A cancel that arrived before the row existed could not mark it.
+      await this.recordCanceling();
+      this.log('cancel arrived before the first step');
+    }
 
     let result: StepResult;
     try {
-      if (cfg instanceof Error) throw new StepFailure(`the job configuration cannot be read: ${cfg.message}`);
-      result = await this.runJob(spec, cfg);
+      if (this.pendingCancel) result = { kind: 'aborted', message: 'canceled with its top-level run before it started' };
+      else if (cfg instanceof Error) throw new StepFailure(`the job configuration cannot be read: ${cfg.message}`);
+      else result = await this.runJob(spec, cfg);
     } catch (err) {
       result = { kind: 'failed', message: err instanceof StepFailure ? err.message : `internal error: ${(err as Error).message}` };
     }
-    return this.finish(spec, started, result, cfg instanceof Error ? 0 : cfg.failures);
+    return this.finish(head, result);
   }
 
   /** The job's own code or its chain. Throws StepFailure on a failed step. */
@@ -266,11 +337,16 @@ export class RunObject extends DurableObject<Env> {
     if (!cfg.chains.length) {
       this.log('running code/index.js');
       const host = new SandboxHost((m, s) => this.log(m, s), this.cancelRequested);
-      return this.guard(
-        runSandbox(this.env, { id: spec.jobId, codeVersion: cfg.codeVersion, network: cfg.network }, spec.input, cfg.env, host).then((r): StepResult =>
-          r.ok ? { kind: 'ok', files: r.files } : r.aborted ? { kind: 'aborted', message: r.message } : { kind: 'failed', message: r.message },
-        ),
-      );
+      try {
+        return await this.guard(
+          runSandbox(this.env, { id: spec.jobId, codeVersion: cfg.codeVersion, network: cfg.network }, spec.input, cfg.env, host).then((r): StepResult =>
+            r.ok ? { kind: 'ok', files: r.files } : r.aborted ? { kind: 'aborted', message: r.message } : { kind: 'failed', message: r.message },
+          ),
+        );
+      } finally {
+        // Code that ignored the cancel (or the wall limit) may still be running: it no longer writes this log.
+        host.close();
+      }
     }
     let files = spec.input;
     for (const [i, step] of cfg.chains.entries()) {
@@ -315,10 +391,11 @@ export class RunObject extends DurableObject<Env> {
     }
     const target = await this.resolveJob(spec, step.ref.owner, step.ref.job);
     if (typeof target === 'string') return { kind: 'failed', message: target };
+    // Canceled while the step resolved: the tree is being torn down, start no child.
+    if (this.isCanceling()) return { kind: 'aborted', message: 'canceled before the child run started' };
     const childName = runName(now(), requestId());
     const child = this.env.RUNS.get(this.env.RUNS.idFromName(childName)) as DurableObjectStub<RunObject>;
     this.children.add(child);
-    if (this.isCanceling()) child.teardown().catch(() => undefined);
     this.log(`child run ${childName} of ${step.ref.owner ? `@${step.ref.owner}/` : ''}${step.ref.job}`);
     try {
       const out = (await child.execute({
@@ -331,6 +408,7 @@ export class RunObject extends DurableObject<Env> {
         trigger: spec.trigger,
         source: spec.source,
         createdBy: spec.createdBy,
+        callerId: spec.callerId,
         input,
         depth: spec.depth + 1,
       })) as unknown as RunOutcome;
@@ -342,7 +420,10 @@ export class RunObject extends DurableObject<Env> {
     }
   }
 
-  /** A job ref of a chain: the chain owner's job, or @user/job they may execute. */
+  /**
+   * A job ref of a chain: a bare name is a job of the chain's owner; `@user/job` is a job
+   * shared with the caller (who triggered the top-level run) with execute access.
+   */
   private async resolveJob(spec: RunSpec, ownerName: string | null, job: string): Promise<{ id: number; owner_id: number } | string> {
     const missing = `no such job: ${ownerName ? `@${ownerName}/` : ''}${job}`;
     let ownerId = spec.ownerId;
@@ -357,75 +438,110 @@ export class RunObject extends DurableObject<Env> {
       .where(and(eq(resources.owner_id, ownerId), eq(resources.kind, 'job'), eq(resources.name, job)))
       .get();
     if (!r) return missing;
-    if (r.owner_id !== spec.ownerId) {
-      const access = await accessTo(this.db, { id: spec.ownerId } as User, r);
+    if (ownerName && r.owner_id !== spec.callerId) {
+      const access = await accessTo(this.db, { id: spec.callerId } as User, r);
       if (!access.r) return missing;
-      if (!access.x) return `no execute access to @${ownerName}/${job}`;
+      if (!access.x) return `${spec.createdBy} has no execute access to @${ownerName}/${job}`;
     }
     return { id: r.id, owner_id: r.owner_id };
   }
 
-  private async finish(spec: RunSpec, started: string, result: StepResult, failuresBefore: number): Promise<RunOutcome> {
-    const status: RunOutcome['status'] = result.kind === 'ok' ? 'success' : result.kind === 'aborted' ? 'canceled' : 'failed';
-    const files = result.kind === 'ok' ? result.files : [];
-    const out = status === 'success' ? bundle(files) : null;
+  /**
+   * Ends the run: output, status, the D1 row, auto-pause. It never throws (a D1 error, a
+   * job deleted meanwhile), so tails always end and the retention alarm is always set.
+   */
+  private async finish(head: RunHead, result: StepResult): Promise<RunOutcome> {
+    let status: RunOutcome['status'] = result.kind === 'ok' ? 'success' : result.kind === 'aborted' ? 'canceled' : 'failed';
+    let files = result.kind === 'ok' ? result.files : [];
+    let out = status === 'success' ? bundle(files) : null;
+    let message = result.kind === 'ok' ? 'ok' : result.message;
     if (result.kind === 'failed') this.log(result.message, 'error');
     if (result.kind === 'aborted') this.log(`teardown completed: ${result.message}`, 'warning');
-    const completed = nowIso();
-    // The output is stored before the row says there is one: small ones in this object's
-    // own storage (no extra round trip), larger ones in R2 under the job's blob prefix.
-    if (out && out.data.byteLength <= INLINE_OUTPUT) this.ctx.storage.kv.put('output', out.data);
-    else if (out) {
-      await this.env.BLOBS.put(outputKey(spec.jobId, spec.name), out.data, {
-        httpMetadata: { contentType: out.type },
-        customMetadata: { filename: out.filename },
-      });
+    try {
+      // The output is stored before the row says there is one: small ones in this object's
+      // own storage (no extra round trip), larger ones in R2 under the job's blob prefix.
+      if (out && out.data.byteLength <= INLINE_OUTPUT) this.ctx.storage.kv.put('output', out.data);
+      else if (out) {
+        await this.env.BLOBS.put(outputKey(head.jobId, head.name), out.data, {
+          httpMetadata: { contentType: out.type },
+          customMetadata: { filename: out.filename },
+        });
+      }
+    } catch (err) {
+      message = `the output could not be stored: ${(err as Error).message}`;
+      this.log(message, 'error');
+      [status, files, out] = ['failed', [], null];
     }
     this.setStatus(status);
-    await Promise.all([
-      this.db
-        .update(jobRuns)
-        .set({
-          status,
-          completed_on: completed,
-          duration: durationOf(started, completed),
-          output_name: out?.filename ?? null,
-          output_type: out?.type ?? null,
-          output_size: out?.data.byteLength ?? null,
-        })
-        .where(eq(jobRuns.id, this.runId)),
-      spec.parentId === null ? this.countFailures(spec.jobId, status, failuresBefore) : undefined,
-    ]);
+    const completed = nowIso();
+    try {
+      await Promise.all([
+        this.db
+          .update(jobRuns)
+          .set({
+            status,
+            completed_on: completed,
+            duration: durationOf(head.started, completed),
+            output_name: out?.filename ?? null,
+            output_type: out?.type ?? null,
+            output_size: out?.data.byteLength ?? null,
+          })
+          .where(eq(jobRuns.name, head.name)),
+        head.top ? this.countFailures(head.jobId, status) : undefined,
+      ]);
+    } catch (err) {
+      this.log(`the run record could not be updated: ${(err as Error).message}`, 'error');
+    }
     this.log(`run ${status}${out ? ` (output ${out.filename}, ${out.data.byteLength} bytes)` : ''}`, status === 'success' ? 'info' : status === 'failed' ? 'error' : 'warning');
     this.endTails();
     this.ctx.waitUntil(this.ctx.storage.setAlarm(Date.now() + RETENTION_MS));
-    return { name: spec.name, status, files, bundle: out, message: result.kind === 'ok' ? 'ok' : result.message };
+    return { name: head.name, status, files, bundle: out, message };
   }
 
-  /** Auto-pause: the fifth consecutive failed run sets config/enabled to false. */
-  private async countFailures(jobId: number, status: RunOutcome['status'], before: number): Promise<void> {
+  /**
+   * Auto-pause: the fifth consecutive failed run sets config/enabled to false. A job
+   * deleted during its run has no row left to count on: that is not an error of the run.
+   */
+  private async countFailures(jobId: number, status: RunOutcome['status']): Promise<void> {
     if (status === 'canceled') return; // not a failure, and not a success either
-    if (status === 'success') {
-      if (before === 0) return; // nothing to reset (the common case costs no write)
-      await this.db.update(jobMeta).set({ failures: 0 }).where(eq(jobMeta.job_id, jobId));
+    try {
+      if (status === 'success') {
+        // Conditional: the common case (no failures) writes nothing.
+        await this.db.update(jobMeta).set({ failures: 0 }).where(and(eq(jobMeta.job_id, jobId), gt(jobMeta.failures, 0)));
+        return;
+      }
+      const row = await this.db
+        .insert(jobMeta)
+        .values({ job_id: jobId, failures: 1 })
+        .onConflictDoUpdate({ target: jobMeta.job_id, set: { failures: sql`${jobMeta.failures} + 1` } })
+        .returning({ failures: jobMeta.failures })
+        .get();
+      if (row.failures < AUTO_PAUSE_AFTER) return;
+      const job = await this.db.select().from(resources).where(eq(resources.id, jobId)).get();
+      if (!job) return;
+      await writeEntry(this.env, this.db, job, 'config/enabled', 'false');
+      await this.db.batch([this.db.delete(jobSchedules).where(eq(jobSchedules.job_id, jobId)), this.db.update(jobMeta).set({ failures: 0 }).where(eq(jobMeta.job_id, jobId))]);
+      this.log(`job paused: ${AUTO_PAUSE_AFTER} consecutive failed runs; config/enabled is now false (scheduled runs stop; manual runs still work)`, 'warning');
+    } catch (err) {
+      const gone = !(await this.db.select({ id: resources.id }).from(resources).where(eq(resources.id, jobId)).get().catch(() => null));
+      this.log(gone ? 'the job was deleted during the run: nothing to count toward auto-pause' : `auto-pause bookkeeping failed: ${(err as Error).message}`, 'warning');
+    }
+  }
+
+  /** A run left unfinished by a reset: failed (or canceled, if a cancel was pending), with a log line. */
+  private async interrupt(): Promise<void> {
+    if (this.status !== 'processing' && this.status !== 'canceling') return;
+    const canceling = this.status === 'canceling';
+    await this.finish(this.head(), canceling ? { kind: 'aborted', message: `${INTERRUPTED} while canceling` } : { kind: 'failed', message: INTERRUPTED });
+  }
+
+  /** While running: the watchdog (see WATCHDOG_MS). Once final: retention, the log and the output go after 30 days. */
+  override async alarm(): Promise<void> {
+    if (this.status === 'processing' || this.status === 'canceling') {
+      if (this.executing) await this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS);
+      else await this.interrupt();
       return;
     }
-    const row = await this.db
-      .insert(jobMeta)
-      .values({ job_id: jobId, failures: 1 })
-      .onConflictDoUpdate({ target: jobMeta.job_id, set: { failures: sql`${jobMeta.failures} + 1` } })
-      .returning({ failures: jobMeta.failures })
-      .get();
-    if (row.failures < AUTO_PAUSE_AFTER) return;
-    const job = await this.db.select().from(resources).where(eq(resources.id, jobId)).get();
-    if (!job) return;
-    await writeEntry(this.env, this.db, job, 'config/enabled', 'false');
-    await this.db.batch([this.db.delete(jobSchedules).where(eq(jobSchedules.job_id, jobId)), this.db.update(jobMeta).set({ failures: 0 }).where(eq(jobMeta.job_id, jobId))]);
-    this.log(`job paused: ${AUTO_PAUSE_AFTER} consecutive failed runs; config/enabled is now false (scheduled runs stop; manual runs still work)`, 'warning');
-  }
-
-  /** Retention: the log and the output go after 30 days. */
-  override async alarm(): Promise<void> {
     this.ctx.storage.sql.exec('DELETE FROM log');
     this.ctx.storage.kv.delete('output');
     const jobId = this.ctx.storage.kv.get<number>('job_id');

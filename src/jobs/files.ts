@@ -1,6 +1,6 @@
 /** Files that flow through a run: the trigger's input, each step's output, the bundle the caller gets. */
 import { zipSync } from 'fflate';
-import { badRequest, unsupportedType } from '../core/errors';
+import { badRequest } from '../core/errors';
 import { MiB, mediaType, readBytes } from '../core/http';
 
 /** A file as it crosses RPC boundaries (structured-clonable). */
@@ -50,23 +50,15 @@ export async function filesFromForm(form: FormData): Promise<RunFile[]> {
   return uniqueNames(out);
 }
 
-/** The input of a data trigger: JSON → input.json; multipart → one file per part. */
+/**
+ * The input of a data trigger: multipart → one file per part; any other body (whatever
+ * its Content-Type, or none) must be a JSON document → input.json. The spec's error table
+ * makes an empty or non-JSON body a 400, so there is no 415 here.
+ */
 export async function readTriggerInput(req: Request): Promise<RunFile[]> {
   const type = mediaType(req);
-  if (type === 'application/json') {
-    const bytes = await readBytes(req, INPUT_LIMIT);
-    let text: string;
-    try {
-      text = utf8.decode(bytes);
-      if (!text.trim()) throw new Error('empty');
-      JSON.parse(text);
-    } catch {
-      throw badRequest(bytes.byteLength ? 'the body is not a JSON document' : 'the body is empty: send a JSON document or multipart/form-data files');
-    }
-    return [{ name: 'input.json', type: 'application/json', data: bytes.slice().buffer as ArrayBuffer }];
-  }
+  const bytes = await readBytes(req, INPUT_LIMIT);
   if (type === 'multipart/form-data') {
-    const bytes = await readBytes(req, INPUT_LIMIT);
     let form: FormData;
     try {
       form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'Content-Type': req.headers.get('Content-Type')! } }).formData();
@@ -77,8 +69,25 @@ export async function readTriggerInput(req: Request): Promise<RunFile[]> {
     if (!files.length) throw badRequest('the multipart body holds no parts');
     return files;
   }
-  if (!type) throw badRequest('the body is empty: send a JSON document (application/json) or files (multipart/form-data)');
-  throw unsupportedType(`expected application/json or multipart/form-data, got ${type}`);
+  const problem = jsonProblem(bytes);
+  if (problem) throw badRequest(`${problem}: send a JSON document (application/json) or files (multipart/form-data)`);
+  return [{ name: 'input.json', type: 'application/json', data: bytes.slice().buffer as ArrayBuffer }];
+}
+
+/** Why bytes are not a JSON document (pure), or nothing. */
+export function jsonProblem(bytes: Uint8Array): string | void {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return 'the body is not UTF-8 text, so not a JSON document';
+  }
+  if (!text.trim()) return 'the body is empty';
+  try {
+    JSON.parse(text);
+  } catch {
+    return 'the body is not a JSON document';
+  }
 }
 
 export interface Bundle {

@@ -94,13 +94,7 @@ export async function handleInbound(env: Env, raw: ArrayBuffer, from: string, to
   const input = mailInput(msg);
   await Promise.all(
     jobs.map(async (job) => {
-      const out = await startRun(env, { job, trigger: 'email', source: 'email', createdBy: member.user.username, input }).catch((err: Error) => ({
-        name: '',
-        status: 'failed' as const,
-        bundle: null,
-        files: [],
-        message: err.message,
-      }));
+      const out = await startRun(env, { job, trigger: 'email', source: 'email', createdBy: member.user.username, callerId: member.user.id, input });
       const what = `Run ${out.name} of job ${job.name}`;
       if (out.status === 'success') {
         const attachments = out.bundle ? [{ filename: out.bundle.filename, content_type: out.bundle.type, content: new Uint8Array(out.bundle.data) }] : [];

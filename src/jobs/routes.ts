@@ -82,7 +82,7 @@ export function jobRoutes(api: Api): void {
           throw new HttpError(403, 'you may not execute this job (a rejected run was recorded)', { run }, { 'X-Run-Id': run });
         }
         const input = await readTriggerInput(rc.req);
-        const out = await startRun(rc.env, { job: rc.resource, trigger: 'api', source, createdBy: caller.username, input, req: rc.req });
+        const out = await startRun(rc.env, { job: rc.resource, trigger: 'api', source, createdBy: caller.username, callerId: caller.id, input, req: rc.req });
         const headers = { 'X-Run-Id': out.name };
         if (out.status === 'canceled') throw new HttpError(409, 'the run was canceled', { run: out.name }, headers);
         if (out.status === 'failed') throw new HttpError(502, 'the run failed: read its status and log', { run: out.name }, headers);

@@ -2,7 +2,7 @@
  * Run records in D1: ids, stats (text and JSON), listing, history, and the last-run
  * summary other areas (GraphQL) read. Logs live in the run's Durable Object.
  */
-import { and, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { resources } from '../db/schema';
 import type { Db } from '../core/context';
 import { base64url, randomBytes } from '../core/crypto';
@@ -40,15 +40,13 @@ export function isExpired(row: Pick<RunRow, 'started_on'>, nowMs: number): boole
   return nowMs - Date.parse(row.started_on) > RETENTION_MS;
 }
 
-/** A run by name, as seen from job `jobId`: its own runs and the descendants of its runs. */
+/**
+ * A run by name, as seen from job `jobId`: its top-level runs and their descendants (every
+ * run's root_job_id is the job of its top-level run). A child run is read through the
+ * top-level run's job only: its readers are the top-level run's readers.
+ */
 export async function findRun(db: Db, jobId: number, name: string): Promise<RunRow | null> {
-  return (
-    (await db
-      .select()
-      .from(jobRuns)
-      .where(and(eq(jobRuns.name, name), or(eq(jobRuns.job_id, jobId), eq(jobRuns.root_job_id, jobId))))
-      .get()) ?? null
-  );
+  return (await db.select().from(jobRuns).where(and(eq(jobRuns.name, name), eq(jobRuns.root_job_id, jobId))).get()) ?? null;
 }
 
 export interface ChildStats {

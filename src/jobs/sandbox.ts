@@ -63,13 +63,19 @@ export type SandboxResult = { ok: true; files: RunFile[] } | { ok: false; aborte
 
 /** What the sandbox may call back: the run log, and the cancel signal. */
 export class SandboxHost extends RpcTarget {
+  private closed = false;
   constructor(
     private readonly onLog: (message: string, severity: string) => void,
     private readonly cancel: Promise<void>,
   ) {
     super();
   }
+  /** The step is over (or abandoned): code still running in the sandbox writes nothing more. */
+  close(): void {
+    this.closed = true;
+  }
   log(message: string, severity: string): void {
+    if (this.closed) return;
     this.onLog(message.slice(0, 64 * 1024), ['debug', 'info', 'warning', 'error'].includes(severity) ? severity : 'info');
   }
   canceled(): Promise<void> {

@@ -55,7 +55,7 @@ export async function fireDue(env: Env, at: number, waitUntil: (p: Promise<unkno
     if (!claimed || !job || !s) continue;
     started.push(row.job_id);
     waitUntil(
-      startRun(env, { job: job.r, trigger: 'schedule', source: 'scheduler', createdBy: job.owner, input: [] }).catch((err) =>
+      startRun(env, { job: job.r, trigger: 'schedule', source: 'scheduler', createdBy: job.owner, callerId: job.r.owner_id, input: [] }).catch((err) =>
         console.error('scheduled run failed to start', row.job_id, err),
       ),
     );

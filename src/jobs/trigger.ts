@@ -15,31 +15,42 @@ export interface TriggerSpec {
   trigger: Trigger;
   source: string;
   createdBy: string;
+  /** The user who triggers (the owner for scheduled runs). */
+  callerId: number;
   input: RunFile[];
   req?: Request;
 }
 
-/** Runs the job to its end (the run's Durable Object executes it) and answers the outcome. */
+/**
+ * Runs the job to its end (the run's Durable Object executes it) and answers the outcome.
+ * A broken call to the object (reset mid-run) is a failed outcome: its watchdog finishes the record.
+ */
 export async function startRun(env: Env, t: TriggerSpec): Promise<RunOutcome> {
   const name = runName(now(), requestId(t.req));
-  const out = await runStub(env, name).execute({
-    name,
-    jobId: t.job.id,
-    ownerId: t.job.owner_id,
-    rootJobId: t.job.id,
-    parentId: null,
-    parentStep: null,
-    trigger: t.trigger,
-    source: t.source,
-    createdBy: t.createdBy,
-    input: t.input,
-    depth: 0,
-  });
-  return out as unknown as RunOutcome;
+  try {
+    const out = await runStub(env, name).execute({
+      name,
+      jobId: t.job.id,
+      ownerId: t.job.owner_id,
+      rootJobId: t.job.id,
+      parentId: null,
+      parentStep: null,
+      trigger: t.trigger,
+      source: t.source,
+      createdBy: t.createdBy,
+      callerId: t.callerId,
+      input: t.input,
+      depth: 0,
+    });
+    return out as unknown as RunOutcome;
+  } catch (err) {
+    await runStub(env, name).recover().catch(() => undefined);
+    return { name, status: 'failed', files: [], bundle: null, message: `the run broke off: ${(err as Error).message}` };
+  }
 }
 
 /** Records a run that the permission check blocked (it never starts); answers its name. */
-export async function rejectRun(env: Env, t: Omit<TriggerSpec, 'input'>, reason: string): Promise<string> {
+export async function rejectRun(env: Env, t: Omit<TriggerSpec, 'input' | 'callerId'>, reason: string): Promise<string> {
   const name = runName(now(), requestId(t.req));
   await runStub(env, name).reject(
     { name, jobId: t.job.id, ownerId: t.job.owner_id, rootJobId: t.job.id, parentId: null, parentStep: null, trigger: t.trigger, source: t.source, createdBy: t.createdBy },

@@ -8,9 +8,12 @@
  *     (left and right columns), with + in the four corners.
  *  2. A divider is an inside row made only of - and + (horizontal split) or an inside
  *     column made only of | and + (vertical split), running edge to edge inside its box.
- *     A row (column) of drawing characters only that mixes - and | is a fault, as is a
- *     - (|) that touches a box's side without crossing the box, and two dividers (or a
- *     divider and a border) with no room between them.
+ *     An inside row (column) of a box made of drawing characters only that mixes - and |
+ *     is a fault, checked in every box before it is split (so `|---|---|` crossing a full
+ *     vertical divider is one), as is a - (|) that touches a box's side without crossing
+ *     the box, and two dividers (or a divider and a border) with no room between them.
+ *     Instruction text is never a line: on a row, the characters between a `{` and the
+ *     nearest `}` after it are masked before dividers and stubs are looked for.
  *  3. Splits nest and alternate. A box holding both full rows and full columns (a plain
  *     grid) is split into rows first, then each row into columns.
  *  4. Sizes are character counts. The root measures the drawing's columns (width) and rows
@@ -21,8 +24,9 @@
  *     and sizes are multiples of 0.5.
  *  5-7. An innermost box, once drawing characters (+ - |) and whitespace are removed, must
  *     read exactly {LABEL} or {LABEL:POSITION}; LABEL is [A-Za-z0-9]+ and POSITION is
- *     ^ (top), - or empty (middle), v (bottom). Anything else makes the cell empty
- *     (label null) without failing the layout.
+ *     ^ (top), - or empty (middle), v (bottom). Drawing characters inside braces on one row
+ *     are instruction text and stay, so `{A:|}` and `{A:+}` are invalid, not `{A:}`.
+ *     Anything else makes the cell empty (label null) without failing the layout.
  * Faults of rules 1-3 throw a LayoutError naming the row and column (1-based, counted in
  * the file as written, blank margins included; a tab counts as one column).
  */
@@ -89,7 +93,7 @@ const describe = (c: number) => (c === SPACE ? 'a space' : c === 9 ? 'a tab' : `
 const ASTRAL = /[\uD800-\uDBFF][\uDC00-\uDFFF]/g;
 
 const INSTRUCTION = /^\{([A-Za-z0-9]+)(?::(.*))?\}$/s;
-const POSITIONS: Record<string, Position> = { '': 'middle', '^': 'top', v: 'bottom' };
+const POSITIONS: Record<string, Position> = { '': 'middle', '-': 'middle', '^': 'top', v: 'bottom' };
 
 /** Reads the instruction of an innermost box from its text (drawing chars and whitespace already removed). */
 export function parseInstruction(text: string): LayoutCell {
@@ -99,6 +103,29 @@ export function parseInstruction(text: string): LayoutCell {
   return position ? { label: m[1]!, position } : { label: null, position: 'middle' };
 }
 
+const MASK = '\uE000';
+
+/**
+ * A row with the drawing characters of its instruction text masked: between a `{` and the
+ * nearest `}` after it (no other `{` in between) nothing is a line, so `{A:|}` or `{A:+}`
+ * never splits a box nor reads as a divider stub. Rows without braces are returned as is.
+ */
+export function maskInstructions(row: string): string {
+  let open = row.indexOf('{');
+  if (open < 0) return row;
+  let out = '';
+  let done = 0;
+  while (open >= 0) {
+    const close = row.indexOf('}', open + 1);
+    if (close < 0) break;
+    const start = row.lastIndexOf('{', close) + 1;
+    out += row.slice(done, start) + row.slice(start, close).replace(/[+|-]/g, MASK);
+    done = close;
+    open = row.indexOf('{', close + 1);
+  }
+  return done ? out + row.slice(done) : row;
+}
+
 /** Parses a layout drawing; throws LayoutError for faults of rules 1-3. */
 export function parseLayout(text: string): ParsedLayout {
   const raw = text.split(/\r\n|\n|\r/).map((line) => (/[\uD800-\uDFFF]/.test(line) ? line.replace(ASTRAL, '\uFFFD') : line));
@@ -106,14 +133,16 @@ export function parseLayout(text: string): ParsedLayout {
   for (const line of raw) widest = Math.max(widest, line.length);
   // Every row padded to the same width: at(y, x) never leaves the grid.
   const lines = raw.map((line) => (line.length < widest ? line + ' '.repeat(widest - line.length) : line));
-  const at = (y: number, x: number): number => lines[y]!.charCodeAt(x);
+  // The shape of the drawing: the rows with instruction text masked, so a | or + in `{A:|}` is never a line.
+  const shape = lines.map(maskInstructions);
+  const at = (y: number, x: number): number => shape[y]!.charCodeAt(x);
 
   // Rule 1: the bounding box of everything that is not whitespace.
   let t = -1;
   let b = -1;
   let l = Infinity;
   let r = -1;
-  lines.forEach((row, y) => {
+  shape.forEach((row, y) => {
     let first = -1;
     let last = -1;
     for (let x = 0; x < row.length; x++) {
@@ -158,24 +187,25 @@ export function parseLayout(text: string): ParsedLayout {
       const [y, x] = box.b - box.t < 2 ? [box.b, box.l + 1] : [box.t + 1, box.r];
       throw fault(y, x, 'two dividers (or a divider and a border) touch: a box needs room inside');
     }
-    // Rule 2: full rows of - and +, then full columns of | and +.
-    for (const dir of ['rows', 'columns'] as const) {
-      const cuts = fullLines(box, dir);
-      if (cuts.length) return splitBox(box, dir, cuts, width, height);
-    }
-    checkLines(box, 'rows');
-    checkLines(box, 'columns');
+    // Rule 2: full rows of - and +, then full columns of | and +. Both directions are
+    // scanned before any split, so a mixed line is a fault even where a split would cut it.
+    const rowCuts = dividers(box, 'rows');
+    const columnCuts = dividers(box, 'columns');
+    if (rowCuts.length) return splitBox(box, 'rows', rowCuts, width, height);
+    if (columnCuts.length) return splitBox(box, 'columns', columnCuts, width, height);
+    checkStubs(box, 'rows');
+    checkStubs(box, 'columns');
     cells++;
     let content = '';
     for (let y = box.t + 1; y < box.b; y++) {
-      const row = lines[y]!;
+      const row = shape[y]!;
       let from = -1;
       for (let x = box.l + 1; x <= box.r; x++) {
-        const c = x < box.r ? row.charCodeAt(x) : SPACE;
-        const keep = !isDrawing(c) && !isSpace(c);
+        // masked instruction text is kept as written: `{A:|}` reads as such (an invalid position)
+        const keep = x < box.r && !isDrawing(row.charCodeAt(x)) && !isSpace(lines[y]!.charCodeAt(x));
         if (keep && from < 0) from = x;
         else if (!keep && from >= 0) {
-          content += row.slice(from, x);
+          content += lines[y]!.slice(from, x);
           from = -1;
         }
       }
@@ -204,38 +234,38 @@ export function parseLayout(text: string): ParsedLayout {
       ? { from: box.t, to: box.b, lo: box.l, hi: box.r, get: (i: number, j: number) => at(i, j), fault: (i: number, j: number, m: string) => fault(i, j, m), along: DASH, cross: BAR }
       : { from: box.l, to: box.r, lo: box.t, hi: box.b, get: (i: number, j: number) => at(j, i), fault: (i: number, j: number, m: string) => fault(j, i, m), along: BAR, cross: DASH };
 
-  /** The inside lines of a box made only of its direction's line character and +: its dividers. */
-  const fullLines = (box: Box, dir: 'rows' | 'columns'): number[] => {
+  /**
+   * The dividers of a box in one direction: its inside lines made only of the direction's
+   * line character and +. An inside line of drawing characters only that mixes - and | is a fault.
+   */
+  const dividers = (box: Box, dir: 'rows' | 'columns'): number[] => {
     const L = linesOf(box, dir);
     const out: number[] = [];
     for (let i = L.from + 1; i < L.to; i++) {
-      let full = true;
-      for (let j = L.lo + 1; j < L.hi && full; j++) {
+      let drawing = true;
+      let crossAt = -1;
+      let along = false;
+      for (let j = L.lo + 1; j < L.hi && drawing; j++) {
         const c = L.get(i, j);
-        full = c === L.along || c === PLUS;
+        if (c === L.along) along = true;
+        else if (c === L.cross) crossAt = crossAt < 0 ? j : crossAt;
+        else drawing = c === PLUS;
       }
-      if (full) out.push(i);
+      if (!drawing) continue;
+      if (crossAt < 0) out.push(i);
+      else if (along) {
+        const [kind, a, x] = dir === 'rows' ? ['horizontal', '-', '|'] : ['vertical', '|', '-'];
+        throw L.fault(i, crossAt, `a divider cannot mix ${a} and ${x}: a ${kind} divider is made of ${a} and + only (use + where lines cross)`);
+      }
     }
     return out;
   };
 
-  /** An innermost box: no line of drawing characters mixing - and |, no divider stub touching a side. */
-  const checkLines = (box: Box, dir: 'rows' | 'columns') => {
+  /** An innermost box: no divider stub (a line character or + touching a side without crossing the box). */
+  const checkStubs = (box: Box, dir: 'rows' | 'columns') => {
     const L = linesOf(box, dir);
-    const [kind, along, cross, across] = dir === 'rows' ? ['horizontal', '-', '|', 'columns'] : ['vertical', '|', '-', 'rows'];
+    const across = dir === 'rows' ? 'columns' : 'rows';
     for (let i = L.from + 1; i < L.to; i++) {
-      let drawing = true;
-      let crossAt = -1;
-      let hasAlong = false;
-      for (let j = L.lo + 1; j < L.hi && drawing; j++) {
-        const c = L.get(i, j);
-        drawing = isDrawing(c);
-        if (c === L.cross && crossAt < 0) crossAt = j;
-        if (c === L.along) hasAlong = true;
-      }
-      if (drawing && hasAlong && crossAt >= 0) {
-        throw L.fault(i, crossAt, `a divider cannot mix ${along} and ${cross}: a ${kind} divider is made of ${along} and + only (use + where lines cross)`);
-      }
       for (let j = L.lo + 1; j < L.hi; j = j === L.hi - 1 ? L.hi : L.hi - 1) {
         const c = L.get(i, j);
         if (c === L.along || c === PLUS) {

@@ -85,6 +85,36 @@ describe('layout table: exact data.json written by hand from the rules', () => {
     ['an instruction without braces is invalid', draw('+-----+', '|  A  |', '+-----+'), wrap(7, 3, leaf(7, 3, ''))],
     ['whitespace inside an instruction is removed first', draw('+---------+', '| { A : v}|', '+---------+'), wrap(11, 3, leaf(11, 3, 'A', 'bottom'))],
     ['an instruction may span lines (whitespace removed)', draw('+-----+', '| {A  |', '|  :^}|', '+-----+'), wrap(7, 4, leaf(7, 4, 'A', 'top'))],
+    [
+      'uneven heights: 2 and 1 inside rows give 3.5 and 2.5',
+      draw('+-----+', '| {A} |', '|     |', '+-----+', '| {B} |', '+-----+'),
+      wrap(7, 6, leaf(7, 3.5, 'A'), leaf(7, 2.5, 'B')),
+    ],
+    [
+      'uneven heights between two dividers: 2.5 + 4 + 2.5 rows',
+      draw('+-----+', '| {A} |', '+-----+', '| {B} |', '|     |', '|     |', '+-----+', '| {C} |', '+-----+'),
+      wrap(7, 9, leaf(7, 2.5, 'A'), leaf(7, 4, 'B'), leaf(7, 2.5, 'C')),
+    ],
+    ['an empty instruction {} is invalid: the cell is empty', draw('+----+', '| {} |', '+----+'), wrap(6, 3, leaf(6, 3, ''))],
+    ['an empty label {:v} is invalid: the cell is empty at middle', draw('+------+', '| {:v} |', '+------+'), wrap(8, 3, leaf(8, 3, ''))],
+    ['a position of two characters {A:^^} is invalid', draw('+--------+', '| {A:^^} |', '+--------+'), wrap(10, 3, leaf(10, 3, ''))],
+    [
+      'instruction text is never a line: | as a position is invalid, not a divider stub (box of two rows)',
+      draw('+-----+', '|{A:|}|', '|     |', '+-----+'),
+      wrap(7, 4, leaf(7, 4, '')),
+    ],
+    ['instruction text is never a line: + as a position does not split a one-row box', draw('+-----+', '|{A:+}|', '+-----+'), wrap(7, 3, leaf(7, 3, ''))],
+    [
+      'instruction text is never a line: {A:|} on a middle row does not read as {A}',
+      draw('+-------+', '|       |', '| {A:|} |', '|       |', '+-------+'),
+      wrap(9, 5, leaf(9, 5, '')),
+    ],
+    ['instruction text is never a line: a - inside the braces is kept, so {A-} does not read as {A}', draw('+------+', '| {A-} |', '+------+'), wrap(8, 3, leaf(8, 3, ''))],
+    [
+      'instruction text next to a real divider: {A:|} is empty, the divider still splits',
+      draw('+-----+-----+', '|{A:|}| {B} |', '+-----+-----+'),
+      wrap(13, 3, leaf(6.5, 3, ''), leaf(6.5, 3, 'B')),
+    ],
   ];
   it.each(table)('%s', (_name, layout, structure) => {
     expect(dataOf(layout)).toEqual({ structure });
@@ -121,6 +151,20 @@ describe('layout faults of rules 1-3 name the row and column (1-based, in the fi
     ['a vertical divider mixing | and -', draw('+---+---+', '|{A}|{B}|', '|{C}-{D}|', '+---+---+'), 3, 5, /cannot mix/],
     ['a horizontal divider that stops short of the right side', draw('+-------+', '|  {A}  |', '+---+   |', '|  {B}  |', '+-------+'), 3, 2, /edge to edge/],
     ['a vertical divider that stops short of the bottom', draw('+---+---+', '|{A}|{B}|', '|       |', '+-------+'), 2, 5, /edge to edge/],
+    [
+      'a horizontal line that crosses a full vertical divider with | (not +) mixes - and |',
+      draw('+---+---+', '|{A}|{B}|', '|---|---|', '|{C}|{D}|', '+---+---+'),
+      3,
+      5,
+      /cannot mix/,
+    ],
+    [
+      'a vertical line that crosses a full horizontal divider with - (not +) mixes | and -',
+      draw('+---+---+', '|{A}|{B}|', '+-------+', '|{C}|{D}|', '+---+---+'),
+      3,
+      5,
+      /cannot mix/,
+    ],
     ['two touching dividers leave no room', draw('+---++---+', '|{A}||{B}|', '+---++---+'), 2, 6, /room inside/],
     ['faults are counted in the file, blank margins included', '\n\n  +-----+\n  | {A} |\n  +---- +\n', 5, 8, /bottom border/],
   ];
@@ -147,6 +191,10 @@ describe('instructions', () => {
     ['{Plot42:v}', 'Plot42', 'bottom'],
     ['{A:x}', null, 'middle'],
     ['{A:^^}', null, 'middle'],
+    ['{A:-}', 'A', 'middle'],
+    ['{A:|}', null, 'middle'],
+    ['{A:+}', null, 'middle'],
+    ['{:v}', null, 'middle'],
     ['{}', null, 'middle'],
     ['{A}{B}', null, 'middle'],
     ['', null, 'middle'],

@@ -5,7 +5,7 @@
  * its hash). Pure apart from WebCrypto hashing.
  */
 import { escapeHtml, renderMarkdown, type RenderedMarkdown, type VarView } from './markdown';
-import { layoutCss, resolveTheme, resolveType, themeCss, type DocType, type Theme } from './themes';
+import { layoutCss, pageSizeCss, resolveTheme, resolveType, themeCss, type DocType, type Theme } from './themes';
 
 export interface PageInput {
   /** The document's markdown. */
@@ -25,6 +25,8 @@ export interface PageInput {
 
 export interface BuiltPage {
   html: string;
+  /** The page title (front matter title, else the display name): also the PDF's and the deck's. */
+  title: string;
   /** The policy to send as a header (the page also carries it in a meta element). */
   csp: string;
   type: DocType;
@@ -59,7 +61,8 @@ export function contentSecurityPolicy(styleHash: string, forMeta = false): strin
   return [
     "default-src 'none'",
     `style-src 'sha256-${styleHash}'`,
-    "img-src 'self' data: https:",
+    // No remote images: they would make renders slow and change output behind the cache key.
+    "img-src 'self' data:",
     "font-src 'self' data:",
     "base-uri 'none'",
     "form-action 'none'",
@@ -88,7 +91,7 @@ export async function buildPage(input: PageInput): Promise<BuiltPage> {
     .filter(([, c]) => CSS_COLOR.test(c))
     .map(([cls, c]) => `.${cls}{color:${c}}`)
     .join('');
-  const style = themeCss(theme) + layoutCss(type) + varCss + (input.customCss ? `\n/* custom.css */\n${prepareCustomCss(input.customCss, input.asset)}\n` : '');
+  const style = themeCss(theme) + layoutCss(type) + varCss + (input.customCss ? `\n/* custom.css */\n${prepareCustomCss(input.customCss, input.asset)}\n` : '') + pageSizeCss(type);
   const hash = await sha256Base64(style);
   const title = markdown.meta.title || input.title;
   const sections = markdown.pages
@@ -102,5 +105,5 @@ export async function buildPage(input: PageInput): Promise<BuiltPage> {
     `<title>${escapeHtml(title)}</title>` +
     `<style>${style}</style></head>\n` +
     `<body class="type-${type} theme-${theme.name}"><main class="document">\n${sections}\n</main></body></html>\n`;
-  return { html, csp: contentSecurityPolicy(hash), type, theme, unknownTheme: known ? null : requested, markdown };
+  return { html, title, csp: contentSecurityPolicy(hash), type, theme, unknownTheme: known ? null : requested, markdown };
 }

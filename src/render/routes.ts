@@ -7,12 +7,13 @@
 import { and, eq } from 'drizzle-orm';
 import { resources, users } from '../db/schema';
 import type { Api } from '../core/api';
+import { sha256Hex } from '../core/crypto';
 import { notFound } from '../core/errors';
 import { loadResource, resourceRouter, type ResourceCtx } from '../core/resources';
 import { loadAliased } from '../docs/alias';
 import { docKind } from '../docs/kind';
-import { cachedOutput, outputHash, OUTPUT_TYPES, type OutputName } from './outputs';
-import { documentPage } from './source';
+import { cachedOutput, MAX_RENDER_PAGES, outputHash, OUTPUT_TYPES, RENDER_DEADLINE_MS, type OutputName } from './outputs';
+import { documentPages, isPublic } from './source';
 
 const OUTPUTS: { name: OutputName; alias: 'pdf' | 'pptx'; summary: string; disposition: 'inline' | 'attachment'; ext: string }[] = [
   { name: 'doc.pdf', alias: 'pdf', summary: 'The document as PDF (A4 pages for doc/docs, 16:9 for pres, one continuous page for blog/web)', disposition: 'inline', ext: 'pdf' },
@@ -21,8 +22,9 @@ const OUTPUTS: { name: OutputName; alias: 'pdf' | 'pptx'; summary: string; dispo
 
 async function outputResponse(api: Api, rc: ResourceCtx, o: (typeof OUTPUTS)[number]): Promise<Response> {
   const t0 = Date.now();
-  const built = await documentPage(api, rc, 'inline');
-  const hash = await outputHash(o.name, built);
+  // The key page names assets by version: a cache hit reads no asset bytes.
+  const pages = await documentPages(api, rc);
+  const hash = await outputHash(o.name, await pages('key'));
   const t1 = Date.now();
   const etag = `"${hash}"`;
   const headers: Record<string, string> = {
@@ -34,12 +36,19 @@ async function outputResponse(api: Api, rc: ResourceCtx, o: (typeof OUTPUTS)[num
     'X-Content-Type-Options': 'nosniff',
   };
   if (rc.req.headers.get('If-None-Match') === etag) return new Response(null, { status: 304, headers });
-  const title = built.markdown.meta.title || rc.resource.name;
-  const out = await cachedOutput(rc, o.name, built, hash, title);
+  const out = await cachedOutput(rc, o.name, () => pages('inline'), hash);
   headers['X-Render-Cache'] = out.cached ? 'hit' : 'miss';
   headers['Server-Timing'] = `page;dur=${t1 - t0}, output;dur=${Date.now() - t1};desc="${out.cached ? 'cache hit' : 'rendered'}"`;
   return new Response(out.bytes, { headers });
 }
+
+const outputResponses = (name: OutputName) => ({
+  200: { description: name, type: OUTPUT_TYPES[name] },
+  304: { description: 'Not modified (If-None-Match)' },
+  413: { description: `More than ${MAX_RENDER_PAGES} pages` },
+  502: { description: 'The browser failed to render' },
+  504: { description: `The render took longer than ${RENDER_DEADLINE_MS / 1000} s` },
+});
 
 export function renderRoutes(api: Api): void {
   const files = resourceRouter(api, docKind);
@@ -48,14 +57,14 @@ export function renderRoutes(api: Api): void {
       summary: o.summary,
       need: 'r',
       anonymous: true,
-      responses: { 200: { description: o.name, type: OUTPUT_TYPES[o.name] }, 304: { description: 'Not modified (If-None-Match)' }, 502: { description: 'The browser failed to render' } },
+      responses: outputResponses(o.name),
       handler: (rc) => outputResponse(api, rc, o),
     });
     api.get(`/v1/u/:user/d/:doc/${o.alias}`, {
       summary: `${o.summary} (read-only alias)`,
       tag: 'alias',
       auth: 'optional',
-      responses: { 200: { description: o.name, type: OUTPUT_TYPES[o.name] }, 304: { description: 'Not modified (If-None-Match)' }, 502: { description: 'The browser failed to render' } },
+      responses: outputResponses(o.name),
       handler: async (ctx) => outputResponse(api, await loadAliased(ctx), o),
     });
   }
@@ -67,17 +76,22 @@ export function renderRoutes(api: Api): void {
     responses: { 200: { description: 'The document as an HTML page', type: 'text/html' }, 304: { description: 'Not modified (If-None-Match)' } },
     handler: async (ctx) => {
       const rc = await loadAliased(ctx);
-      const built = await documentPage(api, rc, 'link');
-      const etag = `"${await outputHash('doc.pdf', built)}"`;
+      const pages = await documentPages(api, rc);
+      // A private document's viewer has no token for asset urls in the browser: embed them.
+      const mode = (await isPublic(rc)) ? 'link' : 'inline';
+      const key = await pages('key');
+      const etag = `"${await sha256Hex(`page\n${mode}\n${key.html}`)}"`;
       const headers: Record<string, string> = {
         'Content-Type': 'text/html; charset=utf-8',
-        'Content-Security-Policy': built.csp,
+        'Content-Security-Policy': key.csp,
         'X-Content-Type-Options': 'nosniff',
         'Referrer-Policy': 'no-referrer',
         'Cache-Control': 'private, no-cache',
         ETag: etag,
       };
       if (ctx.req.headers.get('If-None-Match') === etag) return new Response(null, { status: 304, headers });
+      const built = await pages(mode);
+      headers['Content-Security-Policy'] = built.csp;
       return new Response(built.html, { headers });
     },
   });

@@ -2,10 +2,11 @@
  * Gathers what a document's rendering depends on (entries, variables, assets) and builds
  * its page. Variables of other documents resolve when the document's owner may read them.
  * Assets are fetched through the platform's own asset route (same access rules) when they
- * must be inlined (PDF, PPTX); the canonical page links them.
+ * must be inlined (PDF, PPTX, the page of a private document); see `AssetMode`.
  */
-import { and, eq } from 'drizzle-orm';
-import { resources, type Resource, type User } from '../db/schema';
+import { and, eq, inArray } from 'drizzle-orm';
+import { resources, shares, type Resource, type User } from '../db/schema';
+import { docAssets } from '../docs/schema';
 import type { Db } from '../core/context';
 import type { Api } from '../core/api';
 import { readEntries } from '../core/entries';
@@ -112,29 +113,59 @@ async function inlineAssets(api: Api, rc: ResourceCtx, names: string[]): Promise
   return out;
 }
 
-export type AssetMode = 'link' | 'inline';
+/**
+ * How a page refers to its assets. `link`: at the asset url (the canonical page of a
+ * public document). `inline`: embedded as data: urls (PDF/PPTX, and the canonical page of
+ * a private document, whose viewer's browser has no token to fetch them). `key`: by name
+ * and version (`doc_assets` last_modified, size, type) without reading any bytes: the
+ * page whose hash is the cache key and ETag.
+ */
+export type AssetMode = 'link' | 'inline' | 'key';
 
-/** The document's page: `link` for the canonical url (assets by url), `inline` for the browser renders. */
-export async function documentPage(api: Api, rc: ResourceCtx, mode: AssetMode): Promise<BuiltPage> {
+/** Builds the document's page in any asset mode; entries and variables are read once. */
+export type PageBuilder = (mode: AssetMode) => Promise<BuiltPage>;
+
+/** Pure: the stand-in url of an asset version in `key` pages (a path, so sanitizing keeps it). */
+export function assetVersionUrl(a: { name: string; last_modified: string; size: number; content_type: string }): string {
+  return `/asset-version/${a.name}/${encodeURIComponent(`${a.last_modified}|${a.size}|${a.content_type}`)}`;
+}
+
+export async function documentPages(api: Api, rc: ResourceCtx): Promise<PageBuilder> {
   const e = await readEntries(rc.env, rc.db, rc.resource.id);
   const content = e.get('content') ?? '';
   const customCss = e.get('config/custom/custom.css') ?? '';
   const { vars, colors } = await resolveVars(rc, content, varsFromEntries(e));
-  let asset: (name: string) => string | null;
-  if (mode === 'inline') {
-    const inlined = await inlineAssets(api, rc, [...assetRefs(content), ...cssAssetRefs(customCss)]);
-    asset = (name) => inlined.get(name) ?? null;
-  } else {
-    asset = (name) => assetPath(rc.owner.username, rc.resource.name, name);
-  }
-  return buildPage({
-    content,
-    title: e.get('name') || rc.resource.name,
-    type: e.get('config/type') ?? '',
-    theme: e.get('config/theme') ?? '',
-    customCss,
-    vars,
-    varColors: colors,
-    asset,
-  });
+  const names = [...new Set([...assetRefs(content), ...cssAssetRefs(customCss)])];
+  const build = (asset: (name: string) => string | null) =>
+    buildPage({
+      content,
+      title: e.get('name') || rc.resource.name,
+      type: e.get('config/type') ?? '',
+      theme: e.get('config/theme') ?? '',
+      customCss,
+      vars,
+      varColors: colors,
+      asset,
+    });
+  return async (mode) => {
+    if (mode === 'link') return build((name) => assetPath(rc.owner.username, rc.resource.name, name));
+    if (mode === 'inline') {
+      const inlined = await inlineAssets(api, rc, names);
+      return build((name) => inlined.get(name) ?? null);
+    }
+    const rows = names.length ? await rc.db.select().from(docAssets).where(and(eq(docAssets.resource_id, rc.resource.id), inArray(docAssets.name, names))).all() : [];
+    const versions = new Map(rows.map((a) => [a.name, assetVersionUrl(a)]));
+    return build((name) => versions.get(name) ?? null);
+  };
+}
+
+/** The document's page in one asset mode. */
+export async function documentPage(api: Api, rc: ResourceCtx, mode: AssetMode): Promise<BuiltPage> {
+  return (await documentPages(api, rc))(mode);
+}
+
+/** Whether the document is shared with `public` (its canonical page may then link assets). */
+export async function isPublic(rc: ResourceCtx): Promise<boolean> {
+  const row = await rc.db.select({ entry: shares.entry }).from(shares).where(and(eq(shares.resource_id, rc.resource.id), eq(shares.entry, 'public'))).get();
+  return !!row;
 }

@@ -68,6 +68,8 @@ export interface Geometry {
 }
 
 const A4: Geometry = { widthPx: 794, heightPx: 1123, widthIn: 8.27, heightIn: 11.69 };
+/** One printed A4 sheet in CSS px, a fraction under 210 x 297 mm so a sheet never spills onto a second page. */
+export const A4_SHEET = { width: 793, height: 1122 };
 const WIDE: Geometry = { widthPx: 960, heightPx: 540, widthIn: 10, heightIn: 5.625 };
 const FLOW: Geometry = { widthPx: 794, heightPx: 0, widthIn: 8.27, heightIn: 0 };
 
@@ -110,7 +112,6 @@ export function layoutCss(type: DocType): string {
       return `body{font-size:22px}
 .page{width:960px;height:540px;overflow:hidden;margin:24px auto;padding:40px 56px;border-top:10px solid var(--accent);box-shadow:0 1px 6px rgba(0,0,0,.3)}
 .page h1{font-size:1.9em;border-bottom:0}
-@page{size:960px 540px;margin:0}
 @media print{html{background:var(--bg)}.page{margin:0;box-shadow:none;height:539px;break-after:page}.page:last-child{break-after:auto}}
 `;
     case 'blog':
@@ -118,13 +119,23 @@ export function layoutCss(type: DocType): string {
       return `html{background:var(--bg)}
 .page{max-width:46rem;margin:0 auto;padding:2rem 1.5rem}
 .page+.page{border-top:1px solid var(--border)}
-@page{margin:0}
 @media print{.page{max-width:none;padding:1.5rem 2.5rem}}
 `;
     default:
+      // In print every .page is exactly one A4 sheet: the renderer has already moved what
+      // overflows a sheet onto a new one (outputs.ts), so PDF pages and PPTX slides agree.
       return `.page{width:794px;min-height:1123px;margin:24px auto;padding:72px 68px;box-shadow:0 1px 6px rgba(0,0,0,.3)}
-@page{size:A4 portrait;margin:0}
-@media print{html{background:var(--bg)}.page{width:auto;min-height:0;margin:0;padding:72px 68px;box-shadow:none;break-after:page}.page:last-child{break-after:auto}}
+@media print{html{background:var(--bg)}.page{width:${A4_SHEET.width}px;height:${A4_SHEET.height}px;min-height:0;overflow:hidden;margin:0;padding:72px 68px;box-shadow:none;break-after:page}.page:last-child{break-after:auto}}
 `;
   }
+}
+
+/**
+ * The paper of a type, placed after custom CSS so that no `@page` rule there can change
+ * size, orientation or margins (the PDF and the sheet layout depend on them). blog/web
+ * pages get their size from the renderer; only the orientation is pinned.
+ */
+export function pageSizeCss(type: DocType): string {
+  const size = type === 'pres' ? '960px 540px' : geometry(type).heightPx === 0 ? 'portrait' : 'A4 portrait';
+  return ['', ':first', ':left', ':right', ':blank'].map((sel) => `@page${sel ? ` ${sel}` : ''}{size:${size};margin:0}`).join('');
 }

@@ -149,6 +149,18 @@ describe('page', () => {
     expect(style).toContain('h1{color:red}');
     expect(p.html).toContain('http-equiv="Content-Security-Policy"');
   });
+  it('img-src allows only the page itself and data: urls: remote images are not loaded', async () => {
+    const p = await buildPage(input({ content: '![x](https://example.com/x.png)' }));
+    expect(p.csp).toMatch(/img-src 'self' data:(;|$)/);
+    expect(p.csp).not.toContain('https:');
+  });
+  it("the type's page size comes after custom CSS, so custom @page rules cannot change it", async () => {
+    const p = await buildPage(input({ type: 'doc', customCss: '@page{size:letter landscape}' }));
+    const css = /<style>([\s\S]*)<\/style>/.exec(p.html)![1]!;
+    expect(css.lastIndexOf('@page{size:A4 portrait;margin:0}')).toBeGreaterThan(css.indexOf('size:letter'));
+    expect(css).toMatch(/@page :first\{size:A4 portrait;margin:0\}/);
+    expect((await buildPage(input({ type: 'pres' }))).html).toContain('@page{size:960px 540px;margin:0}');
+  });
   it('each page is a section; the front matter makes a header on the first page', async () => {
     const p = await buildPage(input({ content: '---\ntitle: T <1>\nauthor: Ann\n---\nA\n{{ page }}\nB', type: 'pres' }));
     expect(p.html.match(/<section class="page"/g)).toHaveLength(2);

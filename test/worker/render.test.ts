@@ -8,17 +8,18 @@ import { unzipSync, strFromU8 } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { dbFor } from '../../src/core/context';
 import { HttpError } from '../../src/core/errors';
-import { loadResource } from '../../src/core/resources';
+import { loadResource, type ResourceCtx } from '../../src/core/resources';
 import { users } from '../../src/db/schema';
 import { docKind } from '../../src/docs/kind';
-import { cachedOutput, outputHash } from '../../src/render/outputs';
-import { pdfPageCount } from '../../src/render/outputs';
+import { cachedOutput, closeReleasedSessions, outputHash, MAX_RENDER_PAGES, pdfPageCount, type OutputName, type RenderLimits } from '../../src/render/outputs';
 import { documentPage } from '../../src/render/source';
 import { api } from '../../src/app';
 import { call, makeUser, unique, type TestUser } from './helpers';
 
 /** A 1x1 PNG. */
 const PNG = Uint8Array.from(atob('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='), (c) => c.charCodeAt(0));
+/** A 1x1 red PNG. */
+const PNG_RED = Uint8Array.from(atob('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC'), (c) => c.charCodeAt(0));
 
 async function makeDoc(u: TestUser, name: string, content: string, config: Record<string, string> = {}): Promise<string> {
   const path = `/v1/vis/docs/${name}`;
@@ -29,6 +30,39 @@ async function makeDoc(u: TestUser, name: string, content: string, config: Recor
 }
 
 const tenPages = Array.from({ length: 10 }, (_, i) => `# Page ${i + 1}\n\nText of page ${i + 1}.`).join('\n\n{{ page }}\n\n');
+
+/** The resource context of a request for `doc` by `u`, with parts of the environment replaced. */
+async function rcFor(u: TestUser, doc: string, over: Partial<Record<keyof Env, unknown>> = {}): Promise<ResourceCtx> {
+  const db = dbFor(env);
+  const caller = (await db.select().from(users).where(eq(users.username, u.username)).get())!;
+  const req = new Request(`http://platform.test/v1/vis/docs/${doc}/files/doc.pdf`, { headers: { Authorization: `Bearer ${u.token}` } });
+  const exec = { waitUntil: () => {}, passThroughOnException: () => {} } as unknown as ExecutionContext;
+  return loadResource({ req, env: { ...env, ...over } as Env, exec, url: new URL(req.url), params: { doc }, caller, db }, docKind);
+}
+
+/** Renders (or reads from the cache) one output of the document as `rc` sees it. */
+async function outputOf(rc: ResourceCtx, name: OutputName, limits?: Partial<RenderLimits>): Promise<Uint8Array> {
+  const built = await documentPage(api, rc, 'inline');
+  const out = await cachedOutput(rc, name, built, await outputHash(name, built), limits);
+  return out.bytes instanceof Uint8Array ? out.bytes : new Uint8Array(await new Response(out.bytes).arrayBuffer());
+}
+
+async function logOf(u: TestUser, doc: string): Promise<{ severity: string; message: string }[]> {
+  return (await (await call('GET', `/v1/vis/docs/${doc}/log`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as { severity: string; message: string }[];
+}
+
+/** Slide XML files of a deck, in slide order, and the plain text of each slide's notes. */
+function deckOf(bytes: Uint8Array): { slides: string[]; notes: string[]; zip: Record<string, Uint8Array> } {
+  const zip = unzipSync(bytes);
+  const num = (k: string) => Number(/(\d+)\.xml$/.exec(k)![1]);
+  const sorted = (re: RegExp) => Object.keys(zip).filter((k) => re.test(k)).sort((a, b) => num(a) - num(b));
+  const slides = sorted(/^ppt\/slides\/slide\d+\.xml$/);
+  const notes = sorted(/^ppt\/notesSlides\/notesSlide\d+\.xml$/).map((k) => strFromU8(zip[k]!).replace(/<[^>]+>/g, ' '));
+  return { slides, notes, zip };
+}
+
+/** A document with no page markers that runs over several A4 sheets. */
+const longDoc = Array.from({ length: 70 }, (_, i) => `Paragraph ${i + 1}: ${'words that fill the line '.repeat(6)}end of ${i + 1}.`).join('\n\n');
 
 async function bytesOf(res: Response): Promise<Uint8Array> {
   return new Uint8Array(await res.arrayBuffer());
@@ -128,12 +162,39 @@ describe('canonical page /u/:user/d/:doc', () => {
     expect(await (await call('GET', `/u/${u.username}/d/fm`, { token: u.token })).text()).toContain('theme-paper');
   });
 
-  it('assets are referenced at the document asset url', async () => {
-    const u = await makeUser();
+  it('a public document links its assets at the document asset url', async () => {
+    const u = await makeUser({ profile_public: true });
     const path = await makeDoc(u, 'withasset', '![logo](assets/logo.png)');
     expect((await call('POST', `${path}/assets/logo.png`, { token: u.token, body: PNG, type: 'image/png' })).status).toBe(201);
-    const html = await (await call('GET', `/u/${u.username}/d/withasset`, { token: u.token })).text();
+    expect((await call('PUT', `${path}/shared/public`, { token: u.token })).status).toBe(201);
+    const html = await (await call('GET', `/u/${u.username}/d/withasset`)).text();
     expect(html).toContain(`src="/v1/users/${u.username}/vis/docs/withasset/assets/logo.png"`);
+    expect((await call('GET', `/v1/users/${u.username}/vis/docs/withasset/assets/logo.png`)).status).toBe(200);
+  });
+
+  it('a private document embeds its assets in the page (the browser has no token to fetch them)', async () => {
+    const u = await makeUser();
+    const path = await makeDoc(u, 'privasset', '![logo](assets/logo.png)', { 'config/custom/custom.css': 'body{background-image:url(assets/logo.png)}' });
+    expect((await call('POST', `${path}/assets/logo.png`, { token: u.token, body: PNG, type: 'image/png' })).status).toBe(201);
+    const res = await call('GET', `/u/${u.username}/d/privasset`, { token: u.token });
+    const html = await res.text();
+    const data = `data:image/png;base64,${btoa(String.fromCharCode(...PNG))}`;
+    expect(html).toContain(`src="${data}"`);
+    expect(html).toContain(`url("${data}")`);
+    expect(html).not.toContain('/assets/logo.png');
+    // Replacing the asset changes the page and its ETag.
+    await call('POST', `${path}/assets/logo.png`, { token: u.token, body: PNG_RED, type: 'image/png' });
+    const again = await call('GET', `/u/${u.username}/d/privasset`, { token: u.token, headers: { 'If-None-Match': res.headers.get('ETag')! } });
+    expect(again.status).toBe(200);
+    expect(await again.text()).toContain(btoa(String.fromCharCode(...PNG_RED)));
+  });
+
+  it('the page policy loads no remote images (img-src has no https:)', async () => {
+    const u = await makeUser();
+    await makeDoc(u, 'remote', '![x](https://example.com/x.png)');
+    const csp = (await call('GET', `/u/${u.username}/d/remote`, { token: u.token })).headers.get('Content-Security-Policy')!;
+    expect(csp).toMatch(/img-src 'self' data:;/);
+    expect(csp).not.toContain('https:');
   });
 
   it('answers 304 to a matching If-None-Match and re-renders after a change', async () => {
@@ -281,22 +342,116 @@ describe('PPTX', () => {
   });
 });
 
+describe('pages and slides agree', () => {
+  it('a doc page longer than one A4 sheet continues on new sheets: PDF pages = PPTX slides, each slide with its own text', async () => {
+    const u = await makeUser();
+    const path = await makeDoc(u, 'longdoc', longDoc);
+    const pdf = await bytesOf(await call('GET', `${path}/files/doc.pdf`, { token: u.token }));
+    const pages = pdfPageCount(pdf);
+    expect(pages).toBeGreaterThan(1);
+    const deck = deckOf(await bytesOf(await call('GET', `${path}/files/doc.pptx`, { token: u.token })));
+    expect(deck.slides).toHaveLength(pages);
+    expect(deck.notes).toHaveLength(pages);
+    expect(deck.notes[0]).toContain('Paragraph 1:');
+    expect(deck.notes[0]).not.toContain('Paragraph 70:');
+    expect(deck.notes.at(-1)).toContain('end of 70.');
+    // Every paragraph is on exactly one slide, in order.
+    const firstOn = deck.notes.map((n) => Number(/Paragraph (\d+):/.exec(n)![1]));
+    expect(firstOn).toEqual([...firstOn].sort((a, b) => a - b));
+    for (let i = 1; i <= 70; i++) expect(deck.notes.filter((n) => n.includes(`Paragraph ${i}:`))).toHaveLength(1);
+  });
+
+  it('a single block taller than a sheet is shrunk onto one sheet, not split or cut', async () => {
+    const u = await makeUser();
+    const code = Array.from({ length: 120 }, (_, i) => `line ${i + 1}`).join('\n');
+    const path = await makeDoc(u, 'tallblock', `Intro\n\n\`\`\`\n${code}\n\`\`\`\n\nAfter the code.`);
+    const pdf = await bytesOf(await call('GET', `${path}/files/doc.pdf`, { token: u.token }));
+    const deck = deckOf(await bytesOf(await call('GET', `${path}/files/doc.pptx`, { token: u.token })));
+    expect(deck.slides).toHaveLength(pdfPageCount(pdf));
+    expect(deck.notes.filter((n) => n.includes('line 120'))).toHaveLength(1);
+    expect(deck.notes.join(' ')).toContain('After the code.');
+  });
+
+  it('the deck title is the page title (front matter title, else the name entry, else the document name)', async () => {
+    const u = await makeUser();
+    const path = await makeDoc(u, 'titled', 'x', { name: 'Pretty Name' });
+    const deck = deckOf(await bytesOf(await call('GET', `${path}/files/doc.pptx`, { token: u.token })));
+    expect(strFromU8(deck.zip['docProps/core.xml']!)).toContain('<dc:title>Pretty Name</dc:title>');
+  });
+
+  it('custom CSS cannot change the page size of the type', async () => {
+    const u = await makeUser();
+    const path = await makeDoc(u, 'letter', 'x', { 'config/custom/custom.css': '@page{size:letter landscape}' });
+    const pdf = strFromU8(await bytesOf(await call('GET', `${path}/files/doc.pdf`, { token: u.token })), true);
+    const box = /\/MediaBox \[0 0 ([\d.]+) ([\d.]+)\]/.exec(pdf)!;
+    expect(Number(box[1])).toBeCloseTo(595.28, 0);
+    expect(Number(box[2])).toBeCloseTo(841.89, 0);
+  });
+});
+
+describe('render limits', () => {
+  it('more pages than a render allows answers 413 with a log line, before any browser work', async () => {
+    const u = await makeUser();
+    const path = await makeDoc(u, 'toomany', Array.from({ length: MAX_RENDER_PAGES + 1 }, (_, i) => `p${i}`).join('\n{{ page }}\n'));
+    const res = await call('GET', `${path}/files/doc.pptx`, { token: u.token });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ status: 413, message: expect.stringContaining(`at most ${MAX_RENDER_PAGES}`) });
+    expect((await logOf(u, 'toomany')).at(-1)).toMatchObject({ severity: 'error', message: expect.stringMatching(/^render of doc\.pptx refused: 201 pages/) });
+    const rc = await rcFor(u, 'toomany');
+    expect((await env.BLOBS.list({ prefix: `r/${rc.resource.id}/render/` })).objects).toHaveLength(0);
+  });
+
+  it('a document that paginates to more sheets than allowed answers 413', async () => {
+    const u = await makeUser();
+    await makeDoc(u, 'manysheets', longDoc);
+    const err = await outputOf(await rcFor(u, 'manysheets'), 'doc.pdf', { maxPages: 1 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HttpError);
+    expect((err as HttpError).status).toBe(413);
+    expect((await logOf(u, 'manysheets')).at(-1)!.message).toMatch(/^render of doc\.pdf refused: more than 1 page/);
+  });
+
+  it('a render past its deadline answers 504 with a log line and stores nothing', async () => {
+    const u = await makeUser();
+    await makeDoc(u, 'slowbrowser', 'x');
+    // A browser that does not answer in time.
+    const slow = { fetch: () => new Promise<Response>((resolve) => setTimeout(() => resolve(new Response('late', { status: 503 })), 3000)) };
+    const rc = await rcFor(u, 'slowbrowser', { BROWSER: slow });
+    const t0 = Date.now();
+    const err = await outputOf(rc, 'doc.pdf', { deadlineMs: 300 }).catch((e: unknown) => e);
+    expect(Date.now() - t0).toBeLessThan(2500);
+    expect((err as HttpError).status).toBe(504);
+    expect((await logOf(u, 'slowbrowser')).at(-1)).toMatchObject({ severity: 'error', message: 'render of doc.pdf timed out after 300 ms' });
+    expect((await env.BLOBS.list({ prefix: `r/${rc.resource.id}/render/` })).objects).toHaveLength(0);
+  });
+});
+
+describe('browser sessions', () => {
+  it('with BROWSER_KEEP_ALIVE_MS set, a second render reuses the session the first one released', async () => {
+    const u = await makeUser();
+    const path = await makeDoc(u, 'keptalive', 'one');
+    const rc = await rcFor(u, 'keptalive', { BROWSER_KEEP_ALIVE_MS: '60000' });
+    try {
+      await outputOf(rc, 'doc.pdf');
+      await call('POST', `${path}/content`, { token: u.token, text: 'two' });
+      expect(strFromU8((await outputOf(rc, 'doc.pdf')).subarray(0, 5))).toBe('%PDF-');
+    } finally {
+      await closeReleasedSessions(rc.env);
+    }
+    const renders = (await logOf(u, 'keptalive')).filter((l) => l.message.startsWith('rendered doc.pdf'));
+    expect(renders.map((l) => /, ([a-z ]+)$/.exec(l.message)![1])).toEqual(['new browser session', 'browser session reused']);
+  });
+});
+
 describe('failures and cleanup', () => {
   it('a failed render answers 502, logs an ERROR with the reason, and stores nothing', async () => {
     const u = await makeUser();
     await makeDoc(u, 'broken', 'x');
-    const db = dbFor(env);
-    const caller = (await db.select().from(users).where(eq(users.username, u.username)).get())!;
     // Browser Rendering down: the binding answers 503 to everything (platform storage stays real).
-    const down = { ...env, BROWSER: { fetch: async () => new Response('browser rendering unavailable', { status: 503 }) } } as unknown as Env;
-    const req = new Request('http://platform.test/v1/vis/docs/broken/files/doc.pdf', { headers: { Authorization: `Bearer ${u.token}` } });
-    const rc = await loadResource({ req, env: down, exec: { waitUntil: () => {}, passThroughOnException: () => {} } as unknown as ExecutionContext, url: new URL(req.url), params: { doc: 'broken' }, caller, db }, docKind);
-    const built = await documentPage(api, rc, 'inline');
-    const err = await cachedOutput(rc, 'doc.pdf', built, await outputHash('doc.pdf', built), 'broken').catch((e: unknown) => e);
+    const rc = await rcFor(u, 'broken', { BROWSER: { fetch: async () => new Response('browser rendering unavailable', { status: 503 }) } });
+    const err = await outputOf(rc, 'doc.pdf').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(HttpError);
     expect((err as HttpError).status).toBe(502);
-    const log = (await (await call('GET', '/v1/vis/docs/broken/log', { token: u.token, headers: { Accept: 'application/json' } })).json()) as { severity: string; message: string }[];
-    expect(log.at(-1)).toMatchObject({ severity: 'error', message: expect.stringMatching(/^render of doc\.pdf failed: .+/) });
+    expect((await logOf(u, 'broken')).at(-1)).toMatchObject({ severity: 'error', message: expect.stringMatching(/^render of doc\.pdf failed: .+/) });
     expect((await env.BLOBS.list({ prefix: `r/${rc.resource.id}/render/` })).objects).toHaveLength(0);
   });
 

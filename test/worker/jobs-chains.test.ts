@@ -32,6 +32,8 @@ describe('composed chains', () => {
     // children are readable by the top-level run's readers, listed nowhere as standalone runs
     expect(await (await call('GET', `${J}/pipeline/runs/${c.name}/log`, { token: u.token })).text()).toContain('upper 1');
     expect(await (await call('GET', `${J}/upper/runs`, { token: u.token })).json()).toEqual([]);
+    // ... and only through the top-level run's job: not as a run of the child's own job
+    expect((await call('GET', `${J}/upper/runs/${c.name}/log`, { token: u.token })).status).toBe(404);
     const hist = (await (await call('GET', `${J}/pipeline/stats/runs`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as unknown[];
     expect(hist).toHaveLength(1);
   });
@@ -69,6 +71,30 @@ describe('composed chains', () => {
     const ref = await groupWith(bob, alice, 'superusers');
     expect((await call('PUT', `${J}/tool/shared/${ref}`, { token: bob.token })).status).toBe(201);
     const ok = await trigger(alice.token, `${J}/uses`);
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toBe('from bob');
+  });
+  it('@user/job needs execute access of the caller who triggers, not only of the chain\'s owner', async () => {
+    const [alice, bob, carol] = await Promise.all([makeUser(), makeUser(), makeUser()]);
+    await makeJob(bob, 'tool', `export default { async run() { return 'from bob'; } }`);
+    await makeJob(alice, 'uses', undefined, { 'config/chains': `t <- @${bob.username}/tool\nt` });
+    expect((await call('PUT', `${J}/tool/shared/${await groupWith(bob, alice, 'superusers')}`, { token: bob.token })).status).toBe(201);
+    expect((await call('PUT', `${J}/uses/shared/${await groupWith(alice, carol, 'admins')}`, { token: alice.token })).status).toBe(201);
+    const via = `/v1/users/${alice.username}/code/jobs/uses`;
+    // carol may execute alice's chain, but bob's tool is not shared with her
+    const denied = await trigger(carol.token, via);
+    expect(denied.status).toBe(502);
+    const { run } = (await denied.json()) as { run: string };
+    expect(await (await call('GET', `${via}/runs/${run}/log`, { token: carol.token })).text()).toContain(`no such job: @${bob.username}/tool`);
+    // read access only is not enough either
+    expect((await call('PUT', `${J}/tool/shared/${await groupWith(bob, carol, 'members')}`, { token: bob.token })).status).toBe(201);
+    const readOnly = await trigger(carol.token, via);
+    expect(readOnly.status).toBe(502);
+    const { run: run2 } = (await readOnly.json()) as { run: string };
+    expect(await (await call('GET', `${via}/runs/${run2}/log`, { token: carol.token })).text()).toContain(`${carol.username} has no execute access to @${bob.username}/tool`);
+    // with execute access of her own the step runs
+    expect((await call('PUT', `${J}/tool/shared/${await groupWith(bob, carol, 'superusers')}`, { token: bob.token })).status).toBe(201);
+    const ok = await trigger(carol.token, via);
     expect(ok.status).toBe(200);
     expect(await ok.text()).toBe('from bob');
   });

@@ -73,11 +73,18 @@ async function reply(env: Env, db: Db, to: string, subject: string, text: string
 }
 
 /** Handles one inbound message end to end. */
-export async function handleInbound(env: Env, raw: ArrayBuffer, from: string, to: string): Promise<'rejected' | 'unknown' | 'accepted'> {
+export async function handleInbound(env: Env, raw: ArrayBuffer, from: string, to: string): Promise<'rejected' | 'unknown' | 'accepted' | 'malformed'> {
   const db = dbFor(env);
   const target = await groupForInboundAddress(env, db, to.toLowerCase());
   if (!target) return 'unknown';
-  const msg = await parseMessage(raw, from, to);
+  let msg: InboundMessage;
+  try {
+    msg = await parseMessage(raw, from, to);
+  } catch (err) {
+    // Nothing runs and nobody is replied to: the SMTP rejection tells the sender.
+    console.warn(`inbound mail to ${to} from ${from} could not be parsed: ${(err as Error).message}`);
+    return 'malformed';
+  }
   const jobs = await sharedJobs(db, target.group);
   const sender = from.trim().toLowerCase();
   const member = (await activeMembers(db, target.group.id)).find((m) => m.user.email_verified && m.user.email?.toLowerCase() === sender);
@@ -119,4 +126,5 @@ export async function handleInboundEmail(message: ForwardableEmailMessage, env: 
   const raw = await new Response(message.raw).arrayBuffer();
   const outcome = await handleInbound(env, raw, message.from, message.to);
   if (outcome === 'unknown') message.setReject('no group accepts mail at this address');
+  if (outcome === 'malformed') message.setReject('the message could not be parsed as MIME');
 }

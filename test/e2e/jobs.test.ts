@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { http, makeUser, opsToken, unique, type E2EUser } from './harness';
+import { base, http, makeUser, opsToken, unique, type E2EUser } from './harness';
 
 const J = '/v1/code/jobs';
 
@@ -13,6 +13,43 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function runs(u: E2EUser, name: string): Promise<{ name: string }[]> {
   return (await (await http('GET', `${J}/${name}/runs`, { token: u.token })).json()) as { name: string }[];
+}
+
+const ok = async (r: Promise<Response>) => expect((await r).status).toBeLessThan(300);
+
+/** An organisation group that accepts inbound mail, with one accepted member whose address is verified. */
+async function mailGroup() {
+  const owner = await makeUser({ account: 'organisation' });
+  const org = unique('o').slice(0, 20);
+  await ok(http('PUT', `/v1/admin/orgs/${org}`, { token: owner.token }));
+  await ok(http('PUT', `/v1/admin/orgs/${org}/groups/ops`, { token: owner.token }));
+  await ok(http('POST', `/v1/admin/orgs/${org}/profile/options/enable_subdomain`, { token: owner.token, text: 'yes' }));
+  await ok(http('POST', `/v1/admin/orgs/${org}/groups/ops/profile/options/allow_inbound_mail`, { token: owner.token, text: 'yes' }));
+  const email = `${unique('m')}@example.com`;
+  const member = await makeUser({ email, email_verified: true });
+  await ok(http('PUT', `/v1/admin/orgs/${org}/groups/ops/roles/members/${member.username}`, { token: owner.token }));
+  await ok(http('POST', `/v1/admin/invites/+${org}~ops/accept`, { token: member.token, text: 'yes' }));
+  const address = (await (await http('GET', `/v1/orgs/${org}/groups/ops/email`, { token: owner.token })).text()).trim();
+  expect(address).toContain(`ops@${org}.`);
+  return { owner, org, email, address };
+}
+
+async function sendMail(from: string, to: string, subject: string): Promise<void> {
+  const raw = [`From: ${from}`, `To: ${to}`, `Subject: ${subject}`, `Message-ID: <${unique('id')}@example.com>`, 'Content-Type: text/plain', '', 'numbers please', ''].join('\r\n');
+  const sent = await fetch(`${base()}/cdn-cgi/handler/email?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`, { method: 'POST', body: raw });
+  expect(sent.status).toBeLessThan(300);
+}
+
+type Reply = { kind: string; to: string[]; text: string; attachments: { filename: string }[] };
+
+async function repliesTo(email: string): Promise<Reply[]> {
+  let replies: Reply[] = [];
+  for (let i = 0; i < 100 && !replies.length; i++) {
+    const all = (await (await http('GET', '/v1/ops/outbox', { token: opsToken() })).json()) as Reply[];
+    replies = all.filter((m) => m.kind === 'reply' && m.to.includes(email));
+    if (!replies.length) await sleep(50);
+  }
+  return replies;
 }
 
 afterAll(async () => {
@@ -61,7 +98,7 @@ describe('job runs over HTTP (real server, Worker Loader sandbox)', () => {
     await job(u, 'cron', `export default { async run() { return 'tick'; } }`, { 'config/schedule': '* * * * * # every minute' });
     // the next fire time is the next minute: move the platform clock past it
     expect((await http('POST', '/v1/ops/clock', { token: opsToken(), json: { offset_ms: 61_000 } })).status).toBe(204);
-    const tick = await fetch(`${(await import('./harness')).base()}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent('* * * * *')}`);
+    const tick = await fetch(`${base()}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent('* * * * *')}`);
     expect(tick.status).toBeLessThan(300);
     let list: { name: string }[] = [];
     for (let i = 0; i < 100 && !list.length; i++) {
@@ -79,34 +116,28 @@ describe('job runs over HTTP (real server, Worker Loader sandbox)', () => {
     await http('POST', '/v1/ops/clock', { token: opsToken(), json: { offset_ms: 0 } });
   });
   it('inbound mail through /cdn-cgi/handler/email runs the group\'s jobs and replies with the output', async () => {
-    const owner = await makeUser({ account: 'organisation' });
-    const org = unique('o').slice(0, 20);
-    const ok = async (r: Promise<Response>) => expect((await r).status).toBeLessThan(300);
-    await ok(http('PUT', `/v1/admin/orgs/${org}`, { token: owner.token }));
-    await ok(http('PUT', `/v1/admin/orgs/${org}/groups/ops`, { token: owner.token }));
-    await ok(http('POST', `/v1/admin/orgs/${org}/profile/options/enable_subdomain`, { token: owner.token, text: 'yes' }));
-    await ok(http('POST', `/v1/admin/orgs/${org}/groups/ops/profile/options/allow_inbound_mail`, { token: owner.token, text: 'yes' }));
-    const email = `${unique('m')}@example.com`;
-    const member = await makeUser({ email, email_verified: true });
-    await ok(http('PUT', `/v1/admin/orgs/${org}/groups/ops/roles/members/${member.username}`, { token: owner.token }));
-    await ok(http('POST', `/v1/admin/invites/+${org}~ops/accept`, { token: member.token, text: 'yes' }));
-    await job(owner, 'inbox', `export default { async run(input) { const j = JSON.parse(await input[0].text()); return 'subject was ' + j.subject; } }`);
-    await ok(http('PUT', `${J}/inbox/shared/+${org}~ops`, { token: owner.token }));
-    const address = (await (await http('GET', `/v1/orgs/${org}/groups/ops/email`, { token: owner.token })).text()).trim();
-    expect(address).toContain(`ops@${org}.`);
-    const raw = [`From: ${email}`, `To: ${address}`, 'Subject: Weekly', 'Message-ID: <1@example.com>', 'Content-Type: text/plain', '', 'numbers please', ''].join('\r\n');
-    const { base } = await import('./harness');
-    const sent = await fetch(`${base()}/cdn-cgi/handler/email?from=${encodeURIComponent(email)}&to=${encodeURIComponent(address)}`, { method: 'POST', body: raw });
-    expect(sent.status).toBeLessThan(300);
-    let replies: { kind: string; to: string[]; text: string; attachments: { filename: string }[] }[] = [];
-    for (let i = 0; i < 100 && !replies.length; i++) {
-      const all = (await (await http('GET', '/v1/ops/outbox', { token: opsToken() })).json()) as typeof replies;
-      replies = all.filter((m) => m.kind === 'reply' && m.to.includes(email));
-      if (!replies.length) await sleep(50);
-    }
+    const g = await mailGroup();
+    await job(g.owner, 'inbox', `export default { async run(input) { const j = JSON.parse(await input[0].text()); return 'subject was ' + j.subject; } }`);
+    await ok(http('PUT', `${J}/inbox/shared/+${g.org}~ops`, { token: g.owner.token }));
+    await sendMail(g.email, g.address, 'Weekly');
+    const replies = await repliesTo(g.email);
     expect(replies).toHaveLength(1);
     expect(replies[0]!.attachments.map((a) => a.filename)).toEqual(['output.txt']);
-    const list = await runs(owner, 'inbox');
-    expect(await (await http('GET', `${J}/inbox/runs/${list[0]!.name}/output`, { token: owner.token })).text()).toBe('subject was Weekly');
+    const list = await runs(g.owner, 'inbox');
+    expect(await (await http('GET', `${J}/inbox/runs/${list[0]!.name}/output`, { token: g.owner.token })).text()).toBe('subject was Weekly');
+  });
+  it('inbound mail from a sender who is not an accepted member (through /cdn-cgi/handler/email): a rejected run and a reply saying so', async () => {
+    const g = await mailGroup();
+    await job(g.owner, 'guarded', `export default { async run() { return 'ran'; } }`);
+    await ok(http('PUT', `${J}/guarded/shared/+${g.org}~ops`, { token: g.owner.token }));
+    const stranger = `${unique('s')}@example.com`;
+    await sendMail(stranger, g.address, 'Let me in');
+    const replies = await repliesTo(stranger);
+    expect(replies).toHaveLength(1);
+    expect(replies[0]!.text).toContain('rejected');
+    expect(replies[0]!.attachments).toEqual([]);
+    const list = await runs(g.owner, 'guarded');
+    expect(list).toHaveLength(1);
+    expect(await (await http('GET', `${J}/guarded/runs/${list[0]!.name}/status`, { token: g.owner.token })).text()).toBe('rejected');
   });
 });

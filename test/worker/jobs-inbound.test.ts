@@ -1,8 +1,8 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { handleInbound } from '../../src/jobs/inbound';
+import { handleInbound, handleInboundEmail } from '../../src/jobs/inbound';
 import { call, makeUser, OPS, unique, type TestUser } from './helpers';
-import { makeJob } from './jobs-helpers';
+import { makeJob, newestRun, waitStatus } from './jobs-helpers';
 
 const J = '/v1/code/jobs';
 
@@ -80,5 +80,39 @@ describe('inbound mail', () => {
   });
   it('an address no group accepts is unknown (the handler rejects the message)', async () => {
     expect(await handleInbound(env, raw('a@b.c', 'nobody@nowhere.example', 'x'), 'a@b.c', 'nobody@nowhere.example')).toBe('unknown');
+  });
+  it('a canceled run\'s reply names the cancel', async () => {
+    const g = await mailGroup();
+    await makeJob(g.owner, 'mailcancel', `export default { async run(i, ctx) { await new Promise((res, rej) => { ctx.signal.addEventListener('abort', () => rej(ctx.signal.reason)); setTimeout(res, 20000); }); } }`);
+    await call('PUT', `${J}/mailcancel/shared/+${g.org}~sales`, { token: g.owner.token });
+    const handled = handleInbound(env, raw(g.email, g.address, 'Stop me'), g.email, g.address);
+    const run = await newestRun(g.owner.token, 'mailcancel');
+    await waitStatus(g.owner.token, `${J}/mailcancel`, run, (s) => s === 'processing');
+    expect((await call('POST', `${J}/mailcancel/runs/${run}/status`, { token: g.owner.token, text: 'canceled' })).status).toBe(202);
+    expect(await handled).toBe('accepted');
+    const replies = await repliesTo(g.email);
+    expect(replies).toHaveLength(1);
+    expect(replies[0]!.text).toBe(`Run ${run} of job mailcancel was canceled: no output.`);
+    expect(replies[0]!.attachments).toEqual([]);
+  });
+  it('a message the MIME parser refuses is rejected cleanly: no run, no reply, the SMTP answer says why', async () => {
+    const g = await mailGroup();
+    await makeJob(g.owner, 'mailbad', `export default { async run() { return 'x'; } }`);
+    await call('PUT', `${J}/mailbad/shared/+${g.org}~sales`, { token: g.owner.token });
+    // postal-mime refuses headers over 2 MiB
+    const huge = new TextEncoder().encode(`From: ${g.email}\r\nTo: ${g.address}\r\nX-Pad: ${'a'.repeat(2.2 * 1024 * 1024)}\r\nSubject: x\r\n\r\nbody\r\n`);
+    let rejected = '';
+    const message = {
+      from: g.email,
+      to: g.address,
+      raw: new Response(huge).body!,
+      rawSize: huge.byteLength,
+      headers: new Headers(),
+      setReject: (reason: string) => void (rejected = reason),
+    } as unknown as ForwardableEmailMessage;
+    await handleInboundEmail(message, env, {} as ExecutionContext);
+    expect(rejected).toContain('could not be parsed');
+    expect(await (await call('GET', `${J}/mailbad/runs`, { token: g.owner.token })).json()).toEqual([]);
+    expect(await repliesTo(g.email)).toEqual([]);
   });
 });

@@ -315,7 +315,29 @@ describe('parse timing (diagnostics, authenticated)', () => {
     await write(u, `${base}/layout`, LAYOUT);
     const res = await call('GET', `${base}/json/parse_time?runs=20`, { token: u.token });
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ runs: 20, columns: 13, rows: 5, cells: 3, ms_per_parse: expect.any(Number), mean_ms_per_parse: expect.any(Number) });
+    const body = (await res.json()) as { samples: number[]; ms_per_parse: number };
+    expect(body).toMatchObject({ runs: 20, columns: 13, rows: 5, cells: 3, ms_per_parse: expect.any(Number), mean_ms_per_parse: expect.any(Number), best_ms_per_parse: expect.any(Number) });
+    expect(body.samples).toHaveLength(4); // batches of 5
+    expect(body.ms_per_parse).toBe([...body.samples].sort((a, b) => a - b)[1]);
     for (const bad of ['0', '501', 'x', '1.5']) expect((await call('GET', `${base}/json/parse_time?runs=${bad}`, { token: u.token })).status).toBe(400);
+  });
+
+  it('runs × the time of one parse must fit in 500 ms: a slow drawing with many runs is 400 with max_runs, and parses nothing more', async () => {
+    const u = await makeUser();
+    const base = `/v1/vis/grids/${await newGrid(u)}`;
+    // a fine mesh of 1-character boxes (3600 cells): tens of ms per parse, far above 1 ms
+    const mesh = Array.from({ length: 121 }, (_, y) => Array.from({ length: 121 }, (_, x) => (y % 2 ? (x % 2 ? ' ' : '|') : x % 2 ? '-' : '+')).join('')).join('\n');
+    expect((await write(u, `${base}/layout`, mesh)).status).toBe(204);
+    const t0 = Date.now();
+    const res = await call('GET', `${base}/json/parse_time?runs=500`, { token: u.token });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { status: number; message: string; max_runs: number };
+    expect(body).toMatchObject({ status: 400, message: expect.stringMatching(/at most \d+ runs fit in the 500 ms/) });
+    expect(body.max_runs).toBeGreaterThanOrEqual(1);
+    expect(body.max_runs).toBeLessThan(500);
+    expect(Date.now() - t0).toBeLessThan(5000); // refused before the runs, not after
+    const ok = await call('GET', `${base}/json/parse_time?runs=${body.max_runs}`, { token: u.token });
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({ runs: body.max_runs, cells: 3600 });
   });
 });

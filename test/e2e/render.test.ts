@@ -130,6 +130,40 @@ describe('PPTX (LibreOffice)', () => {
   });
 });
 
+describe('pages and slides agree (pdfinfo, pdftotext, LibreOffice)', () => {
+  it('a long doc without page markers: PDF pages = PPTX slides > 1, each slide notes the text of its PDF page, LibreOffice converts it', async () => {
+    const u = await makeUser();
+    const long = Array.from({ length: 60 }, (_, i) => `Paragraph ${i + 1}: ${'text that fills the sheet '.repeat(6)}end ${i + 1}.`).join('\n\n');
+    const code = Array.from({ length: 110 }, (_, i) => `code line ${i + 1}`).join('\n');
+    const path = await makeDoc(u, 'longread', `${long}\n\n\`\`\`\n${code}\n\`\`\`\n`);
+    const pdf = await download(u, `${path}/files/doc.pdf`, 'longread.pdf');
+    const { pages } = await pdfInfo(pdf);
+    expect(pages).toBeGreaterThan(2);
+    const deck = await download(u, `${path}/files/doc.pptx`, 'longread.pptx');
+    const zip = unzipSync(readFileSync(deck));
+    const num = (k: string) => Number(/(\d+)\.xml$/.exec(k)![1]);
+    const slides = Object.keys(zip).filter((k) => /^ppt\/slides\/slide\d+\.xml$/.test(k));
+    expect(slides).toHaveLength(pages);
+    const notes = Object.keys(zip)
+      .filter((k) => /^ppt\/notesSlides\/notesSlide\d+\.xml$/.test(k))
+      .sort((a, b) => num(a) - num(b))
+      .map((k) => Buffer.from(zip[k]!).toString().replace(/<[^>]+>/g, ' '));
+    for (let page = 1; page <= pages; page++) {
+      const text = (await run('pdftotext', ['-f', String(page), '-l', String(page), pdf, '-'])).stdout;
+      const paragraphs = [...text.matchAll(/Paragraph (\d+):/g)].map((m) => m[0]);
+      for (const p of paragraphs) expect(notes[page - 1]).toContain(p);
+    }
+    // The code block taller than a sheet is shrunk onto one page, not cut.
+    expect((await pdfText(pdf)).match(/code line 110\b/g)).toHaveLength(1);
+    const bbox = (await run('pdftotext', ['-bbox', pdf, '-'])).stdout;
+    const last = /<word xMin="[\d.]+" yMin="[\d.]+" xMax="[\d.]+" yMax="([\d.]+)">110<\/word>/.exec(bbox);
+    expect(Number(last![1])).toBeLessThan(841.89 - 40); // inside the sheet, above its bottom margin
+    const outDir = mkdtempSync(join(work, 'lo-long-'));
+    await run('libreoffice', [`-env:UserInstallation=file://${outDir}/profile`, '--headless', '--convert-to', 'pdf', '--outdir', outDir, deck], { timeout: 180_000 });
+    expect((await pdfInfo(join(outDir, readdirSync(outDir).find((f) => f.endsWith('.pdf'))!))).pages).toBe(pages);
+  }, 240_000);
+});
+
 /** Decodes an 8-bit RGB or RGBA PNG (what Chromium writes) into pixels. */
 function decodePng(png: Buffer): { width: number; height: number; px: (x: number, y: number) => [number, number, number] } {
   let at = 8;

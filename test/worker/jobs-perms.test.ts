@@ -1,12 +1,24 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, makeUser, type TestUser } from './helpers';
-import { groupWith, makeJob, trigger } from './jobs-helpers';
+import { groupWith, makeJob, newestRun, trigger, waitStatus } from './jobs-helpers';
 
 let owner: TestUser, executor: TestUser, reader: TestUser, publicReader: TestUser, stranger: TestUser;
 let run: string;
 const job = 'shared_job';
 const own = `/v1/code/jobs/${job}`;
 let via: string;
+const slow = 'shared_slow';
+
+/** A live run of the slow job triggered by `token`; answers the pending data call and the run. */
+async function live(token: string) {
+  const base = `/v1/users/${owner.username}/code/jobs/${slow}`;
+  const before = ((await (await call('GET', `${base}/runs`, { token: owner.token })).json()) as { name: string }[])[0]?.name ?? '';
+  const data = trigger(token, base);
+  let run = before;
+  for (let i = 0; i < 200 && run === before; i++) run = await newestRun(owner.token, slow);
+  await waitStatus(owner.token, base, run, (st) => st === 'processing');
+  return { data, run, base };
+}
 
 beforeAll(async () => {
   owner = await makeUser({ profile_public: true });
@@ -14,7 +26,10 @@ beforeAll(async () => {
   await makeJob(owner, job, `export default { async run() { return 'ok'; } }`);
   const xref = await groupWith(owner, executor, 'admins');
   const rref = await groupWith(owner, reader, 'members');
-  for (const entry of [xref, rref, 'public']) expect((await call('PUT', `${own}/shared/${entry}`, { token: owner.token })).status).toBe(201);
+  await makeJob(owner, slow, `export default { async run(i, ctx) { await new Promise((res, rej) => { ctx.signal.addEventListener('abort', () => rej(ctx.signal.reason)); setTimeout(res, 20000); }); } }`);
+  for (const j of [job, slow]) {
+    for (const entry of [xref, rref, 'public']) expect((await call('PUT', `/v1/code/jobs/${j}/shared/${entry}`, { token: owner.token })).status).toBe(201);
+  }
   run = (await trigger(owner.token, own)).headers.get('X-Run-Id')!;
   via = `/v1/users/${owner.username}/code/jobs/${job}`;
 });
@@ -23,6 +38,34 @@ describe('permission matrix for runs', () => {
   it('owner: triggers, reads, cancels', async () => {
     expect((await trigger(owner.token, own)).status).toBe(200);
     expect((await call('GET', `${own}/runs/${run}/log`, { token: owner.token })).status).toBe(200);
+    const { data, run: r } = await live(owner.token);
+    expect((await call('POST', `/v1/code/jobs/${slow}/runs/${r}/status`, { token: owner.token, text: 'canceled' })).status).toBe(202);
+    expect((await data).status).toBe(409);
+  });
+  it('execute grantee cancels a live run (202), also one the owner started', async () => {
+    const mine = await live(executor.token);
+    expect((await call('POST', `${mine.base}/runs/${mine.run}/status`, { token: executor.token, text: 'canceled' })).status).toBe(202);
+    expect((await mine.data).status).toBe(409);
+    const owners = await live(owner.token);
+    expect((await call('POST', `${owners.base}/runs/${owners.run}/status`, { token: executor.token, text: 'canceled' })).status).toBe(202);
+    expect((await owners.data).status).toBe(409);
+  });
+  it('read grantee, public viewer and anonymous caller cannot cancel a live run (403, 403, 401): it stays processing', async () => {
+    const { data, run: r, base } = await live(owner.token);
+    expect((await call('POST', `${base}/runs/${r}/status`, { token: reader.token, text: 'canceled' })).status).toBe(403);
+    expect((await call('POST', `${base}/runs/${r}/status`, { token: publicReader.token, text: 'canceled' })).status).toBe(403);
+    expect((await call('POST', `${base}/runs/${r}/status`, { text: 'canceled' })).status).toBe(401);
+    expect(await (await call('GET', `${base}/runs/${r}/status`, { token: owner.token })).text()).toBe('processing');
+    await call('POST', `${base}/runs/${r}/status`, { token: owner.token, text: 'canceled' });
+    await data;
+  });
+  it('a stranger who sees the job only through its public share cannot trigger it: 403 and a rejected run (never started) for the owner to see', async () => {
+    const res = await trigger(publicReader.token, via);
+    expect(res.status).toBe(403);
+    const { run: rejected } = (await res.json()) as { run: string };
+    const stats = (await (await call('GET', `${own}/runs/${rejected}/stats`, { token: owner.token, headers: { Accept: 'application/json' } })).json()) as Record<string, unknown>;
+    expect(stats).toMatchObject({ status: 'rejected', created_by: publicReader.username, has_output: false });
+    expect((await call('GET', `${via}/runs/${rejected}/status`, { token: publicReader.token })).status).toBe(403);
   });
   it('execute grantee (admins of a sharing group) triggers at /v1/users/:owner/code/jobs/:job/data and reads runs', async () => {
     const res = await trigger(executor.token, via);

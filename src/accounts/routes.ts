@@ -29,6 +29,18 @@ const opsUser = z
   })
   .strict();
 
+const outboxEntry = z.object({
+  id: z.number().int(),
+  kind: z.enum(['mail', 'test', 'invite', 'reply']),
+  from: z.string(),
+  to: z.array(z.string()),
+  subject: z.string(),
+  text: z.string(),
+  html: z.string(),
+  attachments: z.array(z.object({ filename: z.string(), content_type: z.string(), size: z.number().int() })),
+  created_on: z.string(),
+});
+
 const profileSchema = z.object({
   username: z.string(),
   email: z.string(),
@@ -133,7 +145,10 @@ export function accountRoutes(api: Api): void {
     tag: 'ops',
     auth: 'ops',
     json: opsUser,
-    responses: { 200: { description: 'Updated' }, 201: { description: 'Created' } },
+    responses: {
+      200: { description: 'Updated: the account', type: 'application/json', schema: profileSchema },
+      201: { description: 'Created: the account', type: 'application/json', schema: profileSchema },
+    },
     handler: async (ctx) => {
       const name = checkUsername(ctx.params.user!);
       const exists = await ctx.db.select({ id: users.id }).from(users).where(eq(users.username, name)).get();
@@ -147,7 +162,7 @@ export function accountRoutes(api: Api): void {
     summary: 'Every outbound e-mail handed to the transport, newest last',
     tag: 'ops',
     auth: 'ops',
-    responses: { 200: { description: 'Outbox', type: 'application/json' } },
+    responses: { 200: { description: 'Outbox', type: 'application/json', schema: z.array(outboxEntry) } },
     handler: async (ctx) => {
       const rows = await ctx.db.select().from(outbox).orderBy(asc(outbox.id));
       return jsonResponse(

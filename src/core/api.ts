@@ -129,12 +129,20 @@ export class Api {
 
   /** Serves one request: normalise the path, route it, render errors, 404/405 the rest. */
   async fetch(req: Request, env: Env, exec: ExecutionContext): Promise<Response> {
+    // HEAD is GET without the body (RFC 9110 §9.3.2): same status and headers.
+    if (req.method === 'HEAD') {
+      const res = await this.fetch(new Request(req, { method: 'GET' }), env, exec);
+      await res.body?.cancel();
+      return new Response(null, { status: res.status, statusText: res.statusText, headers: res.headers });
+    }
     try {
       const normalised = normalisePath(req);
+      const path = new URL(normalised.url).pathname;
+      // Without OPS_TOKEN the operator interface does not exist: 404 for every method.
+      if (!env.OPS_TOKEN && (path === '/v1/ops' || path.startsWith('/v1/ops/'))) throw notFound(`no such route: ${path}`);
       const res: Response | undefined = await this.router.fetch(normalised, env, exec);
       if (res) return res;
-      const path = new URL(normalised.url).pathname;
-      const allowed = this.router.routes.filter(([, re]) => re.test(path)).map(([m]) => m);
+      const allowed = this.router.routes.filter(([, re]) => re.test(path)).flatMap(([m]) => (m === 'GET' ? ['GET', 'HEAD'] : [m]));
       if (allowed.length) {
         throw new HttpError(405, `method ${req.method} not allowed here`, { allowed }, { Allow: [...new Set(allowed)].join(', ') });
       }

@@ -129,7 +129,11 @@ export function mailRoutes(api: Api): void {
       need: 'r',
       body: { type: 'text/plain', description: 'sent or test; or application/json {action, to}' },
       responses: {
-        202: { description: 'Accepted; delivery is asynchronous', type: 'application/json' },
+        202: {
+          description: 'Accepted; delivery is asynchronous',
+          type: 'application/json',
+          schema: z.object({ status: z.literal(202), message: z.string(), id: z.string(), state: z.enum(['sending', 'testing']) }),
+        },
         400: { description: 'Malformed body, unknown action, bad to' },
         403: { description: "Caller's address unverified, or config/enabled falsy" },
         404: { description: 'Not the owner' },

@@ -1,4 +1,5 @@
 /** The API describes itself: the OpenAPI 3.1 document and a browsable reference page. */
+import { z } from 'zod';
 import type { Api } from '../core/api';
 
 const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -46,7 +47,13 @@ export function metaRoutes(api: Api): void {
     summary: 'The OpenAPI 3.1 document of this API',
     tag: 'meta',
     auth: 'none',
-    responses: { 200: { description: 'OpenAPI document', type: 'application/json' } },
+    responses: {
+      200: {
+        description: 'OpenAPI document',
+        type: 'application/json',
+        schema: z.object({ openapi: z.literal('3.1.0'), info: z.object({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) }).passthrough(),
+      },
+    },
     // The document is large and never changes while the Worker runs: serialise it once.
     handler: () => new Response((cachedJson ??= JSON.stringify(doc())), { headers: { 'Content-Type': 'application/json' } }),
   });

@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { api } from '../../src/app';
 import { call, makeUser, OPS, unique } from './helpers';
 
+const hex = (b: Uint8Array) => [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+
 describe('POST /v1/token', () => {
   it('answers {token, token_name} for good credentials; the token authenticates', async () => {
     const u = await makeUser();
@@ -22,7 +24,9 @@ describe('POST /v1/token', () => {
     const rows = await env.DB.prepare('select token_hash from tokens t join users u on u.id = t.user_id where u.username = ?').bind(u.username).all<{ token_hash: string }>();
     expect(rows.results.length).toBe(1);
     expect(rows.results[0]!.token_hash).not.toBe(u.token);
-    expect(rows.results[0]!.token_hash).toMatch(/^[0-9a-f]{64}$/);
+    // The stored value is SHA-256 of the token, computed here with WebCrypto, not our helper.
+    const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(u.token)));
+    expect(rows.results[0]!.token_hash).toBe(hex(digest));
   });
 
   it('passwords are hashed with PBKDF2 and a per-user salt', async () => {
@@ -30,6 +34,11 @@ describe('POST /v1/token', () => {
     const row = await env.DB.prepare('select password_hash, password_salt from users where username = ?').bind(a.username).first<{ password_hash: string; password_salt: string }>();
     expect(row!.password_hash).not.toContain(a.password);
     expect(row!.password_salt).toMatch(/^[0-9a-f]{32}$/);
+    // Recompute PBKDF2-HMAC-SHA-256, 100,000 iterations, over the stored salt: a plain hash would not match.
+    const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(a.password), 'PBKDF2', false, ['deriveBits']);
+    const salt = Uint8Array.from(row!.password_salt.match(/../g)!.map((h) => parseInt(h, 16)));
+    const bits = await crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt, iterations: 100_000 }, key, 256);
+    expect(row!.password_hash).toBe(hex(new Uint8Array(bits)));
     const b = await makeUser();
     const row2 = await env.DB.prepare('select password_salt from users where username = ?').bind(b.username).first<{ password_salt: string }>();
     expect(row2!.password_salt).not.toBe(row!.password_salt);
@@ -59,8 +68,21 @@ describe('POST /v1/token', () => {
   });
 
   it('an oversized body answers 413 and stores nothing', async () => {
-    const res = await call('POST', '/v1/token', { json: { username: 'x', password: 'y'.repeat(2 * 1024 * 1024) } });
+    const u = await makeUser();
+    const count = () => env.DB.prepare('select count(*) as n from tokens t join users u on u.id = t.user_id where u.username = ?').bind(u.username).first<{ n: number }>();
+    const before = (await count())!.n;
+    const res = await call('POST', '/v1/token', { json: { username: u.username, password: u.password, token_description: 'y'.repeat(2 * 1024 * 1024) } });
     expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ status: 413, message: expect.any(String) });
+    expect((await count())!.n).toBe(before);
+  });
+
+  it('a failed request stores nothing: a bad token name issues no token', async () => {
+    const u = await makeUser();
+    const count = () => env.DB.prepare('select count(*) as n from tokens t join users u on u.id = t.user_id where u.username = ?').bind(u.username).first<{ n: number }>();
+    const before = (await count())!.n;
+    expect((await call('POST', '/v1/token', { json: { username: u.username, password: u.password, token_name: '1bad' } })).status).toBe(400);
+    expect((await count())!.n).toBe(before);
   });
 });
 
@@ -123,10 +145,23 @@ describe('operator interface', () => {
     }
   });
 
-  it('is disabled (404) when OPS_TOKEN is unset', async () => {
-    const req = new Request('http://x/v1/ops/outbox', { headers: { Authorization: `Bearer ${OPS}` } });
+  it.each([
+    ['GET', '/v1/ops/outbox'],
+    ['DELETE', '/v1/ops/outbox'],
+    ['PUT', '/v1/ops/users/someone'],
+    ['GET', '/v1/ops/users/someone'], // a method the route lacks: 404, not a 405 that betrays it
+    ['POST', '/v1/ops'],
+  ])('is disabled (404 for every method) when OPS_TOKEN is unset: %s %s', async (method, path) => {
+    const req = new Request(`http://x${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${OPS}`, 'Content-Type': 'application/json' },
+      body: method === 'PUT' ? JSON.stringify({ password: 'pw-someone' }) : undefined,
+    });
     const res = await api.fetch(req, { ...env, OPS_TOKEN: undefined } as Env, createExecutionContext());
     expect(res.status).toBe(404);
+    expect(res.headers.get('Allow')).toBeNull();
+    expect(await res.json()).toMatchObject({ status: 404 });
+    expect(await env.DB.prepare('select 1 from users where username = ?').bind('someone').first()).toBeNull();
   });
 
   it('GET /v1/ops/outbox lists what the transport was handed; DELETE empties it', async () => {
@@ -173,6 +208,19 @@ describe('routing', () => {
     const wm = await call('PATCH', '/v1/whoami', { token: u.token });
     expect(wm.status).toBe(405);
     expect(wm.headers.get('Allow')).toContain('GET');
+    expect(wm.headers.get('Allow')).toContain('HEAD');
+  });
+
+  it('HEAD on a GET route answers its status and headers without a body', async () => {
+    const u = await makeUser();
+    const get = await call('GET', '/v1/admin/profile', { token: u.token });
+    const head = await call('HEAD', '/v1/admin/profile', { token: u.token });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('Content-Type')).toBe(get.headers.get('Content-Type'));
+    expect(await head.text()).toBe('');
+    expect((await call('HEAD', '/v1/admin/profile')).status).toBe(401);
+    expect((await call('HEAD', '/v1/nope', { token: u.token })).status).toBe(404);
+    expect((await call('HEAD', '/v1/ops/outbox', { token: OPS })).status).toBe(200);
   });
 
   it('tolerant paths: repeated and trailing slashes', async () => {

@@ -15,6 +15,18 @@ describe('the API describes itself', () => {
     }
   });
 
+  it('every JSON body a route declares (response or request) has a schema', () => {
+    const missing: string[] = [];
+    for (const { method, path, spec } of api.table) {
+      const name = `${method.toUpperCase()} ${path}`;
+      for (const [code, r] of Object.entries(spec.responses)) {
+        if (r.type === 'application/json' && !r.schema) missing.push(`${name} ${code}: JSON without a schema`);
+      }
+      if (spec.body?.type === 'application/json' && !spec.body.schema) missing.push(`${name}: JSON request body without a schema`);
+    }
+    expect(missing).toEqual([]);
+  });
+
   it('GET /v1/openapi.json serves an OpenAPI 3.1 document with the bearer scheme', async () => {
     const res = await call('GET', '/v1/openapi.json');
     expect(res.status).toBe(200);

@@ -1,9 +1,9 @@
 /** Pure parts of rendering: the platform's markdown, sanitization, themes, page building, geometry. */
 import { describe, expect, it } from 'vitest';
 import { assetRefs, htmlToText, renderMarkdown, sanitizeHtml, splitFrontMatter, varRefs } from '../../src/render/markdown';
-import { fitImage, keepAliveMs, pdfPageCount } from '../../src/render/outputs';
+import { fitImage, keepAliveMs, pdfPageCount, sheetScript } from '../../src/render/outputs';
 import { buildPage, prepareCustomCss, type PageInput } from '../../src/render/page';
-import { cssAssetRefs } from '../../src/render/source';
+import { assetVersionUrl, cssAssetRefs } from '../../src/render/source';
 import { geometry, resolveTheme, resolveType, THEMES } from '../../src/render/themes';
 
 const input = (over: Partial<PageInput> = {}): PageInput => ({
@@ -107,6 +107,13 @@ describe('assets', () => {
     expect(r.html).toContain('href="/A/a-b.svg"');
     expect(r.html).toContain('src="https://x/y.png"');
   });
+  it('cache-key pages name an asset by its version; the stand-in url survives sanitizing', () => {
+    const a = { name: 'logo.png', last_modified: '2024-01-01T00:00:00.000Z', size: 70, content_type: 'image/png' };
+    const url = assetVersionUrl(a);
+    expect(url).not.toBe(assetVersionUrl({ ...a, size: 71 }));
+    expect(url).not.toBe(assetVersionUrl({ ...a, last_modified: '2024-01-01T00:00:00.001Z' }));
+    expect(renderMarkdown('![x](assets/logo.png)', { asset: () => url }).html).toContain(`src="${url}"`);
+  });
   it('custom CSS url(assets/<name>) references resolve, and the CSS cannot close its style element', () => {
     const css = '@font-face{src:url("assets/f.woff2")} body{background:url(assets/bg.png)} </style><script>x</script>';
     expect(cssAssetRefs(css)).toEqual(['f.woff2', 'bg.png']);
@@ -190,6 +197,12 @@ describe('geometry helpers', () => {
 });
 
 describe('browser keep-alive setting', () => {
+  it('sheet layout: doc/docs cut sections into A4 sheets, pres keeps one slide per section, blog/web are one page', () => {
+    expect(sheetScript('doc', 200)).toContain('const sheetHeight = 1122, max = 200;');
+    expect(sheetScript('docs', 5)).toContain('for (const first of true ?');
+    expect(sheetScript('pres', 200)).toContain('for (const first of false ?');
+    expect(sheetScript('blog', 200)).toContain("document.querySelector('main.document').innerText");
+  });
   it('off unless BROWSER_KEEP_ALIVE_MS is a positive number; capped at 10 minutes', () => {
     const env = (v?: string) => ({ BROWSER_KEEP_ALIVE_MS: v }) as unknown as Env;
     expect(keepAliveMs(env())).toBe(0);

@@ -262,6 +262,29 @@ describe('PDF through Browser Rendering', () => {
     expect(stored.objects).toHaveLength(1);
   });
 
+  it('the cache key names assets by version: a hit reads no asset bytes; replacing an asset renders again', async () => {
+    const u = await makeUser();
+    const path = await makeDoc(u, 'assetkey', '![logo](assets/logo.png)');
+    await call('POST', `${path}/assets/logo.png`, { token: u.token, body: PNG, type: 'image/png' });
+    const first = await call('GET', `${path}/files/doc.pdf`, { token: u.token });
+    await first.arrayBuffer();
+    const rc = await rcFor(u, 'assetkey');
+    // Take the asset's bytes away behind the platform's back: a hit must not need them.
+    const assetKeys = (await env.BLOBS.list({ prefix: `r/${rc.resource.id}/assets/` })).objects.map((o) => o.key);
+    expect(assetKeys).toHaveLength(1);
+    const bytes = await (await env.BLOBS.get(assetKeys[0]!))!.arrayBuffer();
+    await env.BLOBS.delete(assetKeys[0]!);
+    const hit = await call('GET', `${path}/files/doc.pdf`, { token: u.token });
+    expect(hit.headers.get('X-Render-Cache')).toBe('hit');
+    expect(hit.headers.get('ETag')).toBe(first.headers.get('ETag'));
+    await hit.arrayBuffer();
+    await env.BLOBS.put(assetKeys[0]!, bytes);
+    await call('POST', `${path}/assets/logo.png`, { token: u.token, body: PNG_RED, type: 'image/png' });
+    const miss = await call('GET', `${path}/files/doc.pdf`, { token: u.token });
+    expect(miss.headers.get('X-Render-Cache')).toBe('miss');
+    await miss.arrayBuffer();
+  });
+
   it('the log records each render', async () => {
     const u = await makeUser();
     const path = await makeDoc(u, 'logged', 'x\n{{ page }}\ny');

@@ -1,5 +1,6 @@
 // Documents through the real Worker in workerd (real local D1 and R2): every row of
 // issue 4 outside rendering. Group shares use core groups/members rows (docs-fixtures).
+import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
 import { call, makeUser, unique, type TestUser } from './helpers';
 import { FILES, makeGroup, makeOrg, PNG } from './docs-fixtures';
@@ -183,6 +184,37 @@ describe('the document log', () => {
     expect(json[0]).toEqual({ log_time: expect.stringMatching(/Z$/), severity: 'info', message: 'document created' });
     expect((await call('POST', `${path}/log`, { token: u.token, text: 'x' })).status).toBe(405);
   });
+  it('records shares and their revocation, renames, copies and variable changes', async () => {
+    const u = await makeUser();
+    const member = await makeUser();
+    const g = await makeGroup(u, [{ user: member }]);
+    const { name, path } = await newDoc(u, 'x');
+    await call('PUT', `${path}/shared/${g.ref}`, { token: u.token });
+    await call('DELETE', `${path}/shared/${g.ref}`, { token: u.token });
+    await call('PUT', `${path}/vars/rev`, { token: u.token });
+    await call('POST', `${path}/vars/rev/value`, { token: u.token, text: '12' });
+    await call('DELETE', `${path}/vars/rev/value`, { token: u.token });
+    await call('DELETE', `${path}/vars/rev`, { token: u.token });
+    const to = unique('r');
+    expect((await call('PATCH', path, { token: u.token, text: to })).status).toBe(200);
+    const moved = `/v1/vis/docs/${to}`;
+    const cp = unique('c');
+    expect((await call('PATCH', moved, { token: u.token, json: { name: cp, copy: true } })).status).toBe(201);
+    const messages = ((await (await call('GET', `${moved}/log`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as { message: string }[]).map((e) => e.message);
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        `shared with ${g.ref}`,
+        `sharing with ${g.ref} revoked`,
+        'variable rev created',
+        'variable rev: value written',
+        'variable rev: value reset',
+        'variable rev deleted',
+        `renamed from ${name} to ${to}`,
+      ]),
+    );
+    const copyLog = await (await call('GET', `/v1/vis/docs/${cp}/log`, { token: u.token })).text();
+    expect(copyLog).toContain(`copied from ${u.username}/${to}`);
+  });
 });
 
 describe('rename and copy', () => {
@@ -255,8 +287,27 @@ describe('rename and copy', () => {
     const theirs = `/v1/users/${owner.username}/vis/docs/${name}`;
     expect((await call('PATCH', theirs, { token: reader.token, text: 'renamed' })).status).toBe(403);
     const to = unique('c');
+    await call('PUT', `${path}/tags/fav`, { token: owner.token });
+    await call('PUT', `${theirs}/tags/+later`, { token: reader.token });
     expect((await call('PATCH', theirs, { token: reader.token, json: { name: to, copy: true } })).status).toBe(201);
     expect(await (await call('GET', `/v1/vis/docs/${to}/content`, { token: reader.token })).text()).toBe('shared text');
+    // the copier's tags come along, the owner's do not
+    expect(await names(await call('GET', `/v1/vis/docs/${to}/tags`, { token: reader.token }))).toEqual(['+later']);
+  });
+  it('a copy streams its assets: two of 5 MiB copy byte for byte', async () => {
+    const u = await makeUser();
+    const { path } = await newDoc(u);
+    const big = new Uint8Array(5 * MiB);
+    big.set(PNG);
+    big[big.length - 1] = 7;
+    for (const a of ['one.png', 'two.png']) expect((await upload(u, `${path}/assets/${a}`, 'image/png', big)).status).toBe(201);
+    const to = unique('c');
+    expect((await call('PATCH', path, { token: u.token, json: { name: to, copy: true } })).status).toBe(201);
+    for (const a of ['one.png', 'two.png']) {
+      const got = await call('GET', `/v1/vis/docs/${to}/assets/${a}`, { token: u.token });
+      expect(got.headers.get('Content-Type')).toBe('image/png');
+      expect(new Uint8Array(await got.arrayBuffer())).toEqual(big);
+    }
   });
 });
 
@@ -299,6 +350,17 @@ describe('assets', () => {
     const { path } = await newDoc(u);
     expect((await upload(u, `${path}/assets/a.svg`, 'image/svg+xml', new TextEncoder().encode('<html><svg></svg></html>'))).status).toBe(400);
   });
+  it.each(['<svg><g></svg>', '<svg>&nosuch; < & </svg>', '<svg width="1></svg>', '<svg></svg><svg></svg>'])(
+    'an SVG that is not well-formed XML (%j) is rejected (400) saying why, and nothing is stored',
+    async (svg) => {
+      const u = await makeUser();
+      const { path } = await newDoc(u);
+      const res = await upload(u, `${path}/assets/a.svg`, 'image/svg+xml', new TextEncoder().encode(svg));
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { message: string }).message).toMatch(/well-formed/);
+      expect(await (await call('GET', `${path}/assets`, { token: u.token })).json()).toEqual([]);
+    },
+  );
   it('a type outside the nine answers 415', async () => {
     const u = await makeUser();
     const { path } = await newDoc(u);
@@ -451,6 +513,25 @@ describe('sharing', () => {
     expect(((await res.json()) as { message: string }).message).toMatch(/profile/);
     expect(await (await call('GET', `${path}/shared`, { token: u.token })).json()).toEqual([]);
   });
+  it('shared/public reads the owner\'s profile fresh (a change made in another isolate counts at once)', async () => {
+    const u = await makeUser();
+    const { path } = await newDoc(u);
+    expect((await call('PUT', `${path}/shared/public`, { token: u.token })).status).toBe(403); // this isolate caches the private profile
+    await env.DB.prepare('update users set profile_public = 1 where username = ?').bind(u.username).run();
+    expect((await call('PUT', `${path}/shared/public`, { token: u.token })).status).toBe(201);
+  });
+  it('a read-only grantee\'s listing offers POST/DELETE on notifications and PUT below tags (both per user)', async () => {
+    const owner = await makeUser();
+    const member = await makeUser();
+    const g = await makeGroup(owner, [{ user: member }]);
+    const { name, path } = await newDoc(owner);
+    await call('PUT', `${path}/shared/${g.ref}`, { token: owner.token });
+    const items = (await (await call('GET', `/v1/users/${owner.username}/vis/docs/${name}`, { token: member.token })).json()) as { name: string; actions: string[] }[];
+    const actions = (n: string) => items.find((i) => i.name === n)!.actions;
+    expect(actions('notifications')).toEqual(['GET', 'POST', 'DELETE']);
+    expect(actions('tags')).toEqual(['GET', 'PUT']);
+    expect(actions('content')).toEqual(['GET']);
+  });
   it('a group share: accepted members read under /v1/users/:owner/vis/docs with the same structure; others 404; revoking ends it', async () => {
     const owner = await makeUser();
     const member = await makeUser();
@@ -489,6 +570,10 @@ describe('sharing', () => {
     expect((await call('POST', `${theirs}/content`, { token: member.token, text: 'v2' })).status).toBe(204);
     expect(await (await call('GET', `${path}/content`, { token: owner.token })).text()).toBe('v2');
     expect((await call('DELETE', theirs, { token: member.token })).status).toBe(403);
+    // the owner's collection says the same as the document's folder: r, w
+    const listed = (await (await call('GET', `/v1/users/${owner.username}/vis/docs`, { token: member.token })).json()) as { name: string; permissions: string[] }[];
+    expect(listed).toEqual([expect.objectContaining({ name, permissions: ['r', 'w'] })]);
+    expect((await call('GET', theirs, { token: member.token })).headers.get('X-NVM-Permissions')).toBe('r, w');
   });
   it('a share naming a missing group is 404; a malformed entry 400', async () => {
     const u = await makeUser();

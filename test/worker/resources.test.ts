@@ -4,10 +4,11 @@ import { env } from 'cloudflare:workers';
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Api } from '../../src/core/api';
-import { INLINE_LIMIT } from '../../src/core/entries';
+import { INLINE_LIMIT, readEntry } from '../../src/core/entries';
+import { badRequest } from '../../src/core/errors';
 import { jsonResponse } from '../../src/core/http';
 import { fixedFolderRoute, resourceRoutes, type ResourceKind } from '../../src/core/resources';
-import { makeUser, OPS, unique, type TestUser } from './helpers';
+import { makeUser, unique, type TestUser } from './helpers';
 
 const kind: ResourceKind = {
   kind: 'grid',
@@ -23,6 +24,10 @@ const kind: ResourceKind = {
     { path: 'config/custom/custom.css', access: 'rw' },
   ],
   folders: ['assets'],
+  // A copy step that fails after the entries and tags are in: the copy must vanish whole.
+  copied: async (from) => {
+    if ((await readEntry(from.env, from.db, from.resource.id, 'name')) === 'refuse copy') throw badRequest('fixture: this copy fails midway');
+  },
 };
 
 const api = new Api();
@@ -323,13 +328,30 @@ describe('sharing and the permission model', () => {
     expect(await (await req('GET', `/v1/users/${owner.username}/test/things`, { token: stranger.token })).json()).toEqual([]);
   });
 
-  it('public shares make it readable anonymously where routes allow, and DELETE revokes', async () => {
-    await req('PUT', `/v1/ops/users/${owner.username}`, { token: OPS, json: {} });
+  it('the owner\'s collection lists each resource with what the share grants the caller (~rw: r, w)', async () => {
+    const item = async (u: TestUser) => ((await (await req('GET', `/v1/users/${owner.username}/test/things`, { token: u.token })).json()) as { permissions: string[]; actions: string[] }[])[0];
+    expect(await item(writer)).toMatchObject({ permissions: ['r', 'w'], actions: ['GET', 'PATCH'] });
+    expect(await item(member)).toMatchObject({ permissions: ['r'], actions: ['GET', 'PATCH'] });
+    // the same as the resource's own folder says
+    expect((await shared(writer)).headers.get('X-NVM-Permissions')).toBe('r, w');
+  });
+
+  it('tags are per caller: a read-only grantee\'s listing offers PUT below tags/', async () => {
+    const items = (await (await shared(member)).json()) as { name: string; actions: string[] }[];
+    expect(items.find((i) => i.name === 'tags')!.actions).toEqual(['GET', 'PUT']);
+    expect((await req('PUT', `/v1/users/${owner.username}/test/things/s/tags/fav`, { token: member.token })).status).toBe(201);
+  });
+
+  it('PUT shared/public reads the owner profile fresh: a profile made public elsewhere counts at once', async () => {
+    // The auth cache of this isolate now holds the owner's row (profile private)...
+    expect((await req('PUT', '/v1/test/things/s/shared/public', { token: owner.token })).status).toBe(403);
+    // ...and the profile turns public in D1, as another isolate's update would do it.
     await env.DB.prepare('update users set profile_public = 1 where username = ?').bind(owner.username).run();
-    // The auth cache holds the owner row of this isolate: re-login to see the change.
-    const { forgetUser } = await import('../../src/core/auth');
-    const oid = (await env.DB.prepare('select id from users where username = ?').bind(owner.username).first<{ id: number }>())!.id;
-    forgetUser(oid);
+    expect((await req('PUT', '/v1/test/things/s/shared/public', { token: owner.token })).status).toBe(201);
+    expect((await req('DELETE', '/v1/test/things/s/shared/public', { token: owner.token })).status).toBe(204);
+  });
+
+  it('public shares make it readable anonymously where routes allow, and DELETE revokes', async () => {
     expect((await req('PUT', '/v1/test/things/s/shared/public', { token: owner.token })).status).toBe(201);
     expect((await shared(stranger, '/content')).status).toBe(200);
     const anonList = (await (await req('GET', `/v1/users/${owner.username}/test/things`)).json()) as { name: string }[];
@@ -384,10 +406,43 @@ describe('rename, copy, tags, delete', () => {
     expect((await req('GET', `/v1/users/${u.username}/test/things/dup`, { token: g.token })).status).toBe(404);
   });
 
-  it('a grantee copies into their own collection', async () => {
+  it('a grantee copies into their own collection, with the grantee\'s tags and not the owner\'s', async () => {
     const res = await req('PATCH', `/v1/users/${u.username}/test/things/orig`, { token: g.token, json: { name: 'mycopy', copy: true } });
     expect(res.status).toBe(201);
     expect(await (await req('GET', '/v1/test/things/mycopy/content', { token: g.token })).text()).toBe('body');
+    const tags = (await (await req('GET', '/v1/test/things/mycopy/tags', { token: g.token })).json()) as { name: string }[];
+    expect(tags.map((t) => t.name)).toEqual(['=work']);
+  });
+
+  it('a copy carries every one of the caller\'s tags (30: more than one D1 statement binds)', async () => {
+    await req('PUT', '/v1/test/things/tagged', { token: u.token });
+    const all = Array.from({ length: 30 }, (_, i) => `+t${String(i).padStart(2, '0')}`);
+    for (const t of all) expect((await req('PUT', `/v1/test/things/tagged/tags/${t}`, { token: u.token })).status).toBe(201);
+    const res = await req('PATCH', '/v1/test/things/tagged', { token: u.token, json: { name: 'tagged_copy', copy: true } });
+    expect(res.status).toBe(201);
+    const tags = (await (await req('GET', '/v1/test/things/tagged_copy/tags', { token: u.token })).json()) as { name: string }[];
+    expect(tags.map((t) => t.name)).toEqual(all);
+  });
+
+  it('a copy is all or nothing: one that fails midway leaves no row, entries, tags or blobs', async () => {
+    await req('PUT', '/v1/test/things/fragile', { token: u.token });
+    await req('POST', '/v1/test/things/fragile/content', { token: u.token, text: 'z'.repeat(INLINE_LIMIT + 1) });
+    await req('POST', '/v1/test/things/fragile/name', { token: u.token, text: 'refuse copy' });
+    await req('PUT', '/v1/test/things/fragile/tags/fav', { token: u.token });
+    const seq = async () => (await env.DB.prepare("select seq from sqlite_sequence where name = 'resources'").first<{ seq: number }>())!.seq;
+    const next = (await seq()) + 1;
+    const res = await req('PATCH', '/v1/test/things/fragile', { token: u.token, json: { name: 'fragile_copy', copy: true } });
+    expect(res.status).toBe(400);
+    expect(await seq()).toBe(next); // the failed copy had this id
+    expect((await req('GET', '/v1/test/things/fragile_copy', { token: u.token })).status).toBe(404);
+    for (const table of ['resources', 'entries', 'tags', 'resource_log']) {
+      const col = table === 'resources' ? 'id' : 'resource_id';
+      expect((await env.DB.prepare(`select count(*) as n from ${table} where ${col} = ?`).bind(next).first<{ n: number }>())!.n).toBe(0);
+    }
+    expect((await env.BLOBS.list({ prefix: `r/${next}/` })).objects).toEqual([]);
+    // the name is free again: the same copy succeeds once nothing fails
+    await req('POST', '/v1/test/things/fragile/name', { token: u.token, text: 'fine' });
+    expect((await req('PATCH', '/v1/test/things/fragile', { token: u.token, json: { name: 'fragile_copy', copy: true } })).status).toBe(201);
   });
 
   it('rename (text body) keeps shortname and shares; 409 onto an existing name; 400 bad name; grantee 403', async () => {

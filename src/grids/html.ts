@@ -73,7 +73,8 @@ export function renderGridPage(title: string, data: GridData, meta: MetaData): G
     const bound = inst?.lid ? byLid.get(inst.lid) : undefined;
     const position = inst?.position === 'top' || inst?.position === 'bottom' ? inst.position : 'middle';
     const attrs = `id="c${i}" data-path="${escapeHtml(c.path)}" data-lid="${escapeHtml(inst?.lid ?? '')}"`;
-    if (!bound) return `<div class="cell empty ${position}" ${attrs}><span class="pos">empty</span></div>`;
+    // an empty cell has no label or plot to show, but still its position
+    if (!bound) return `<div class="cell empty ${position}" ${attrs}><span class="label">empty</span><span class="pos">${position}</span></div>`;
     return (
       `<div class="cell ${position}" ${attrs}>` +
       `<span class="label">${escapeHtml(bound.label)}</span>` +

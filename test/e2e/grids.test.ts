@@ -1,14 +1,16 @@
 /**
  * Grids over HTTP, drawn in a real headless Chromium (Debian's /usr/bin/chromium, driven
- * through the Chrome DevTools protocol): the dashboard page's cells must sit where the
- * parsed shares say, within a pixel, and a screenshot is kept.
+ * through the Chrome DevTools protocol): in the page's screenshot, each cell's border lines
+ * must be drawn where the layout's shares (worked out by hand from the rules) put them,
+ * within 1.5 px. The screenshot is kept.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { inflateSync } from 'node:zlib';
 import { WebSocket } from 'undici';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base, http, makeUser, unique } from './harness';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -20,12 +22,34 @@ const LAYOUT = [
   '+----------+-------------------+',
   '|  {A:^}   |       {B}         |',
   '|          +---------+---------+',
-  '|          |  {C:v}  |   {D}   |',
+  '|          |  {C:v}  |  {D:v}  |',
   '+----------+---------+---------+',
   '|              {E}             |',
   '|                              |',
   '+------------------------------+',
 ].join('\n');
+/**
+ * The cells of LAYOUT in characters [x, y, width, height], by hand from the rules (outer
+ * border counts 1, a divider 0.5 to each side): 32 x 8; the row divider splits 4.5 + 3.5,
+ * the top row 11.5 + 20.5 columns, its right part 2.5 + 2 rows, the lower of those 10 + 10.5.
+ */
+const CELLS: Record<string, [number, number, number, number]> = {
+  A: [0, 0, 11.5, 4.5],
+  B: [11.5, 0, 20.5, 2.5],
+  C: [11.5, 2.5, 10, 2],
+  D: [21.5, 2.5, 10.5, 2],
+  E: [0, 4.5, 32, 3.5],
+};
+const COLUMNS = 32;
+const ROWS = 8;
+/** CELLS in pixels of the viewport: each share of the drawing is that share of the page. */
+const pixelBoxes = (): Record<string, Box> =>
+  Object.fromEntries(
+    Object.entries(CELLS).map(([l, [x, y, w, h]]) => {
+      const [sx, sy] = [VIEW.width / COLUMNS, VIEW.height / ROWS];
+      return [l, { path: l, x: x * sx, y: y * sy, w: w * sx, h: h * sy }];
+    }),
+  );
 const MAPPING = 'A => /u/ann/p/sales, h=t\nB => /u/ann/p/costs\nC => /u/ann/p/<b>\nE => /u/ann/p/trend, c=true';
 
 interface Node {
@@ -43,22 +67,117 @@ interface Box {
   h: number;
 }
 
-/** Expected pixel boxes from data.json alone: each child's share of its parent. */
-function expectedBoxes(root: Node, width: number, height: number): Box[] {
+/**
+ * The cells' boxes in characters from data.json alone. The JSON names no split direction,
+ * but the sizes settle it: a split's children all have the parent's width and their
+ * heights sum to its height (stacked), or the reverse (side by side); exactly one holds.
+ */
+function boxesOf(root: Node): Box[] {
   const out: Box[] = [];
-  const visit = (n: Node, x: number, y: number, w: number, h: number, path: string) => {
-    if (!n.children.length) return out.push({ path, x, y, w, h });
-    const stacked = n.children.length > 1 && n.children.every((c) => c.width === n.width);
-    let offset = 0;
+  const visit = (n: Node, x: number, y: number, path: string) => {
+    if (!n.children.length) return out.push({ path, x, y, w: n.width, h: n.height });
+    const sum = (k: 'width' | 'height') => n.children.reduce((s, c) => s + c[k], 0);
+    const stacked = n.children.every((c) => c.width === n.width) && sum('height') === n.height;
+    const beside = n.children.every((c) => c.height === n.height) && sum('width') === n.width;
+    expect(stacked !== beside, `node ${path || 'root'}: children must either stack or sit side by side`).toBe(true);
+    let at = 0;
     n.children.forEach((c, i) => {
-      const p = path ? `${path}.${i}` : `${i}`;
-      if (stacked) visit(c, x, y + offset, w, (h * c.height) / n.height, p);
-      else visit(c, x + offset, y, (w * c.width) / n.width, h, p);
-      offset += stacked ? (h * c.height) / n.height : (w * c.width) / n.width;
+      visit(c, stacked ? x : x + at, stacked ? y + at : y, path ? `${path}.${i}` : `${i}`);
+      at += stacked ? c.height : c.width;
     });
   };
-  visit(root, 0, 0, width, height, '');
+  visit(root, 0, 0, '');
   return out;
+}
+
+/** A decoded PNG: 8-bit RGB or RGBA, not interlaced (what Chromium's screenshots are). */
+interface Image {
+  width: number;
+  height: number;
+  rgb: (x: number, y: number) => [number, number, number];
+}
+
+function decodePng(png: Buffer): Image {
+  expect(png.subarray(1, 4).toString()).toBe('PNG');
+  const width = png.readUInt32BE(16);
+  const height = png.readUInt32BE(20);
+  const [depth, colour, , , interlace] = png.subarray(24, 29);
+  expect({ depth, interlace, colour: colour === 2 || colour === 6 }).toEqual({ depth: 8, interlace: 0, colour: true });
+  const bpp = colour === 6 ? 4 : 3;
+  const idat: Buffer[] = [];
+  for (let at = 8; at < png.length; ) {
+    const len = png.readUInt32BE(at);
+    if (png.toString('latin1', at + 4, at + 8) === 'IDAT') idat.push(png.subarray(at + 8, at + 8 + len));
+    at += 12 + len;
+  }
+  const raw = inflateSync(Buffer.concat(idat));
+  const stride = width * bpp;
+  const px = Buffer.alloc(stride * height);
+  // undo each scanline's filter (PNG spec 9.2: None, Sub, Up, Average, Paeth)
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)]!;
+    for (let i = 0; i < stride; i++) {
+      const v = raw[y * (stride + 1) + 1 + i]!;
+      const a = i >= bpp ? px[y * stride + i - bpp]! : 0;
+      const b = y > 0 ? px[(y - 1) * stride + i]! : 0;
+      const c = i >= bpp && y > 0 ? px[(y - 1) * stride + i - bpp]! : 0;
+      const p = a + b - c;
+      const paeth = Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c;
+      px[y * stride + i] = (v + [0, a, b, (a + b) >> 1, paeth][filter]!) & 255;
+    }
+  }
+  return { width, height, rgb: (x, y) => [px[y * stride + x * bpp]!, px[y * stride + x * bpp + 1]!, px[y * stride + x * bpp + 2]!] };
+}
+
+/** The page's cell border colour (#8a94a6). */
+const BORDER: [number, number, number] = [0x8a, 0x94, 0xa6];
+const isBorder = ([r, g, b]: [number, number, number]) => Math.abs(r - BORDER[0]) + Math.abs(g - BORDER[1]) + Math.abs(b - BORDER[2]) <= 12;
+
+/**
+ * Where a cell's edge is drawn: near the expected coordinate `at` (px), the pixel lines
+ * that are border-coloured along the middle 80% of the edge. Cells are border-box with a
+ * 1 px border, so between two cells two border lines touch: the edge is between them. The
+ * left/top edge of a cell is its own first border line, the right/bottom edge is one past
+ * its own last: `side` says which.
+ */
+function drawnEdge(img: Image, axis: 'x' | 'y', at: number, from: number, to: number, side: 'start' | 'end'): number | null {
+  const limit = axis === 'x' ? img.width : img.height;
+  const hits: number[] = [];
+  for (let line = Math.max(0, Math.floor(at) - 3); line <= Math.min(limit - 1, Math.ceil(at) + 2); line++) {
+    let border = 0;
+    let samples = 0;
+    for (let along = Math.ceil(from + (to - from) * 0.1); along <= Math.floor(from + (to - from) * 0.9); along++, samples++) {
+      if (isBorder(axis === 'x' ? img.rgb(line, along) : img.rgb(along, line))) border++;
+    }
+    if (samples && border >= samples * 0.9) hits.push(line);
+  }
+  if (!hits.length) return null;
+  return side === 'start' ? Math.max(...hits) : Math.min(...hits) + 1;
+}
+
+/** Each cell's four edges as drawn in the screenshot, next to where the shares put them. */
+function measureCells(img: Image, expected: Record<string, Box>): Record<string, { want: number; got: number | null }[]> {
+  return Object.fromEntries(
+    Object.entries(expected).map(([label, b]) => [
+      label,
+      [
+        { want: b.x, got: drawnEdge(img, 'x', b.x, b.y, b.y + b.h, 'start') },
+        { want: b.y, got: drawnEdge(img, 'y', b.y, b.x, b.x + b.w, 'start') },
+        { want: b.x + b.w, got: drawnEdge(img, 'x', b.x + b.w, b.y, b.y + b.h, 'end') },
+        { want: b.y + b.h, got: drawnEdge(img, 'y', b.y + b.h, b.x, b.x + b.w, 'end') },
+      ],
+    ]),
+  );
+}
+
+function expectDrawnAtShares(img: Image, expected: Record<string, Box>) {
+  for (const [label, edges] of Object.entries(measureCells(img, expected))) {
+    edges.forEach(({ want, got }, i) => {
+      const edge = ['left', 'top', 'right', 'bottom'][i];
+      expect(got, `${label} ${edge}: no border line drawn near ${want} px`).not.toBeNull();
+      expect(Math.abs(got! - want), `${label} ${edge}: drawn at ${got} px, share says ${want} px`).toBeLessThanOrEqual(TOLERANCE);
+    });
+  }
 }
 
 /** A minimal DevTools-protocol client over the browser's WebSocket. */
@@ -193,7 +312,16 @@ describe('grids over HTTP', () => {
 });
 
 describe.skipIf(!existsSync(CHROMIUM))(`dashboard page in headless Chromium (${CHROMIUM})`, () => {
-  it('draws each cell at its parsed share (within 1.5 px), at the owner path and the public url, and keeps a screenshot', async () => {
+  let cdp: Cdp;
+  beforeAll(async () => {
+    cdp = await launch();
+  });
+  afterAll(async () => {
+    await cdp?.send('Browser.close').catch(() => undefined);
+    cdp?.close();
+  });
+
+  it("draws each cell's borders at its parsed share (within 1.5 px of the screenshot), at the owner path and the public url", async () => {
     const u = await makeUser();
     const name = unique('g');
     const g = `/v1/vis/grids/${name}`;
@@ -201,55 +329,53 @@ describe.skipIf(!existsSync(CHROMIUM))(`dashboard page in headless Chromium (${C
     expect((await http('POST', `${g}/mapping`, { token: u.token, text: MAPPING })).status).toBe(204);
     expect((await http('POST', `${g}/layout`, { token: u.token, text: LAYOUT })).status).toBe(204);
     const data = (await (await http('GET', `${g}/json/data.json`, { token: u.token })).json()) as { structure: Node };
-    const expected = expectedBoxes(data.structure, VIEW.width, VIEW.height);
-    expect(expected).toHaveLength(5);
+    expect(data.structure).toMatchObject({ width: COLUMNS, height: ROWS });
+    // data.json carries the hand-worked shares (reading order A B C D E)
+    const labels = Object.keys(CELLS);
+    expect(boxesOf(data.structure).map(({ x, y, w, h }) => [x, y, w, h])).toEqual(labels.map((l) => CELLS[l]));
+    const expected = pixelBoxes();
 
-    const cdp = await launch();
-    try {
-      const measure = async (url: string, headers?: Record<string, string>) => {
-        const session = await openPage(cdp, url, headers);
-        const boxes = await evaluate<(Box & { text: string })[]>(
-          cdp,
-          session,
-          `[...document.querySelectorAll('.cell')].map((e) => { const r = e.getBoundingClientRect(); return { path: e.dataset.path, x: r.x, y: r.y, w: r.width, h: r.height, text: e.innerText }; })`,
-        );
-        return { session, boxes };
-      };
-      const own = await measure(base() + `${g}/html`, { Authorization: `Bearer ${u.token}` });
-      expect(own.boxes.map((b) => b.path)).toEqual(expected.map((b) => b.path));
-      own.boxes.forEach((got, i) => {
-        const want = expected[i]!;
-        for (const k of ['x', 'y', 'w', 'h'] as const) expect(Math.abs(got[k] - want[k]), `${got.path}.${k}: ${got[k]} vs ${want[k]}`).toBeLessThanOrEqual(TOLERANCE);
-      });
-      // what each cell shows: label, position, plot; D has no mapping line and is empty
-      expect(own.boxes.map((b) => b.text.replace(/\s+/g, ' ').trim())).toEqual([
-        'A top /u/ann/p/sales',
-        'B middle /u/ann/p/costs',
-        'C bottom /u/ann/p/<b>',
-        'empty',
-        'E middle /u/ann/p/trend',
-      ]);
-      // the page ran no script and its one style applied under the CSP (cells are placed, not stacked)
-      expect(await evaluate<number>(cdp, own.session, 'document.scripts.length')).toBe(0);
-
-      const shot = await cdp.send<{ data: string }>('Page.captureScreenshot', { format: 'png' }, own.session);
+    const shoot = async (url: string, headers?: Record<string, string>) => {
+      const session = await openPage(cdp, url, headers);
+      const shot = await cdp.send<{ data: string }>('Page.captureScreenshot', { format: 'png' }, session);
       const png = Buffer.from(shot.data, 'base64');
-      expect(png.subarray(1, 4).toString()).toBe('PNG');
-      expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([VIEW.width, VIEW.height]);
-      const file = join(tmpdir(), 'grids-dashboard.png');
-      writeFileSync(file, png);
-      console.log(`grids: screenshot of the dashboard written to ${file}`);
+      const text = await evaluate<string[]>(cdp, session, `[...document.querySelectorAll('.cell')].map((e) => e.innerText.replace(/\\s+/g, ' ').trim())`);
+      return { session, png, img: decodePng(png), text };
+    };
+    const own = await shoot(base() + `${g}/html`, { Authorization: `Bearer ${u.token}` });
+    expect([own.img.width, own.img.height]).toEqual([VIEW.width, VIEW.height]);
+    const file = join(tmpdir(), 'grids-dashboard.png');
+    writeFileSync(file, own.png);
+    console.log(`grids: screenshot of the dashboard written to ${file}`);
+    expectDrawnAtShares(own.img, expected);
+    // what each cell shows: label, position, plot; D has no mapping line: empty, at its position
+    expect(own.text).toEqual(['A top /u/ann/p/sales', 'B middle /u/ann/p/costs', 'C bottom /u/ann/p/<b>', 'empty bottom', 'E middle /u/ann/p/trend']);
+    // the page ran no script and its one style applied under the CSP (the borders above are drawn by it)
+    expect(await evaluate<number>(cdp, own.session, 'document.scripts.length')).toBe(0);
 
-      // the public url: anonymous once shared publicly, 404 before
-      const pub = base() + `/v1/u/${u.username}/g/${name}/html`;
-      expect((await http('GET', `/v1/u/${u.username}/g/${name}/html`)).status).toBe(404);
-      expect((await http('POST', '/v1/admin/profile/public', { token: u.token, text: 'yes' })).status).toBeLessThan(300);
-      expect((await http('PUT', `${g}/shared/public`, { token: u.token })).status).toBe(201);
-      const anon = await measure(pub);
-      expect(anon.boxes.map(({ x, y, w, h }) => [x, y, w, h])).toEqual(own.boxes.map(({ x, y, w, h }) => [x, y, w, h]));
-    } finally {
-      await cdp.send('Browser.close').catch(() => undefined);
-      cdp.close();
-    }
+    // the public url: anonymous once shared publicly, 404 before; drawn the same
+    const pub = base() + `/v1/u/${u.username}/g/${name}/html`;
+    expect((await http('GET', `/v1/u/${u.username}/g/${name}/html`)).status).toBe(404);
+    expect((await http('POST', '/v1/admin/profile/public', { token: u.token, text: 'yes' })).status).toBeLessThan(300);
+    expect((await http('PUT', `${g}/shared/public`, { token: u.token })).status).toBe(201);
+    const anon = await shoot(pub);
+    expectDrawnAtShares(anon.img, expected);
+  });
+
+  it('the screenshot check finds misplaced borders (a page drawn with other shares fails it)', async () => {
+    // guards the measurement itself: the same cells moved by 3 px are reported, not passed
+    const expected = pixelBoxes();
+    const cells = Object.entries(expected).map(
+      ([l, b]) => `<div style="position:absolute;box-sizing:border-box;border:1px solid #8a94a6;left:${b.x + 3}px;top:${b.y}px;width:${b.w}px;height:${b.h}px">${l}</div>`,
+    );
+    const html = `<html><body style="margin:0">${cells.join('')}</body></html>`;
+    const session = await openPage(cdp, `data:text/html;base64,${Buffer.from(html).toString('base64')}`);
+    const shot = await cdp.send<{ data: string }>('Page.captureScreenshot', { format: 'png' }, session);
+    const img = decodePng(Buffer.from(shot.data, 'base64'));
+    const measured = measureCells(img, expected);
+    const lefts = Object.values(measured).map((edges) => edges[0]!);
+    expect(lefts.some(({ want, got }) => got === null || Math.abs(got - want) > TOLERANCE)).toBe(true);
+    // and the unshifted tops are still found where they belong
+    for (const edges of Object.values(measured)) expect(Math.abs(edges[1]!.got! - edges[1]!.want)).toBeLessThanOrEqual(TOLERANCE);
   });
 });

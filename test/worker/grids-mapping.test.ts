@@ -96,10 +96,10 @@ describe('rendered page (pure)', () => {
     expect(page.html).toContain(`<style>${page.style}</style>`);
     expect(escapeHtml(`&<>"'`)).toBe('&amp;&lt;&gt;&quot;&#39;');
   });
-  it('shows the label, position and plot of bound cells, and marks unbound cells empty', () => {
+  it('shows the label, position and plot of bound cells; an unbound cell shows "empty" and its position', () => {
     const page = renderGridPage('g', data, buildMeta(mapping, 3));
     expect(page.html).toMatch(/<div class="cell middle" id="c0"[^>]*><span class="label">A<\/span><span class="pos">middle<\/span><span class="ref">\/u\/ann\/p\/a<\/span>/);
-    expect(page.html).toMatch(/<div class="cell empty bottom" id="c1"/);
+    expect(page.html).toMatch(/<div class="cell empty bottom" id="c1"[^>]*><span class="label">empty<\/span><span class="pos">bottom<\/span><\/div>/);
     expect(page.html).toMatch(/<div class="cell top" id="c2"[^>]*><span class="label">C<\/span><span class="pos">top<\/span>/);
   });
   it('a grid without a layout says so', () => {

@@ -4,7 +4,7 @@
  * a strict Content-Security-Policy (no scripts at all; the one style element is allowed by
  * its hash). Pure apart from WebCrypto hashing.
  */
-import { escapeHtml, renderMarkdown, type RenderedMarkdown, type VarView } from './markdown';
+import { escapeHtml, renderMarkdown, splitFrontMatter, type RenderedMarkdown, type VarView } from './markdown';
 import { layoutCss, pageSizeCss, resolveTheme, resolveType, themeCss, type DocType, type Theme } from './themes';
 
 export interface PageInput {
@@ -82,10 +82,20 @@ function header(meta: Record<string, string>): string {
   );
 }
 
+/** The theme name a document asks for: config/theme, else its front matter's `theme` (may be empty or unknown). */
+export function requestedTheme(configTheme: string, meta: Record<string, string>): string {
+  return configTheme.trim() || meta.theme || '';
+}
+
+/** The theme a document renders with, from config/theme and its content (for reports such as the info envelope). */
+export function effectiveTheme(configTheme: string, content: string): Theme {
+  return resolveTheme(requestedTheme(configTheme, splitFrontMatter(content).meta)).theme;
+}
+
 export async function buildPage(input: PageInput): Promise<BuiltPage> {
   const markdown = renderMarkdown(input.content, { vars: input.vars, asset: input.asset });
   const type = resolveType(input.type);
-  const requested = input.theme.trim() || markdown.meta.theme || '';
+  const requested = requestedTheme(input.theme, markdown.meta);
   const { theme, known } = resolveTheme(requested);
   const varCss = [...input.varColors]
     .filter(([, c]) => CSS_COLOR.test(c))

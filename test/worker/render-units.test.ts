@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { assetRefs, htmlToText, renderMarkdown, sanitizeHtml, splitFrontMatter, varRefs } from '../../src/render/markdown';
 import { fitImage, keepAliveMs, pdfPageCount, sheetScript } from '../../src/render/outputs';
-import { buildPage, prepareCustomCss, type PageInput } from '../../src/render/page';
+import { buildPage, effectiveTheme, prepareCustomCss, type PageInput } from '../../src/render/page';
 import { assetVersionUrl, cssAssetRefs } from '../../src/render/source';
 import { geometry, resolveTheme, resolveType, THEMES } from '../../src/render/themes';
 
@@ -145,6 +145,11 @@ describe('page', () => {
     expect((await buildPage(input({ content: '---\ntheme: paper\n---\nx', theme: 'dark' }))).theme.name).toBe('dark');
     expect((await buildPage(input({ content: '---\ntheme: paper\n---\nx' }))).theme.name).toBe('paper');
     expect((await buildPage(input())).theme.name).toBe('default');
+  });
+  it('the effective theme (for reports) follows the same order as the page: config/theme, front matter, default', () => {
+    expect(effectiveTheme('', '---\ntheme: paper\n---\nx').name).toBe('paper');
+    expect(effectiveTheme('dark', '---\ntheme: paper\n---\nx').name).toBe('dark');
+    expect(effectiveTheme('', 'x').name).toBe('default');
   });
   it('the CSP allows no script and only the page style, by its hash', async () => {
     const p = await buildPage(input({ customCss: 'h1{color:red}' }));

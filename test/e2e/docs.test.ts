@@ -36,6 +36,12 @@ describe('documents over HTTP', () => {
     const asset = await http('GET', `${theirs}/assets/logo.png`, { token: member.token });
     expect(asset.headers.get('content-type')).toBe('image/png');
     expect(new Uint8Array(await asset.arrayBuffer())).toEqual(PNG);
+    // the member finds it in the owner's documents and in the owner's alias listing
+    const listed = (await (await http('GET', `/v1/users/${owner.username}/vis/docs`, { token: member.token })).json()) as { name: string; permissions: string[] }[];
+    expect(listed).toEqual([expect.objectContaining({ name: doc, permissions: ['r'] })]);
+    const aliased = (await (await http('GET', `/v1/u/${owner.username}/d`, { token: member.token })).json()) as { name: string }[];
+    expect(aliased.map((d) => d.name)).toEqual([doc]);
+    expect(await (await http('GET', `/v1/u/${owner.username}/d`, { token: stranger.token })).json()).toEqual([]);
     const envelope = (await (await http('GET', `/v1/u/${owner.username}/d/${doc}`, { token: member.token })).json()) as Record<string, string>;
     expect(envelope).toMatchObject({ doc, owner: owner.username, type: 'doc', theme: 'default' });
     expect((await http('GET', `/v1/u/${owner.username}/d/${doc}`, { token: stranger.token })).status).toBe(404);

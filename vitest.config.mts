@@ -1,6 +1,8 @@
 // Tests inside workerd: the Worker, its D1, R2 and Durable Objects are real local ones.
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers';
+import { fetch as passThrough, Response as MfResponse, type Request as MfRequest } from 'miniflare';
 import { defineConfig } from 'vitest/config';
+import { STEP_HOST, stepServer } from './test/worker/jobs-outbound';
 
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = 'false';
 process.env.WRANGLER_SEND_METRICS = 'false';
@@ -13,6 +15,12 @@ export default defineConfig(async () => {
         wrangler: { configPath: './wrangler.toml' },
         miniflare: {
           bindings: { OPS_TOKEN: 'test-ops-token', ALLOW_CLOCK_OVERRIDE: 'true', TEST_MIGRATIONS: migrations },
+          // Test-only: https:// chain steps of the jobs tests reach a stub server; every other host passes through.
+          outboundService: async (req: MfRequest) => {
+            if (new URL(req.url).hostname !== STEP_HOST) return passThrough(req);
+            const res = await stepServer(req as unknown as Request);
+            return new MfResponse(await res.arrayBuffer(), { status: res.status, headers: [...res.headers] });
+          },
         },
       }),
     ],

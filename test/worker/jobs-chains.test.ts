@@ -1,7 +1,8 @@
 import { unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { call, makeUser } from './helpers';
-import { groupWith, makeJob, trigger } from './jobs-helpers';
+import { groupWith, makeJob, newestRun, sleep, trigger, waitStatus } from './jobs-helpers';
+import { STEP_HOST } from './jobs-outbound';
 
 const J = '/v1/code/jobs';
 const SPLIT = `export default { async run(input) { const n = JSON.parse(await input[0].text()).n; return Array.from({ length: n }, (_, i) => new File(['part' + i], 'p' + i + '.txt', { type: 'text/plain' })); } }`;
@@ -97,5 +98,58 @@ describe('composed chains', () => {
     const ok = await trigger(carol.token, via);
     expect(ok.status).toBe(200);
     expect(await ok.text()).toBe('from bob');
+  });
+});
+
+describe('https:// steps (a stub server answers the reserved host in tests)', () => {
+  const url = (path: string) => `https://${STEP_HOST}${path}`;
+  it('an https step receives the input as multipart/form-data, one file part per input file, and its answer is the output', async () => {
+    const u = await makeUser();
+    await makeJob(u, 'hook', undefined, { 'config/chains': `echo <- ${url('/echo')}\necho` });
+    const form = new FormData();
+    form.append('x', new File(['alpha'], 'a.csv', { type: 'text/csv' }));
+    form.append('y', new File(['beta'], 'b.txt', { type: 'text/plain' }));
+    const res = await call('POST', `${J}/hook/data`, { token: u.token, body: form });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('Content-Disposition')).toContain('output.json');
+    expect(await res.json()).toEqual({
+      method: 'POST',
+      parts: [
+        { field: 'file', name: 'a.csv', type: 'text/csv', text: 'alpha' },
+        { field: 'file', name: 'b.txt', type: 'text/plain', text: 'beta' },
+      ],
+    });
+  });
+  it('a multipart answer is one output file per part (several zip); a job step can follow', async () => {
+    const u = await makeUser();
+    await makeJob(u, 'upper', UPPER);
+    await makeJob(u, 'hook2', undefined, { 'config/chains': `pair <- ${url('/pair')}\nup <- upper\npair -> .up` });
+    const res = await trigger(u.token, `${J}/hook2`);
+    expect(res.status).toBe(200);
+    const files = unzipSync(new Uint8Array(await res.arrayBuffer()));
+    expect(Object.fromEntries(Object.entries(files).map(([k, v]) => [k, new TextDecoder().decode(v)]))).toEqual({ 'one.txt': 'FIRST', 'two.txt': 'SECOND' });
+  });
+  it('a non-2xx answer fails the step and the run (502); the log names the URL and the status', async () => {
+    const u = await makeUser();
+    await makeJob(u, 'hook3', undefined, { 'config/chains': `down <- ${url('/fail')}\ndown` });
+    const res = await trigger(u.token, `${J}/hook3`);
+    expect(res.status).toBe(502);
+    const { run } = (await res.json()) as { run: string };
+    expect(await (await call('GET', `${J}/hook3/runs/${run}/log`, { token: u.token })).text()).toContain(`${url('/fail')} answered 500`);
+  });
+  it('a cancel aborts a pending https step: the run ends canceled at once (409)', async () => {
+    const u = await makeUser();
+    await makeJob(u, 'hook4', undefined, { 'config/chains': `wait <- ${url('/slow')}\nwait` });
+    const data = trigger(u.token, `${J}/hook4`);
+    const run = await newestRun(u.token, 'hook4');
+    await waitStatus(u.token, `${J}/hook4`, run, (s) => s === 'processing');
+    await sleep(100);
+    const started = Date.now();
+    expect((await call('POST', `${J}/hook4/runs/${run}/status`, { token: u.token, text: 'canceled' })).status).toBe(202);
+    expect((await data).status).toBe(409);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await (await call('GET', `${J}/hook4/runs/${run}/status`, { token: u.token })).text()).toBe('canceled');
+    // the request was aborted (not merely abandoned after the teardown grace)
+    expect(await (await call('GET', `${J}/hook4/runs/${run}/log`, { token: u.token })).text()).toContain('teardown completed: step wait: canceled');
   });
 });

@@ -81,15 +81,15 @@ function stopper(child, cleanup) {
   };
 }
 
-/** The platform server, started by scripts/start.mjs. */
-export async function startPlatform({ extraArgs = [], env = {}, persistTo, keepState = false } = {}) {
+/** The platform server, started by scripts/start.mjs (of the checkout at `dir`: this one by default). */
+export async function startPlatform({ extraArgs = [], env = {}, persistTo, keepState = false, dir = root } = {}) {
   const port = await freePort();
   const inspector = await freePort();
-  mkdirSync(join(root, '.wrangler'), { recursive: true });
-  const stateDir = persistTo ?? mkdtempSync(join(root, '.wrangler', 'run-'));
+  mkdirSync(join(dir, '.wrangler'), { recursive: true });
+  const stateDir = persistTo ?? mkdtempSync(join(dir, '.wrangler', 'run-'));
   const log = [];
-  const child = spawn(process.execPath, [join(root, 'scripts', 'start.mjs'), '--inspector-port', String(inspector), ...extraArgs], {
-    cwd: root,
+  const child = spawn(process.execPath, [join(dir, 'scripts', 'start.mjs'), '--inspector-port', String(inspector), ...extraArgs], {
+    cwd: dir,
     env: { ...process.env, ...env, PORT: String(port), PERSIST_TO: stateDir },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
@@ -98,7 +98,7 @@ export async function startPlatform({ extraArgs = [], env = {}, persistTo, keepS
   child.stderr.on('data', (d) => log.push(String(d)));
   const base = `http://127.0.0.1:${port}`;
   await waitFor(`${base}/v1/openapi.json`, child, log, 120_000);
-  const ops = /^OPS_TOKEN=(.*)$/m.exec(readFileSync(join(root, '.dev.vars'), 'utf8'))?.[1]?.trim();
+  const ops = /^OPS_TOKEN=(.*)$/m.exec(readFileSync(join(dir, '.dev.vars'), 'utf8'))?.[1]?.trim();
   return { base, ops, stateDir, log, stop: stopper(child, keepState ? undefined : () => rmSync(stateDir, { recursive: true, force: true })) };
 }
 

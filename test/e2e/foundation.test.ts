@@ -40,6 +40,44 @@ describe('foundation over HTTP (server started as npm start does)', () => {
     expect(form.status).toBe(415);
   });
 
+  it('folder listings over HTTP: name, uri, type, permissions, actions, created_on, last_modified', async () => {
+    const u = await makeUser();
+    const doc = unique('ls');
+    expect((await http('PUT', `/v1/vis/docs/${doc}`, { token: u.token })).status).toBe(201);
+    expect((await http('POST', `/v1/vis/docs/${doc}/content`, { token: u.token, text: '# hi' })).status).toBe(204);
+
+    const res = await http('GET', `/v1/vis/docs/${doc}/`, { token: u.token });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('Content-Type')).toMatch(/^application\/json/);
+    expect(res.headers.get('X-NVM-Permissions')).toBe('r, w, d'); // decisions.md: joined by a comma
+    const items = (await res.json()) as Record<string, unknown>[];
+    const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+    for (const item of items) {
+      expect(Object.keys(item).sort()).toEqual(['actions', 'created_on', 'last_modified', 'name', 'permissions', 'type', 'uri']);
+      expect(['dir', 'file', 'link']).toContain(item.type);
+      expect(item.created_on).toMatch(iso);
+      expect(item.last_modified).toMatch(iso);
+    }
+    const content = items.find((i) => i.name === 'content')!;
+    expect(content).toMatchObject({ uri: `/v1/vis/docs/${doc}/content`, type: 'file', actions: ['GET', 'POST', 'DELETE'] });
+    expect(items.find((i) => i.name === 'assets')).toMatchObject({ type: 'dir' });
+
+    // The collection lists the document; a stranger gets 404 for it, anonymous 401.
+    const all = (await (await http('GET', '/v1/vis/docs', { token: u.token })).json()) as { name: string; uri: string }[];
+    expect(all.find((i) => i.name === doc)).toMatchObject({ uri: `/v1/vis/docs/${doc}` });
+    const stranger = await makeUser();
+    expect((await http('GET', `/v1/users/${u.username}/vis/docs/${doc}`, { token: stranger.token })).status).toBe(404);
+    expect((await http('GET', `/v1/vis/docs/${doc}`)).status).toBe(401);
+  });
+
+  it('HEAD answers like GET without a body', async () => {
+    const u = await makeUser();
+    const res = await http('HEAD', '/v1/whoami', { token: u.token });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('Content-Type')).toMatch(/^text\/plain/);
+    expect(await res.text()).toBe('');
+  });
+
   it('serves tolerant paths and the OpenAPI document', async () => {
     const u = await makeUser();
     const res = await http('GET', '//v1//whoami/', { token: u.token });

@@ -1,0 +1,49 @@
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+// @ts-expect-error plain ESM helper shared with the bench
+import { root, startPlatform } from '../../scripts/serve.mjs';
+
+// A fresh checkout: the repo's files without .dev.vars or any local state (node_modules is linked).
+function freshCheckout(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'fresh-checkout-'));
+  for (const f of ['package.json', 'wrangler.toml', 'tsconfig.json', 'src', 'durable', 'migrations', 'scripts']) {
+    cpSync(join(root, f), join(dir, f), { recursive: true });
+  }
+  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+  return dir;
+}
+
+describe('npm start on a fresh checkout', () => {
+  it('creates .dev.vars with a random OPS_TOKEN, says where it is, and that token runs the operator interface', async () => {
+    const dir = freshCheckout();
+    try {
+      expect(existsSync(join(dir, '.dev.vars'))).toBe(false);
+      const server = await startPlatform({ dir });
+      try {
+        const vars = readFileSync(join(dir, '.dev.vars'), 'utf8');
+        const token = /^OPS_TOKEN=([0-9a-f]{48})$/m.exec(vars)?.[1];
+        expect(token).toBeDefined();
+        expect(statSync(join(dir, '.dev.vars')).mode & 0o077).toBe(0); // readable by its owner only
+        expect(server.log.join('')).toContain(`Created ${join(dir, '.dev.vars')} with a random OPS_TOKEN`);
+        // Not the token of this checkout: each fresh checkout gets its own.
+        const mine = /^OPS_TOKEN=(.*)$/m.exec(readFileSync(join(root, '.dev.vars'), 'utf8'))?.[1];
+        expect(token).not.toBe(mine);
+        const created = await fetch(`${server.base}/v1/ops/users/freshstart`, {
+          method: 'PUT',
+          headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ password: 'pw-fresh' }),
+        });
+        expect(created.status).toBe(201);
+        // Migrations were applied: the new user can sign in.
+        const tok = await fetch(`${server.base}/v1/token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'freshstart', password: 'pw-fresh' }) });
+        expect(tok.status).toBe(200);
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -88,6 +88,19 @@ describe('POST data runs code/index.js in a sandbox and answers the result', () 
     const res = await trigger(u.token, `${J}/envy`);
     expect(await res.json()).toEqual({ key: 's3cret', net: 'blocked', bindings: 'undefined' });
   });
+  it('the sandbox has no platform bindings: ctx carries only env, log and signal; ctx.env only the job\'s env values; no binding is reachable', async () => {
+    const u = await makeUser();
+    await makeJob(u, 'probe', `import * as cfw from 'cloudflare:workers';
+      export default { async run(i, ctx) {
+        const names = ['DB', 'BLOBS', 'RUNS', 'MAILS', 'LOADER', 'BROWSER', 'SEND_EMAIL', 'OPS_TOKEN'];
+        const workerEnv = cfw.env ?? {};
+        return { ctx: Object.keys(ctx).sort(), env: Object.keys(ctx.env), globals: names.filter((n) => n in globalThis), workerEnv: Object.keys(workerEnv) };
+      } }`);
+    expect((await call('POST', `${J}/probe/config/env/ONLY_THIS`, { token: u.token, text: 'x' })).status).toBe(204);
+    const res = await trigger(u.token, `${J}/probe`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ctx: ['env', 'log', 'signal'], env: ['ONLY_THIS'], globals: [], workerEnv: [] });
+  });
   it('code may import its other code files', async () => {
     const u = await makeUser();
     await makeJob(u, 'mods', `import { twice } from './lib.js'; export default { async run() { return twice(21); } }`);

@@ -7,7 +7,7 @@ import { bearerToken, forgetToken, hashToken } from '../core/auth';
 import { setClockOffset } from '../core/clock';
 import { HttpError, notFound } from '../core/errors';
 import { jsonResponse, noContent, readYesNo, textResponse } from '../core/http';
-import { TOKEN_NAME, USERNAME, username as checkUsername } from '../core/names';
+import { isTimeZone, TOKEN_NAME, USERNAME, username as checkUsername } from '../core/names';
 import { checkPassword, issueToken, profileOf, upsertUser } from './users';
 
 const tokenRequest = z.object({
@@ -25,7 +25,7 @@ const opsUser = z
     account: z.enum(['user', 'organisation']).optional(),
     plan: z.enum(['free', 'premium']).optional(),
     profile_public: z.boolean().optional(),
-    timezone: z.string().max(64).optional(),
+    timezone: z.string().max(64).refine(isTimeZone, 'timezone: an IANA name such as Europe/Paris').optional(),
   })
   .strict();
 

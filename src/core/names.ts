@@ -17,3 +17,13 @@ export function checkName(value: string, pattern: RegExp, what: string): string 
 
 export const resourceName = (v: string, what = 'resource name') => checkName(v, RESOURCE_NAME, what);
 export const username = (v: string) => checkName(v, USERNAME, 'username');
+
+/** IANA time zone names, as the runtime knows them (Intl throws RangeError for others). */
+export function isTimeZone(name: string): boolean {
+  try {
+    Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}

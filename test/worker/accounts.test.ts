@@ -123,6 +123,13 @@ describe('operator interface', () => {
     expect((await call('POST', '/v1/token', { json: { username: name, password: 'p2' } })).status).toBe(200);
   });
 
+  it('PUT /v1/ops/users/:user takes an IANA timezone', async () => {
+    const name = unique('tz');
+    expect((await call('PUT', `/v1/ops/users/${name}`, { token: OPS, json: { password: 'p', timezone: 'Europe/Paris' } })).status).toBe(201);
+    const row = await env.DB.prepare('select timezone from users where username = ?').bind(name).first<{ timezone: string }>();
+    expect(row!.timezone).toBe('Europe/Paris');
+  });
+
   it.each([
     ['invalid username', 'Bad Name', { password: 'x' }],
     ['username too long', 'a'.repeat(65), { password: 'x' }],
@@ -130,6 +137,7 @@ describe('operator interface', () => {
     ['bad account', 'okname', { password: 'x', account: 'root' }],
     ['bad plan', 'okname', { password: 'x', plan: 'gold' }],
     ['bad email', 'okname', { password: 'x', email: 'not-an-address' }],
+    ['unknown time zone', 'okname', { password: 'x', timezone: 'Mars/Olympus' }],
     ['create without password', unique('nopw'), { email: 'a@b.co' }],
   ])('%s answers 400 and creates nothing', async (_n, name, body) => {
     const res = await call('PUT', `/v1/ops/users/${encodeURIComponent(name)}`, { token: OPS, json: body });

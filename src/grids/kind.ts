@@ -33,5 +33,7 @@ export const gridKind: ResourceKind = {
   folders: ['json'],
   files: [{ name: 'html', access: 'r' }],
   log: true,
+  // the dashboard page anyone allowed can open (anonymous once shared publicly)
+  url: (env, owner, name) => `${env.PUBLIC_ORIGIN}/v1/u/${owner}/g/${name}/html`,
   copied: (from, to) => reparse(from.env, from.db, to),
 };

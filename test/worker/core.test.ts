@@ -5,6 +5,7 @@ import { normalisePath } from '../../src/core/api';
 import { RESOURCE_NAME, USERNAME, TOKEN_NAME } from '../../src/core/names';
 import { checkTag } from '../../src/core/resources';
 import { timingSafeEqual } from '../../src/core/crypto';
+import { d1Chunks } from '../../src/core/entries';
 
 describe('sharing entries parse as written', () => {
   it.each([
@@ -80,5 +81,15 @@ describe('constant-time comparison', () => {
     expect(timingSafeEqual('abc', 'abc')).toBe(true);
     expect(timingSafeEqual('abc', 'abd')).toBe(false);
     expect(timingSafeEqual('abc', 'abcd')).toBe(false);
+  });
+});
+
+describe('D1 statements bind at most 100 values', () => {
+  it('d1Chunks splits rows so that rows x columns stays within 100', () => {
+    const rows = Array.from({ length: 30 }, (_, i) => i);
+    expect(d1Chunks(rows, 4).map((c) => c.length)).toEqual([25, 5]);
+    expect(d1Chunks(rows, 7).every((c) => c.length * 7 <= 100)).toBe(true);
+    expect(d1Chunks(rows, 7).flat()).toEqual(rows);
+    expect(d1Chunks([], 4)).toEqual([]);
   });
 });

@@ -8,10 +8,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inflateSync } from 'node:zlib';
 import { WebSocket } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base, http, makeUser, unique } from './harness';
+import { decodePng, type Image } from './png';
 
 const CHROMIUM = '/usr/bin/chromium';
 const VIEW = { width: 1200, height: 800 };
@@ -88,45 +88,6 @@ function boxesOf(root: Node): Box[] {
   };
   visit(root, 0, 0, '');
   return out;
-}
-
-/** A decoded PNG: 8-bit RGB or RGBA, not interlaced (what Chromium's screenshots are). */
-interface Image {
-  width: number;
-  height: number;
-  rgb: (x: number, y: number) => [number, number, number];
-}
-
-function decodePng(png: Buffer): Image {
-  expect(png.subarray(1, 4).toString()).toBe('PNG');
-  const width = png.readUInt32BE(16);
-  const height = png.readUInt32BE(20);
-  const [depth, colour, , , interlace] = png.subarray(24, 29);
-  expect({ depth, interlace, colour: colour === 2 || colour === 6 }).toEqual({ depth: 8, interlace: 0, colour: true });
-  const bpp = colour === 6 ? 4 : 3;
-  const idat: Buffer[] = [];
-  for (let at = 8; at < png.length; ) {
-    const len = png.readUInt32BE(at);
-    if (png.toString('latin1', at + 4, at + 8) === 'IDAT') idat.push(png.subarray(at + 8, at + 8 + len));
-    at += 12 + len;
-  }
-  const raw = inflateSync(Buffer.concat(idat));
-  const stride = width * bpp;
-  const px = Buffer.alloc(stride * height);
-  // undo each scanline's filter (PNG spec 9.2: None, Sub, Up, Average, Paeth)
-  for (let y = 0; y < height; y++) {
-    const filter = raw[y * (stride + 1)]!;
-    for (let i = 0; i < stride; i++) {
-      const v = raw[y * (stride + 1) + 1 + i]!;
-      const a = i >= bpp ? px[y * stride + i - bpp]! : 0;
-      const b = y > 0 ? px[(y - 1) * stride + i]! : 0;
-      const c = i >= bpp && y > 0 ? px[(y - 1) * stride + i - bpp]! : 0;
-      const p = a + b - c;
-      const paeth = Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c;
-      px[y * stride + i] = (v + [0, a, b, (a + b) >> 1, paeth][filter]!) & 255;
-    }
-  }
-  return { width, height, rgb: (x, y) => [px[y * stride + x * bpp]!, px[y * stride + x * bpp + 1]!, px[y * stride + x * bpp + 2]!] };
 }
 
 /** The page's cell border colour (#8a94a6). */

@@ -34,6 +34,15 @@ async function parsed(u: TestUser, base: string) {
   return { data: (await d.json()) as GridData, meta: (await m.json()) as MetaData };
 }
 const write = (u: TestUser, path: string, text: string) => call('POST', path, { token: u.token, text });
+/** A new user's grid with MAPPING and LAYOUT written (mapping first). */
+async function filledGrid() {
+  const u = await makeUser();
+  const name = await newGrid(u);
+  const base = `/v1/vis/grids/${name}`;
+  await write(u, `${base}/mapping`, MAPPING);
+  await write(u, `${base}/layout`, LAYOUT);
+  return { u, name, base };
+}
 
 describe('grid resource', () => {
   it('PUT creates (201), re-create is 409, bad names are 400; the collection lists it', async () => {
@@ -87,11 +96,7 @@ describe('grid resource', () => {
   });
 
   it('deleting a grid removes it and its parse; re-creating the name starts with an empty parse and new lids', async () => {
-    const u = await makeUser();
-    const name = await newGrid(u);
-    const base = `/v1/vis/grids/${name}`;
-    await write(u, `${base}/mapping`, MAPPING);
-    await write(u, `${base}/layout`, LAYOUT);
+    const { u, name, base } = await filledGrid();
     const before = await parsed(u, base);
     expect((await call('DELETE', base, { token: u.token })).status).toBe(204);
     for (const path of ['', '/layout', '/json/data.json', '/json/meta_data.json', '/html']) expect((await call('GET', `${base}${path}`, { token: u.token })).status).toBe(404);
@@ -187,11 +192,7 @@ describe('writing either file re-parses both', () => {
   });
 
   it('lid is stable per label across re-parses, renames and new layouts', async () => {
-    const u = await makeUser();
-    const name = await newGrid(u);
-    const base = `/v1/vis/grids/${name}`;
-    await write(u, `${base}/mapping`, MAPPING);
-    await write(u, `${base}/layout`, LAYOUT);
+    const { u, name, base } = await filledGrid();
     const lidA = (await parsed(u, base)).meta.A!.lid;
     expect(lidA).toMatch(/^[0-9a-f]{14}$/);
     await write(u, `${base}/layout`, '+-----+\n| {A} |\n+-----+');
@@ -204,11 +205,7 @@ describe('writing either file re-parses both', () => {
   });
 
   it('a copy carries layout and mapping and gets its own lids, consistent between data and meta_data', async () => {
-    const u = await makeUser();
-    const name = await newGrid(u);
-    const base = `/v1/vis/grids/${name}`;
-    await write(u, `${base}/mapping`, MAPPING);
-    await write(u, `${base}/layout`, LAYOUT);
+    const { u, name, base } = await filledGrid();
     const copy = unique('c');
     expect((await call('PATCH', base, { token: u.token, json: { name: copy, copy: true } })).status).toBe(201);
     const got = await parsed(u, `/v1/vis/grids/${copy}`);
@@ -219,11 +216,7 @@ describe('writing either file re-parses both', () => {
 
 describe('layout faults of rules 1-3', () => {
   it('answer 400 naming row and column, and keep the previous layout and its parse', async () => {
-    const u = await makeUser();
-    const name = await newGrid(u);
-    const base = `/v1/vis/grids/${name}`;
-    await write(u, `${base}/mapping`, MAPPING);
-    await write(u, `${base}/layout`, LAYOUT);
+    const { u, name, base } = await filledGrid();
     const before = await parsed(u, base);
     const cases: [string, number, number][] = [
       ['+-----+\n| {A} |\n+-----', 3, 7], // not one rectangle

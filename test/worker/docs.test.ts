@@ -18,6 +18,16 @@ async function newDoc(u: TestUser, content?: string): Promise<{ name: string; pa
   return { name, path: `/v1/vis/docs/${name}` };
 }
 
+/** A document of a fresh owner shared with a group holding one accepted member (read only). */
+async function sharedDoc(content?: string) {
+  const owner = await makeUser();
+  const member = await makeUser();
+  const g = await makeGroup(owner, [{ user: member }]);
+  const { name, path } = await newDoc(owner, content);
+  expect((await call('PUT', `${path}/shared/${g.ref}`, { token: owner.token })).status).toBe(201);
+  return { owner, member, name, path, theirs: `/v1/users/${owner.username}/vis/docs/${name}` };
+}
+
 const text = async (res: Response) => ({ status: res.status, body: await res.text() });
 const names = async (res: Response) => ((await res.json()) as { name: string }[]).map((i) => i.name);
 const upload = (u: TestUser | null, path: string, type: string, body: Uint8Array<ArrayBuffer>) =>
@@ -279,12 +289,7 @@ describe('rename and copy', () => {
     expect(await names(await call('GET', '/v1/vis/docs', { token: u.token }))).toHaveLength(5);
   });
   it('a share grantee may copy into their own documents but not rename', async () => {
-    const owner = await makeUser();
-    const reader = await makeUser();
-    const g = await makeGroup(owner, [{ user: reader }]);
-    const { name, path } = await newDoc(owner, 'shared text');
-    await call('PUT', `${path}/shared/${g.ref}`, { token: owner.token });
-    const theirs = `/v1/users/${owner.username}/vis/docs/${name}`;
+    const { owner, member: reader, path, theirs } = await sharedDoc('shared text');
     expect((await call('PATCH', theirs, { token: reader.token, text: 'renamed' })).status).toBe(403);
     const to = unique('c');
     await call('PUT', `${path}/tags/fav`, { token: owner.token });
@@ -521,12 +526,8 @@ describe('sharing', () => {
     expect((await call('PUT', `${path}/shared/public`, { token: u.token })).status).toBe(201);
   });
   it('a read-only grantee\'s listing offers POST/DELETE on notifications and PUT below tags (both per user)', async () => {
-    const owner = await makeUser();
-    const member = await makeUser();
-    const g = await makeGroup(owner, [{ user: member }]);
-    const { name, path } = await newDoc(owner);
-    await call('PUT', `${path}/shared/${g.ref}`, { token: owner.token });
-    const items = (await (await call('GET', `/v1/users/${owner.username}/vis/docs/${name}`, { token: member.token })).json()) as { name: string; actions: string[] }[];
+    const { member, theirs } = await sharedDoc();
+    const items = (await (await call('GET', theirs, { token: member.token })).json()) as { name: string; actions: string[] }[];
     const actions = (n: string) => items.find((i) => i.name === n)!.actions;
     expect(actions('notifications')).toEqual(['GET', 'POST', 'DELETE']);
     expect(actions('tags')).toEqual(['GET', 'PUT']);
@@ -615,12 +616,9 @@ describe('tags, threads and notifications (per user)', () => {
     expect(levels).toContain(await (await call('GET', `${path}/notifications`, { token: u.token })).text());
   });
   it('notifications: info by default, POST sets the caller\'s level, others 400 and keep it, DELETE resets', async () => {
-    const owner = await makeUser();
-    const member = await makeUser();
-    const g = await makeGroup(owner, [{ user: member }]);
-    const { name, path } = await newDoc(owner);
-    await call('PUT', `${path}/shared/${g.ref}`, { token: owner.token });
-    const theirs = `/v1/users/${owner.username}/vis/docs/${name}/notifications`;
+    const shared = await sharedDoc();
+    const { owner, member, path } = shared;
+    const theirs = `${shared.theirs}/notifications`;
     expect(await text(await call('GET', `${path}/notifications`, { token: owner.token }))).toEqual({ status: 200, body: 'info' });
     for (const level of ['ignore', 'important', 'info', 'important']) expect((await call('POST', `${path}/notifications`, { token: owner.token, text: level })).status).toBe(204);
     expect((await call('POST', `${path}/notifications`, { token: owner.token, text: 'loud' })).status).toBe(400);

@@ -534,13 +534,24 @@ function derivedFolders(kind: ResourceKind): string[] {
 }
 
 /** The listing of a folder (`''` = the resource root, `config/` = its config folder). */
+function filePerms(actions: Verb[]): Perm[] {
+  const out: Perm[] = [];
+  if (actions.includes('GET')) out.push('r');
+  if (actions.includes('POST') || actions.includes('PUT')) out.push('w');
+  if (actions.includes('DELETE')) out.push('d');
+  return out;
+}
+
 export async function folderItems(rc: ResourceCtx, prefix: string): Promise<ListingItem[]> {
   const { kind, resource } = rc;
   const stored = new Map((await listEntries(rc.db, resource.id)).map((e) => [e.path, e]));
   const items = new Map<string, ListingItem>();
   const perms = permList(rc.access);
   const add = (name: string, type: 'dir' | 'file', actions: Verb[], created = resource.created_on, modified = resource.last_modified) => {
-    if (!items.has(name)) items.set(name, { name, uri: `${rc.base}/${prefix}${name}`, type, permissions: perms, actions, created_on: created, last_modified: modified });
+    // A file's permissions are what the caller can do to it (a read-only entry is `r` even
+    // for the owner); a folder carries the caller's permissions on the resource.
+    const permissions = type === 'file' ? filePerms(actions) : perms;
+    if (!items.has(name)) items.set(name, { name, uri: `${rc.base}/${prefix}${name}`, type, permissions, actions, created_on: created, last_modified: modified });
   };
   for (const e of kind.entries) {
     if (!e.path.startsWith(prefix)) continue;

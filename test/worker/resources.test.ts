@@ -121,6 +121,10 @@ describe('resource lifecycle', () => {
     expect(content).toMatchObject({ uri: '/v1/test/things/listme/content', permissions: ['r', 'w', 'd'], actions: ['GET', 'POST', 'DELETE'] });
     expect(content.created_on).toMatch(/Z$/);
     expect(items.find((i) => i.name === 'shortname')!.actions).toEqual(['GET']);
+    // A file's permissions are what the caller can do to it: read-only entries are `r` even for the owner.
+    expect(items.find((i) => i.name === 'shortname')!.permissions).toEqual(['r']);
+    expect(items.find((i) => i.name === 'log')!.permissions).toEqual(['r']);
+    expect(items.find((i) => i.name === 'assets')!.permissions).toEqual(['r', 'w', 'd']);
     const config = (await (await req('GET', '/v1/test/things/listme/config', { token: u.token })).json()) as { name: string; type: string; uri: string }[];
     expect(config.map((i) => [i.name, i.type, i.uri])).toEqual([
       ['custom', 'dir', '/v1/test/things/listme/config/custom'],

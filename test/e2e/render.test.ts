@@ -8,10 +8,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { inflateSync } from 'node:zlib';
 import { unzipSync } from 'fflate';
 import { afterAll, describe, expect, it } from 'vitest';
 import { base, http, makeUser, type E2EUser } from './harness';
+import { decodePng } from './png';
 
 const run = promisify(execFile);
 const work = mkdtempSync(join(tmpdir(), 'render-e2e-'));
@@ -164,53 +164,6 @@ describe('pages and slides agree (pdfinfo, pdftotext, LibreOffice)', () => {
   }, 240_000);
 });
 
-/** Decodes an 8-bit RGB or RGBA PNG (what Chromium writes) into pixels. */
-function decodePng(png: Buffer): { width: number; height: number; px: (x: number, y: number) => [number, number, number] } {
-  let at = 8;
-  let width = 0;
-  let height = 0;
-  let channels = 0;
-  const idat: Buffer[] = [];
-  while (at < png.length) {
-    const len = png.readUInt32BE(at);
-    const type = png.toString('latin1', at + 4, at + 8);
-    const data = png.subarray(at + 8, at + 8 + len);
-    if (type === 'IHDR') {
-      width = data.readUInt32BE(0);
-      height = data.readUInt32BE(4);
-      expect(data[8]).toBe(8);
-      channels = data[9] === 6 ? 4 : data[9] === 2 ? 3 : 0;
-      expect(channels).toBeGreaterThan(0);
-    } else if (type === 'IDAT') idat.push(data);
-    at += 12 + len;
-  }
-  const raw = inflateSync(Buffer.concat(idat));
-  const stride = width * channels;
-  const out = Buffer.alloc(height * stride);
-  for (let y = 0; y < height; y++) {
-    const filter = raw[y * (stride + 1)]!;
-    for (let i = 0; i < stride; i++) {
-      const x = raw[y * (stride + 1) + 1 + i]!;
-      const a = i >= channels ? out[y * stride + i - channels]! : 0;
-      const b = y > 0 ? out[(y - 1) * stride + i]! : 0;
-      const c = i >= channels && y > 0 ? out[(y - 1) * stride + i - channels]! : 0;
-      let v = x;
-      if (filter === 1) v = x + a;
-      else if (filter === 2) v = x + b;
-      else if (filter === 3) v = x + ((a + b) >> 1);
-      else if (filter === 4) {
-        const p = a + b - c;
-        const pa = Math.abs(p - a);
-        const pb = Math.abs(p - b);
-        const pc = Math.abs(p - c);
-        v = x + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
-      }
-      out[y * stride + i] = v & 0xff;
-    }
-  }
-  return { width, height, px: (x, y) => [out[y * stride + x * channels]!, out[y * stride + x * channels + 1]!, out[y * stride + x * channels + 2]!] };
-}
-
 const hex = (h: string): [number, number, number] => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16)) as [number, number, number];
 
 describe('canonical page in a browser', () => {
@@ -228,7 +181,7 @@ describe('canonical page in a browser', () => {
     const img = decodePng(readFileSync(shot));
     const counts = new Map<string, number>();
     for (let y = 0; y < img.height; y += 2) for (let x = 0; x < img.width; x += 2) {
-      const k = img.px(x, y).join(',');
+      const k = img.rgb(x, y).join(',');
       counts.set(k, (counts.get(k) ?? 0) + 1);
     }
     const near = (rgb: [number, number, number]) =>

@@ -25,13 +25,11 @@ import type { ChainStep } from '../src/jobs/chains';
 import { jobConfig, type JobConfig } from '../src/jobs/config';
 import { bundle, filesFromResponse, formOf, type Bundle, type RunFile } from '../src/jobs/files';
 import { durationOf, RETENTION_MS, requestId, runName, runShortname } from '../src/jobs/runs';
-import { runSandbox, SandboxHost } from '../src/jobs/sandbox';
+import { runSandbox, SandboxHost, STEP_WALL_MS, stepLimits } from '../src/jobs/sandbox';
 import { jobMeta, jobRuns, jobSchedules, type RunStatus, type Trigger } from '../src/jobs/schema';
 
 /** How long a canceled run's current step may take to stop before it is abandoned. */
 export const TEARDOWN_GRACE_MS = 1_000;
-/** Wall-time bound of one sandbox or https step. */
-export const STEP_WALL_MS = 15 * 60_000;
 export const HTTPS_STEP_MS = 60_000;
 /** Composed jobs may nest this deep (a job that calls itself stops here). */
 export const MAX_DEPTH = 8;
@@ -372,7 +370,8 @@ export class RunObject extends DurableObject<Env> {
   /** Waits for a step, but after a cancel no longer than the teardown grace. */
   private async guard(step: Promise<StepResult>): Promise<StepResult> {
     const settled = step.catch((err): StepResult => ({ kind: 'failed', message: (err as Error).message ?? String(err) }));
-    const timeout = sleep(STEP_WALL_MS).then((): StepResult => ({ kind: 'failed', message: `the step ran longer than ${STEP_WALL_MS / 1000} s` }));
+    const { wallMs } = stepLimits(this.env);
+    const timeout = sleep(wallMs).then((): StepResult => ({ kind: 'failed', message: `the step ran longer than its wall-time limit of ${wallMs / 1000} s` }));
     const teardown = this.cancelRequested.then(() => sleep(TEARDOWN_GRACE_MS)).then((): StepResult => ({ kind: 'aborted', message: 'torn down' }));
     return Promise.race([settled, timeout, teardown]);
   }

@@ -11,6 +11,25 @@ export const codePrefix = (jobId: number) => `${blobPrefix(jobId)}code/`;
 export const CODE_FILE = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$/;
 export const MAX_CODE_FILES = 32;
 export const SANDBOX_CPU_MS = 30_000;
+/** Wall-time bound of one sandbox or https step (a job step is bounded by its own run). */
+export const STEP_WALL_MS = 15 * 60_000;
+
+export interface StepLimits {
+  cpuMs: number;
+  wallMs: number;
+}
+
+/**
+ * The limits of a step: SANDBOX_CPU_MS and STEP_WALL_MS, unless the test-only var
+ * JOBS_TEST_LIMITS ("<cpuMs>,<wallMs>", set by vitest.config.mts, never in wrangler.toml)
+ * shortens them so the tests can hit them.
+ */
+export function stepLimits(env: Env): StepLimits {
+  const raw = (env as unknown as { JOBS_TEST_LIMITS?: unknown }).JOBS_TEST_LIMITS;
+  const [cpu, wall] = typeof raw === 'string' ? raw.split(',').map(Number) : [];
+  const ok = (n: number | undefined): n is number => n !== undefined && Number.isInteger(n) && n > 0;
+  return { cpuMs: ok(cpu) ? cpu : SANDBOX_CPU_MS, wallMs: ok(wall) ? wall : STEP_WALL_MS };
+}
 export const SANDBOX_COMPAT_DATE = '2026-04-20';
 const RUNTIME = '__nvm_runtime.js';
 
@@ -131,7 +150,7 @@ export async function runSandbox(
     compatibilityDate: SANDBOX_COMPAT_DATE,
     mainModule: RUNTIME,
     modules: await loadCode(env, job.id),
-    limits: { cpuMs: SANDBOX_CPU_MS },
+    limits: { cpuMs: stepLimits(env).cpuMs },
     ...(job.network ? {} : { globalOutbound: null }),
   }));
   const entry = worker.getEntrypoint() as unknown as {

@@ -13,7 +13,8 @@ import { notFound } from '../core/errors';
 import { jsonResponse, textResponse } from '../core/http';
 import { type ListingItem, listingResponse, listingResponses } from '../core/listing';
 import { findUser, loadResource, visibleResources, type ResourceCtx } from '../core/resources';
-import { DEFAULT_THEME, docKind } from './kind';
+import { effectiveTheme } from '../render/page';
+import { docKind } from './kind';
 import { checkVarName } from './var-routes';
 import { ansiVar, formatVar, readVars, type DocVar } from './vars';
 
@@ -107,7 +108,7 @@ export function aliasRoutes(api: Api): void {
         shortname: rc.resource.shortname,
         url: docKind.url!(rc.env, rc.owner.username, rc.resource.name),
         type: get('config/type', 'doc'),
-        theme: get('config/theme', DEFAULT_THEME),
+        theme: effectiveTheme(get('config/theme'), get('content')),
         owner: rc.owner.username,
         created_on: rc.resource.created_on,
         last_modified: rc.resource.last_modified,

@@ -5,7 +5,7 @@
  * its hash). Pure apart from WebCrypto hashing.
  */
 import { escapeHtml, renderMarkdown, splitFrontMatter, type RenderedMarkdown, type VarView } from './markdown';
-import { layoutCss, pageSizeCss, resolveTheme, resolveType, themeCss, type DocType, type Theme } from './themes';
+import { layoutCss, ORG_THEME, pageSizeCss, resolveTheme, resolveType, themeCss, type DocType, type Theme } from './themes';
 
 export interface PageInput {
   /** The document's markdown. */
@@ -87,9 +87,13 @@ export function requestedTheme(configTheme: string, meta: Record<string, string>
   return configTheme.trim() || meta.theme || '';
 }
 
-/** The theme a document renders with, from config/theme and its content (for reports such as the info envelope). */
-export function effectiveTheme(configTheme: string, content: string): Theme {
-  return resolveTheme(requestedTheme(configTheme, splitFrontMatter(content).meta)).theme;
+/**
+ * The name of the theme a document renders with, from config/theme and its content (for
+ * reports such as the info envelope): a built-in name, or `+org/theme` as written.
+ */
+export function effectiveTheme(configTheme: string, content: string): string {
+  const requested = requestedTheme(configTheme, splitFrontMatter(content).meta);
+  return ORG_THEME.test(requested) ? requested : resolveTheme(requested).theme.name;
 }
 
 export async function buildPage(input: PageInput): Promise<BuiltPage> {

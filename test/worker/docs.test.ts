@@ -686,6 +686,15 @@ describe('files and the read-only alias', () => {
     await call('PUT', `${path}/shared/public`, { token: u.token });
     expect((await call('GET', alias)).status).toBe(200);
   });
+  it('the info envelope names the theme the document renders with (front matter, then config/theme)', async () => {
+    const u = await makeUser();
+    const { name, path } = await newDoc(u, 'th');
+    const theme = async () => ((await (await call('GET', `/v1/u/${u.username}/d/${name}`, { token: u.token })).json()) as { theme: string }).theme;
+    await call('POST', `${path}/content`, { token: u.token, text: '---\ntheme: paper\n---\n# Hi' });
+    expect(await theme()).toBe('paper');
+    await call('POST', `${path}/config/theme`, { token: u.token, text: 'dark' });
+    expect(await theme()).toBe('dark');
+  });
   it('the alias img, txt and ansi renders answer 404 for documents', async () => {
     const u = await makeUser({ profile_public: true });
     const { name, path } = await newDoc(u, 'x');

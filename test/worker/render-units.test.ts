@@ -147,9 +147,10 @@ describe('page', () => {
     expect((await buildPage(input())).theme.name).toBe('default');
   });
   it('the effective theme (for reports) follows the same order as the page: config/theme, front matter, default', () => {
-    expect(effectiveTheme('', '---\ntheme: paper\n---\nx').name).toBe('paper');
-    expect(effectiveTheme('dark', '---\ntheme: paper\n---\nx').name).toBe('dark');
-    expect(effectiveTheme('', 'x').name).toBe('default');
+    expect(effectiveTheme('', '---\ntheme: paper\n---\nx')).toBe('paper');
+    expect(effectiveTheme('dark', '---\ntheme: paper\n---\nx')).toBe('dark');
+    expect(effectiveTheme('', 'x')).toBe('default');
+    expect(effectiveTheme('+acme/brand', 'x')).toBe('+acme/brand');
   });
   it('the CSP allows no script and only the page style, by its hash', async () => {
     const p = await buildPage(input({ customCss: 'h1{color:red}' }));

@@ -60,6 +60,13 @@ async function gridPage(rc: ResourceCtx): Promise<Response> {
   });
 }
 
+const instSchema = z.object({ lid: z.string(), position: z.enum(['top', 'middle', 'bottom']), include_header: z.boolean(), include_caption: z.boolean() });
+// Nodes nest to any depth: described as a node whose children are nodes (one level spelled out).
+const leafSchema = z.object({ type: z.enum(['wrapper', 'wrapper container']), width: z.number(), height: z.number(), children: z.array(z.unknown()), inst: instSchema.optional() });
+const nodeSchema = leafSchema.extend({ children: z.array(leafSchema) });
+const dataSchema = z.object({ structure: nodeSchema });
+const metaSchema = z.record(z.string(), z.object({ lid: z.string(), ref: z.string(), params: z.record(z.string(), z.union([z.string(), z.boolean()])) }));
+
 const parseTimeSchema = z.object({
   runs: z.number().int(),
   ms_per_parse: z.number(),
@@ -83,15 +90,15 @@ export function gridRoutes(api: Api): void {
       },
     });
     const parsedFiles = [
-      ['data.json', 'data', 'The parsed structure: {structure: node}, nodes {type, width, height, children, inst on leaves}'],
-      ['meta_data.json', 'meta', 'The mapping references: {LABEL: {lid, ref, params}}'],
+      ['data.json', 'data', 'The parsed structure: {structure: node}, nodes {type, width, height, children, inst on leaves}', dataSchema],
+      ['meta_data.json', 'meta', 'The mapping references: {LABEL: {lid, ref, params}}', metaSchema],
     ] as const;
-    for (const [file, which, summary] of parsedFiles) {
+    for (const [file, which, summary, schema] of parsedFiles) {
       r.get(`/json/${file}`, {
         summary,
         need: 'r',
         anonymous: true,
-        responses: { 200: { description: summary, type: 'application/json' } },
+        responses: { 200: { description: summary, type: 'application/json', schema } },
         handler: async (rc) => jsonFile(await readParsed(rc.env, rc.db, rc.resource.id, which)),
       });
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { call, makeUser, type TestUser } from './helpers';
-import { makeJob, newestRun, statusOf, trigger, waitStatus } from './jobs-helpers';
+import { call, makeUser } from './helpers';
+import { makeJob, newestRun, startedRun, statusOf, trigger, waitStatus } from './jobs-helpers';
 
 const J = '/v1/code/jobs';
 const cancel = (token: string, job: string, run: string, text = 'canceled') => call('POST', `${J}/${job}/runs/${run}/status`, { token, text });
@@ -11,14 +11,7 @@ const FINISHES_ANYWAY = `export default { async run(i, ctx) { await new Promise(
 const BREAKS_ANYWAY = `export default { async run(i, ctx) { await new Promise((r) => ctx.signal.addEventListener('abort', r)); throw new Error('broke'); } }`;
 const IGNORES_CANCEL = `export default { async run() { await new Promise((r) => setTimeout(r, 20000)); return 'never'; } }`;
 
-/** Starts a run without waiting for it; answers the pending data call and the run name. */
-async function started(u: TestUser, job: string, code: string) {
-  await makeJob(u, job, code);
-  const data = trigger(u.token, `${J}/${job}`);
-  const run = await newestRun(u.token, job);
-  await waitStatus(u.token, `${J}/${job}`, run, (s) => s === 'processing');
-  return { data, run };
-}
+const started = startedRun;
 
 describe('run state machine', () => {
   it('processing → canceling (202) → canceled: the data call answers 409, the log is kept, no output, not a failure', async () => {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunObject, RunOutcome } from '../../durable/run';
 import { INTERRUPTED } from '../../durable/run';
 import { call, makeUser, type TestUser } from './helpers';
-import { makeJob, newestRun, sleep, statusOf, trigger, waitStatus } from './jobs-helpers';
+import { makeJob, newestRun, sleep, startedRun, statusOf, trigger, waitStatus } from './jobs-helpers';
 
 const J = '/v1/code/jobs';
 const WAITS = `export default { async run(i, ctx) { ctx.log('waiting'); await new Promise((res, rej) => { ctx.signal.addEventListener('abort', () => rej(ctx.signal.reason)); setTimeout(res, 20000); }); return 'late'; } }`;
@@ -28,14 +28,7 @@ async function failures(id: number): Promise<number> {
   return (await env.DB.prepare('SELECT failures FROM job_meta WHERE job_id = ?').bind(id).first<{ failures: number }>())?.failures ?? 0;
 }
 
-/** Starts a run and waits until it is processing; answers the pending data call and the run. */
-async function running(u: TestUser, job: string, code = WAITS) {
-  await makeJob(u, job, code);
-  const data = trigger(u.token, `${J}/${job}`);
-  const run = await newestRun(u.token, job);
-  await waitStatus(u.token, `${J}/${job}`, run, (s) => s === 'processing');
-  return { data, run };
-}
+const running = (u: TestUser, job: string, code = WAITS) => startedRun(u, job, code);
 
 describe('watchdog: a run cut off by a reset of its Durable Object', () => {
   it('a reset mid-run fails the run as interrupted (log line, 502 JSON on the data call, a counted failure, tails end)', async () => {

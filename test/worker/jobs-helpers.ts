@@ -57,3 +57,12 @@ export async function groupWith(owner: TestUser, member: TestUser, role: 'member
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Creates a job, triggers it without waiting and waits until its run is processing; answers the pending data call and the run. */
+export async function startedRun(u: TestUser, job: string, code: string): Promise<{ data: Promise<Response>; run: string }> {
+  await makeJob(u, job, code);
+  const data = trigger(u.token, `/v1/code/jobs/${job}`);
+  const run = await newestRun(u.token, job);
+  await waitStatus(u.token, `/v1/code/jobs/${job}`, run, (s) => s === 'processing');
+  return { data, run };
+}

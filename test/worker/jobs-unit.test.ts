@@ -2,7 +2,7 @@ import { unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { parseChains, chainProblem, parseRef } from '../../src/jobs/chains';
 import { nextFire, parseSchedule, scheduleProblem } from '../../src/jobs/cron';
-import { bundle, textFile, uniqueNames, filesFromResponse } from '../../src/jobs/files';
+import { bundle, jsonProblem, textFile, uniqueNames, filesFromResponse } from '../../src/jobs/files';
 import { durationOf, isExpired, runName, statsText, RUN_NAME, RETENTION_MS, historyLine } from '../../src/jobs/runs';
 import { isTruthy, booleanProblem } from '../../src/jobs/config';
 import { mailInput, parseMessage } from '../../src/jobs/inbound';
@@ -168,5 +168,17 @@ describe('inbound mail input', () => {
     expect(json).toMatchObject({ from: 'ann@example.com', to: 'sales@acme.mail.localhost', subject: 'Report' });
     expect(json.text.trim()).toBe('hello');
     expect(Object.keys(json).sort()).toEqual(['from', 'html', 'subject', 'text', 'to']);
+  });
+});
+
+describe('jsonProblem: a data body must be a JSON document (else 400)', () => {
+  const enc = (t: string) => new TextEncoder().encode(t);
+  it('names what is wrong, or nothing for a JSON document', () => {
+    expect(jsonProblem(enc('{"a":1}'))).toBeUndefined();
+    expect(jsonProblem(enc(' 3 '))).toBeUndefined();
+    expect(jsonProblem(enc(''))).toBe('the body is empty');
+    expect(jsonProblem(enc(' \n'))).toBe('the body is empty');
+    expect(jsonProblem(enc('a=b'))).toBe('the body is not a JSON document');
+    expect(jsonProblem(new Uint8Array([0xff, 0xfe]))).toBe('the body is not UTF-8 text, so not a JSON document');
   });
 });

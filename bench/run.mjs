@@ -119,6 +119,9 @@ async function main() {
     await load(constant.base, { duration: 1 });
     baseline = await load(constant.base);
     record('constant worker (baseline)', baseline, undefined, await load(constant.base, { connections: 1 }));
+    // The same bare Worker answering after one D1 query: local D1's own ceiling, which no
+    // platform route that reads D1 on every request can beat.
+    b.d1Floor = record('D1 floor: bare Worker, one D1 query per request', await load(`${constant.base}/d1`), undefined, await load(`${constant.base}/d1`, { connections: 1 }));
 
     const files = readdirSync(join(root, 'bench', 'scenarios')).filter((f) => f.endsWith('.mjs') && f.includes(filter)).sort();
     for (const f of files) {

@@ -65,7 +65,11 @@ export function jobRoutes(api: Api): void {
     r.post('/data', {
       summary: 'Trigger a run: JSON (input.json) or multipart files; answers the result when the run ends',
       need: 'r',
-      body: { type: 'application/json', description: 'A JSON document (stored as input.json), or multipart/form-data files' },
+      body: {
+        type: 'application/json',
+        description: 'A JSON document (stored as input.json), or multipart/form-data files',
+        schema: z.unknown().describe('any JSON value: the run input, stored as input.json'),
+      },
       responses: {
         200: { description: 'The output: a single file as it is, several as one zip (X-Run-Id names the run)', type: 'application/octet-stream' },
         204: { description: 'The run succeeded without output' },

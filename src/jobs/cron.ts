@@ -3,6 +3,7 @@
  * and followed by a `#` comment (pure; croner computes fire times).
  */
 import { Cron } from 'croner';
+import { isTimeZone } from '../core/names';
 
 export interface Schedule {
   expr: string;
@@ -23,11 +24,7 @@ export function parseSchedule(text: string): Schedule | null {
   } else if (body.startsWith('TZ=')) throw new ScheduleError('TZ=<zone> must be followed by a cron expression');
   const fields = body.split(/\s+/);
   if (fields.length !== 5) throw new ScheduleError(`a cron expression has five fields (minute hour day month weekday), got ${fields.length}`);
-  try {
-    Intl.DateTimeFormat('en-US', { timeZone: timezone });
-  } catch {
-    throw new ScheduleError(`unknown time zone '${timezone}': use an IANA name such as Europe/Paris`);
-  }
+  if (!isTimeZone(timezone)) throw new ScheduleError(`unknown time zone '${timezone}': use an IANA name such as Europe/Paris`);
   const expr = fields.join(' ');
   try {
     new Cron(expr, { timezone, paused: true });

@@ -533,7 +533,7 @@ function derivedFolders(kind: ResourceKind): string[] {
   return [...dirs];
 }
 
-/** The listing of a folder (`''` = the resource root, `config/` = its config folder). */
+/** A file item's permissions: what its actions let the caller do (GET r, POST/PUT w, DELETE d). */
 function filePerms(actions: Verb[]): Perm[] {
   const out: Perm[] = [];
   if (actions.includes('GET')) out.push('r');
@@ -542,6 +542,7 @@ function filePerms(actions: Verb[]): Perm[] {
   return out;
 }
 
+/** The listing of a folder (`''` = the resource root, `config/` = its config folder). */
 export async function folderItems(rc: ResourceCtx, prefix: string): Promise<ListingItem[]> {
   const { kind, resource } = rc;
   const stored = new Map((await listEntries(rc.db, resource.id)).map((e) => [e.path, e]));

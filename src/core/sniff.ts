@@ -94,7 +94,7 @@ export function svgProblem(text: string): string | undefined {
       } else {
         const problem = refsProblem(i, end);
         if (problem) return problem;
-        const cdataEnd = text.indexOf(']]>', i);
+        const cdataEnd = next(']]>', i);
         if (cdataEnd >= 0 && cdataEnd < end) return `"]]>" in text (offset ${cdataEnd})`;
       }
     }
@@ -206,8 +206,14 @@ function svgBytesProblem(bytes: Uint8Array): string | undefined {
 
 /** What the bytes are, among the asset types; null when none matches. */
 export function sniffType(bytes: Uint8Array): AssetType | null {
-  for (const [type, test] of MAGIC) if (test(bytes)) return type;
-  return isSvg(bytes) ? 'image/svg+xml' : null;
+  return sniffWithReason(bytes).type;
+}
+
+/** The sniffed type, and when nothing matched, why the bytes are not an SVG (checked once). */
+function sniffWithReason(bytes: Uint8Array): { type: AssetType | null; svgProblem?: string } {
+  for (const [type, test] of MAGIC) if (test(bytes)) return { type };
+  const svgProblem = svgBytesProblem(bytes);
+  return svgProblem ? { type: null, svgProblem } : { type: 'image/svg+xml' };
 }
 
 export function isAssetType(type: string): type is AssetType {
@@ -226,12 +232,12 @@ export function checkUpload(declared: string, bytes: Uint8Array, allowed: readon
     return { ok: false, status: 415, message: `Content-Type must be one of ${allowed.join(', ')}; got ${type || 'none'}` };
   }
   if (bytes.byteLength === 0) return { ok: false, status: 400, message: 'empty body: expected the file as the request body' };
-  const actual = sniffType(bytes);
+  const { type: actual, svgProblem: whyNotSvg } = sniffWithReason(bytes);
   if (actual === type) return { ok: true, type: actual };
   const what = actual
     ? `the body is ${actual}`
     : type === 'image/svg+xml'
-      ? `the body is not a well-formed XML document with an <svg> root: ${svgBytesProblem(bytes)}`
+      ? `the body is not a well-formed XML document with an <svg> root: ${whyNotSvg}`
       : `the body is not ${type}`;
   return { ok: false, status: 400, message: `Content-Type ${type} does not match the file: ${what}` };
 }

@@ -34,6 +34,15 @@ export function listingResponse(items: ListingItem[], headers?: HeadersInit): Re
   return jsonResponse(items, { nvmType: 'dir', headers });
 }
 
+/** A file item's permissions: what its actions let the caller do (GET r, POST/PUT w, DELETE d). */
+export function filePerms(actions: Verb[]): Perm[] {
+  const out: Perm[] = [];
+  if (actions.includes('GET')) out.push('r');
+  if (actions.includes('POST') || actions.includes('PUT')) out.push('w');
+  if (actions.includes('DELETE')) out.push('d');
+  return out;
+}
+
 /** Verbs a caller holding `perms` may use on a text file entry of the given access. */
 export function fileActions(perms: Perm[], access: 'rw' | 'r' | 'w' = 'rw'): Verb[] {
   const out: Verb[] = [];

@@ -15,7 +15,7 @@ import { base64url, randomBytes } from './crypto';
 import { clearEntry, copyEntries, d1Chunks, deleteBlobs, entriesQuery, entryValues, listEntries, readEntry, writeEntry } from './entries';
 import { badRequest, conflict, forbidden, HttpError, notFound, tooLarge } from './errors';
 import { DEFAULT_BODY_LIMIT, jsonResponse, mediaType, noContent, readJson, readText, textResponse } from './http';
-import { fileActions, type ListingItem, listingItemSchema, listingResponse, listingResponses, listingSchema, type Verb } from './listing';
+import { fileActions, filePerms, type ListingItem, listingItemSchema, listingResponse, listingResponses, listingSchema, type Verb } from './listing';
 import { appendLog, logResponse, readLog } from './log';
 import { resourceName } from './names';
 import { accessFromGrants, accessTo, permList, type Access, type Perm, type ShareGrant } from './perms';
@@ -163,8 +163,13 @@ export function requireAccess(rc: ResourceCtx, need: Perm | 'owner'): void {
   throw forbidden(`you may not ${what} this ${rc.kind.noun}`);
 }
 
+/**
+ * A listing item inside a resource. A file's permissions are what the caller can do to it
+ * (a read-only entry is `r` even for the owner); a folder carries the caller's permissions
+ * on the resource.
+ */
 export function listingItem(rc: Pick<ResourceCtx, 'access'>, name: string, uri: string, type: 'dir' | 'file', actions: Verb[], created: string, modified: string): ListingItem {
-  return { name, uri, type, permissions: permList(rc.access), actions, created_on: created, last_modified: modified };
+  return { name, uri, type, permissions: type === 'file' ? filePerms(actions) : permList(rc.access), actions, created_on: created, last_modified: modified };
 }
 
 function resourceActions(a: Access): Verb[] {
@@ -533,15 +538,6 @@ function derivedFolders(kind: ResourceKind): string[] {
   return [...dirs];
 }
 
-/** A file item's permissions: what its actions let the caller do (GET r, POST/PUT w, DELETE d). */
-function filePerms(actions: Verb[]): Perm[] {
-  const out: Perm[] = [];
-  if (actions.includes('GET')) out.push('r');
-  if (actions.includes('POST') || actions.includes('PUT')) out.push('w');
-  if (actions.includes('DELETE')) out.push('d');
-  return out;
-}
-
 /** The listing of a folder (`''` = the resource root, `config/` = its config folder). */
 export async function folderItems(rc: ResourceCtx, prefix: string): Promise<ListingItem[]> {
   const { kind, resource } = rc;
@@ -549,10 +545,7 @@ export async function folderItems(rc: ResourceCtx, prefix: string): Promise<List
   const items = new Map<string, ListingItem>();
   const perms = permList(rc.access);
   const add = (name: string, type: 'dir' | 'file', actions: Verb[], created = resource.created_on, modified = resource.last_modified) => {
-    // A file's permissions are what the caller can do to it (a read-only entry is `r` even
-    // for the owner); a folder carries the caller's permissions on the resource.
-    const permissions = type === 'file' ? filePerms(actions) : perms;
-    if (!items.has(name)) items.set(name, { name, uri: `${rc.base}/${prefix}${name}`, type, permissions, actions, created_on: created, last_modified: modified });
+    if (!items.has(name)) items.set(name, listingItem(rc, name, `${rc.base}/${prefix}${name}`, type, actions, created, modified));
   };
   for (const e of kind.entries) {
     if (!e.path.startsWith(prefix)) continue;

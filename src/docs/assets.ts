@@ -12,7 +12,7 @@ import { jsonResponse, MiB, noContent, readUpload } from '../core/http';
 import { fileActions, listingItemSchema, listingResponse, listingResponses } from '../core/listing';
 import { appendLog } from '../core/log';
 import { permList } from '../core/perms';
-import type { ResourceCtx, ResourceRoutes } from '../core/resources';
+import { listingItem, type ResourceCtx, type ResourceRoutes } from '../core/resources';
 import { docAssets } from './schema';
 
 export const ASSET_LIMIT = 5 * MiB;
@@ -38,8 +38,7 @@ const assetKey = (resourceId: number, name: string) => `${blobPrefix(resourceId)
 type AssetRow = typeof docAssets.$inferSelect;
 
 function assetItem(rc: ResourceCtx, a: AssetRow) {
-  const perms = permList(rc.access);
-  return { name: a.name, uri: `${rc.base}/assets/${a.name}`, type: 'file' as const, permissions: perms, actions: fileActions(perms), created_on: a.created_on, last_modified: a.last_modified };
+  return listingItem(rc, a.name, `${rc.base}/assets/${a.name}`, 'file', fileActions(permList(rc.access)), a.created_on, a.last_modified);
 }
 
 export function assetRoutes(r: ResourceRoutes): void {

@@ -11,7 +11,7 @@ import { jsonResponse, noContent, readText, textResponse } from '../core/http';
 import { fileActions, type ListingItem, listingItemSchema, listingResponse, listingResponses } from '../core/listing';
 import { appendLog } from '../core/log';
 import { permList } from '../core/perms';
-import type { ResourceCtx, ResourceRoutes } from '../core/resources';
+import { listingItem, type ResourceCtx, type ResourceRoutes } from '../core/resources';
 import { VAR_ATTRS, VAR_DEFAULTS, VAR_NAME, varAttrProblem, varPath, varsFromEntries, type DocVar, type VarAttr } from './vars';
 
 /** Largest body accepted for a variable attribute (the attributes themselves are shorter). */
@@ -65,8 +65,7 @@ async function loadVar(rc: ResourceCtx, name: string): Promise<StoredVar> {
 }
 
 function varItem(rc: ResourceCtx, s: StoredVar): ListingItem {
-  const perms = permList(rc.access);
-  return { name: s.v.name, uri: `${rc.base}/vars/${s.v.name}`, type: 'dir', permissions: perms, actions: rc.access.w ? ['GET', 'DELETE'] : ['GET'], created_on: s.created_on, last_modified: s.last_modified };
+  return listingItem(rc, s.v.name, `${rc.base}/vars/${s.v.name}`, 'dir', rc.access.w ? ['GET', 'DELETE'] : ['GET'], s.created_on, s.last_modified);
 }
 
 export function varRoutes(r: ResourceRoutes): void {
@@ -106,10 +105,8 @@ export function varRoutes(r: ResourceRoutes): void {
     responses: listingResponses,
     handler: async (rc) => {
       const s = await loadVar(rc, rc.params.var!);
-      const perms = permList(rc.access);
-      return listingResponse(
-        VAR_ATTRS.map((a) => ({ name: a, uri: `${rc.base}/vars/${s.v.name}/${a}`, type: 'file' as const, permissions: perms, actions: fileActions(perms), created_on: s.created_on, last_modified: s.last_modified })),
-      );
+      const actions = fileActions(permList(rc.access));
+      return listingResponse(VAR_ATTRS.map((a) => listingItem(rc, a, `${rc.base}/vars/${s.v.name}/${a}`, 'file', actions, s.created_on, s.last_modified)));
     },
   });
 

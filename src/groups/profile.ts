@@ -12,7 +12,7 @@ import { nowIso } from '../core/clock';
 import type { Db } from '../core/context';
 import { badRequest, conflict, forbidden, HttpError, notFound, tooLarge, unsupportedType } from '../core/errors';
 import { mediaType, noContent, readBytes, readText, readYesNo, textResponse } from '../core/http';
-import { fileActions, listingResponse, listingSchema, type ListingItem, type Verb } from '../core/listing';
+import { fileActions, filePerms, listingResponse, listingSchema, type ListingItem, type Verb } from '../core/listing';
 import type { Perm } from '../core/perms';
 import { sniffType } from '../core/sniff';
 import { groups, users, type Group } from '../db/schema';
@@ -68,7 +68,7 @@ const item = (gc: GroupCtx, name: string, type: 'dir' | 'file', actions: Verb[],
   name,
   uri: `${gc.base}/profile/${name}`,
   type,
-  permissions: perms(gc),
+  permissions: type === 'file' ? filePerms(actions) : perms(gc),
   actions,
   created_on: created,
   last_modified: modified,

@@ -474,20 +474,22 @@ export class RunObject extends DurableObject<Env> {
     this.setStatus(status);
     const completed = nowIso();
     try {
-      await Promise.all([
-        this.db
-          .update(jobRuns)
-          .set({
-            status,
-            completed_on: completed,
-            duration: durationOf(head.started, completed),
-            output_name: out?.filename ?? null,
-            output_type: out?.type ?? null,
-            output_size: out?.data.byteLength ?? null,
-          })
-          .where(eq(jobRuns.name, head.name)),
-        head.top ? this.countFailures(head.jobId, status) : undefined,
-      ]);
+      const row = this.db
+        .update(jobRuns)
+        .set({
+          status,
+          completed_on: completed,
+          duration: durationOf(head.started, completed),
+          output_name: out?.filename ?? null,
+          output_type: out?.type ?? null,
+          output_size: out?.data.byteLength ?? null,
+        })
+        .where(eq(jobRuns.name, head.name));
+      // A successful top-level run ends any failure streak: in the same round trip as its row
+      // (conditional, so the common case writes nothing more).
+      if (!head.top) await row;
+      else if (status === 'success') await this.db.batch([row, this.db.update(jobMeta).set({ failures: 0 }).where(and(eq(jobMeta.job_id, head.jobId), gt(jobMeta.failures, 0)))]);
+      else await Promise.all([row, this.countFailures(head.jobId, status)]);
     } catch (err) {
       this.log(`the run record could not be updated: ${(err as Error).message}`, 'error');
     }
@@ -501,14 +503,9 @@ export class RunObject extends DurableObject<Env> {
    * Auto-pause: the fifth consecutive failed run sets config/enabled to false. A job
    * deleted during its run has no row left to count on: that is not an error of the run.
    */
-  private async countFailures(jobId: number, status: RunOutcome['status']): Promise<void> {
-    if (status === 'canceled') return; // not a failure, and not a success either
+  private async countFailures(jobId: number, status: 'failed' | 'canceled'): Promise<void> {
+    if (status === 'canceled') return; // not a failure, and not a success either (success resets in finish)
     try {
-      if (status === 'success') {
-        // Conditional: the common case (no failures) writes nothing.
-        await this.db.update(jobMeta).set({ failures: 0 }).where(and(eq(jobMeta.job_id, jobId), gt(jobMeta.failures, 0)));
-        return;
-      }
       const row = await this.db
         .insert(jobMeta)
         .values({ job_id: jobId, failures: 1 })

@@ -76,10 +76,13 @@ export function renderRoutes(api: Api): void {
     responses: { 200: { description: 'The document as an HTML page', type: 'text/html' }, 304: { description: 'Not modified (If-None-Match)' } },
     handler: async (ctx) => {
       const rc = await loadAliased(ctx);
-      const pages = await documentPages(api, rc);
       // A private document's viewer has no token for asset urls in the browser: embed them.
-      const mode = (await isPublic(rc)) ? 'link' : 'inline';
-      const key = await pages('key');
+      const [pages, pub] = await Promise.all([documentPages(api, rc), isPublic(rc)]);
+      const mode = pub ? 'link' : 'inline';
+      // Linked pages hold no asset bytes: the page is its own ETag source. Inline pages are
+      // keyed by asset versions, so a 304 never reads the asset bytes.
+      const linked = mode === 'link' ? await pages('link') : null;
+      const key = linked ?? (await pages('key'));
       const etag = `"${await sha256Hex(`page\n${mode}\n${key.html}`)}"`;
       const headers: Record<string, string> = {
         'Content-Type': 'text/html; charset=utf-8',
@@ -90,7 +93,7 @@ export function renderRoutes(api: Api): void {
         ETag: etag,
       };
       if (ctx.req.headers.get('If-None-Match') === etag) return new Response(null, { status: 304, headers });
-      const built = await pages(mode);
+      const built = linked ?? (await pages('inline'));
       headers['Content-Security-Policy'] = built.csp;
       return new Response(built.html, { headers });
     },

@@ -5,7 +5,7 @@
  * must be inlined (PDF, PPTX, the page of a private document); see `AssetMode`.
  */
 import { and, eq, inArray } from 'drizzle-orm';
-import { resources, shares, type Resource, type User } from '../db/schema';
+import { resources, type Resource, type User } from '../db/schema';
 import { docAssets } from '../docs/schema';
 import type { Db } from '../core/context';
 import type { Api } from '../core/api';
@@ -166,6 +166,5 @@ export async function documentPage(api: Api, rc: ResourceCtx, mode: AssetMode): 
 
 /** Whether the document is shared with `public` (its canonical page may then link assets). */
 export async function isPublic(rc: ResourceCtx): Promise<boolean> {
-  const row = await rc.db.select({ entry: shares.entry }).from(shares).where(and(eq(shares.resource_id, rc.resource.id), eq(shares.entry, 'public'))).get();
-  return !!row;
+  return (await accessTo(rc.db, null, rc.resource)).r;
 }

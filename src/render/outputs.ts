@@ -310,13 +310,13 @@ const inflight = new Map<string, Promise<Rendered>>();
  * Concurrent requests for the same output in one isolate share one render.
  * `page` builds the page with its assets embedded (only needed on a miss).
  */
-export async function cachedOutput(rc: ResourceCtx, name: OutputName, page: BuiltPage | (() => Promise<BuiltPage>), hash: string, limits: Partial<RenderLimits> = {}): Promise<{ bytes: ReadableStream | Uint8Array<ArrayBuffer>; cached: boolean }> {
+export async function cachedOutput(rc: ResourceCtx, name: OutputName, page: () => Promise<BuiltPage>, hash: string, limits: Partial<RenderLimits> = {}): Promise<{ bytes: ReadableStream | Uint8Array<ArrayBuffer>; cached: boolean }> {
   const key = outputKey(rc.resource.id, name, hash);
   const hit = await rc.env.BLOBS.get(key);
   if (hit) return { bytes: hit.body, cached: true };
   let job = inflight.get(key);
   if (!job) {
-    job = (async () => renderAndStore(rc, name, typeof page === 'function' ? await page() : page, key, { ...LIMITS, ...limits }))().finally(() => inflight.delete(key));
+    job = (async () => renderAndStore(rc, name, await page(), key, { ...LIMITS, ...limits }))().finally(() => inflight.delete(key));
     inflight.set(key, job);
   }
   return { bytes: (await job).bytes, cached: false };

@@ -159,11 +159,6 @@ export async function documentPages(api: Api, rc: ResourceCtx): Promise<PageBuil
   };
 }
 
-/** The document's page in one asset mode. */
-export async function documentPage(api: Api, rc: ResourceCtx, mode: AssetMode): Promise<BuiltPage> {
-  return (await documentPages(api, rc))(mode);
-}
-
 /** Whether the document is shared with `public` (its canonical page may then link assets). */
 export async function isPublic(rc: ResourceCtx): Promise<boolean> {
   return (await accessTo(rc.db, null, rc.resource)).r;

@@ -207,25 +207,24 @@ function grantsColumn(callerId: number): SQL<string> {
                       where s.resource_id = ${resources.id})`;
 }
 
-/** Resources of `owner` of this kind that `callerId` may read through a share, with what each grants. */
+/** Resources of `owner` of this kind that the caller may read through a share. */
+function visibleWhere(ctx: Ctx, kind: ResourceKind, ownerId: number): SQL | undefined {
+  return and(eq(resources.owner_id, ownerId), eq(resources.kind, kind.kind), readableThroughShare(ctx.caller?.id ?? -1));
+}
+
+/** Resources of `owner` of this kind that the caller may read through a share, with what each grants. */
 async function visibleWithAccess(ctx: Ctx, kind: ResourceKind, ownerId: number): Promise<{ resource: Resource; access: Access }[]> {
-  const callerId = ctx.caller?.id ?? -1;
   const rows = await ctx.db
-    .select({ ...getTableColumns(resources), grants: grantsColumn(callerId) })
+    .select({ ...getTableColumns(resources), grants: grantsColumn(ctx.caller?.id ?? -1) })
     .from(resources)
-    .where(and(eq(resources.owner_id, ownerId), eq(resources.kind, kind.kind), readableThroughShare(callerId)))
+    .where(visibleWhere(ctx, kind, ownerId))
     .orderBy(asc(resources.name));
   return rows.map(({ grants, ...resource }) => ({ resource, access: accessFromGrants(resource.kind, JSON.parse(grants) as ShareGrant[]) }));
 }
 
-/** Resources of `owner` of this kind that `callerId` may read through a share. */
+/** Resources of `owner` of this kind that the caller may read through a share. */
 export async function visibleResources(ctx: Ctx, kind: ResourceKind, ownerId: number): Promise<Resource[]> {
-  const callerId = ctx.caller?.id ?? -1;
-  return ctx.db
-    .select()
-    .from(resources)
-    .where(and(eq(resources.owner_id, ownerId), eq(resources.kind, kind.kind), readableThroughShare(callerId)))
-    .orderBy(asc(resources.name));
+  return ctx.db.select().from(resources).where(visibleWhere(ctx, kind, ownerId)).orderBy(asc(resources.name));
 }
 
 async function createResource(ctx: Ctx, kind: ResourceKind, owner: User, name: string): Promise<Resource> {

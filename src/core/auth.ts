@@ -71,6 +71,7 @@ export function requireCaller(caller: User | null): User {
 /** The operator interface exists only when OPS_TOKEN is set (404 otherwise, not 401). */
 export function requireOps(env: Env, req: Request): void {
   const secret = env.OPS_TOKEN;
+  // Api.fetch already answers 404 for /v1/ops/* without OPS_TOKEN; this guards any other caller.
   if (!secret) throw notFound('no such route');
   const token = bearerToken(req);
   if (!token || !timingSafeEqual(token, secret)) throw new HttpError(401, 'operator token required', {}, { 'WWW-Authenticate': 'Bearer' });

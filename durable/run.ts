@@ -449,7 +449,8 @@ export class RunObject extends DurableObject<Env> {
    * Ends the run: output, status, the D1 row, auto-pause. It never throws (a D1 error, a
    * job deleted meanwhile), so tails always end and the retention alarm is always set.
    */
-  private async finish(head: RunHead, result: StepResult): Promise<RunOutcome> {
+  private async finish(head: RunHead, given: StepResult): Promise<RunOutcome> {
+    const result = this.afterCancel(given);
     let status: RunOutcome['status'] = result.kind === 'ok' ? 'success' : result.kind === 'aborted' ? 'canceled' : 'failed';
     let files = result.kind === 'ok' ? result.files : [];
     let out = status === 'success' ? bundle(files) : null;
@@ -468,8 +469,9 @@ export class RunObject extends DurableObject<Env> {
       }
     } catch (err) {
       message = `the output could not be stored: ${(err as Error).message}`;
-      this.log(message, 'error');
-      [status, files, out] = ['failed', [], null];
+      this.log(message, this.isCanceling() ? 'warning' : 'error');
+      // Once a cancel was accepted, only a success overrides it (see afterCancel).
+      [status, files, out] = [this.isCanceling() ? 'canceled' : 'failed', [], null];
     }
     this.setStatus(status);
     const completed = nowIso();
@@ -497,6 +499,19 @@ export class RunObject extends DurableObject<Env> {
     this.endTails();
     this.ctx.waitUntil(this.ctx.storage.setAlarm(Date.now() + RETENTION_MS));
     return { name: head.name, status, files, bundle: out, message };
+  }
+
+  /**
+   * Once a cancel has been accepted (202, or the teardown of a child run), the run ends
+   * canceled unless it succeeded: whatever the step did after the cancel (rejected with
+   * its own error, threw, broke the sandbox, a child or https step failed) is the
+   * teardown, not a failure. A failure decided before the cancel arrived has already
+   * finished the run (finish runs without yielding first), so that cancel answered 409.
+   */
+  private afterCancel(result: StepResult): StepResult {
+    if (result.kind !== 'failed' || !this.isCanceling()) return result;
+    this.log(`after the cancel: ${result.message}`, 'info');
+    return { kind: 'aborted', message: 'the step stopped after the cancel' };
   }
 
   /**

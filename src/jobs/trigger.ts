@@ -44,7 +44,9 @@ export async function startRun(env: Env, t: TriggerSpec): Promise<RunOutcome> {
     });
     return out as unknown as RunOutcome;
   } catch (err) {
-    await runStub(env, name).recover().catch(() => undefined);
+    const status = await runStub(env, name).recover().catch(() => null);
+    // A run whose cancel was accepted before the break ends canceled (the object finished it so).
+    if (status === 'canceled') return { name, status: 'canceled', files: [], bundle: null, message: 'canceled' };
     return { name, status: 'failed', files: [], bundle: null, message: `the run broke off: ${(err as Error).message}` };
   }
 }

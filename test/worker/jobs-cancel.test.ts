@@ -44,12 +44,21 @@ describe('run state machine', () => {
     expect(await res.text()).toBe('done');
     expect(await statusOf(u.token, `${J}/c3`, run)).toBe('success');
   });
-  it('race: the run breaks first while canceling → failed', async () => {
+  it('a break after the accepted cancel is the teardown → canceled, not failed', async () => {
     const u = await makeUser();
     const { data, run } = await started(u, 'c4', BREAKS_ANYWAY);
     expect((await cancel(u.token, 'c4', run)).status).toBe(202);
-    expect((await data).status).toBe(502);
-    expect(await statusOf(u.token, `${J}/c4`, run)).toBe('failed');
+    expect((await data).status).toBe(409);
+    expect(await statusOf(u.token, `${J}/c4`, run)).toBe('canceled');
+    expect(await (await call('GET', `${J}/c4/runs/${run}/log`, { token: u.token })).text()).toContain('after the cancel: broke');
+  });
+  it('a failure decided before the cancel arrived stays failed: the cancel answers 409 with failed', async () => {
+    const u = await makeUser();
+    await makeJob(u, 'c11', `export default { async run() { throw new Error('broke'); } }`);
+    const run = (await trigger(u.token, `${J}/c11`)).headers.get('X-Run-Id')!;
+    const res = await cancel(u.token, 'c11', run);
+    expect(res.status).toBe(409);
+    expect(await res.json()).toMatchObject({ status: 'failed', final_status: 'failed', run });
   });
   it('concurrent cancels: exactly one 202, the others 200 while the cancel is pending (409 once it ended)', async () => {
     const u = await makeUser();

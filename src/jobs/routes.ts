@@ -4,7 +4,7 @@
  */
 import { and, eq, like } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Api } from '../core/api';
+import type { Api, ResponseSpec } from '../core/api';
 import { now } from '../core/clock';
 import { clearEntry, writeEntry } from '../core/entries';
 import { entries, resources } from '../db/schema';
@@ -13,11 +13,13 @@ import { jsonResponse, KiB, MiB, noContent, readBytes, readText, textResponse, w
 import { listingResponse, listingResponses } from '../core/listing';
 import { logResponse } from '../core/log';
 import { checkName } from '../core/names';
-import { fixedFolderRoute, listingItem, resourceRoutes, type ResourceCtx } from '../core/resources';
+import { fixedFolderRoute, listingItem, requireAccess, resourceRoutes, type ResourceCtx } from '../core/resources';
+import type { Perm } from '../core/perms';
 import { INLINE_OUTPUT, outputKey } from '../../durable/run';
-import { bundleResponse, readTriggerInput } from './files';
+import { bundleResponse, checkTriggerType, readTriggerInput } from './files';
 import { jobKind } from './kind';
-import { findRun, historyStream, isExpired, latestRun, recentRuns, runStats, statsText, RUN_NAME } from './runs';
+import { historyStream, isExpired, latestRun, recentRuns, runStats, statsText } from './runs';
+import { loadRunCtx, type RunCtx } from './run-access';
 import { CODE_FILE, codePrefix, MAX_CODE_FILES } from './sandbox';
 import { jobMeta, type RunRow } from './schema';
 import { rejectRun, runStub, startRun } from './trigger';
@@ -36,12 +38,33 @@ function requireRunReader(rc: ResourceCtx): void {
   if (rc.access.viaPublicOnly) throw forbidden('runs, logs and outputs of a job are never public: they need a share or ownership');
 }
 
-async function loadRun(rc: ResourceCtx): Promise<RunRow> {
-  requireRunReader(rc);
-  const name = rc.params.run!;
-  const row = RUN_NAME.test(name) ? await findRun(rc.db, rc.resource.id, name) : null;
-  if (!row) throw notFound(`no such run: ${name}`);
-  return row;
+/** The routes of one run (`<job>/runs/<run>...`): loaded by loadRunCtx, so a child run is also readable under its own job. */
+interface RunRouteSpec {
+  summary: string;
+  need: Perm;
+  body?: { type: string; description?: string };
+  responses: Record<number, ResponseSpec>;
+  handler: (rc: RunCtx) => Response | Promise<Response>;
+}
+
+function runRouter(api: Api) {
+  const reg = (method: 'get' | 'post', rel: string, spec: RunRouteSpec) => {
+    for (const b of [`/v1/${jobKind.collection}`, `/v1/users/:owner/${jobKind.collection}`]) {
+      api.route(method, `${b}/:${jobKind.param}/runs/:run${rel}`, {
+        summary: spec.summary,
+        tag: jobKind.collection,
+        auth: 'user',
+        ...(spec.body ? { body: spec.body } : {}),
+        responses: spec.responses,
+        handler: async (ctx) => {
+          const rc = await loadRunCtx(ctx);
+          requireAccess(rc, spec.need);
+          return spec.handler(rc);
+        },
+      });
+    }
+  };
+  return { get: (rel: string, spec: RunRouteSpec) => reg('get', rel, spec), post: (rel: string, spec: RunRouteSpec) => reg('post', rel, spec) };
 }
 
 function requireRetained(row: RunRow): void {
@@ -60,6 +83,7 @@ async function bumpCodeVersion(rc: ResourceCtx): Promise<void> {
 }
 
 export function jobRoutes(api: Api): void {
+  const runs = runRouter(api);
   resourceRoutes(api, jobKind, (r) => {
     // ---- the trigger ----
     r.post('/data', {
@@ -74,6 +98,7 @@ export function jobRoutes(api: Api): void {
         200: { description: 'The output: a single file as it is, several as one zip (X-Run-Id names the run)', type: 'application/octet-stream' },
         204: { description: 'The run succeeded without output' },
         400: { description: 'Empty or non-JSON body' },
+        415: { description: 'A Content-Type other than application/json or multipart/form-data (no run is recorded)' },
         403: { description: 'No execute access (a rejected run is recorded)' },
         409: { description: 'The run was canceled', type: 'application/json', schema: runErrorBody },
         502: { description: 'The run failed (see its status and log)', type: 'application/json', schema: runErrorBody },
@@ -81,6 +106,8 @@ export function jobRoutes(api: Api): void {
       handler: async (rc) => {
         const caller = rc.caller!;
         const source = sourceOf(rc.req, rc.url);
+        // A body of another type starts nothing, not even a rejected run.
+        checkTriggerType(rc.req);
         if (!rc.access.x) {
           const run = await rejectRun(rc.env, { job: rc.resource, trigger: 'api', source, createdBy: caller.username, req: rc.req }, `${caller.username} may not execute this job`);
           throw new HttpError(403, 'you may not execute this job (a rejected run was recorded)', { run }, { 'X-Run-Id': run });
@@ -106,12 +133,12 @@ export function jobRoutes(api: Api): void {
         return listingResponse(rows.map((x) => listingItem(rc, x.name, `${rc.base}/runs/${x.name}`, 'dir', [...actions], x.started_on, x.completed_on ?? x.started_on)));
       },
     });
-    r.get('/runs/:run', {
+    runs.get('', {
       summary: 'The four entries of a run: log, output, stats, status',
       need: 'r',
       responses: listingResponses,
       handler: async (rc) => {
-        const row = await loadRun(rc);
+        const row = rc.run;
         const at = `${rc.base}/runs/${row.name}`;
         const modified = row.completed_on ?? row.started_on;
         return listingResponse([
@@ -122,13 +149,13 @@ export function jobRoutes(api: Api): void {
         ]);
       },
     });
-    r.get('/runs/:run/status', {
+    runs.get('/status', {
       summary: 'The run state: rejected, processing, canceling, success, failed or canceled',
       need: 'r',
       responses: { 200: { description: 'The state', type: 'text/plain' } },
-      handler: async (rc) => textResponse((await loadRun(rc)).status),
+      handler: async (rc) => textResponse(rc.run.status),
     });
-    r.post('/runs/:run/status', {
+    runs.post('/status', {
       summary: 'Cancel a run: text/plain canceled (202; 200 while pending; 409 once finished)',
       need: 'x',
       body: { type: 'text/plain', description: 'canceled' },
@@ -139,43 +166,43 @@ export function jobRoutes(api: Api): void {
         409: { description: 'The run already finished (the body\'s status is the final run status, also as final_status), or a child run' },
       },
       handler: async (rc) => {
-        const row = await loadRun(rc);
+        const row = rc.run;
         const body = await readText(rc.req, 64);
         if (body.trim() !== 'canceled') throw new HttpError(400, `the only status a client may write is 'canceled', got '${body.slice(0, 32)}'`);
-        if (!row.top) throw conflict(`run ${row.name} is a nested child run: cancel its top-level run`, { run: row.name });
+        if (!row.top) throw conflict(`run ${row.name}: a nested child run cannot be canceled alone; cancel its top-level run`, { run: row.name });
         const answer = await runStub(rc.env, row.name).cancel(rc.caller!.username);
         if (answer.code === 404) throw conflict(`run ${row.name} has ended`, { status: row.status, final_status: row.status, run: row.name });
         if (answer.code === 409) throw conflict(`run ${row.name} already finished: ${answer.status}`, { status: answer.status, final_status: answer.status, run: row.name });
         return jsonResponse({ status: answer.code, message: answer.code === 202 ? 'cancel accepted: the run is being torn down' : 'cancel already pending', run: row.name, run_status: answer.status }, { status: answer.code });
       },
     });
-    r.get('/runs/:run/stats', {
+    runs.get('/stats', {
       summary: 'Run stats: text key: value, or JSON with Accept: application/json',
       need: 'r',
       responses: { 200: { description: 'Stats', type: 'text/plain' } },
       handler: async (rc) => {
-        const row = await loadRun(rc);
+        const row = rc.run;
         const job = row.job_id === rc.resource.id ? rc.resource : await jobOf(rc, row.job_id);
         const stats = await runStats(rc.db, row, job);
         return wantsJson(rc.req) ? jsonResponse(stats, { nvmType: 'file' }) : textResponse(statsText(stats));
       },
     });
-    r.get('/runs/:run/log', {
+    runs.get('/log', {
       summary: 'Run log: text, JSON entries (Accept: application/json), or a live tail (Accept: text/event-stream)',
       need: 'r',
       responses: { 200: { description: 'Log', type: 'text/plain' }, 410: { description: 'Past the 30-day retention' } },
       handler: async (rc) => {
-        const row = await loadRun(rc);
+        const row = rc.run;
         requireRetained(row);
         return runLogResponse(rc, row);
       },
     });
-    r.get('/runs/:run/output', {
+    runs.get('/output', {
       summary: 'The run output with its original filename and content type (204 without output)',
       need: 'r',
       responses: { 200: { description: 'The output', type: 'application/octet-stream' }, 204: { description: 'No output' }, 410: { description: 'Past the 30-day retention' } },
       handler: async (rc) => {
-        const row = await loadRun(rc);
+        const row = rc.run;
         requireRetained(row);
         if (!row.output_name) return noContent({ 'X-Run-Id': row.name });
         const data =

@@ -2,7 +2,7 @@
  * Run records in D1: ids, stats (text and JSON), listing, history, and the last-run
  * summary other areas (GraphQL) read. Logs live in the run's Durable Object.
  */
-import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, or, sql, type SQL } from 'drizzle-orm';
 import { resources } from '../db/schema';
 import type { Db } from '../core/context';
 import { base64url, randomBytes } from '../core/crypto';
@@ -42,11 +42,12 @@ export function isExpired(row: Pick<RunRow, 'started_on'>, nowMs: number): boole
 
 /**
  * A run by name, as seen from job `jobId`: its top-level runs and their descendants (every
- * run's root_job_id is the job of its top-level run). A child run is read through the
- * top-level run's job only: its readers are the top-level run's readers.
+ * run's root_job_id is the job of its top-level run), and the job's own child runs in
+ * other jobs' trees. Who may read which is src/jobs/run-access.ts.
  */
 export async function findRun(db: Db, jobId: number, name: string): Promise<RunRow | null> {
-  return (await db.select().from(jobRuns).where(and(eq(jobRuns.name, name), eq(jobRuns.root_job_id, jobId))).get()) ?? null;
+  if (!RUN_NAME.test(name)) return null;
+  return (await db.select().from(jobRuns).where(and(eq(jobRuns.name, name), or(eq(jobRuns.root_job_id, jobId), eq(jobRuns.job_id, jobId)))).get()) ?? null;
 }
 
 export interface ChildStats {
@@ -122,18 +123,25 @@ export function statsText(s: RunStats): string {
     .join('\n');
 }
 
-/** The 30 newest top-level runs of a job (reads the (job_id, top, id) index backwards). */
+/**
+ * Newest first: by start time to the millisecond (ISO text sorts as time), equal starts by
+ * creation order, the later created first. Every run listing (runs/, stats/runs, log, GraphQL's
+ * last_run) uses it; the (job_id, top, started_on, id) index serves it (migrations/0010).
+ */
+const NEWEST_FIRST = [desc(jobRuns.started_on), desc(jobRuns.id)] as const;
+
+/** The 30 newest top-level runs of a job. */
 export async function recentRuns(db: Db, jobId: number, limit = 30) {
   return db
     .select({ name: jobRuns.name, started_on: jobRuns.started_on, completed_on: jobRuns.completed_on })
     .from(jobRuns)
     .where(and(eq(jobRuns.job_id, jobId), eq(jobRuns.top, 1)))
-    .orderBy(desc(jobRuns.id))
+    .orderBy(...NEWEST_FIRST)
     .limit(limit);
 }
 
 export async function latestRun(db: Db, jobId: number): Promise<RunRow | null> {
-  return (await db.select().from(jobRuns).where(and(eq(jobRuns.job_id, jobId), eq(jobRuns.top, 1))).orderBy(desc(jobRuns.id)).limit(1).get()) ?? null;
+  return (await db.select().from(jobRuns).where(and(eq(jobRuns.job_id, jobId), eq(jobRuns.top, 1))).orderBy(...NEWEST_FIRST).limit(1).get()) ?? null;
 }
 
 export interface HistoryRow {
@@ -148,19 +156,20 @@ const HISTORY_PAGE = 2000;
 
 /** Every top-level run, newest first, fetched page by page (keyset) so history never sits in memory whole. */
 export async function* history(db: Db, jobId: number): AsyncGenerator<HistoryRow[]> {
-  let before: number | null = null;
+  let before: { started_on: string; id: number } | null = null;
   for (;;) {
-    const cond = and(eq(jobRuns.job_id, jobId), eq(jobRuns.top, 1), before === null ? undefined : lt(jobRuns.id, before));
-    const rows = await db
+    const after: SQL | undefined = before === null ? undefined : sql`(${jobRuns.started_on}, ${jobRuns.id}) < (${before.started_on}, ${before.id})`;
+    const rows: (HistoryRow & { id: number })[] = await db
       .select({ id: jobRuns.id, name: jobRuns.name, started_on: jobRuns.started_on, trigger: jobRuns.trigger, duration: jobRuns.duration, status: jobRuns.status })
       .from(jobRuns)
-      .where(cond)
-      .orderBy(desc(jobRuns.id))
+      .where(and(eq(jobRuns.job_id, jobId), eq(jobRuns.top, 1), after))
+      .orderBy(...NEWEST_FIRST)
       .limit(HISTORY_PAGE);
     if (!rows.length) return;
     yield rows.map(({ id: _id, ...r }) => r);
     if (rows.length < HISTORY_PAGE) return;
-    before = rows[rows.length - 1]!.id;
+    const last = rows[rows.length - 1]!;
+    before = { started_on: last.started_on, id: last.id };
   }
 }
 
@@ -202,20 +211,20 @@ export interface LastRun {
   duration: number | null;
 }
 
-/** The latest top-level run of each job, in one query per 90 jobs (D1 binds at most 100 parameters). */
+/** The latest top-level run (NEWEST_FIRST) of each job, in one query per 90 jobs (D1 binds at most 100 parameters). */
 export async function lastRuns(db: Db, jobResourceIds: number[]): Promise<Map<number, LastRun>> {
   const out = new Map<number, LastRun>();
   for (let i = 0; i < jobResourceIds.length; i += 90) {
     const ids = jobResourceIds.slice(i, i + 90);
-    const latest = db
-      .select({ id: sql<number>`max(${jobRuns.id})` })
-      .from(jobRuns)
-      .where(and(inArray(jobRuns.job_id, ids), eq(jobRuns.top, 1)))
-      .groupBy(jobRuns.job_id);
+    // One index probe per job: its newest top-level run's id.
+    const latest = ids.map(
+      (id) => sql`(select ${jobRuns.id} from ${jobRuns} where ${jobRuns.job_id} = ${id} and ${jobRuns.top} = 1 order by ${jobRuns.started_on} desc, ${jobRuns.id} desc limit 1)`,
+    );
+    if (!latest.length) continue;
     const rows = await db
       .select({ job_id: jobRuns.job_id, status: jobRuns.status, started_on: jobRuns.started_on, duration: jobRuns.duration })
       .from(jobRuns)
-      .where(inArray(jobRuns.id, latest));
+      .where(sql`${jobRuns.id} in (${sql.join(latest, sql`, `)})`);
     for (const r of rows) out.set(r.job_id, { status: r.status, started_on: r.started_on, duration: r.duration });
   }
   return out;

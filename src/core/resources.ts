@@ -75,7 +75,7 @@ export interface ResourceKind {
   /** The word users see in messages (`document`). */
   noun: string;
   entries: EntrySpec[];
-  /** Folders the area serves itself, listed in the resource root. */
+  /** Folders the area serves itself, listed in the resource root (or in their parent folder: `config/env`). */
   folders?: string[];
   /** Files the area serves itself, listed in the resource root, with their access (`own`: per caller, any reader writes). */
   files?: { name: string; access: 'rw' | 'r' | 'w' | 'own' }[];
@@ -556,11 +556,12 @@ export async function folderItems(rc: ResourceCtx, prefix: string): Promise<List
       add(rest, 'file', fileActions(perms, e.access), s?.created_on, s?.last_modified);
     }
   }
+  // Area folders are listed in their parent folder (`config/env` in `config/`).
+  for (const d of kind.folders ?? []) if (d.startsWith(prefix) && !d.slice(prefix.length).includes('/')) add(d.slice(prefix.length), 'dir', ['GET']);
   if (prefix === '') {
     // A per-caller file (`own`) is the caller's own: reading the resource is enough to change it.
     for (const f of kind.files ?? []) add(f.name, 'file', f.access === 'own' ? ['GET', 'POST', 'DELETE'] : fileActions(perms, f.access));
     if (kind.log) add('log', 'file', ['GET']);
-    for (const d of kind.folders ?? []) add(d, 'dir', ['GET']);
     add('shared', 'dir', ['GET']);
     // Tags are the caller's own too: any reader adds them with PUT tags/<tag>.
     add('tags', 'dir', ['GET', 'PUT']);

@@ -1,6 +1,6 @@
 /** Files that flow through a run: the trigger's input, each step's output, the bundle the caller gets. */
 import { zipSync } from 'fflate';
-import { badRequest } from '../core/errors';
+import { badRequest, unsupportedType } from '../core/errors';
 import { MiB, mediaType, readBytes } from '../core/http';
 
 /** A file as it crosses RPC boundaries (structured-clonable). */
@@ -51,11 +51,23 @@ export async function filesFromForm(form: FormData): Promise<RunFile[]> {
 }
 
 /**
- * The input of a data trigger: multipart → one file per part; any other body (whatever
- * its Content-Type, or none) must be a JSON document → input.json. The spec's error table
- * makes an empty or non-JSON body a 400, so there is no 415 here.
+ * POST data takes `application/json` (any charset) or `multipart/form-data` only: any other
+ * Content-Type answers 415 naming both, before the body is read or a run recorded. A
+ * request with neither a Content-Type nor a body is the spec's empty body (400).
+ */
+export function checkTriggerType(req: Request): void {
+  const type = mediaType(req);
+  if (type === 'application/json' || type === 'multipart/form-data') return;
+  if (!type && (req.body === null || req.headers.get('Content-Length') === '0')) return;
+  throw unsupportedType(`POST data takes Content-Type application/json (a JSON document) or multipart/form-data (files), got ${type || 'none'}`);
+}
+
+/**
+ * The input of a data trigger: multipart → one file per part; a JSON body → input.json.
+ * The spec's error table makes an empty or non-JSON body a 400.
  */
 export async function readTriggerInput(req: Request): Promise<RunFile[]> {
+  checkTriggerType(req);
   const type = mediaType(req);
   const bytes = await readBytes(req, INPUT_LIMIT);
   if (type === 'multipart/form-data') {

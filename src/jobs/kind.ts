@@ -24,7 +24,7 @@ export const jobKind: ResourceKind = {
     { path: 'config/enabled', access: 'rw', default: 'true', limit: 16, validate: (v) => booleanProblem(v), afterWrite: resync, summary: 'true or false: scheduled runs happen only when enabled' },
     { path: 'config/network', access: 'rw', default: 'false', limit: 16, validate: (v) => booleanProblem(v), summary: 'true lets the job code reach the network' },
   ],
-  folders: ['code', 'runs', 'stats'],
+  folders: ['code', 'runs', 'stats', 'config/env'],
   files: [
     { name: 'data', access: 'w' },
     { name: 'log', access: 'r' },

@@ -1,4 +1,4 @@
-/** Jobs tables (mirror of migrations/0005_jobs.sql). */
+/** Jobs tables (mirror of migrations/0005_jobs.sql and 0010_job_runs_order.sql). */
 import { index, integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { resources } from '../db/schema';
 
@@ -30,7 +30,7 @@ export const jobRuns = sqliteTable(
     output_type: text('output_type'),
     output_size: integer('output_size'),
   },
-  (t) => [index('job_runs_list').on(t.job_id, t.top, t.id), index('job_runs_parent').on(t.parent_id), index('job_runs_root_job').on(t.root_job_id)],
+  (t) => [index('job_runs_recent').on(t.job_id, t.top, t.started_on, t.id), index('job_runs_parent').on(t.parent_id), index('job_runs_root_job').on(t.root_job_id)],
 );
 
 export const jobMeta = sqliteTable('job_meta', {

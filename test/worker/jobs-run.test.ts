@@ -136,10 +136,11 @@ describe('trigger input', () => {
     ['an empty JSON body', '', 'application/json', 400],
     ['a non-JSON body', '{nope', 'application/json', 400],
     ['no body at all', undefined, undefined, 400],
-    ['a text/plain body that is not JSON', 'hello', 'text/plain', 400],
-    ['a form-urlencoded body', 'a=b', 'application/x-www-form-urlencoded', 400],
-    ['a JSON body of another type that is empty', ' ', 'text/plain', 400],
-  ])('empty or non-JSON body → 400 (spec error table): %s answers %s and starts no run', async (_what, body, type, code) => {
+    ['a JSON body with a charset that is not JSON', '{nope', 'application/json; charset=utf-8', 400],
+    ['a text/plain body that is not JSON', 'hello', 'text/plain', 415],
+    ['a form-urlencoded body', 'a=b', 'application/x-www-form-urlencoded', 415],
+    ['a body of another type that is empty', ' ', 'text/plain', 415],
+  ])('empty or non-JSON body → 400 (spec error table), other content types 415: %s answers %s and starts no run', async (_what, body, type, code) => {
     const u = await makeUser();
     await makeJob(u, 'echo', echo);
     const res = await call('POST', `${J}/echo/data`, { token: u.token, body, type });
@@ -147,12 +148,12 @@ describe('trigger input', () => {
     expect(((await res.json()) as { message: string }).message).toBeTruthy();
     expect(await (await call('GET', `${J}/echo/runs`, { token: u.token })).json()).toEqual([]);
   });
-  it('any non-multipart body that is a JSON document is input.json, whatever its Content-Type (none, text/plain)', async () => {
+  it('a JSON document is input.json when sent as application/json, with any charset', async () => {
     const u = await makeUser();
     await makeJob(u, 'echo', `export default { async run(input) { return input[0].name + ' ' + (await input[0].text()); } }`);
-    for (const type of [undefined, 'text/plain']) {
+    for (const type of ['application/json', 'application/json; charset=utf-8', 'Application/JSON;charset=UTF-8']) {
       const res = await call('POST', `${J}/echo/data`, { token: u.token, body: '{"a":1}', type });
-      expect(res.status, String(type)).toBe(200);
+      expect(res.status, type).toBe(200);
       expect(await res.text()).toBe('input.json {"a":1}');
     }
   });
@@ -161,7 +162,7 @@ describe('trigger input', () => {
     await makeJob(u, 'echo', echo);
     const empty = (await (await call('POST', `${J}/echo/data`, { token: u.token, body: '', type: 'application/json' })).json()) as { message: string };
     expect(empty.message).toMatch(/^the body is empty/);
-    const bad = (await (await call('POST', `${J}/echo/data`, { token: u.token, body: 'a=b', type: 'application/x-www-form-urlencoded' })).json()) as { message: string };
+    const bad = (await (await call('POST', `${J}/echo/data`, { token: u.token, body: 'a=b', type: 'application/json' })).json()) as { message: string };
     expect(bad.message).toMatch(/^the body is not a JSON document/);
   });
   it('a malformed multipart body answers 400', async () => {

@@ -3,9 +3,9 @@
  * machine and log:
  *
  *   (none) → processing → success | failed
- *   processing → canceling (cancel: 202) → canceled (teardown completed in time)
+ *   processing → canceling (cancel: 202) → canceled (anything but a success: see afterCancel)
  *                                        → success (the run finished first)
- *                                        → failed  (the run broke first)
+ *   processing → failed (decided before any cancel; a later cancel answers 409)
  *   canceling + cancel → canceling (200);  success | failed | canceled + cancel → 409
  *
  * The object executes the run itself (the job's code in a sandbox, or its chain, whose

@@ -63,3 +63,24 @@ export const textOrNull = (value: string | null | undefined): string | null => (
 export function inJson(column: SQLWrapper, values: readonly (number | string)[]): SQL {
   return sql`${column} in (select value from json_each(${JSON.stringify(values)}))`;
 }
+
+/**
+ * A stored ISO 8601 time as the client contract prints it: RFC 2822 with a literal ` UTC`
+ * (`Fri, 29 Nov 2024 09:39:33 UTC`); null for null or an unparsable value.
+ */
+export function rfc2822(iso: string | null | undefined): string | null {
+  if (!iso) return null;
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return null;
+  return d.toUTCString().replace(/GMT$/, 'UTC');
+}
+
+/** `@username` mentions in a message (distinct, in order of appearance). */
+export function mentionsIn(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/(?:^|[^\w@~+/])@([a-z0-9_]{1,64})(?![\w~])/g)) {
+    const name = m[1]!;
+    if (!out.includes(name)) out.push(name);
+  }
+  return out;
+}

@@ -15,9 +15,10 @@ export const LIMITS = {
   depth: 15,
   /**
    * Static cost of a selection (graphql-armor cost-limit: objects 2, scalars 1, x1.5 per
-   * level): a full docs listing costs ~37, a full me ~87, all root fields at once ~330.
+   * level): a full docs listing costs ~37, a full me ~87, all root fields at once ~330;
+   * the client contract's `me { founder admin superuser member { <full Group> } }` ~2100.
    */
-  cost: 1_000,
+  cost: 5_000,
   /** Aliases per operation (one alias can re-run a whole listing). */
   aliases: 20,
   /** Tokens per document (bounds parsing work before validation). */

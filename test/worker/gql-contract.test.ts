@@ -273,3 +273,11 @@ describe('topics (contract: Topics)', () => {
     expect(t).toMatchObject({ audience: 'members', num_comments: 0, comments: [], creator: { username: w.owner.username } });
   });
 });
+
+describe('query limits leave room for the client\'s shapes', () => {
+  it('me with every role\'s full Group selection, and GetTopics with vars, are within depth and cost limits', async () => {
+    await data(w.orgAccount.token, `query { me { username founder { ${GROUP} topics { slug } } admin { ${GROUP} } superuser { ${GROUP} } member { ${GROUP} } } }`);
+    await data(w.member.token, getTopics('docs'), { id: w.names.team, author: w.owner.username });
+    await data(w.member.token, `query { me { username timezone docs { ${ITEM} } grids { ${ITEM} } mails { ${ITEM} } jobs { ${JOB} } } }`);
+  });
+});

@@ -402,9 +402,11 @@ describe('protocol: errors are GraphQL errors, never 500', () => {
   });
 
   it('a query whose static cost is over the limit answers an error', async () => {
-    const group = 'id name type description profile { name description } options { public show_profile show_description show_members is_open } role email member_count roster { username role pending }';
-    const me = `me { username timezone founder { ${group} } admin { ${group} } superuser { id } member { id } }`;
-    const q = `{ ${Array.from({ length: 15 }, (_, i) => `a${i}: ${me}`).join(' ')} }`;
+    // Deep and wide, within the depth, alias and token limits (the cost limit leaves room
+    // for the client contract's full Group selection under every role of me, ~2100).
+    const group = 'id name type description created public is_open member_count roster { username role pending }';
+    const me = `me { founder { groups { groups { groups { groups { groups { ${group} } } } } } } }`;
+    const q = `{ ${Array.from({ length: 20 }, (_, i) => `a${i}: ${me}`).join(' ')} }`;
     const res = await post(JSON.stringify({ query: q }), 'application/json', w.owner.token);
     expect(res.status).toBe(400);
     expect(((await res.json()) as { errors: { message: string }[] }).errors[0]!.message).toMatch(/cost/i);

@@ -146,4 +146,24 @@ describe('the client contract\'s listings of 1000 items stay a bounded number of
     const nestedFew = await measured(reader.token, users.replace(thousand.username, small.username));
     expect(nested.statements.length).toBe(nestedFew.statements.length);
   });
+
+  it('a group with 1000 documents shared with it (groups { docs }): as many statements as with 3', async () => {
+    const crew = async (owner: TestUser) => {
+      const id = (await env.DB.prepare('select id from users where username = ?').bind(owner.username).first<{ id: number }>())!.id;
+      const now = new Date().toISOString();
+      const ref = `@${owner.username}~crew`;
+      const g = (await env.DB.prepare("insert into groups (kind, slug, owner_id, ref, created_on, last_modified) values ('user_group', 'crew', ?, ?, ?, ?) returning id")
+        .bind(id, ref, now, now)
+        .first<{ id: number }>())!.id;
+      await env.DB.prepare("insert into members (group_id, user_id, role, state, created_on, last_modified) values (?, ?, 'founders', 'active', ?, ?)").bind(g, id, now, now).run();
+      await env.DB.prepare(`insert into shares (resource_id, entry, group_id, perms, created_on) select id, ?, ?, 'r', ? from resources where owner_id = ? and kind = 'doc'`).bind(ref, g, now, id).run();
+      return ref;
+    };
+    const q = (ref: string) => `{ groups(id: "${ref}") { id docs { ${ITEM} } } }`;
+    const many = await measured(thousand.token, q(await crew(thousand)));
+    expect((many.data.groups![0] as { docs: unknown[] }).docs).toHaveLength(1000);
+    const few = await measured(small.token, q(await crew(small)));
+    expect((few.data.groups![0] as { docs: unknown[] }).docs).toHaveLength(3);
+    expect(many.statements.length).toBe(few.statements.length);
+  });
 });

@@ -108,7 +108,7 @@ export function makeLoaders(db: Db, caller: User | null, env: Env) {
     (kind) =>
       new DataLoader(async (groupIds: readonly number[]) => {
         const where = and(eq(resources.kind, kind), sql`${resources.id} in (select resource_id from shares where ${inJson(sql.raw('group_id'), groupIds)})`)!;
-        const items = await shapeItems(env, await selectItems(ctx, FULL, where).orderBy(asc(resources.name)));
+        const items = (await shapeItems(env, await selectItems(ctx, FULL, where).orderBy(asc(resources.name)))).map((i) => ({ ...i, viaGroup: true }));
         return byKey(groupIds, items, (i: Item) => [...new Set(i.shares.map((s) => s.group_id).filter((g): g is number => g !== null))]);
       }),
   );

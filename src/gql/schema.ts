@@ -380,8 +380,12 @@ const itemFields = {
   tags: (i: Item) => i.tags.map((t) => tagInfo(t.tag)),
   author: (i: Item) => ({ username: i.owner }),
   social: () => ({ views: 0 }),
-  // The item is listed, so the caller may read it, and with it its threads (REST: need r).
-  topics: (i: Item, _: unknown, c: GqlContext) => c.loaders.topicsOfResource.load(i.row.id),
+  // A listed item is one the caller may read, and with it its threads (REST: need r); an
+  // item listed as shared with a group is checked (org oversight does not read items).
+  topics: async (i: Item, _: unknown, c: GqlContext) => {
+    if (i.viaGroup && !(await accessOf(c.loaders, c.caller, i)).r) return [];
+    return c.loaders.topicsOfResource.load(i.row.id);
+  },
   vars: (i: Item) => (i.kind.kind === 'doc' ? varsFromEntries(i.entries).map((v) => ({ id: v.name, ...v })) : []),
 };
 

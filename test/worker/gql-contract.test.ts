@@ -281,3 +281,16 @@ describe('query limits leave room for the client\'s shapes', () => {
     await data(w.member.token, `query { me { username timezone docs { ${ITEM} } grids { ${ITEM} } mails { ${ITEM} } jobs { ${JOB} } } }`);
   });
 });
+
+describe('org oversight is read-only and over groups, not items', () => {
+  it('an item shared with a group shows its topics to a member, not to an org admin who may not read the item', async () => {
+    await ok(call('PUT', `/v1/users/${w.owner.username}/vis/docs/${w.names.sales}/threads/salesnote`, { token: w.salesMember.token }));
+    const q = `query G($name: String, $type: GroupType, $parent_group: String) { groups(name: $name, type: $type, parent_group: $parent_group) { docs { id topics { slug } } } }`;
+    const vars = { name: 'sales', type: 'org_group', parent_group: w.org };
+    const docsOf = async (u: TestUser) => ((await data(u.token, q, vars)).groups as Row[])[0]!.docs as Row[];
+    expect(await docsOf(w.salesMember)).toEqual([{ id: w.names.sales, topics: [{ slug: 'salesnote' }] }]);
+    expect(await docsOf(w.orgAdmin)).toEqual([{ id: w.names.sales, topics: [] }]);
+    // REST agrees: the org admin may not read the item's threads
+    expect((await call('GET', `/v1/users/${w.owner.username}/vis/docs/${w.names.sales}/threads`, { token: w.orgAdmin.token })).status).toBe(404);
+  });
+});

@@ -90,11 +90,11 @@ export const typeDefs = /* GraphQL */ `
     admins: [Group!]!
     superusers: [Group!]!
     members: [Group!]!
-    "The caller's own resources (as the root listings without author)."
-    docs(limit: Int = 100, offset: Int = 0): [Doc!]!
-    grids(limit: Int = 100, offset: Int = 0): [Grid!]!
-    mails(limit: Int = 100, offset: Int = 0): [Mail!]!
-    jobs(limit: Int = 100, offset: Int = 0): [Job!]!
+    "The caller's own resources (as the root listings without author; by default up to the largest page, as the client asks without paging)."
+    docs(limit: Int = 1000, offset: Int = 0): [Doc!]!
+    grids(limit: Int = 1000, offset: Int = 0): [Grid!]!
+    mails(limit: Int = 1000, offset: Int = 0): [Mail!]!
+    jobs(limit: Int = 1000, offset: Int = 0): [Job!]!
   }
 
   type User {

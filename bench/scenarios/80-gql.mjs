@@ -71,13 +71,69 @@ export default async function gql(b) {
     headers: gqlHeaders,
     body: JSON.stringify({ query: '{ me { username timezone } }' }),
   });
+
+  await thousand(b);
+}
+
+const BIG = 1000;
+const BIG_SAMPLES = Number(process.env.BENCH_GQL_BIG_SAMPLES ?? 60);
+
+/**
+ * Issue 15: the client's listing (`novem -d`: `me { docs { ITEM } }` with every item field
+ * of client-contract.md) of 1000 documents, beside GET /v1/vis/docs of the same documents.
+ * Same interleaved timing as above, fewer samples (each request carries 1000 items).
+ */
+async function thousand(b) {
+  const u = await b.makeUser({ profile_public: true });
+  const auth = { Authorization: `Bearer ${u.token}` };
+  const names = Array.from({ length: BIG }, (_, i) => `big_${String(i).padStart(4, '0')}`);
+  for (let i = 0; i < BIG; i += 8) {
+    await Promise.all(
+      names.slice(i, i + 8).map(async (n) => {
+        for (const [method, path, text] of [
+          ['PUT', `/v1/vis/docs/${n}`],
+          ['POST', `/v1/vis/docs/${n}/summary`, `Summary of ${n}`],
+          ['PUT', `/v1/vis/docs/${n}/shared/public`],
+        ]) {
+          let r;
+          for (let t = 0; t < 6; t++) {
+            r = await b.http(method, path, { token: u.token, text }).catch(() => null);
+            if (r && r.status !== 503) break;
+            await new Promise((ok) => setTimeout(ok, 250 * (t + 1)));
+          }
+          if (!r || r.status >= 300) throw new Error(`${method} ${path}: ${r?.status ?? 'no answer'}`);
+        }
+      }),
+    );
+  }
+  const item = `id name type summary url updated created public shared { id name type } tags { id name type } author { username } social { views }
+    topics { num_comments num_likes num_dislikes } vars { id value format type threshold }`;
+  const query = `query Me { me { username timezone docs(limit: ${BIG}) { ${item} } } }`;
+  const body = JSON.stringify({ query });
+  const check = await (await b.http('POST', '/gql', { token: u.token, json: { query } })).json();
+  if (check.errors || check.data.me.docs.length !== BIG) throw new Error(`gql 1000 check: ${JSON.stringify(check).slice(0, 300)}`);
+  const listed = await (await b.http('GET', '/v1/vis/docs', { token: u.token })).json();
+  if (listed.length !== BIG) throw new Error(`REST 1000 check: ${listed.length} documents`);
+  const gqlHeaders = { ...auth, 'Content-Type': 'application/json' };
+  const [restLat, gqlLat] = await interleaved(
+    b,
+    [
+      { method: 'GET', path: '/v1/vis/docs', headers: auth },
+      { method: 'POST', path: '/gql', headers: gqlHeaders, body },
+    ],
+    BIG_SAMPLES,
+    10,
+  );
+  record(b, `gql: REST GET /v1/vis/docs (${BIG}), interleaved x${BIG_SAMPLES}`, restLat);
+  record(b, `gql: GraphQL me { docs } (${BIG}, client item fields), interleaved x${BIG_SAMPLES}`, gqlLat);
+  console.log(`gql: ${BIG} documents: GraphQL p50 / REST p50 = ${quantile(gqlLat, 0.5).toFixed(2)} / ${quantile(restLat, 0.5).toFixed(2)} ms = ${(quantile(gqlLat, 0.5) / quantile(restLat, 0.5)).toFixed(2)}`);
 }
 
 /**
  * Latencies (ms) of each request, sent in turns over one keep-alive connection: every
  * round sends each request once, in an order that alternates between rounds.
  */
-async function interleaved(b, requests) {
+async function interleaved(b, requests, samples = SAMPLES, warmup = WARMUP) {
   const once = async ({ method, path, headers, body }) => {
     const start = process.hrtime.bigint();
     const res = await b.request(method, path, { headers, body });
@@ -85,11 +141,11 @@ async function interleaved(b, requests) {
     return Number(process.hrtime.bigint() - start) / 1e6;
   };
   const out = requests.map(() => []);
-  for (let round = 0; round < WARMUP + SAMPLES; round++) {
+  for (let round = 0; round < warmup + samples; round++) {
     const order = round % 2 ? [...requests.keys()].reverse() : [...requests.keys()];
     for (const i of order) {
       const ms = await once(requests[i]);
-      if (round >= WARMUP) out[i].push(ms);
+      if (round >= warmup) out[i].push(ms);
     }
   }
   return out.map((ms) => ms.sort((x, y) => x - y));

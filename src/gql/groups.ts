@@ -27,6 +27,8 @@ export interface GqlGroup {
   info: GroupInfo;
   /** Whether the caller may see the profile (and so the options). */
   profile: boolean;
+  /** Whether the caller is inside (member or org oversight): shared items and threads. */
+  insider: boolean;
 }
 
 /** Shapes visible groups (in order) for GraphQL; invisible ones are left out. */
@@ -40,7 +42,7 @@ export async function shapeGroups(env: Env, db: Db, caller: User | null, list: G
     const byRef = new Map(chunk.map((g) => [g.ref, g]));
     for (const info of infos) {
       const group = byRef.get(info.ref)!;
-      out.push({ group, info, profile: views.get(group.id)!.profile });
+      out.push({ group, info, profile: views.get(group.id)!.profile, insider: views.get(group.id)!.insider });
     }
   }
   return out;

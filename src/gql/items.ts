@@ -31,6 +31,11 @@ export interface Item {
   shares: ShareRow[];
   /** The caller's tags on it (when wanted). */
   tags: TagRow[];
+  /**
+   * Listed because it is shared with a group the caller is inside of (possibly through
+   * org oversight), not because the caller may read it: reads beyond the listing check access.
+   */
+  viaGroup?: boolean;
 }
 
 export interface ListArgs {
@@ -50,6 +55,8 @@ export interface Want {
   paths: string[];
   shares: boolean;
   tags: boolean;
+  /** Every `vars/...` entry too (document variables). */
+  vars?: boolean;
 }
 
 /**
@@ -67,18 +74,36 @@ export async function listItems(ctx: Caller & { env: Env }, kind: KindInfo, args
   const where: SQL[] = [sql`${resources.owner_id} = ${ownerId}`, eq(resources.kind, kind.kind)];
   if (!self) where.push(readableThroughShare(ctx.caller?.id ?? -1));
   if (args.id != null) where.push(eq(resources.name, args.id));
-  // The entries, sharing rows and tags of each item come back as JSON columns of the page
-  // query itself: one statement whatever the number of items.
+  const page_ = selectItems(ctx, want, and(...where)!).orderBy(asc(resources.name)).limit(limit).offset(offset);
+  let rows: Awaited<typeof page_>;
+  if (self) rows = await page_;
+  else {
+    const [owner, found] = await ctx.db.batch([ctx.db.select({ id: users.id }).from(users).where(eq(users.username, author)), page_]);
+    if (!owner.length) throw userError(`no such user: ${author}`, 'NOT_FOUND');
+    rows = found;
+  }
+  return shapeItems(ctx.env, rows, kind);
+}
+
+/**
+ * Resources matching `where` (any owners, any kinds) with the entries, sharing rows and
+ * tags `want` asks for as JSON columns: one statement whatever the number of items.
+ * Callers add their own ordering and paging.
+ */
+export function selectItems(ctx: Caller, want: Want, where: SQL) {
   // Aliased: in a batch, D1 answers rows keyed by column name.
   const none = (as: string) => sql<null>`null`.as(as);
   const rid = sql.raw('"resources"."id"'); // qualified: the subqueries below have their own tables
-  const page_ = ctx.db
+  const varsToo = want.vars ? sql` or e.path like 'vars/%'` : sql``;
+  return ctx.db
     .select({
       ...getTableColumns(resources),
-      entries: want.paths.length
-        ? sql<string>`(select json_group_array(json_array(e.path, e.value, e.blob_key)) from ${entries} e
-             where e.resource_id = ${rid} and e.path in (select value from json_each(${JSON.stringify(want.paths)})))`.as('entries_json')
-        : none('entries_json'),
+      owner_name: sql<string>`(select u.username from ${users} u where u.id = "resources"."owner_id")`.as('owner_name'),
+      entries:
+        want.paths.length || want.vars
+          ? sql<string>`(select json_group_array(json_array(e.path, e.value, e.blob_key)) from ${entries} e
+             where e.resource_id = ${rid} and (e.path in (select value from json_each(${JSON.stringify(want.paths)}))${varsToo}))`.as('entries_json')
+          : none('entries_json'),
       shares: want.shares
         ? sql<string>`(select json_group_array(json_array(s.entry, s.group_id, s.perms, g.ref, g.slug, g.kind)) from ${shares} s
              left join ${groups} g on g.id = s.group_id where s.resource_id = ${rid})`.as('shares_json')
@@ -89,30 +114,27 @@ export async function listItems(ctx: Caller & { env: Env }, kind: KindInfo, args
           : none('tags_json'),
     })
     .from(resources)
-    .where(and(...where))
-    .orderBy(asc(resources.name))
-    .limit(limit)
-    .offset(offset);
-  let rows: Awaited<typeof page_>;
-  if (self) rows = await page_;
-  else {
-    const [owner, found] = await ctx.db.batch([ctx.db.select({ id: users.id }).from(users).where(eq(users.username, author)), page_]);
-    if (!owner.length) throw userError(`no such user: ${author}`, 'NOT_FOUND');
-    rows = found;
-  }
-  // Entry values come inline; only those spilled to R2 wait for a read (most pages: none),
-  // so a page is shaped synchronously.
+    .where(where);
+}
+
+type ItemRow = Resource & { owner_name: string; entries: string | null; shares: string | null; tags: string | null };
+
+/**
+ * Items from rows of selectItems. Entry values come inline; only those spilled to R2 wait
+ * for a read (most pages: none), so a page is shaped synchronously.
+ */
+export async function shapeItems(env: Env, rows: ItemRow[], kind?: KindInfo): Promise<Item[]> {
   const spilled: Promise<unknown>[] = [];
-  const items = rows.map(({ entries: e, shares: sh, tags: tg, ...row }): Item => {
+  const items = rows.map(({ entries: e, shares: sh, tags: tg, owner_name, ...row }): Item => {
     const values = new Map<string, string>();
     for (const [path, value, blob_key] of parseJson<[string, string | null, string | null]>(e)) {
       if (value !== null) values.set(path, value);
-      else spilled.push(entryValues(ctx.env, [{ path, value, blob_key }]).then((m) => values.set(path, m.get(path)!)));
+      else spilled.push(entryValues(env, [{ path, value, blob_key }]).then((m) => values.set(path, m.get(path)!)));
     }
     return {
       row,
-      owner: author,
-      kind,
+      owner: owner_name,
+      kind: kind ?? KINDS[row.kind],
       entries: values,
       shares: parseJson<[string, number | null, string, string | null, string | null, Group['kind'] | null]>(sh)
         .map(([entry, group_id, perms, ref, slug, gkind]) => ({ resource_id: row.id, entry, group_id, perms, ref, slug, kind: gkind }))

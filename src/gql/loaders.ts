@@ -6,11 +6,17 @@
  * (`json_each`): D1 binds at most 100 per statement.
  */
 import DataLoader from 'dataloader';
-import { and, eq } from 'drizzle-orm';
+import { and, asc, eq, like, or, sql } from 'drizzle-orm';
 import type { Db } from '../core/context';
-import { members, type Group, type Role, type User } from '../db/schema';
-import { optionsOf } from './groups';
+import { readableThroughShare } from '../core/resources';
+import { groups, members, resources, users, type Group, type ResourceKindName, type Role, type User } from '../db/schema';
+import { groupEntries } from '../groups/schema';
+import { optionsOf, shapeGroups, type GqlGroup } from './groups';
+import { selectItems, shapeItems, type Item, type Want } from './items';
+import { jobStatsLoader } from './job-stats';
 import { lastRunLoader } from './jobs';
+import { topicsOf } from './topics';
+import { inJson } from './values';
 
 export interface ShareRow {
   resource_id: number;
@@ -28,7 +34,30 @@ export interface TagRow {
   tag: string;
 }
 
-export function makeLoaders(db: Db, caller: User | null) {
+/** What a user field shows of an account (never the e-mail address). */
+export interface PersonRow {
+  id: number;
+  username: string;
+  name: string;
+  bio: string;
+  account: User['account'];
+  public: boolean;
+}
+
+export const PERSON_COLUMNS = { id: users.id, username: users.username, name: users.name, bio: users.bio, account: users.account, public: users.profile_public };
+
+/** Entry paths an item nested in a user or group may show (all item fields). */
+export const ALL_PATHS = ['name', 'config/type', 'summary', 'config/schedule', 'config/enabled', 'config/chains'];
+const FULL: Want = { paths: ALL_PATHS, shares: true, tags: true, vars: true };
+
+/** Rows grouped under the keys each belongs to (in the order of `keys`). */
+function byKey<K, V>(keys: readonly K[], rows: V[], keyOf: (v: V) => K[]): V[][] {
+  const out = new Map<K, V[]>(keys.map((k) => [k, []]));
+  for (const r of rows) for (const k of keyOf(r)) out.get(k)?.push(r);
+  return keys.map((k) => out.get(k)!);
+}
+
+export function makeLoaders(db: Db, caller: User | null, env: Env) {
   // The caller's active roles by group id (one query, only when a field needs them).
   let roles: Promise<Map<number, Role>> | undefined;
   const rolesOfCaller = (): Promise<Map<number, Role>> =>
@@ -42,7 +71,71 @@ export function makeLoaders(db: Db, caller: User | null) {
 
   const options = new DataLoader((ids: readonly number[]) => optionsOf(db, ids));
 
-  return { rolesOfCaller, options, lastRun: lastRunLoader(db) };
+  const ctx = { db, caller };
+  const uid = caller?.id ?? -1;
+
+  /** Accounts by username (rosters, mentions). */
+  const userByName = new DataLoader(async (names: readonly string[]) => {
+    const rows = await db.select(PERSON_COLUMNS).from(users).where(inJson(users.username, names));
+    const m = new Map(rows.map((r) => [r.username, r as PersonRow]));
+    return names.map((n) => m.get(n) ?? null);
+  });
+
+  /** Every `options/<name>` entry set to yes, by group id (mail_verify_* included). */
+  const groupFlags = new DataLoader(async (ids: readonly number[]) => {
+    const rows = await db
+      .select({ id: groupEntries.group_id, path: groupEntries.path })
+      .from(groupEntries)
+      .where(and(inJson(groupEntries.group_id, ids), like(groupEntries.path, 'options/%'), eq(groupEntries.value, 'yes')));
+    return byKey(ids, rows, (r) => [r.id]).map((rs) => new Set(rs.map((r) => r.path.slice('options/'.length))));
+  });
+
+  // Items of a kind by owner (what the caller may read: own, or through a share), and by
+  // the group they are shared with: one statement per kind and execution tick.
+  const perKind = <V>(make: (kind: ResourceKindName) => DataLoader<number, V>) => {
+    const made = new Map<ResourceKindName, DataLoader<number, V>>();
+    return (kind: ResourceKindName) => made.get(kind) ?? made.set(kind, make(kind)).get(kind)!;
+  };
+  const itemsOfOwner = perKind(
+    (kind) =>
+      new DataLoader(async (ownerIds: readonly number[]) => {
+        const where = and(inJson(resources.owner_id, ownerIds), eq(resources.kind, kind), or(eq(resources.owner_id, uid), readableThroughShare(uid)))!;
+        const items = await shapeItems(env, await selectItems(ctx, FULL, where).orderBy(asc(resources.name)));
+        return byKey(ownerIds, items, (i) => [i.row.owner_id]);
+      }),
+  );
+  const itemsOfGroup = perKind(
+    (kind) =>
+      new DataLoader(async (groupIds: readonly number[]) => {
+        const where = and(eq(resources.kind, kind), sql`${resources.id} in (select resource_id from shares where ${inJson(sql.raw('group_id'), groupIds)})`)!;
+        const items = (await shapeItems(env, await selectItems(ctx, FULL, where).orderBy(asc(resources.name)))).map((i) => ({ ...i, viaGroup: true }));
+        return byKey(groupIds, items, (i: Item) => [...new Set(i.shares.map((s) => s.group_id).filter((g): g is number => g !== null))]);
+      }),
+  );
+
+  const topicsOfResource = new DataLoader((ids: readonly number[]) => topicsOf(db, 'resource_id', ids));
+  const topicsOfGroup = new DataLoader((ids: readonly number[]) => topicsOf(db, 'group_id', ids));
+
+  /** The groups of organisations the caller may see (shaped by the groups area's rules). */
+  const groupsOfOrg = new DataLoader(async (orgIds: readonly number[]): Promise<GqlGroup[][]> => {
+    const rows = await db.select().from(groups).where(and(eq(groups.kind, 'org_group'), inJson(groups.parent_id, orgIds))).orderBy(asc(groups.ref));
+    const shaped = await shapeGroups(env, db, caller, rows);
+    return byKey(orgIds, shaped, (g) => [g.group.parent_id!]);
+  });
+
+  return {
+    rolesOfCaller,
+    options,
+    lastRun: lastRunLoader(db),
+    jobStats: jobStatsLoader(db),
+    userByName,
+    groupFlags,
+    itemsOfOwner,
+    itemsOfGroup,
+    topicsOfResource,
+    topicsOfGroup,
+    groupsOfOrg,
+  };
 }
 
 export type Loaders = ReturnType<typeof makeLoaders>;

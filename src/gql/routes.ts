@@ -72,7 +72,7 @@ const yoga = createYoga<ServerContext, GqlContext>({
   // The body is bounded before yoga sees it (execute), without yoga's per-request stream.
   maxRequestBodySize: false,
   plugins,
-  context: ({ env, db, caller }) => ({ env, db, caller, loaders: makeLoaders(db, caller) }),
+  context: ({ env, db, caller }) => ({ env, db, caller, loaders: makeLoaders(db, caller, env) }),
 });
 
 /** Runs one GraphQL request for the caller (the router has authenticated it). */

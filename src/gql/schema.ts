@@ -11,8 +11,13 @@ import { candidateOrgs } from '../groups/visibility';
 import { candidateGroups, myGroups, shapeGroups, type GqlGroup, type GroupFilter } from './groups';
 import { entryOf, KINDS, listItems, type Item, type ListArgs } from './items';
 import type { Loaders } from './loaders';
-import { enabledFlag, page, tagInfo, textOrNull } from './values';
-import { lastRunOf } from './jobs';
+import { enabledFlag, page, rfc2822, tagInfo, textOrNull } from './values';
+import { accessOf, lastRunOf } from './jobs';
+import type { JobStats } from './job-stats';
+import { PERSON_COLUMNS, type PersonRow } from './loaders';
+import { mentionsOf, type GqlComment, type GqlTopic } from './topics';
+import { varsFromEntries } from '../docs/vars';
+import { parseChains } from '../jobs/chains';
 
 export interface GqlContext {
   env: Env;
@@ -34,11 +39,20 @@ const itemFieldsSdl = (typeNote?: string) => /* GraphQL */ `"The resource name (
     url: String
     owner: String!
     shortname: String!
+    "RFC 2822 with a literal UTC (Fri, 29 Nov 2024 09:39:33 UTC)."
     created: String!
+    "Last change, RFC 2822 with a literal UTC."
     updated: String!
     public: Boolean!
     shared: [ShareTarget!]!
-    tags: [Tag!]!`;
+    tags: [Tag!]!
+    "The owner."
+    author: Author!
+    social: ItemSocial!
+    "Comment topics (threads), oldest comment first."
+    topics: [Topic!]!
+    "Document variables ([] for other kinds)."
+    vars: [Var!]!`;
 const ITEM_FIELDS = itemFieldsSdl();
 
 export const typeDefs = /* GraphQL */ `
@@ -50,10 +64,10 @@ export const typeDefs = /* GraphQL */ `
   type Query {
     "The caller (null for anonymous requests)."
     me: Me
-    docs(author: String, id: String, limit: Int = 100, offset: Int = 0): [Doc!]!
-    mails(author: String, id: String, limit: Int = 100, offset: Int = 0): [Mail!]!
-    grids(author: String, id: String, limit: Int = 100, offset: Int = 0): [Grid!]!
-    jobs(author: String, id: String, limit: Int = 100, offset: Int = 0): [Job!]!
+    docs(author: String, id: ID, limit: Int = 100, offset: Int = 0): [Doc!]!
+    mails(author: String, id: ID, limit: Int = 100, offset: Int = 0): [Mail!]!
+    grids(author: String, id: ID, limit: Int = 100, offset: Int = 0): [Grid!]!
+    jobs(author: String, id: ID, limit: Int = 100, offset: Int = 0): [Job!]!
     "Users with a public profile and the caller; or the one user named."
     users(username: String, limit: Int = 100, offset: Int = 0): [User!]!
     "Groups the caller belongs to or oversees (org founders and admins); naming one finds any group the caller may see."
@@ -71,12 +85,132 @@ export const typeDefs = /* GraphQL */ `
     admin: [Group!]!
     superuser: [Group!]!
     member: [Group!]!
+    "The same lists under the roles' plural names."
+    founders: [Group!]!
+    admins: [Group!]!
+    superusers: [Group!]!
+    members: [Group!]!
+    "The caller's own resources (as the root listings without author; by default up to the largest page, as the client asks without paging)."
+    docs(limit: Int = 1000, offset: Int = 0): [Doc!]!
+    grids(limit: Int = 1000, offset: Int = 0): [Grid!]!
+    mails(limit: Int = 1000, offset: Int = 0): [Mail!]!
+    jobs(limit: Int = 1000, offset: Int = 0): [Job!]!
   }
 
   type User {
     username: String!
+    "The account kind (user, organisation, ...); the same as type."
     account: String!
     public: Boolean!
+    "Profile name (admin/profile/name)."
+    name: String!
+    "The account kind."
+    type: String!
+    bio: String!
+    relationship: Relationship!
+    social: UserSocial!
+    "The user's resources the caller may read (all of them for the caller)."
+    docs: [Doc!]!
+    grids: [Grid!]!
+    mails: [Mail!]!
+    jobs: [Job!]!
+    "Out of scope here: always []."
+    plots: [Plot!]!
+    repos: [Repo!]!
+  }
+
+  "The caller's relationship to a user (no follows here: all false)."
+  type Relationship {
+    orgs: Boolean!
+    groups: Boolean!
+    follower: Boolean!
+    connected: Boolean!
+    following: Boolean!
+    ignoring: Boolean!
+  }
+
+  type UserSocial {
+    followers: Int!
+    following: Int!
+    connections: Int!
+  }
+
+  type ItemSocial {
+    "Views of the canonical page (not counted here: 0)."
+    views: Int!
+  }
+
+  type Author {
+    username: String!
+  }
+
+  "Plots are out of scope of this platform; the type exists for the client's queries."
+  type Plot {
+    id: ID!
+    name: String
+  }
+
+  "Repositories are out of scope of this platform; the type exists for the client's queries."
+  type Repo {
+    id: ID!
+    name: String
+  }
+
+  "A document variable (vars/<id>/...)."
+  type Var {
+    id: ID!
+    value: String!
+    format: String!
+    type: String!
+    threshold: String!
+    about: String!
+  }
+
+  "A comment topic (a thread, src/core/threads.ts)."
+  type Topic {
+    topic_id: ID!
+    slug: String!
+    "Threads carry no text of their own: empty."
+    message: String!
+    audience: String!
+    status: String!
+    num_comments: Int!
+    num_likes: Int!
+    num_dislikes: Int!
+    likes: Int!
+    dislikes: Int!
+    my_reaction: String
+    edited: Boolean!
+    created: String!
+    "The latest comment's time (the topic's own when it has none)."
+    updated: String!
+    creator: Author
+    mentions: [Mention!]!
+    comments: [Comment!]!
+  }
+
+  type Comment {
+    comment_id: ID!
+    slug: String!
+    message: String!
+    depth: Int!
+    deleted: Boolean!
+    edited: Boolean!
+    num_replies: Int!
+    likes: Int!
+    dislikes: Int!
+    my_reaction: String
+    created: String!
+    updated: String!
+    creator: Author
+    mentions: [Mention!]!
+    replies: [Comment!]!
+  }
+
+  "An @username in a message that names an account."
+  type Mention {
+    nonce: String!
+    user: Author!
   }
 
   enum GroupType {
@@ -133,6 +267,18 @@ export const typeDefs = /* GraphQL */ `
     enabled: Boolean!
     "The latest run; null when there is none or the caller may not read runs."
     last_run: Run
+    "Status of the latest run (null without runs or when the caller may not read runs)."
+    last_run_status: String
+    "Start of the latest run, RFC 2822 with a literal UTC."
+    last_run_time: String
+    "Number of top-level runs (null when the caller may not read runs)."
+    run_count: Int
+    "Steps of the chain (config/chains); 1 for the job's own code."
+    job_steps: Int!
+    "The step a processing run is at; null unless a run is processing."
+    current_step: Int
+    "How the job has been or can be run: api, email, schedule."
+    triggers: [String!]!
   }
 
   type Run {
@@ -158,9 +304,43 @@ export const typeDefs = /* GraphQL */ `
     role: String
     "Inbound address of a mail-enabled org group; null otherwise."
     email: String
-    "Number of accepted members; null when the roster is hidden."
-    members: Int
+    "Accepted members (the roster's members role); [] when the roster is hidden."
+    members: [User!]!
+    "Number of accepted members (every role); null when the roster is hidden."
+    member_count: Int
     roster: [RosterEntry!]
+    "Options (yes/no entries) as booleans; null when the caller may not see the profile."
+    public: Boolean
+    is_open: Boolean
+    enable_subdomain: Boolean
+    allow_inbound_mail: Boolean
+    mail_verify_spf: Boolean
+    mail_verify_dkim: Boolean
+    "RFC 2822 with a literal UTC."
+    created: String!
+    "The roster by role ([] when the roster is hidden)."
+    founders: [User!]!
+    admins: [User!]!
+    superusers: [User!]!
+    "Pending invitees by role (roster readers only; empty lists otherwise)."
+    invited: Invited!
+    "An organisation's groups the caller may see ([] for other groups)."
+    groups: [Group!]!
+    "Resources shared with the group (members and org oversight; [] otherwise)."
+    docs: [Doc!]!
+    grids: [Grid!]!
+    mails: [Mail!]!
+    jobs: [Job!]!
+    plots: [Plot!]!
+    repos: [Repo!]!
+    "The group's comment threads (members and org oversight; [] otherwise)."
+    topics: [Topic!]!
+  }
+
+  type Invited {
+    admins: [User!]!
+    superusers: [User!]!
+    members: [User!]!
   }
 
   type Profile {
@@ -193,17 +373,36 @@ const itemFields = {
   url: (i: Item, _: unknown, c: GqlContext) => i.kind.url?.(c.env, i.owner, i.row.name) ?? null,
   owner: (i: Item) => i.owner,
   shortname: (i: Item) => i.row.shortname,
-  created: (i: Item) => i.row.created_on,
-  updated: (i: Item) => i.row.last_modified,
+  created: (i: Item) => rfc2822(i.row.created_on),
+  updated: (i: Item) => rfc2822(i.row.last_modified),
   public: (i: Item) => i.shares.some((s) => s.group_id === null),
   shared: (i: Item) => i.shares.filter((s) => s.ref !== null).map((s) => ({ id: s.ref, name: s.slug, type: s.kind })),
   tags: (i: Item) => i.tags.map((t) => tagInfo(t.tag)),
+  author: (i: Item) => ({ username: i.owner }),
+  social: () => ({ views: 0 }),
+  // A listed item is one the caller may read, and with it its threads (REST: need r); an
+  // item listed as shared with a group is checked (org oversight does not read items).
+  topics: async (i: Item, _: unknown, c: GqlContext) => {
+    if (i.viaGroup && !(await accessOf(c.loaders, c.caller, i)).r) return [];
+    return c.loaders.topicsOfResource.load(i.row.id);
+  },
+  vars: (i: Item) => (i.kind.kind === 'doc' ? varsFromEntries(i.entries).map((v) => ({ id: v.name, ...v })) : []),
 };
 
 const enabled = (i: Item) => enabledFlag(entryOf(i, 'config/enabled'));
 
 /** Entry paths behind item fields. */
-const ENTRY_FIELDS: Record<string, string> = { name: 'name', type: 'config/type', summary: 'summary', schedule: 'config/schedule', enabled: 'config/enabled' };
+const ENTRY_FIELDS: Record<string, string> = {
+  name: 'name',
+  type: 'config/type',
+  summary: 'summary',
+  schedule: 'config/schedule',
+  enabled: 'config/enabled',
+  job_steps: 'config/chains',
+  triggers: 'config/schedule',
+};
+/** Job fields that show runs: they need the caller's access (the sharing rows). */
+const RUN_FIELDS = ['last_run', 'last_run_status', 'last_run_time', 'run_count', 'current_step', 'triggers'];
 
 /** Names of the fields selected below this field (fragments included). */
 export function selectedFields(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>): Set<string> {
@@ -221,11 +420,105 @@ export function selectedFields(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fr
 
 const list = (kind: keyof typeof KINDS) => (_: unknown, args: Args<ListArgs>, c: GqlContext, info: GraphQLResolveInfo) => {
   const fields = selectedFields(info);
-  return listItems(c, KINDS[kind], args, {
-    paths: [...fields].filter((f) => f in ENTRY_FIELDS).map((f) => ENTRY_FIELDS[f]!),
-    shares: fields.has('public') || fields.has('shared') || fields.has('last_run'),
+  return listItems(c, KINDS[kind], { author: args.author, id: args.id, limit: args.limit, offset: args.offset }, {
+    paths: [...new Set([...fields].filter((f) => f in ENTRY_FIELDS).map((f) => ENTRY_FIELDS[f]!))],
+    shares: fields.has('public') || fields.has('shared') || RUN_FIELDS.some((f) => fields.has(f)),
     tags: fields.has('tags'),
+    vars: fields.has('vars'),
   });
+};
+/** The caller's own resources of a kind (`me { docs }`): the root listing without author. */
+const mine = (kind: keyof typeof KINDS) => (_: Me, args: Args<ListArgs>, c: GqlContext, info: GraphQLResolveInfo) =>
+  list(kind)(null, { limit: args.limit, offset: args.offset }, c, info);
+
+/** Runs are shown where `last_run` is (never through a public share only). */
+async function runStats(i: Item, c: GqlContext): Promise<{ shown: boolean; stats: JobStats | null }> {
+  const access = await accessOf(c.loaders, c.caller, i);
+  if (!access.r || access.viaPublicOnly) return { shown: false, stats: null };
+  return { shown: true, stats: await c.loaders.jobStats.load(i.row.id) };
+}
+
+function jobSteps(i: Item): number {
+  const chains = i.entries.get('config/chains');
+  if (!chains?.trim()) return 1;
+  try {
+    return Math.max(1, parseChains(chains).length);
+  } catch {
+    return 1; // an invalid chain cannot be stored; an old one counts as own code
+  }
+}
+
+const TRIGGERS = ['api', 'email', 'schedule'];
+
+const jobFields = {
+  last_run_status: async (i: Item, _: unknown, c: GqlContext) => (await runStats(i, c)).stats?.last_status ?? null,
+  last_run_time: async (i: Item, _: unknown, c: GqlContext) => rfc2822((await runStats(i, c)).stats?.last_started),
+  run_count: async (i: Item, _: unknown, c: GqlContext) => {
+    const r = await runStats(i, c);
+    return r.shown ? (r.stats?.runs ?? 0) : null;
+  },
+  job_steps: jobSteps,
+  current_step: async (i: Item, _: unknown, c: GqlContext) => {
+    const st = (await runStats(i, c)).stats;
+    if (st?.last_status !== 'processing') return null;
+    const steps = jobSteps(i);
+    return steps === 1 ? 1 : Math.min(steps, Math.max(1, st.last_children));
+  },
+  triggers: async (i: Item, _: unknown, c: GqlContext) => {
+    const seen = new Set<string>(['api', ...((await runStats(i, c)).stats?.triggers ?? [])]);
+    if (textOrNull(entryOf(i, 'config/schedule'))) seen.add('schedule');
+    return TRIGGERS.filter((t) => seen.has(t));
+  },
+};
+
+/** Accounts of a group's roster with a role and state, in roster order. */
+async function rosterUsers(g: GqlGroup, role: string, state: 'active' | 'pending', c: GqlContext): Promise<PersonRow[]> {
+  const names = (g.info.members ?? []).filter((m) => m.role === role && m.state === state).map((m) => m.username);
+  const rows = await c.loaders.userByName.loadMany(names);
+  return rows.filter((r): r is PersonRow => !!r && !(r instanceof Error));
+}
+
+const flag = (name: string) => async (g: GqlGroup, _: unknown, c: GqlContext) => (g.profile ? (await c.loaders.groupFlags.load(g.group.id)).has(name) : null);
+const sharedWith = (kind: keyof typeof KINDS) => (g: GqlGroup, _: unknown, c: GqlContext) => (g.insider ? c.loaders.itemsOfGroup(kind).load(g.group.id) : []);
+const ownedBy = (kind: keyof typeof KINDS) => (u: PersonRow, _: unknown, c: GqlContext) => c.loaders.itemsOfOwner(kind).load(u.id);
+const none = () => [];
+
+const topicFields = {
+  topic_id: (t: GqlTopic) => t.id,
+  slug: (t: GqlTopic) => t.topic,
+  message: () => '',
+  audience: (t: GqlTopic) => t.audience,
+  status: () => 'open',
+  num_comments: (t: GqlTopic) => t.comments.length,
+  num_likes: () => 0,
+  num_dislikes: () => 0,
+  likes: () => 0,
+  dislikes: () => 0,
+  my_reaction: () => null,
+  edited: () => false,
+  created: (t: GqlTopic) => rfc2822(t.created_on),
+  updated: (t: GqlTopic) => rfc2822(t.comments.at(-1)?.created_on ?? t.created_on),
+  creator: (t: GqlTopic) => (t.creator ? { username: t.creator } : null),
+  mentions: () => [],
+  comments: (t: GqlTopic) => t.comments,
+};
+
+const commentFields = {
+  comment_id: (m: GqlComment) => m.id,
+  slug: (m: GqlComment) => String(m.id),
+  message: (m: GqlComment) => m.text,
+  depth: () => 0,
+  deleted: () => false,
+  edited: () => false,
+  num_replies: () => 0,
+  likes: () => 0,
+  dislikes: () => 0,
+  my_reaction: () => null,
+  created: (m: GqlComment) => rfc2822(m.created_on),
+  updated: (m: GqlComment) => rfc2822(m.created_on),
+  creator: (m: GqlComment) => (m.author ? { username: m.author } : null),
+  mentions: (m: GqlComment, _: unknown, c: GqlContext) => mentionsOf(m.text, (name) => c.loaders.userByName.load(name)),
+  replies: () => [],
 };
 
 interface Me {
@@ -259,7 +552,7 @@ export const resolvers = {
       const where = args.username != null ? eq(users.username, args.username) : reach;
       if (limit === 0) return [];
       return c.db
-        .select({ username: users.username, account: users.account, public: users.profile_public })
+        .select(PERSON_COLUMNS)
         .from(users)
         .where(and(where))
         .orderBy(asc(users.username))
@@ -277,7 +570,28 @@ export const resolvers = {
     admin: async (m: Me) => (await m.groups()).admin,
     superuser: async (m: Me) => (await m.groups()).superuser,
     member: async (m: Me) => (await m.groups()).member,
+    founders: async (m: Me) => (await m.groups()).founder,
+    admins: async (m: Me) => (await m.groups()).admin,
+    superusers: async (m: Me) => (await m.groups()).superuser,
+    members: async (m: Me) => (await m.groups()).member,
+    docs: mine('doc'),
+    grids: mine('grid'),
+    mails: mine('mail'),
+    jobs: mine('job'),
   },
+  User: {
+    type: (u: PersonRow) => u.account,
+    relationship: () => ({ orgs: false, groups: false, follower: false, connected: false, following: false, ignoring: false }),
+    social: () => ({ followers: 0, following: 0, connections: 0 }),
+    docs: ownedBy('doc'),
+    grids: ownedBy('grid'),
+    mails: ownedBy('mail'),
+    jobs: ownedBy('job'),
+    plots: none,
+    repos: none,
+  },
+  Topic: topicFields,
+  Comment: commentFields,
   Item: {
     __resolveType: (i: Item) => ({ doc: 'Doc', grid: 'Grid', mail: 'Mail', job: 'Job' })[i.kind.kind],
   },
@@ -286,6 +600,7 @@ export const resolvers = {
   Mail: { ...itemFields, enabled },
   Job: {
     ...itemFields,
+    ...jobFields,
     enabled,
     schedule: (i: Item) => textOrNull(entryOf(i, 'config/schedule')),
     last_run: (i: Item, _: unknown, c: GqlContext) => lastRunOf(c, i),
@@ -300,8 +615,34 @@ export const resolvers = {
     options: (g: GqlGroup, _: unknown, c: GqlContext) => (g.profile ? c.loaders.options.load(g.group.id) : null),
     role: (g: GqlGroup) => g.info.role || null,
     email: (g: GqlGroup) => g.info.email,
-    members: (g: GqlGroup) => g.info.members?.filter((m) => m.state === 'active').length ?? null,
+    member_count: (g: GqlGroup) => g.info.members?.filter((m) => m.state === 'active').length ?? null,
     roster: (g: GqlGroup) => g.info.members?.map((m) => ({ username: m.username, role: m.role, pending: m.state === 'pending' })) ?? null,
+    public: flag('public'),
+    is_open: flag('is_open'),
+    enable_subdomain: flag('enable_subdomain'),
+    allow_inbound_mail: flag('allow_inbound_mail'),
+    mail_verify_spf: flag('mail_verify_spf'),
+    mail_verify_dkim: flag('mail_verify_dkim'),
+    created: (g: GqlGroup) => rfc2822(g.group.created_on),
+    founders: (g: GqlGroup, _: unknown, c: GqlContext) => rosterUsers(g, 'founders', 'active', c),
+    admins: (g: GqlGroup, _: unknown, c: GqlContext) => rosterUsers(g, 'admins', 'active', c),
+    superusers: (g: GqlGroup, _: unknown, c: GqlContext) => rosterUsers(g, 'superusers', 'active', c),
+    members: (g: GqlGroup, _: unknown, c: GqlContext) => rosterUsers(g, 'members', 'active', c),
+    invited: (g: GqlGroup) => g,
+    groups: (g: GqlGroup, _: unknown, c: GqlContext) => (g.group.kind === 'org' ? c.loaders.groupsOfOrg.load(g.group.id) : []),
+    docs: sharedWith('doc'),
+    grids: sharedWith('grid'),
+    mails: sharedWith('mail'),
+    jobs: sharedWith('job'),
+    plots: none,
+    repos: none,
+    // The threads of a group are for its insiders (REST: 404 for everyone else).
+    topics: (g: GqlGroup, _: unknown, c: GqlContext) => (g.insider ? c.loaders.topicsOfGroup.load(g.group.id) : []),
+  },
+  Invited: {
+    admins: (g: GqlGroup, _: unknown, c: GqlContext) => rosterUsers(g, 'admins', 'pending', c),
+    superusers: (g: GqlGroup, _: unknown, c: GqlContext) => rosterUsers(g, 'superusers', 'pending', c),
+    members: (g: GqlGroup, _: unknown, c: GqlContext) => rosterUsers(g, 'members', 'pending', c),
   },
 };
 

@@ -15,9 +15,10 @@ export const LIMITS = {
   depth: 15,
   /**
    * Static cost of a selection (graphql-armor cost-limit: objects 2, scalars 1, x1.5 per
-   * level): a full docs listing costs ~37, a full me ~87, all root fields at once ~330.
+   * level): a full docs listing costs ~37, a full me ~87, all root fields at once ~330;
+   * the client contract's `me { founder admin superuser member { <full Group> } }` ~2100.
    */
-  cost: 1_000,
+  cost: 5_000,
   /** Aliases per operation (one alias can re-run a whole listing). */
   aliases: 20,
   /** Tokens per document (bounds parsing work before validation). */
@@ -62,4 +63,25 @@ export const textOrNull = (value: string | null | undefined): string | null => (
 /** `column IN (values)` with the values bound as one JSON array (D1 binds at most 100 parameters). */
 export function inJson(column: SQLWrapper, values: readonly (number | string)[]): SQL {
   return sql`${column} in (select value from json_each(${JSON.stringify(values)}))`;
+}
+
+/**
+ * A stored ISO 8601 time as the client contract prints it: RFC 2822 with a literal ` UTC`
+ * (`Fri, 29 Nov 2024 09:39:33 UTC`); null for null or an unparsable value.
+ */
+export function rfc2822(iso: string | null | undefined): string | null {
+  if (!iso) return null;
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return null;
+  return d.toUTCString().replace(/GMT$/, 'UTC');
+}
+
+/** `@username` mentions in a message (distinct, in order of appearance). */
+export function mentionsIn(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/(?:^|[^\w@~+/])@([a-z0-9_]{1,64})(?![\w~])/g)) {
+    const name = m[1]!;
+    if (!out.includes(name)) out.push(name);
+  }
+  return out;
 }

@@ -112,3 +112,58 @@ describe('no N+1: statements per query do not grow with the number of items', ()
     expect(many.statements.length).toBe(few.statements.length);
   });
 });
+
+describe('the client contract\'s listings of 1000 items stay a bounded number of D1 statements', () => {
+  // The client's item selection (client-contract.md: Item fields), topics and vars included.
+  const ITEM = `id name type summary url updated created public shared { id name type } tags { id name type } author { username } social { views }
+    topics { num_comments num_likes num_dislikes } vars { id value format type threshold }`;
+  let thousand: TestUser;
+  beforeAll(async () => {
+    thousand = await makeUser({ profile_public: true });
+    await seedDocs(thousand, 1000);
+  }, 300_000);
+
+  it('me { docs } of 1000 documents with every item field: as many statements as for 3 documents', async () => {
+    const q = `query Me { me { username timezone docs(limit: 1000) { ${ITEM} } } }`;
+    const many = await measured(thousand.token, q);
+    const few = await measured(small.token, q);
+    const docs = (many.data.me as unknown as { docs: Record<string, unknown>[] }).docs;
+    expect(docs).toHaveLength(1000);
+    expect(docs[999]).toMatchObject({ id: 'doc_999', summary: 'about doc_999', public: true, topics: [], vars: [] });
+    expect(many.statements.length).toBe(few.statements.length);
+    expect(many.statements.length).toBeLessThanOrEqual(3); // the page, the topics and their comments
+  });
+
+  it('docs(author) of 1000 documents read by another user, and users { docs } over them: bounded', async () => {
+    const list = `query List { docs(author: "${thousand.username}", limit: 1000, offset: 0) { ${ITEM} } }`;
+    const many = await measured(reader.token, list);
+    expect(many.data.docs).toHaveLength(1000);
+    const few = await measured(reader.token, list.replace(thousand.username, small.username));
+    expect(many.statements.length).toBe(few.statements.length);
+    const users = `{ users(username: "${thousand.username}") { username docs { ${ITEM} } } }`;
+    const nested = await measured(reader.token, users);
+    expect((nested.data.users![0] as { docs: unknown[] }).docs).toHaveLength(1000);
+    const nestedFew = await measured(reader.token, users.replace(thousand.username, small.username));
+    expect(nested.statements.length).toBe(nestedFew.statements.length);
+  });
+
+  it('a group with 1000 documents shared with it (groups { docs }): as many statements as with 3', async () => {
+    const crew = async (owner: TestUser) => {
+      const id = (await env.DB.prepare('select id from users where username = ?').bind(owner.username).first<{ id: number }>())!.id;
+      const now = new Date().toISOString();
+      const ref = `@${owner.username}~crew`;
+      const g = (await env.DB.prepare("insert into groups (kind, slug, owner_id, ref, created_on, last_modified) values ('user_group', 'crew', ?, ?, ?, ?) returning id")
+        .bind(id, ref, now, now)
+        .first<{ id: number }>())!.id;
+      await env.DB.prepare("insert into members (group_id, user_id, role, state, created_on, last_modified) values (?, ?, 'founders', 'active', ?, ?)").bind(g, id, now, now).run();
+      await env.DB.prepare(`insert into shares (resource_id, entry, group_id, perms, created_on) select id, ?, ?, 'r', ? from resources where owner_id = ? and kind = 'doc'`).bind(ref, g, now, id).run();
+      return ref;
+    };
+    const q = (ref: string) => `{ groups(id: "${ref}") { id docs { ${ITEM} } } }`;
+    const many = await measured(thousand.token, q(await crew(thousand)));
+    expect((many.data.groups![0] as { docs: unknown[] }).docs).toHaveLength(1000);
+    const few = await measured(small.token, q(await crew(small)));
+    expect((few.data.groups![0] as { docs: unknown[] }).docs).toHaveLength(3);
+    expect(many.statements.length).toBe(few.statements.length);
+  });
+});

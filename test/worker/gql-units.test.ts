@@ -1,6 +1,6 @@
 // Pure rules of the GraphQL API: paging, tags, flags, limits.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LIMIT, enabledFlag, MAX_LIMIT, page, tagInfo, textOrNull } from '../../src/gql/values';
+import { DEFAULT_LIMIT, enabledFlag, MAX_LIMIT, mentionsIn, page, rfc2822, tagInfo, textOrNull } from '../../src/gql/values';
 
 describe('page: limit and offset', () => {
   it('defaults to the first 100', () => {
@@ -39,5 +39,26 @@ describe('optional text', () => {
     expect(textOrNull('')).toBeNull();
     expect(textOrNull(null)).toBeNull();
     expect(textOrNull('*/5 * * * *')).toBe('*/5 * * * *');
+  });
+});
+
+describe('rfc2822: dates as the client contract prints them', () => {
+  it('is RFC 2822 with a literal UTC', () => {
+    expect(rfc2822('2024-11-29T09:39:33.123Z')).toBe('Fri, 29 Nov 2024 09:39:33 UTC');
+    expect(rfc2822('2024-11-29T10:39:33+01:00')).toBe('Fri, 29 Nov 2024 09:39:33 UTC');
+  });
+  it('is null for nothing or an unparsable value', () => {
+    expect(rfc2822(null)).toBeNull();
+    expect(rfc2822('')).toBeNull();
+    expect(rfc2822('yesterday')).toBeNull();
+  });
+});
+
+describe('mentionsIn: @username words of a message', () => {
+  it('finds each username once, in order', () => {
+    expect(mentionsIn('@ann and @bob_2, again @ann.')).toEqual(['ann', 'bob_2']);
+  });
+  it('ignores e-mail addresses, group references and paths', () => {
+    expect(mentionsIn('mail a@b.com, share @ann~team, see /u/@x and x@y')).toEqual([]);
   });
 });

@@ -196,7 +196,7 @@ describe('users', () => {
 
 describe('groups and orgs: the same rules as REST', () => {
   const q = `query($id: ID, $name: String, $type: GroupType, $parent: String) {
-    groups(id: $id, name: $name, type: $type, parent_group: $parent) { id name type parent_group role members roster { username role pending } email } }`;
+    groups(id: $id, name: $name, type: $type, parent_group: $parent) { id name type parent_group role member_count roster { username role pending } email } }`;
 
   it('a member sees their own groups with the roster; a stranger does not see a private group', async () => {
     const member = await gql(w.member.token, q);
@@ -207,7 +207,7 @@ describe('groups and orgs: the same rules as REST', () => {
         type: 'user_group',
         parent_group: null,
         role: 'members',
-        members: 2,
+        member_count: 2,
         roster: [
           { username: w.member.username, role: 'members', pending: false },
           { username: w.owner.username, role: 'founders', pending: false },
@@ -402,9 +402,11 @@ describe('protocol: errors are GraphQL errors, never 500', () => {
   });
 
   it('a query whose static cost is over the limit answers an error', async () => {
-    const group = 'id name type description profile { name description } options { public show_profile show_description show_members is_open } role email members roster { username role pending }';
-    const me = `me { username timezone founder { ${group} } admin { ${group} } superuser { id } member { id } }`;
-    const q = `{ ${Array.from({ length: 15 }, (_, i) => `a${i}: ${me}`).join(' ')} }`;
+    // Deep and wide, within the depth, alias and token limits (the cost limit leaves room
+    // for the client contract's full Group selection under every role of me, ~2100).
+    const group = 'id name type description created public is_open member_count roster { username role pending }';
+    const me = `me { founder { groups { groups { groups { groups { groups { ${group} } } } } } } }`;
+    const q = `{ ${Array.from({ length: 20 }, (_, i) => `a${i}: ${me}`).join(' ')} }`;
     const res = await post(JSON.stringify({ query: q }), 'application/json', w.owner.token);
     expect(res.status).toBe(400);
     expect(((await res.json()) as { errors: { message: string }[] }).errors[0]!.message).toMatch(/cost/i);

@@ -6,6 +6,7 @@
  *   processing → canceling (cancel: 202) → canceled (anything but a success: see afterCancel)
  *                                        → success (the run finished first)
  *   processing → failed (decided before any cancel; a later cancel answers 409)
+ *   canceling → failed (only a child's failure decided before the cancel, still on its way: see afterCancel)
  *   canceling + cancel → canceling (200);  success | failed | canceled + cancel → 409
  *
  * The object executes the run itself (the job's code in a sandbox, or its chain, whose

@@ -15,7 +15,9 @@ export default defineConfig(async () => {
         wrangler: { configPath: './wrangler.toml' },
         miniflare: {
           // JOBS_TEST_LIMITS: sandbox CPU and step wall limits (ms) short enough for the jobs tests to hit.
-          bindings: { OPS_TOKEN: 'test-ops-token', ALLOW_CLOCK_OVERRIDE: 'true', TEST_MIGRATIONS: migrations, JOBS_TEST_LIMITS: '2000,6000' },
+          // JOBS_TEST_GRACE_MS: the cancel teardown grace, longer than 1 s so that a nested run
+          // that stops at once finishes inside it on a loaded machine.
+          bindings: { OPS_TOKEN: 'test-ops-token', ALLOW_CLOCK_OVERRIDE: 'true', TEST_MIGRATIONS: migrations, JOBS_TEST_LIMITS: '2000,6000', JOBS_TEST_GRACE_MS: '3000' },
           // Test-only: https:// chain steps of the jobs tests reach a stub server; every other host passes through.
           outboundService: async (req: MfRequest) => {
             if (new URL(req.url).hostname !== STEP_HOST) return passThrough(req);

@@ -6,6 +6,7 @@
  *   processing → canceling (cancel: 202) → canceled (anything but a success: see afterCancel)
  *                                        → success (the run finished first)
  *   processing → failed (decided before any cancel; a later cancel answers 409)
+ *   canceling → failed (only a child's failure decided before the cancel, still on its way: see afterCancel)
  *   canceling + cancel → canceling (200);  success | failed | canceled + cancel → 409
  *
  * The object executes the run itself (the job's code in a sandbox, or its chain, whose
@@ -30,6 +31,11 @@ import { jobMeta, jobRuns, jobSchedules, type RunStatus, type Trigger } from '..
 
 /** How long a canceled run's current step may take to stop before it is abandoned. */
 export const TEARDOWN_GRACE_MS = 1_000;
+/** The grace; JOBS_TEST_GRACE_MS (set by vitest.config.mts, never in wrangler.toml) lengthens it for loaded test machines. */
+export function teardownGrace(env: Env): number {
+  const ms = Number((env as unknown as { JOBS_TEST_GRACE_MS?: unknown }).JOBS_TEST_GRACE_MS);
+  return Number.isInteger(ms) && ms > 0 ? ms : TEARDOWN_GRACE_MS;
+}
 export const HTTPS_STEP_MS = 60_000;
 /** Composed jobs may nest this deep (a job that calls itself stops here). */
 export const MAX_DEPTH = 8;
@@ -74,11 +80,14 @@ export interface RunOutcome {
   /** What the caller downloads. */
   bundle: Bundle | null;
   message: string;
+  /** A failed run: when (Date.now()) its failure was decided, for its parent's cancel rule (see afterCancel). */
+  decidedAt?: number;
 }
 
 export type CancelAnswer = { code: 202 | 200; status: 'canceling' } | { code: 409; status: string } | { code: 404 };
 
-type StepResult = { kind: 'ok'; files: RunFile[] } | { kind: 'failed'; message: string } | { kind: 'aborted'; message: string };
+/** decidedAt: a child run's failure, decided in that run at that time (see afterCancel). */
+type StepResult = { kind: 'ok'; files: RunFile[] } | { kind: 'failed'; message: string; decidedAt?: number } | { kind: 'aborted'; message: string };
 
 class StepFailure extends Error {}
 
@@ -103,6 +112,10 @@ export class RunObject extends DurableObject<Env> {
   private executing = false;
   /** A teardown that arrived before execute(): the run ends canceled without running. */
   private pendingCancel = false;
+  /** When (Date.now()) this instance accepted the cancel or its teardown. */
+  private canceledAt = 0;
+  /** A fan-out branch failed: the step is over, its other branches start no child. */
+  private branchesStopped = false;
   private db: Db;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -235,6 +248,7 @@ export class RunObject extends DurableObject<Env> {
     if (FINAL.has(this.status)) return { code: 409, status: this.status };
     if (this.status === 'canceling') return { code: 200, status: 'canceling' };
     this.setStatus('canceling');
+    this.canceledAt = Date.now();
     this.log(`cancel requested by ${by}`, 'warning');
     this.tearDown();
     await this.recordCanceling();
@@ -251,14 +265,22 @@ export class RunObject extends DurableObject<Env> {
     }
     if (this.status !== 'processing') return;
     this.setStatus('canceling');
+    this.canceledAt = Date.now();
     this.log('canceled with its top-level run', 'warning');
     this.tearDown();
     await this.recordCanceling();
   }
 
-  /** The D1 row says canceling; before the row exists, execute() writes it once it does. */
+  /**
+   * The D1 row says canceling; before the row exists, execute() writes it once it does.
+   * A D1 error is logged, not thrown: the cancel has taken effect and finish rewrites the row.
+   */
   private async recordCanceling(): Promise<void> {
-    if (this.runId) await this.db.update(jobRuns).set({ status: 'canceling' }).where(and(eq(jobRuns.id, this.runId), eq(jobRuns.status, 'processing')));
+    try {
+      if (this.runId) await this.db.update(jobRuns).set({ status: 'canceling' }).where(and(eq(jobRuns.id, this.runId), eq(jobRuns.status, 'processing')));
+    } catch (err) {
+      this.log(`the run record could not be marked canceling: ${(err as Error).message}`, 'warning');
+    }
   }
 
   private tearDown(): void {
@@ -351,15 +373,7 @@ export class RunObject extends DurableObject<Env> {
       if (this.isCanceling()) return { kind: 'aborted', message: `canceled before step ${step.label}` };
       this.log(`step ${step.label}${step.fanOut ? ` (fan-out over ${files.length} files)` : ''}`);
       const inputs = step.fanOut ? files.map((f) => [f]) : [files];
-      const results = await this.guard(
-        Promise.all(inputs.map((input) => this.runStep(spec, step, input))).then((outs): StepResult => {
-          const failed = outs.find((o) => o.kind === 'failed');
-          if (failed) return failed;
-          const aborted = outs.find((o) => o.kind === 'aborted');
-          if (aborted) return aborted;
-          return { kind: 'ok', files: outs.flatMap((o) => (o.kind === 'ok' ? o.files : [])) };
-        }),
-      );
+      const results = await this.guard(this.branches(inputs.map((input) => this.runStep(spec, step, input))));
       if (results.kind !== 'ok') return { ...results, message: `step ${step.label}: ${results.message}` };
       files = results.files;
       if (this.isCanceling() && i < cfg.chains.length - 1) return { kind: 'aborted', message: `canceled after step ${step.label}` };
@@ -367,12 +381,36 @@ export class RunObject extends DurableObject<Env> {
     return { kind: 'ok', files };
   }
 
+  /**
+   * A step's branches (one, or one per file of a fan-out): all their files, or the first
+   * failure at once. A failed branch ends the step (its siblings are torn down), so the run
+   * finishes failed before a later cancel could be accepted (that cancel answers 409).
+   */
+  private async branches(runs: Promise<StepResult>[]): Promise<StepResult> {
+    const settled = runs.map((r) => r.catch((err): StepResult => ({ kind: 'failed', message: (err as Error).message ?? String(err) })));
+    const firstFailure = new Promise<StepResult>((resolve) => {
+      for (const r of settled) void r.then((o) => o.kind === 'failed' && resolve(o));
+    });
+    const all = Promise.all(settled).then((outs): StepResult => {
+      const aborted = outs.find((o) => o.kind === 'aborted');
+      if (aborted) return aborted;
+      return { kind: 'ok', files: outs.flatMap((o) => (o.kind === 'ok' ? o.files : [])) };
+    });
+    const out = await Promise.race([firstFailure, all]);
+    if (out.kind === 'failed' && runs.length > 1) {
+      this.branchesStopped = true;
+      this.abort.abort(new DOMException('another branch of the step failed', 'AbortError'));
+      for (const child of this.children) child.teardown().catch(() => undefined);
+    }
+    return out;
+  }
+
   /** Waits for a step, but after a cancel no longer than the teardown grace. */
   private async guard(step: Promise<StepResult>): Promise<StepResult> {
     const settled = step.catch((err): StepResult => ({ kind: 'failed', message: (err as Error).message ?? String(err) }));
     const { wallMs } = stepLimits(this.env);
     const timeout = sleep(wallMs).then((): StepResult => ({ kind: 'failed', message: `the step ran longer than its wall-time limit of ${wallMs / 1000} s` }));
-    const teardown = this.cancelRequested.then(() => sleep(TEARDOWN_GRACE_MS)).then((): StepResult => ({ kind: 'aborted', message: 'torn down' }));
+    const teardown = this.cancelRequested.then(() => sleep(teardownGrace(this.env))).then((): StepResult => ({ kind: 'aborted', message: 'torn down' }));
     return Promise.race([settled, timeout, teardown]);
   }
 
@@ -384,14 +422,14 @@ export class RunObject extends DurableObject<Env> {
         if (!res.ok) return { kind: 'failed', message: `${step.ref.url} answered ${res.status}` };
         return { kind: 'ok', files: await filesFromResponse(res) };
       } catch (err) {
-        if (this.abort.signal.aborted) return { kind: 'aborted', message: 'canceled' };
+        if (this.abort.signal.aborted) return { kind: 'aborted', message: this.branchesStopped ? 'another branch failed' : 'canceled' };
         return { kind: 'failed', message: `${step.ref.url}: ${(err as Error).message}` };
       }
     }
     const target = await this.resolveJob(spec, step.ref.owner, step.ref.job);
     if (typeof target === 'string') return { kind: 'failed', message: target };
-    // Canceled while the step resolved: the tree is being torn down, start no child.
-    if (this.isCanceling()) return { kind: 'aborted', message: 'canceled before the child run started' };
+    // Canceled (or a sibling branch failed) while the step resolved: start no child.
+    if (this.isCanceling() || this.branchesStopped) return { kind: 'aborted', message: 'canceled before the child run started' };
     const childName = runName(now(), requestId());
     const child = this.env.RUNS.get(this.env.RUNS.idFromName(childName)) as DurableObjectStub<RunObject>;
     this.children.add(child);
@@ -413,7 +451,7 @@ export class RunObject extends DurableObject<Env> {
       })) as unknown as RunOutcome;
       if (out.status === 'success') return { kind: 'ok', files: out.files };
       if (out.status === 'canceled') return { kind: 'aborted', message: `child run ${childName} was canceled` };
-      return { kind: 'failed', message: `child run ${childName} failed` };
+      return { kind: 'failed', message: `child run ${childName} failed`, decidedAt: out.decidedAt };
     } finally {
       this.children.delete(child);
     }
@@ -455,6 +493,7 @@ export class RunObject extends DurableObject<Env> {
     let files = result.kind === 'ok' ? result.files : [];
     let out = status === 'success' ? bundle(files) : null;
     let message = result.kind === 'ok' ? 'ok' : result.message;
+    const decidedAt = result.kind === 'failed' ? (result.decidedAt ?? Date.now()) : undefined;
     if (result.kind === 'failed') this.log(result.message, 'error');
     if (result.kind === 'aborted') this.log(`teardown completed: ${result.message}`, 'warning');
     try {
@@ -498,7 +537,7 @@ export class RunObject extends DurableObject<Env> {
     this.log(`run ${status}${out ? ` (output ${out.filename}, ${out.data.byteLength} bytes)` : ''}`, status === 'success' ? 'info' : status === 'failed' ? 'error' : 'warning');
     this.endTails();
     this.ctx.waitUntil(this.ctx.storage.setAlarm(Date.now() + RETENTION_MS));
-    return { name: head.name, status, files, bundle: out, message };
+    return { name: head.name, status, files, bundle: out, message, ...(status === 'failed' ? { decidedAt } : {}) };
   }
 
   /**
@@ -506,10 +545,16 @@ export class RunObject extends DurableObject<Env> {
    * canceled unless it succeeded: whatever the step did after the cancel (rejected with
    * its own error, threw, broke the sandbox, a child or https step failed) is the
    * teardown, not a failure. A failure decided before the cancel arrived has already
-   * finished the run (finish runs without yielding first), so that cancel answered 409.
+   * finished the run (finish runs without yielding first), so that cancel answered 409;
+   * a child run's failure decided before the cancel but still on its way here (the child
+   * was writing its row) stays a failure too, though that cancel answered 202.
    */
   private afterCancel(result: StepResult): StepResult {
     if (result.kind !== 'failed' || !this.isCanceling()) return result;
+    if (result.decidedAt !== undefined && result.decidedAt < this.canceledAt) {
+      this.log('the step had failed before the cancel was accepted: the run ends failed', 'info');
+      return result;
+    }
     this.log(`after the cancel: ${result.message}`, 'info');
     return { kind: 'aborted', message: 'the step stopped after the cancel' };
   }

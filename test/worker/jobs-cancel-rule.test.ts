@@ -4,8 +4,10 @@
  * with its own error, ignore the signal, throw) is the teardown, never `failed`; for own
  * code, https steps, child job steps, fan-outs and nested children, and for every trigger.
  */
+import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import type { RunObject } from '../../durable/run';
 import { handleInbound } from '../../src/jobs/inbound';
 import { call, makeUser, type TestUser } from './helpers';
 import { makeJob, newestRun, statusOf, trigger, waitStatus } from './jobs-helpers';
@@ -145,7 +147,8 @@ describe.each(behaviours)('a cancel accepted with $what ends $final', ({ code, f
 });
 
 describe('the cancel rule for an https:// step', () => {
-  it('a chain waiting on an https step ends canceled when canceled at the top', async () => {
+  // Regression guard: this already held before the cancel rule was written down.
+  it('regression guard: a chain waiting on an https step ends canceled when canceled at the top', async () => {
     const u = await makeUser();
     await makeJob(u, 'web', undefined, { 'config/chains': `slow <- https://${STEP_HOST}/slow\nslow` });
     const data = trigger(u.token, `${J}/web`);
@@ -157,6 +160,60 @@ describe('the cancel rule for an https:// step', () => {
     expect((await cancel(u.token, 'web', run)).status).toBe(202);
     expect((await data).status).toBe(409);
     expect(await statusOf(u.token, `${J}/web`, run)).toBe('canceled');
+  });
+});
+
+describe('a failure decided before the cancel stays failed', () => {
+  /** Part 0 fails at once; the others wait on their signal. */
+  const HALF = `export default { async run(input, ctx) { if ((await input[0].text()) === 'part0') throw new Error('bad part'); ctx.log('waiting'); await new Promise((res, rej) => { ctx.signal.addEventListener('abort', () => rej(new Error('canceled'))); setTimeout(res, 20000); }); } }`;
+
+  it('a fan-out ends failed as soon as one branch fails (the others are torn down): a later cancel answers 409 with the final status failed', async () => {
+    const u = await makeUser();
+    await makeJob(u, 'split', SPLIT);
+    await makeJob(u, 'half', HALF);
+    await makeJob(u, 'fan', undefined, { 'config/chains': 'cut <- split\nw <- half\ncut -> .w' });
+    const data = trigger(u.token, `${J}/fan`, { n: 2 });
+    const run = await newestRun(u.token, 'fan');
+    await waitChildren(u.token, 'fan', run, (c) => c.some((x) => x.job === 'half' && x.status === 'failed'));
+    const res = await cancel(u.token, 'fan', run);
+    expect(res.status).toBe(409);
+    expect(await res.json()).toMatchObject({ status: 'failed', final_status: 'failed' });
+    expect((await data).status).toBe(502);
+    expect(await statusOf(u.token, `${J}/fan`, run)).toBe('failed');
+    const kids = (await children(u.token, 'fan', run)).filter((x) => x.job === 'half');
+    expect(kids).toHaveLength(2);
+    for (const k of kids) expect(await waitStatus(u.token, `${J}/fan`, k.name, ended)).toMatch(/^(failed|canceled)$/);
+  });
+
+  it('a child failure decided before the cancel but reaching the parent after it (202) still ends the parent failed', async () => {
+    const stub = env.RUNS.get(env.RUNS.idFromName(`20260101-000000-late${Math.floor(Math.random() * 1e9).toString(36)}`)) as DurableObjectStub<RunObject>;
+    const status = await runInDurableObject(stub, async (inst) => {
+      const o = inst as unknown as { setStatus(s: string): void; finish(h: object, r: object): Promise<{ status: string }> };
+      o.setStatus('processing');
+      const decidedAt = Date.now() - 1000; // the child failed, then wrote its row ...
+      expect((await inst.cancel('tester')).code).toBe(202); // ... while the cancel reached the parent
+      const out = await o.finish({ name: 'late', jobId: 0, top: false, started: new Date().toISOString() }, { kind: 'failed', message: 'child run x failed', decidedAt });
+      return [out.status, inst.getStatus()];
+    });
+    expect(status).toEqual(['failed', 'failed']);
+  });
+});
+
+describe('a cancel whose D1 bookkeeping fails', () => {
+  it('still answers 202 (the cancel took effect) and the run ends canceled', async () => {
+    const u = await makeUser();
+    const { data, run } = await running(u, 'dbfail', OWN_ERROR);
+    const trig = `fail_canceling_${Math.floor(Math.random() * 1e9).toString(36)}`;
+    await env.DB.prepare(`CREATE TRIGGER ${trig} BEFORE UPDATE OF status ON job_runs WHEN NEW.status = 'canceling' AND NEW.name = '${run}' BEGIN SELECT RAISE(ABORT, 'simulated D1 failure'); END`).run();
+    try {
+      const res = await cancel(u.token, 'dbfail', run);
+      expect(res.status).toBe(202);
+      expect((await data).status).toBe(409);
+      expect(await statusOf(u.token, `${J}/dbfail`, run)).toBe('canceled');
+      expect(await (await call('GET', `${J}/dbfail/runs/${run}/log`, { token: u.token })).text()).toContain('could not be marked canceling');
+    } finally {
+      await env.DB.prepare(`DROP TRIGGER IF EXISTS ${trig}`).run();
+    }
   });
 });
 

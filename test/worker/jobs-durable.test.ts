@@ -7,6 +7,8 @@ import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest';
 import type { RunObject, RunOutcome } from '../../durable/run';
 import { INTERRUPTED } from '../../durable/run';
+import type { Resource } from '../../src/db/schema';
+import { startRun } from '../../src/jobs/trigger';
 import { call, makeUser, type TestUser } from './helpers';
 import { makeJob, newestRun, sleep, startedRun, statusOf, trigger, waitStatus } from './jobs-helpers';
 
@@ -68,9 +70,21 @@ describe('watchdog: a run cut off by a reset of its Durable Object', () => {
     await runInDurableObject(stubOf(run), (_inst, state) => {
       state.abort('simulated reset');
     }).catch(() => undefined);
-    await data;
+    expect((await data).status).toBe(409);
     expect(await statusOf(u.token, `${J}/reset_cancel`, run)).toBe('canceled');
     expect(await failures(await jobId(u, 'reset_cancel'))).toBe(0);
+  });
+});
+
+describe('a trigger whose call to the run object broke', () => {
+  // The object may still be executing (only the call broke): recover() then answers its live status.
+  const broken = (status: string) =>
+    ({ RUNS: { idFromName: (n: string) => n, get: () => ({ execute: () => Promise.reject(new Error('connection lost')), recover: () => Promise.resolve(status) }) } }) as unknown as Env;
+  const spec = { job: { id: 1, owner_id: 1 } as Resource, trigger: 'api' as const, source: 'api', createdBy: 'x', callerId: 1, input: [] };
+  it('reports canceled for a run still canceling (it ends canceled unless it succeeds), failed for one still processing', async () => {
+    expect((await startRun(broken('canceling'), spec)).status).toBe('canceled');
+    expect((await startRun(broken('canceled'), spec)).status).toBe('canceled');
+    expect((await startRun(broken('processing'), spec)).status).toBe('failed');
   });
 });
 

@@ -5,6 +5,7 @@
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { teardownGrace } from '../../durable/run';
 import { stepLimits } from '../../src/jobs/sandbox';
 import { call, makeUser } from './helpers';
 import { makeJob, trigger } from './jobs-helpers';
@@ -25,6 +26,11 @@ describe('sandbox limits', () => {
     expect(stepLimits(env)).toEqual({ cpuMs: 2000, wallMs: 6000 });
     expect(stepLimits({} as Env)).toEqual({ cpuMs: 30_000, wallMs: 15 * 60_000 });
     expect(stepLimits({ JOBS_TEST_LIMITS: 'x,-1' } as unknown as Env)).toEqual({ cpuMs: 30_000, wallMs: 15 * 60_000 });
+  });
+  it('the tests run with a longer cancel grace (3 s; production 1 s) so nested teardowns fit on a loaded machine', () => {
+    expect(teardownGrace(env)).toBe(3000);
+    expect(teardownGrace({} as Env)).toBe(1000);
+    expect(teardownGrace({ JOBS_TEST_GRACE_MS: '-5' } as unknown as Env)).toBe(1000);
   });
   it('a step that outlives the wall-time limit fails the run with a log line naming the limit', async () => {
     const u = await makeUser();

@@ -21,6 +21,8 @@ export const users = sqliteTable('users', {
   plan: text('plan', { enum: ['free', 'premium'] }).notNull().default('free'),
   profile_public: integer('profile_public', { mode: 'boolean' }).notNull().default(false),
   timezone: text('timezone').notNull().default('UTC'),
+  name: text('name').notNull().default(''),
+  bio: text('bio').notNull().default(''),
   ...timestamps,
 });
 

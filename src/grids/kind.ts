@@ -36,7 +36,7 @@ export const gridKind: ResourceKind = {
       afterWrite: (rc) => reparse(rc.env, rc.db, rc.resource),
     },
   ],
-  folders: ['json'],
+  folders: ['json', 'threads'],
   files: [{ name: 'html', access: 'r' }],
   log: true,
   // the dashboard page anyone allowed can open (anonymous once shared publicly)

@@ -74,7 +74,7 @@ export const mailKind: ResourceKind = {
     ...RECIPIENT_LISTS.map(recipientEntry),
   ],
   files: [{ name: 'status', access: 'rw' }],
-  folders: ['assets', 'stats'],
+  folders: ['assets', 'stats', 'threads'],
   copied: (from, to) => copyAssets(from.env, from.resource.id, to.id),
   deleting: async (rc) => {
     await mailObject(rc.env, rc.resource.id).clear();

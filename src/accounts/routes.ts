@@ -8,6 +8,7 @@ import { setClockOffset } from '../core/clock';
 import { HttpError, notFound } from '../core/errors';
 import { jsonResponse, noContent, readYesNo, textResponse } from '../core/http';
 import { isTimeZone, TOKEN_NAME, USERNAME, username as checkUsername } from '../core/names';
+import { profileEntryRoutes } from './profile';
 import { checkPassword, issueToken, profileOf, upsertUser } from './users';
 
 const tokenRequest = z.object({
@@ -138,6 +139,8 @@ export function accountRoutes(api: Api): void {
     responses: { 200: { description: 'yes or no', type: 'text/plain' } },
     handler: (ctx) => textResponse(ctx.caller!.profile_public ? 'yes' : 'no'),
   });
+
+  profileEntryRoutes(api);
 
   // Operator interface (only with OPS_TOKEN set)
   api.put('/v1/ops/users/:user', {

@@ -14,6 +14,8 @@ export interface UserFields {
   plan?: 'free' | 'premium';
   profile_public?: boolean;
   timezone?: string;
+  name?: string;
+  bio?: string;
 }
 
 /** Creates the user, or updates the given fields. Answers whether it was created. */
@@ -32,6 +34,8 @@ export async function upsertUser(db: Db, username: string, f: UserFields): Promi
   if (f.plan !== undefined) set.plan = f.plan;
   if (f.profile_public !== undefined) set.profile_public = f.profile_public;
   if (f.timezone !== undefined) set.timezone = f.timezone;
+  if (f.name !== undefined) set.name = f.name;
+  if (f.bio !== undefined) set.bio = f.bio;
   if (existing) {
     const user = await db.update(users).set(set).where(eq(users.id, existing.id)).returning().get();
     forgetUser(user.id);

@@ -11,6 +11,12 @@
  *   DELETE <base>/threads/:topic/:comment  removes a comment (its author or a moderator)
  *   DELETE <base>/threads/:topic           removes a thread and its comments (whoever
  *                                          opened it or a moderator)
+ *   POST   <base>/threads/@<user>~<topic>/msg
+ *                                          the client's form: a comment on the topic
+ *                                          <topic> opened by <user> (404 if <user> did not)
+ *   POST   <base>/threads/@<user>~<topic>/comments/<comment>/msg
+ *                                          a reply to a comment (a comment is named by its
+ *                                          id; replies nest, reply_to in the listing)
  *
  * Who may do what is the host's: `rights` says who the caller is to the subject's threads
  * (and throws to hide them), `writeRefusal` why the caller may not open or comment now.
@@ -18,7 +24,7 @@
  * subject and checks that the caller may see it).
  */
 import { and, asc, eq, max, sql, type SQL } from 'drizzle-orm';
-import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { check, index, integer, sqliteTable, text, uniqueIndex, type AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import { groups, resources, users } from '../db/schema';
 import type { Method, ResponseSpec } from './api';
@@ -60,6 +66,8 @@ export const threadComments = sqliteTable(
     author_id: integer('author_id').references(() => users.id, { onDelete: 'set null' }),
     text: text('text').notNull(),
     created_on: text('created_on').notNull(),
+    /** The comment this one replies to (migrations/0008_thread_replies.sql); null for a comment on the topic. */
+    parent_id: integer('parent_id').references((): AnySQLiteColumn => threadComments.id, { onDelete: 'cascade' }),
   },
   (t) => [index('thread_comments_thread').on(t.thread_id, t.id)],
 );
@@ -80,6 +88,15 @@ export function checkTopic(topic: string): string {
 export function checkCommentId(id: string): number {
   if (!COMMENT_ID.test(id)) throw badRequest(`invalid comment id '${id}': comments are numbered (see the thread's listing)`);
   return Number(id);
+}
+
+const OPENED_BY = /^@([a-z0-9_]{1,64})~(.*)$/;
+
+/** A topic as the clients address it, `@<user>~<topic>`: the topic and who opened it (400 otherwise). */
+export function parseOpenedTopic(ref: string): { user: string; topic: string } {
+  const m = OPENED_BY.exec(ref);
+  if (!m) throw badRequest(`invalid topic reference '${ref}': expected @<user>~<topic>, the topic and the user who opened it`);
+  return { user: m[1]!, topic: checkTopic(m[2]!) };
 }
 
 /** Why a comment body is refused (400), or null. Blank comments say nothing. */
@@ -127,7 +144,7 @@ export interface ThreadHost<C extends Ctx> {
 const subjectIs = (s: ThreadSubject): SQL => ('resource_id' in s ? eq(threads.resource_id, s.resource_id) : eq(threads.group_id, s.group_id));
 const threadIs = (s: ThreadSubject, topic: string): SQL => and(subjectIs(s), eq(threads.topic, topic))!;
 
-const commentSchema = listingItemSchema.extend({ id: z.number().int(), author: z.string().nullable(), text: z.string() });
+const commentSchema = listingItemSchema.extend({ id: z.number().int(), author: z.string().nullable(), text: z.string(), reply_to: z.number().int().nullable() });
 const created = (what: string) => ({ description: what, type: 'application/json', schema: z.object({ status: z.number(), message: z.string(), uri: z.string() }).passthrough() });
 
 async function readComment(req: Request): Promise<string> {
@@ -207,7 +224,7 @@ export function threadRoutes<C extends Ctx>(register: ThreadRegistrar<C>, host: 
 
   register('get', '/threads/:topic', {
     summary: `List the comments of a thread on a ${host.noun}, newest last`,
-    responses: { 200: { description: 'Comments: listing items with id, author and text', type: 'application/json', schema: z.array(commentSchema) } },
+    responses: { 200: { description: 'Comments: listing items with id, author, text and reply_to (the comment answered, or null)', type: 'application/json', schema: z.array(commentSchema) } },
     handler: async (c) => {
       const rights = host.rights(c);
       const topic = checkTopic(c.params.topic!);
@@ -215,7 +232,7 @@ export function threadRoutes<C extends Ctx>(register: ThreadRegistrar<C>, host: 
       const [found, rows] = await c.db.batch([
         c.db.select({ id: threads.id }).from(threads).where(where),
         c.db
-          .select({ id: threadComments.id, author_id: threadComments.author_id, author: users.username, text: threadComments.text, created_on: threadComments.created_on })
+          .select({ id: threadComments.id, author_id: threadComments.author_id, author: users.username, text: threadComments.text, created_on: threadComments.created_on, reply_to: threadComments.parent_id })
           .from(threadComments)
           .innerJoin(threads, eq(threads.id, threadComments.thread_id))
           .leftJoin(users, eq(users.id, threadComments.author_id))
@@ -230,6 +247,7 @@ export function threadRoutes<C extends Ctx>(register: ThreadRegistrar<C>, host: 
           id: m.id,
           author: m.author,
           text: m.text,
+          reply_to: m.reply_to,
         })),
       );
     },
@@ -256,7 +274,14 @@ export function threadRoutes<C extends Ctx>(register: ThreadRegistrar<C>, host: 
         .insert(threadComments)
         .select(
           c.db
-            .select({ id: sql<number>`null`.as('id'), thread_id: threads.id, author_id: sql<number>`${c.caller!.id}`.as('author_id'), text: sql<string>`${body}`.as('text'), created_on: sql<string>`${nowIso()}`.as('created_on') })
+            .select({
+              id: sql<number>`null`.as('id'),
+              thread_id: threads.id,
+              author_id: sql<number>`${c.caller!.id}`.as('author_id'),
+              text: sql<string>`${body}`.as('text'),
+              created_on: sql<string>`${nowIso()}`.as('created_on'),
+              parent_id: sql<number | null>`null`.as('parent_id'),
+            })
             .from(threads)
             .where(threadIs(host.subject(c), topic)),
         )
@@ -264,6 +289,71 @@ export function threadRoutes<C extends Ctx>(register: ThreadRegistrar<C>, host: 
         .get();
       if (!row) throw missing(topic);
       return jsonResponse({ status: 201, message: `comment ${row.id} added`, id: row.id, uri: `${host.base(c)}/threads/${topic}/${row.id}` }, { status: 201 });
+    },
+  });
+
+  /** The thread `@<user>~<topic>` names on this subject: the topic, opened by that user. */
+  const openedBy = (c: C, ref: string): SQL => {
+    const { user, topic } = parseOpenedTopic(ref);
+    return and(threadIs(host.subject(c), topic), sql`${threads.created_by} = (select ${users.id} from ${users} where ${users.username} = ${user})`)!;
+  };
+  const msgResponses = {
+    201: created('Added: carries the comment id'),
+    400: { description: 'Empty comment, or a malformed reference' },
+    403: { description: 'The caller may not comment here' },
+    404: { description: 'No such topic opened by that user, or no such comment in it' },
+    413: { description: 'Longer than 16 KiB' },
+    415: { description: 'Not text/plain' },
+  };
+  const addComment = async (c: C, from: SQL, thread: SQL, parent: SQL, what: string, topic: string): Promise<Response> => {
+    // One statement: the thread (or the comment answered) may be removed meanwhile, and then nothing is stored.
+    const body = await readComment(c.req);
+    const row = await c.db
+      .insert(threadComments)
+      .select(
+        c.db
+          .select({
+            id: sql<number>`null`.as('id'),
+            thread_id: sql<number>`${thread}`.as('thread_id'),
+            author_id: sql<number>`${c.caller!.id}`.as('author_id'),
+            text: sql<string>`${body}`.as('text'),
+            created_on: sql<string>`${nowIso()}`.as('created_on'),
+            parent_id: sql<number | null>`${parent}`.as('parent_id'),
+          })
+          .from(threads)
+          .where(from),
+      )
+      .returning({ id: threadComments.id })
+      .get();
+    if (!row) throw notFound(what);
+    return jsonResponse({ status: 201, message: `comment ${row.id} added`, id: row.id, uri: `${host.base(c)}/threads/${topic}/${row.id}` }, { status: 201 });
+  };
+
+  register('post', '/threads/:ref/msg', {
+    summary: `Comment on the topic of a ${host.noun} that a user opened: :ref is @<user>~<topic> (text/plain, at most 16 KiB)`,
+    body: { type: 'text/plain', description: 'The comment' },
+    responses: msgResponses,
+    handler: async (c) => {
+      host.rights(c);
+      const where = openedBy(c, c.params.ref!);
+      await mayWrite(c);
+      const { topic } = parseOpenedTopic(c.params.ref!);
+      return addComment(c, where, sql`${threads.id}`, sql`null`, `no thread ${c.params.ref}: no topic '${topic}' opened by that user`, topic);
+    },
+  });
+
+  register('post', '/threads/:ref/comments/:comment/msg', {
+    summary: `Reply to a comment in the topic of a ${host.noun} that a user opened: :ref is @<user>~<topic>, :comment the comment's id`,
+    body: { type: 'text/plain', description: 'The reply' },
+    responses: msgResponses,
+    handler: async (c) => {
+      host.rights(c);
+      const where = openedBy(c, c.params.ref!);
+      const parent = checkCommentId(c.params.comment!);
+      await mayWrite(c);
+      const { topic } = parseOpenedTopic(c.params.ref!);
+      const inThread = sql`exists (select 1 from ${threadComments} p where p.id = ${parent} and p.thread_id = ${threads.id})`;
+      return addComment(c, and(where, inThread)!, sql`${threads.id}`, sql`${parent}`, `no comment ${parent} in thread ${c.params.ref}`, topic);
     },
   });
 

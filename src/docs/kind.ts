@@ -5,7 +5,7 @@
  */
 import { and, eq } from 'drizzle-orm';
 import { groups } from '../db/schema';
-import type { EntrySpec, ResourceKind } from '../core/resources';
+import type { EntrySpec, ResourceCtx, ResourceKind } from '../core/resources';
 import { MiB } from '../core/http';
 import { DEFAULT_THEME, ORG_THEME, THEMES } from '../render/themes';
 import { copyAssets } from './assets';
@@ -25,6 +25,16 @@ export function themeProblem(value: string): string | undefined {
   return `'${value}' is not a theme: use one of ${THEME_NAMES.join(', ')}, or +<org>/<theme> for an organisation theme`;
 }
 
+/** The check of a config/theme write: a built-in theme, or the theme of an existing organisation. */
+export async function themeEntryProblem(value: string, rc: ResourceCtx): Promise<string | undefined> {
+  const problem = themeProblem(value);
+  if (problem) return problem;
+  const org = /^\+([^/]+)\//.exec(value)?.[1];
+  if (!org) return undefined;
+  const row = await rc.db.select({ id: groups.id }).from(groups).where(and(eq(groups.kind, 'org'), eq(groups.ref, `+${org}`))).get();
+  return row ? undefined : `no such organisation: +${org}`;
+}
+
 const oneOf = (allowed: readonly string[]) => (value: string) =>
   allowed.includes(value) ? undefined : `'${value}' is not allowed: use one of ${allowed.join(', ')}`;
 
@@ -42,14 +52,7 @@ const entries: EntrySpec[] = [
     access: 'rw',
     default: DEFAULT_THEME,
     summary: 'Theme name; an organisation theme is +<org>/<theme>',
-    validate: async (value, rc) => {
-      const problem = themeProblem(value);
-      if (problem) return problem;
-      const org = /^\+([^/]+)\//.exec(value)?.[1];
-      if (!org) return undefined;
-      const row = await rc.db.select({ id: groups.id }).from(groups).where(and(eq(groups.kind, 'org'), eq(groups.ref, `+${org}`))).get();
-      return row ? undefined : `no such organisation: +${org}`;
-    },
+    validate: themeEntryProblem,
   },
   { path: 'config/title', access: 'rw', default: '', summary: 'Reserved: accepted and stored, not used by the renderer' },
   { path: 'config/toc', access: 'rw', default: '', summary: 'Reserved: accepted and stored, not used by the renderer' },

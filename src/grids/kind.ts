@@ -1,6 +1,8 @@
 /** The grid resource kind: a dashboard drawn by a layout file and bound by a mapping file. */
+import { canonicalEntries, typeWordProblem } from '../core/canonical';
 import type { ResourceKind } from '../core/resources';
 import { KiB } from '../core/http';
+import { DEFAULT_THEME, themeEntryProblem } from '../docs/kind';
 import { reparse, validateLayout } from './store';
 
 export const LAYOUT_LIMIT = 128 * KiB;
@@ -14,6 +16,10 @@ export const gridKind: ResourceKind = {
   entries: [
     { path: 'name', access: 'rw', summary: 'Display name' },
     { path: 'description', access: 'rw', summary: 'Longer description' },
+    { path: 'summary', access: 'rw', limit: 4 * KiB, summary: 'Short text summary' },
+    ...canonicalEntries(() => gridKind),
+    { path: 'config/theme', access: 'rw', default: DEFAULT_THEME, limit: 1 * KiB, validate: themeEntryProblem, summary: 'Theme name, as for documents (a built-in theme or +<org>/<theme>)' },
+    { path: 'config/type', access: 'rw', default: 'grid', limit: 64, validate: typeWordProblem, summary: 'Type: a lowercase word (stored for the clients; the dashboard does not change with it)' },
     {
       path: 'layout',
       access: 'rw',
@@ -30,7 +36,7 @@ export const gridKind: ResourceKind = {
       afterWrite: (rc) => reparse(rc.env, rc.db, rc.resource),
     },
   ],
-  folders: ['json'],
+  folders: ['json', 'threads'],
   files: [{ name: 'html', access: 'r' }],
   log: true,
   // the dashboard page anyone allowed can open (anonymous once shared publicly)

@@ -4,6 +4,7 @@
  * results under json/, and the rendered dashboard page (html) under the owner's path,
  * the share grantee's path and the public alias /v1/u/:owner/g/:grid/html.
  */
+import { resourceThreadRoutes } from '../core/resource-threads';
 import { z } from 'zod';
 import type { Api } from '../core/api';
 import { listingResponse, listingResponses } from '../core/listing';
@@ -80,6 +81,7 @@ const parseTimeSchema = z.object({
 
 export function gridRoutes(api: Api): void {
   resourceRoutes(api, gridKind, (r) => {
+    resourceThreadRoutes(r, 'grid');
     r.get('/json', {
       summary: 'List the parsed results of a grid',
       need: 'r',

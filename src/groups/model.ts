@@ -50,12 +50,14 @@ export function parseGroupRef(ref: string): { kind: GroupKind; ref: string } {
 
 export const COMMON_OPTIONS = ['public', 'show_profile', 'show_description', 'show_members', 'is_open'] as const;
 export const PREMIUM_OPTIONS = ['show_profile', 'show_description', 'show_members'] as const;
-export type OptionName = (typeof COMMON_OPTIONS)[number] | 'enable_subdomain' | 'allow_inbound_mail';
+/** Org-group options that make inbound mail need a passing DKIM / SPF result (src/jobs/mail-auth.ts). */
+export const MAIL_VERIFY_OPTIONS = ['mail_verify_dkim', 'mail_verify_spf'] as const;
+export type OptionName = (typeof COMMON_OPTIONS)[number] | 'enable_subdomain' | 'allow_inbound_mail' | (typeof MAIL_VERIFY_OPTIONS)[number];
 
 /** The options a group of this kind has. */
 export function optionsFor(kind: GroupKind): OptionName[] {
   if (kind === 'org') return [...COMMON_OPTIONS, 'enable_subdomain'];
-  if (kind === 'org_group') return [...COMMON_OPTIONS, 'allow_inbound_mail'];
+  if (kind === 'org_group') return [...COMMON_OPTIONS, 'allow_inbound_mail', ...MAIL_VERIFY_OPTIONS];
   return [...COMMON_OPTIONS];
 }
 

@@ -20,6 +20,7 @@ import { createGroup, groupsOfMember } from './members';
 import { checkSlug, inboundAddress, isManager, orgGroupRef, orgRef, PICTURES, userGroupRef, type Picture } from './model';
 import { optionIsOn, pictureKey, profileRoutes, servePicture } from './profile';
 import { roleRoutes } from './roles';
+import { groupSharedItems, isGroupRefSegment, sharedItemSchema } from './shared-items';
 import { adminPath, candidateOrgs, groupInfo, visibleGroups, type GroupView } from './visibility';
 
 const tag = 'groups';
@@ -157,6 +158,22 @@ export function groupRoutes(api: Api): void {
     },
   });
 
+  api.get('/v1/groups', {
+    summary: 'Groups and organisations the caller belongs to, each named by its reference (@user~group, +org~group, +org)',
+    tag,
+    auth: 'user',
+    responses: listing,
+    handler: async (ctx) => {
+      const rows = await groupsOfMember(ctx.db, ctx.caller!.id);
+      const parents = await parentSlugs(ctx, rows.map((r) => r.group));
+      return listingResponse(
+        rows.map(({ group, role }) =>
+          groupItem(group, { manage: isManager(role), role } as GroupView, group.ref, adminPath(group, parents.get(group.parent_id ?? -1) ?? null)),
+        ),
+      );
+    },
+  });
+
   groupRoute(api, 'get', '', {
     summary: 'Group folder: profile, roles, role, threads (members), groups of an org, email of an org group',
     need: 'see',
@@ -241,12 +258,13 @@ export function groupRoutes(api: Api): void {
 
   api.get('/v1/o/:org/:section', {
     summary:
-      "The organisation's visuals visible to the caller: d (documents), g (grids), m (e-mails), v (variables of its documents, as <doc>/<var>); p (plots) is always empty: the platform has no plot resources",
+      "The organisation's visuals visible to the caller: d (documents), g (grids), m (e-mails), v (variables of its documents, as <doc>/<var>); p (plots) is always empty: the platform has no plot resources. With a group reference (@user~group, +org~group, +org) instead of an organisation: the items of kind d, g, m or j shared with that group that the caller can read ({id, name, type, summary, uri, shared, updated})",
     tag,
     auth: 'optional',
-    responses: listing,
+    responses: { 200: { description: 'Listing (organisation), or the shared items (group reference)', type: 'application/json', schema: z.union([listingSchema, z.array(sharedItemSchema)]) } },
     handler: async (ctx) => {
       const section = ctx.params.section!;
+      if (isGroupRefSegment(ctx.params.org!)) return groupSharedItems(ctx, ctx.params.org!, section);
       if (!['p', 'g', 'm', 'd', 'v'].includes(section)) throw notFound(`no such section '${section}': p, g, m, d or v`);
       const org = await loadGroup(ctx, SCOPES.org);
       if (section === 'p' || org.group.owner_id === null) return listingResponse([]);

@@ -12,6 +12,8 @@ import { MiB } from '../core/http';
 import { resources, shares, type Group, type Resource } from '../db/schema';
 import { groupForInboundAddress } from '../groups/inbound';
 import { activeMembers } from '../groups/members';
+import { optionIsOn } from '../groups/profile';
+import { authRefusal, mailAuth, type MailAuth } from './mail-auth';
 import { cleanName, textFile, uniqueNames, type RunFile } from './files';
 import { rejectRun, startRun } from './trigger';
 
@@ -25,6 +27,8 @@ export interface InboundMessage {
   text: string;
   html: string;
   attachments: RunFile[];
+  /** DKIM and SPF as the receiving hop reported them (mail-auth.ts). */
+  auth: MailAuth;
 }
 
 /** Parses a raw RFC 822 message (pure but for the parser). */
@@ -36,6 +40,7 @@ export async function parseMessage(raw: ArrayBuffer, envelopeFrom: string, envel
     subject: email.subject ?? '',
     text: email.text ?? '',
     html: email.html ?? '',
+    auth: mailAuth(email.headers),
     attachments: uniqueNames(
       email.attachments.map((a, i) => ({
         name: cleanName(a.filename ?? '', `attachment-${i + 1}`),
@@ -85,8 +90,19 @@ export async function handleInbound(env: Env, raw: ArrayBuffer, from: string, to
     console.warn(`inbound mail to ${to} from ${from} could not be parsed: ${(err as Error).message}`);
     return 'malformed';
   }
-  const jobs = await sharedJobs(db, target.group);
+  const [jobs, verifyDkim, verifySpf] = await Promise.all([
+    sharedJobs(db, target.group),
+    optionIsOn(db, target.group.id, 'mail_verify_dkim'),
+    optionIsOn(db, target.group.id, 'mail_verify_spf'),
+  ]);
   const sender = from.trim().toLowerCase();
+  const unauthenticated = authRefusal(msg.auth, { dkim: verifyDkim, spf: verifySpf });
+  if (unauthenticated) {
+    // No reply: the sender's address is exactly what failed to be authenticated.
+    const reason = `message from ${sender} rejected: ${unauthenticated}`;
+    await Promise.all(jobs.map((job) => rejectRun(env, { job, trigger: 'email', source: 'email', createdBy: sender }, reason)));
+    return 'rejected';
+  }
   const member = (await activeMembers(db, target.group.id)).find((m) => m.user.email_verified && m.user.email?.toLowerCase() === sender);
   if (!member) {
     const reason = `${sender} is not an accepted member of ${target.group.ref} with that verified address`;

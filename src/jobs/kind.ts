@@ -1,5 +1,6 @@
 /** The job resource kind: its text entries and what a copy carries over. */
 import { eq } from 'drizzle-orm';
+import { canonicalEntries, typeWordProblem } from '../core/canonical';
 import type { ResourceCtx, ResourceKind } from '../core/resources';
 import { KiB } from '../core/http';
 import { chainProblem } from './chains';
@@ -16,9 +17,14 @@ export const jobKind: ResourceKind = {
   collection: 'code/jobs',
   param: 'job',
   noun: 'job',
+  // No page of its own: the url is the job's folder under its owner (readers with a token).
+  url: (env, owner, name) => `${env.PUBLIC_ORIGIN}/v1/users/${owner}/code/jobs/${name}`,
   entries: [
     { path: 'name', access: 'rw', limit: 256 },
     { path: 'description', access: 'rw', limit: 16 * KiB },
+    { path: 'summary', access: 'rw', limit: 4 * KiB, summary: 'Short text summary' },
+    ...canonicalEntries(() => jobKind),
+    { path: 'config/type', access: 'rw', default: 'job', limit: 64, validate: typeWordProblem, summary: 'Type: a lowercase word (stored for the clients; runs do not change with it)' },
     { path: 'config/chains', access: 'rw', limit: 16 * KiB, validate: (v) => chainProblem(v), summary: 'The chain: bindings label <- ref and edges a -> b -> .c' },
     { path: 'config/schedule', access: 'rw', limit: 512, validate: (v) => scheduleProblem(v), afterWrite: resync, summary: 'Cron expression (five fields), optional TZ=<zone> prefix and # comment' },
     { path: 'config/enabled', access: 'rw', default: 'true', limit: 16, validate: (v) => booleanProblem(v), afterWrite: resync, summary: 'true or false: scheduled runs happen only when enabled' },

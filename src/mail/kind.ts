@@ -1,5 +1,6 @@
 /** The e-mail resource kind: its entries (decisions.md) and how copies and deletes treat it. */
 import { eq } from 'drizzle-orm';
+import { canonicalEntries } from '../core/canonical';
 import { HttpError, badRequest } from '../core/errors';
 import { MiB, KiB } from '../core/http';
 import { appendLog } from '../core/log';
@@ -45,6 +46,8 @@ export const mailKind: ResourceKind = {
   param: 'mail',
   noun: 'e-mail',
   log: true,
+  // No page of its own: the url is the e-mail's folder under its owner (readers with a token).
+  url: (env, owner, name) => `${env.PUBLIC_ORIGIN}/v1/users/${owner}/vis/mails/${name}`,
   entries: [
     { path: 'content', access: 'rw', limit: 2 * MiB, summary: 'Write the body (markdown, rendered to HTML and text)' },
     { path: 'name', access: 'rw', limit: 1 * KiB },
@@ -52,6 +55,8 @@ export const mailKind: ResourceKind = {
     { path: 'summary', access: 'rw', limit: 4 * KiB },
     { path: 'config/subject', aliases: ['subject'], access: 'rw', limit: 4 * KiB, validate: oneLine(998), summary: 'The subject line (also at subject)' },
     { path: 'config/theme', access: 'rw', limit: 1 * KiB, validate: oneLine(128) },
+    { path: 'config/template', access: 'rw', default: '', limit: 1 * KiB, validate: oneLine(128), summary: 'Template name (one line, at most 128 characters; stored for the clients)' },
+    ...canonicalEntries(() => mailKind),
     {
       path: 'config/reply_to',
       access: 'rw',
@@ -69,7 +74,7 @@ export const mailKind: ResourceKind = {
     ...RECIPIENT_LISTS.map(recipientEntry),
   ],
   files: [{ name: 'status', access: 'rw' }],
-  folders: ['assets', 'stats'],
+  folders: ['assets', 'stats', 'threads'],
   copied: (from, to) => copyAssets(from.env, from.resource.id, to.id),
   deleting: async (rc) => {
     await mailObject(rc.env, rc.resource.id).clear();

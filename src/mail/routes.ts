@@ -3,6 +3,7 @@
  * through POST status (validated in the spec's order, decided by the MailObject), status,
  * stats/runs, assets, and the public unsubscribe link.
  */
+import { resourceThreadRoutes } from '../core/resource-threads';
 import { asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Api } from '../core/api';
@@ -118,6 +119,7 @@ async function send(rc: ResourceCtx): Promise<Response> {
 
 export function mailRoutes(api: Api): void {
   resourceRoutes(api, mailKind, (r) => {
+    resourceThreadRoutes(r, 'e-mail');
     r.get('/status', {
       summary: 'Send state: ready, sending or testing',
       need: 'r',

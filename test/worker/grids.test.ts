@@ -54,14 +54,14 @@ describe('grid resource', () => {
     expect(list).toEqual([expect.objectContaining({ name, uri: `/v1/vis/grids/${name}`, type: 'dir' })]);
   });
 
-  it('the grid folder lists layout, mapping, json/, html, name, description, log, shared/, tags/', async () => {
+  it('the grid folder lists layout, mapping, json/, html, name, description, summary, config/, shortname, url, log, shared/, tags/, threads/', async () => {
     const u = await makeUser();
     const name = await newGrid(u);
     const res = await call('GET', `/v1/vis/grids/${name}`, { token: u.token });
     expect(res.headers.get('X-NVM-Permissions')).toBe('r, w, d');
     const items = (await res.json()) as { name: string; type: string }[];
     expect(items.map((i) => `${i.name}:${i.type}`).sort()).toEqual(
-      ['description:file', 'html:file', 'json:dir', 'layout:file', 'log:file', 'mapping:file', 'name:file', 'shared:dir', 'tags:dir'].sort(),
+      ['config:dir', 'description:file', 'html:file', 'json:dir', 'layout:file', 'log:file', 'mapping:file', 'name:file', 'shared:dir', 'shortname:file', 'summary:file', 'tags:dir', 'threads:dir', 'url:file'].sort(),
     );
     const json = (await (await call('GET', `/v1/vis/grids/${name}/json`, { token: u.token })).json()) as { name: string; uri: string }[];
     expect(json.map((i) => i.name)).toEqual(['data.json', 'meta_data.json', 'parse_time']);

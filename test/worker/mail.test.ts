@@ -114,11 +114,11 @@ describe('e-mails as resources', () => {
     const { path } = await newMail(u);
     const list = ((await (await call('GET', path, { token: u.token })).json()) as { name: string; actions: string[] }[]);
     expect(list.map((i) => i.name)).toEqual(
-      ['assets', 'config', 'content', 'description', 'log', 'name', 'recipients', 'shared', 'stats', 'status', 'summary', 'tags'].sort((a, b) => a.localeCompare(b)),
+      ['assets', 'config', 'content', 'description', 'log', 'name', 'recipients', 'shared', 'shortname', 'stats', 'status', 'summary', 'tags', 'threads', 'url'].sort((a, b) => a.localeCompare(b)),
     );
     expect(list.find((i) => i.name === 'status')!.actions).toEqual(['GET', 'POST', 'DELETE']);
     const cfg = ((await (await call('GET', `${path}/config`, { token: u.token })).json()) as { name: string }[]).map((i) => i.name);
-    expect(cfg).toEqual(['enabled', 'reply_to', 'size', 'subject', 'theme']);
+    expect(cfg).toEqual(['enabled', 'reply_to', 'size', 'subject', 'template', 'theme']);
     const rec = ((await (await call('GET', `${path}/recipients`, { token: u.token })).json()) as { name: string }[]).map((i) => i.name);
     expect(rec).toEqual(['bcc', 'cc', 'to']);
     expect(await (await call('GET', `${path}/config/enabled`, { token: u.token })).text()).toBe('true');

@@ -1,0 +1,18 @@
+/**
+ * Comment threads of a resource kind without a comments switch (grids, e-mails): every
+ * reader opens topics and comments, the owner moderates. Documents mount theirs in the
+ * docs area (config/comments turns them off there).
+ */
+import { permList } from './perms';
+import type { ResourceCtx, ResourceRoutes } from './resources';
+import { threadRoutes } from './threads';
+
+export function resourceThreadRoutes(r: ResourceRoutes, noun: string): void {
+  threadRoutes<ResourceCtx>((method, rel, spec) => r[method](rel, { ...spec, need: 'r' }), {
+    noun,
+    subject: (rc) => ({ resource_id: rc.resource.id }),
+    base: (rc) => rc.base,
+    rights: (rc) => ({ permissions: permList(rc.access), moderator: rc.access.owner }),
+    writeRefusal: () => null,
+  });
+}

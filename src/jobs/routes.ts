@@ -2,7 +2,7 @@
  * Routes of the jobs area: the job resource (common routes from resourceRoutes), its
  * code files and write-only env values, the data trigger, runs, logs, stats and history.
  */
-import { and, eq, like } from 'drizzle-orm';
+import { and, eq, like, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Api } from '../core/api';
 import { now } from '../core/clock';
@@ -13,11 +13,12 @@ import { jsonResponse, KiB, MiB, noContent, readBytes, readText, textResponse, w
 import { listingResponse, listingResponses } from '../core/listing';
 import { logResponse } from '../core/log';
 import { checkName } from '../core/names';
-import { fixedFolderRoute, listingItem, resourceRoutes, type ResourceCtx } from '../core/resources';
+import type { Ctx } from '../core/context';
+import { fixedFolderRoute, listingItem, resourceRoutes, type Preload, type ResourceCtx } from '../core/resources';
 import { INLINE_OUTPUT, outputKey } from '../../durable/run';
 import { bundleResponse, readTriggerInput } from './files';
 import { jobKind } from './kind';
-import { findRun, historyStream, isExpired, latestRun, recentRuns, runStats, statsText, RUN_NAME } from './runs';
+import { findRun, runQuery, historyStream, isExpired, latestRun, recentRuns, runStats, statsText, RUN_NAME } from './runs';
 import { CODE_FILE, codePrefix, MAX_CODE_FILES } from './sandbox';
 import { jobMeta, type RunRow } from './schema';
 import { rejectRun, runStub, startRun } from './trigger';
@@ -36,10 +37,14 @@ function requireRunReader(rc: ResourceCtx): void {
   if (rc.access.viaPublicOnly) throw forbidden('runs, logs and outputs of a job are never public: they need a share or ownership');
 }
 
+/** The run a route names, read with the job (loadRun uses it): one D1 round trip. */
+const withRun: Preload = { rows: (ctx: Ctx, jobId: SQL) => runQuery(ctx.db, jobId, ctx.params.run ?? '') };
+
 async function loadRun(rc: ResourceCtx): Promise<RunRow> {
   requireRunReader(rc);
   const name = rc.params.run!;
-  const row = RUN_NAME.test(name) ? await findRun(rc.db, rc.resource.id, name) : null;
+  const preloaded = rc.preloaded?.rows as RunRow[] | undefined;
+  const row = RUN_NAME.test(name) ? (preloaded ? (preloaded[0] ?? null) : await findRun(rc.db, rc.resource.id, name)) : null;
   if (!row) throw notFound(`no such run: ${name}`);
   return row;
 }
@@ -109,6 +114,7 @@ export function jobRoutes(api: Api): void {
     r.get('/runs/:run', {
       summary: 'The four entries of a run: log, output, stats, status',
       need: 'r',
+      preload: withRun,
       responses: listingResponses,
       handler: async (rc) => {
         const row = await loadRun(rc);
@@ -125,6 +131,7 @@ export function jobRoutes(api: Api): void {
     r.get('/runs/:run/status', {
       summary: 'The run state: rejected, processing, canceling, success, failed or canceled',
       need: 'r',
+      preload: withRun,
       responses: { 200: { description: 'The state', type: 'text/plain' } },
       handler: async (rc) => textResponse((await loadRun(rc)).status),
     });
@@ -152,6 +159,7 @@ export function jobRoutes(api: Api): void {
     r.get('/runs/:run/stats', {
       summary: 'Run stats: text key: value, or JSON with Accept: application/json',
       need: 'r',
+      preload: withRun,
       responses: { 200: { description: 'Stats', type: 'text/plain' } },
       handler: async (rc) => {
         const row = await loadRun(rc);
@@ -163,6 +171,7 @@ export function jobRoutes(api: Api): void {
     r.get('/runs/:run/log', {
       summary: 'Run log: text, JSON entries (Accept: application/json), or a live tail (Accept: text/event-stream)',
       need: 'r',
+      preload: withRun,
       responses: { 200: { description: 'Log', type: 'text/plain' }, 410: { description: 'Past the 30-day retention' } },
       handler: async (rc) => {
         const row = await loadRun(rc);
@@ -173,6 +182,7 @@ export function jobRoutes(api: Api): void {
     r.get('/runs/:run/output', {
       summary: 'The run output with its original filename and content type (204 without output)',
       need: 'r',
+      preload: withRun,
       responses: { 200: { description: 'The output', type: 'application/octet-stream' }, 204: { description: 'No output' }, 410: { description: 'Past the 30-day retention' } },
       handler: async (rc) => {
         const row = await loadRun(rc);

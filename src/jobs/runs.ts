@@ -2,7 +2,7 @@
  * Run records in D1: ids, stats (text and JSON), listing, history, and the last-run
  * summary other areas (GraphQL) read. Logs live in the run's Durable Object.
  */
-import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import { resources } from '../db/schema';
 import type { Db } from '../core/context';
 import { base64url, randomBytes } from '../core/crypto';
@@ -46,7 +46,12 @@ export function isExpired(row: Pick<RunRow, 'started_on'>, nowMs: number): boole
  * top-level run's job only: its readers are the top-level run's readers.
  */
 export async function findRun(db: Db, jobId: number, name: string): Promise<RunRow | null> {
-  return (await db.select().from(jobRuns).where(and(eq(jobRuns.name, name), eq(jobRuns.root_job_id, jobId))).get()) ?? null;
+  return (await runQuery(db, jobId, name).get()) ?? null;
+}
+
+/** The query behind findRun, for callers that batch it with others (the resource loader's preload). */
+export function runQuery(db: Db, jobId: number | SQL, name: string) {
+  return db.select().from(jobRuns).where(and(eq(jobRuns.name, name), eq(jobRuns.root_job_id, jobId)));
 }
 
 export interface ChildStats {

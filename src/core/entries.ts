@@ -96,8 +96,8 @@ export function listEntriesQuery(db: Db, resourceId: number | SQL) {
     .where(eq(entries.resource_id, resourceId));
 }
 
-/** Writes one entry and touches the resource's last_modified, atomically in one batch. */
-export async function writeEntry(env: Env, db: Db, resource: Resource, path: string, value: string): Promise<void> {
+/** Writes one entry and touches the resource's last_modified, atomically in one batch (with `also`, e.g. its log line). */
+export async function writeEntry(env: Env, db: Db, resource: Resource, path: string, value: string, also: BatchItem<'sqlite'>[] = []): Promise<void> {
   const now = nowIso();
   const size = enc.encode(value).byteLength;
   let inline: string | null = value;
@@ -116,16 +116,18 @@ export async function writeEntry(env: Env, db: Db, resource: Resource, path: str
         set: { value: inline, blob_key: blobKey, size, last_modified: now },
       }),
     db.update(resources).set({ last_modified: now }).where(eq(resources.id, resource.id)),
+    ...also,
   ]);
   if (blobKey === null) await env.BLOBS.delete(entryBlobKey(resource.id, path)).catch(() => undefined);
 }
 
-/** Clears an entry (it reads as its default again). */
-export async function clearEntry(env: Env, db: Db, resource: Resource, path: string): Promise<void> {
+/** Clears an entry (it reads as its default again); `also` joins the batch (e.g. its log line). */
+export async function clearEntry(env: Env, db: Db, resource: Resource, path: string, also: BatchItem<'sqlite'>[] = []): Promise<void> {
   const now = nowIso();
   await db.batch([
     db.delete(entries).where(and(eq(entries.resource_id, resource.id), eq(entries.path, path))),
     db.update(resources).set({ last_modified: now }).where(eq(resources.id, resource.id)),
+    ...also,
   ]);
   await env.BLOBS.delete(entryBlobKey(resource.id, path)).catch(() => undefined);
 }

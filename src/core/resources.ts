@@ -17,10 +17,10 @@ import { clearEntry, copyEntries, d1Chunks, deleteBlobs, entriesQuery, entryQuer
 import { badRequest, conflict, forbidden, HttpError, notFound, tooLarge } from './errors';
 import { DEFAULT_BODY_LIMIT, jsonResponse, mediaType, noContent, readJson, readText, textResponse } from './http';
 import { fileActions, filePerms, type ListingItem, listingItemSchema, listingResponse, listingResponses, listingSchema, type Verb } from './listing';
-import { appendLog, logResponse, readLog } from './log';
+import { appendLog, logInsert, logResponse, readLog } from './log';
 import { resourceName } from './names';
 import { accessFromGrants, OWNER_ACCESS, permList, type Access, type Perm, type ShareGrant } from './perms';
-import { parseShareEntry, resolveGroupRef } from './sharing';
+import { groupRefQuery, parseShareEntry } from './sharing';
 
 /** A resource loaded for a request, with the caller's access to it. */
 export interface ResourceCtx extends Ctx {
@@ -199,7 +199,7 @@ function resourceActions(a: Access): Verb[] {
   return out;
 }
 
-function resourceItem(kind: ResourceKind, uriBase: string, r: Resource, a: Access): ListingItem {
+function resourceItem(kind: ResourceKind, uriBase: string, r: Pick<Resource, 'name' | 'created_on' | 'last_modified'>, a: Access): ListingItem {
   return {
     name: r.name,
     uri: `${uriBase}/${r.name}`,
@@ -210,6 +210,9 @@ function resourceItem(kind: ResourceKind, uriBase: string, r: Resource, a: Acces
     last_modified: r.last_modified,
   };
 }
+
+/** What a collection listing reads of each resource (less to carry for a thousand rows). */
+const listedColumns = { name: resources.name, created_on: resources.created_on, last_modified: resources.last_modified };
 
 /** SQL condition: the caller (id, -1 for anonymous) may read the resource row through a share. */
 export function readableThroughShare(callerId: number): SQL {
@@ -332,7 +335,7 @@ export function resourceRoutes(api: Api, kind: ResourceKind, extend?: (r: Resour
     responses: listingResponses,
     handler: async (ctx) => {
       const rows = await ctx.db
-        .select()
+        .select(listedColumns)
         .from(resources)
         .where(and(eq(resources.owner_id, ctx.caller!.id), eq(resources.kind, kind.kind)))
         .orderBy(asc(resources.name));
@@ -349,7 +352,7 @@ export function resourceRoutes(api: Api, kind: ResourceKind, extend?: (r: Resour
       if (ctx.caller?.username === ownerName) {
         const owner = ctx.caller;
         const uriBase = `/v1/users/${owner.username}/${kind.collection}`;
-        const rows = await ctx.db.select().from(resources).where(and(eq(resources.owner_id, owner.id), eq(resources.kind, kind.kind))).orderBy(asc(resources.name));
+        const rows = await ctx.db.select(listedColumns).from(resources).where(and(eq(resources.owner_id, owner.id), eq(resources.kind, kind.kind))).orderBy(asc(resources.name));
         return listingResponse(rows.map((r) => resourceItem(kind, uriBase, r, { r: true, w: true, d: true, x: true, owner: true, viaPublicOnly: false })));
       }
       // The owner and what the caller sees of theirs in one D1 round trip.
@@ -475,11 +478,16 @@ export function resourceRoutes(api: Api, kind: ResourceKind, extend?: (r: Resour
       if (!ref.groupRef && !(rc.preloaded?.caller ?? rc.owner).profile_public) {
         throw forbidden('sharing with public requires a public profile: set it with POST /v1/admin/profile/public yes (profile_public is false)');
       }
-      const groupId = await resolveGroupRef(rc.db, ref);
-      const exists = await rc.db.select({ e: shares.entry }).from(shares).where(and(eq(shares.resource_id, rc.resource.id), eq(shares.entry, ref.entry))).get();
-      if (exists) throw conflict(`already shared: ${ref.entry}`);
-      await rc.db.insert(shares).values({ resource_id: rc.resource.id, entry: ref.entry, group_id: groupId, perms: ref.perms, created_on: nowIso() });
-      await log(rc, `shared with ${ref.entry}`);
+      // The group and an existing share read together; the share and its log line written together.
+      const [groupRows, existing] = await rc.db.batch([
+        groupRefQuery(rc.db, ref),
+        rc.db.select({ e: shares.entry }).from(shares).where(and(eq(shares.resource_id, rc.resource.id), eq(shares.entry, ref.entry))),
+      ]);
+      if (ref.groupRef && !groupRows[0]) throw notFound(`no such group: ${ref.groupRef}`);
+      if (existing[0]) throw conflict(`already shared: ${ref.entry}`);
+      const insert = rc.db.insert(shares).values({ resource_id: rc.resource.id, entry: ref.entry, group_id: groupRows[0]?.id ?? null, perms: ref.perms, created_on: nowIso() });
+      if (kind.log) await rc.db.batch([insert, logInsert(rc.db, rc.resource.id, `shared with ${ref.entry}`)]);
+      else await insert;
       return jsonResponse({ status: 201, message: `shared with ${ref.entry}` }, { status: 201 });
     },
   });
@@ -634,9 +642,12 @@ function entryRoutes(routes: ResourceRoutes, kind: ResourceKind, spec: EntrySpec
         }
         const problem = await spec.validate?.(value, rc);
         if (problem) throw badRequest(`invalid ${spec.path}: ${problem}`);
-        await writeEntry(rc.env, rc.db, rc.resource, spec.path, value);
+        const message = `${spec.path} written (${new TextEncoder().encode(value).byteLength} bytes)`;
+        // Without an afterWrite hook (whose own log lines come first), the log line joins the write's batch.
+        const logged = kind.log && !spec.afterWrite;
+        await writeEntry(rc.env, rc.db, rc.resource, spec.path, value, logged ? [logInsert(rc.db, rc.resource.id, message)] : []);
         await spec.afterWrite?.(rc, value);
-        await log(rc, `${spec.path} written (${new TextEncoder().encode(value).byteLength} bytes)`);
+        if (!logged) await log(rc, message);
         return noContent();
       },
     });
@@ -645,9 +656,10 @@ function entryRoutes(routes: ResourceRoutes, kind: ResourceKind, spec: EntrySpec
       need: 'w',
       responses: { 204: { description: 'Cleared' } },
       handler: async (rc) => {
-        await clearEntry(rc.env, rc.db, rc.resource, spec.path);
+        const logged = kind.log && !spec.afterWrite;
+        await clearEntry(rc.env, rc.db, rc.resource, spec.path, logged ? [logInsert(rc.db, rc.resource.id, `${spec.path} cleared`)] : []);
         await spec.afterWrite?.(rc, null);
-        await log(rc, `${spec.path} cleared`);
+        if (!logged) await log(rc, `${spec.path} cleared`);
         return noContent();
       },
     });

@@ -77,19 +77,22 @@ describe('D1 round trips per request', () => {
   });
 
   it('common writes cost at most three round trips', async () => {
-    const u = await makeUser();
+    const u = await makeUser({ profile_public: true });
     await call('GET', '/v1/whoami', { token: u.token });
-    const steps: [string, string, { text?: string }][] = [
-      ['PUT', '/v1/vis/docs/w', {}],
-      ['POST', '/v1/vis/docs/w/content', { text: 'x' }],
-      ['DELETE', '/v1/vis/docs/w/content', {}],
-      ['PUT', '/v1/vis/docs/w/tags/fav', {}],
-      ['DELETE', '/v1/vis/docs/w', {}],
+    // [method, path, body, most round trips]
+    const steps: [string, string, { text?: string }, number][] = [
+      ['PUT', '/v1/vis/docs/w', {}, 3],
+      ['POST', '/v1/vis/docs/w/content', { text: 'x' }, 2], // the entry, last_modified and the log line: one batch
+      ['DELETE', '/v1/vis/docs/w/content', {}, 2],
+      ['PUT', '/v1/vis/docs/w/shared/public', {}, 3],
+      ['DELETE', '/v1/vis/docs/w/shared/public', {}, 3],
+      ['PUT', '/v1/vis/docs/w/tags/fav', {}, 3],
+      ['DELETE', '/v1/vis/docs/w', {}, 3],
     ];
-    for (const [method, path, o] of steps) {
+    for (const [method, path, o, most] of steps) {
       const r = await measured(method, path, u, o);
       expect(r.status, `${method} ${path}`).toBeLessThan(300);
-      expect(r.trips, `${method} ${path}`).toBeLessThanOrEqual(3);
+      expect(r.trips, `${method} ${path}`).toBeLessThanOrEqual(most);
     }
   });
 });

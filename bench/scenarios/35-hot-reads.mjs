@@ -13,6 +13,8 @@ export default async function hotReads(b) {
   await ok(await b.http('POST', '/v1/vis/docs/hot/content', { token: owner.token, text: 'Revenue grew in every region. '.repeat(100) }), 'write');
   await ok(await b.http('PUT', '/v1/vis/docs/hot/shared/public', { token: owner.token }), 'share');
   const target = 'target: d1 <= 1, floor >= 0.8';
+  // Warm the isolate and the token cache: the first route measured would pay for it.
+  for (let i = 0; i < 300; i++) await b.request('GET', '/v1/vis/docs/hot/content', { headers: auth(owner) });
 
   await b.measure('hot: GET content of an own document', '/v1/vis/docs/hot/content', { headers: auth(owner), target });
   await b.measure('hot: GET folder of an own document', '/v1/vis/docs/hot', { headers: auth(owner), target });

@@ -8,9 +8,10 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteaso
 import { Router, type RouterType } from 'itty-router';
 import { z, type ZodType } from 'zod';
 import { authenticate, requireOps } from './auth';
-import { dbFor, type Ctx } from './context';
+import { DbSession, type Ctx } from './context';
 import { badRequest, HttpError, notFound, toErrorResponse, unauthorized } from './errors';
 import { DEFAULT_BODY_LIMIT, readJson } from './http';
+import { requestSession, withSessionHeaders } from './session';
 
 export type Method = 'get' | 'put' | 'post' | 'patch' | 'delete';
 
@@ -96,8 +97,8 @@ export class Api {
     });
     this.table.push({ method, path, spec: spec as unknown as RouteSpec<ZodType | undefined, Ctx> });
 
-    const run = async (req: Request & { params: Record<string, string> }, env: Env, exec: ExecutionContext) => {
-      const db = dbFor(env);
+    const run = async (req: Request & { params: Record<string, string> }, env: Env, exec: ExecutionContext, session?: DbSession) => {
+      const db = (session ?? new DbSession(env)).db;
       if (spec.auth === 'ops') requireOps(env, req);
       const caller = spec.auth === 'none' || spec.auth === 'ops' ? null : await authenticate(db, req);
       if (spec.auth === 'user' && !caller) throw unauthorized();
@@ -135,12 +136,24 @@ export class Api {
       await res.body?.cancel();
       return new Response(null, { status: res.status, statusText: res.statusText, headers: res.headers });
     }
+    // D1 session (issue 17): every query of the request runs in one; its round trips and
+    // bookmark are answered in headers (core/session.ts).
+    let session: DbSession;
+    try {
+      session = requestSession(req, env);
+    } catch (err) {
+      return withSessionHeaders(toErrorResponse(err), null);
+    }
+    return withSessionHeaders(await this.serve(req, env, exec, session), session);
+  }
+
+  private async serve(req: Request, env: Env, exec: ExecutionContext, session: DbSession): Promise<Response> {
     try {
       const normalised = normalisePath(req);
       const path = new URL(normalised.url).pathname;
       // Without OPS_TOKEN the operator interface does not exist: 404 for every method.
       if (!env.OPS_TOKEN && (path === '/v1/ops' || path.startsWith('/v1/ops/'))) throw notFound(`no such route: ${path}`);
-      const res: Response | undefined = await this.router.fetch(normalised, env, exec);
+      const res: Response | undefined = await this.router.fetch(normalised, env, exec, session);
       if (res) return res;
       const allowed = this.router.routes.filter(([, re]) => re.test(path)).flatMap(([m]) => (m === 'GET' ? ['GET', 'HEAD'] : [m]));
       if (allowed.length) {

@@ -21,13 +21,85 @@ export interface UserCtx extends Ctx {
   caller: User;
 }
 
-const dbs = new WeakMap<D1Database, Db>();
+/**
+ * Where a D1 session starts: a bookmark (the session reads at least what that bookmark
+ * saw), `first-unconstrained` (the first read may go to any replica) or `first-primary`
+ * (the first query goes to the primary: what it reads is current).
+ */
+export type SessionStart = D1SessionConstraint | D1SessionBookmark;
 
-export function dbFor(env: Env): Db {
-  let db = dbs.get(env.DB);
-  if (!db) {
-    db = drizzle(env.DB);
-    dbs.set(env.DB, db);
+/** The part of a D1 database a session offers (prepare and batch), as drizzle uses it. */
+export type D1Client = Pick<D1Database, 'prepare' | 'batch'>;
+
+/** A prepared statement that counts each execution as one round trip of its session. */
+class CountedStatement {
+  constructor(
+    readonly inner: D1PreparedStatement,
+    private readonly session: DbSession,
+  ) {}
+  bind(...values: unknown[]): CountedStatement {
+    return new CountedStatement(this.inner.bind(...values), this.session);
   }
-  return db;
+  first(column?: string): Promise<unknown> {
+    this.session.roundTrips++;
+    return column === undefined ? this.inner.first() : this.inner.first(column);
+  }
+  run(): Promise<D1Result> {
+    this.session.roundTrips++;
+    return this.inner.run();
+  }
+  all(): Promise<D1Result> {
+    this.session.roundTrips++;
+    return this.inner.all();
+  }
+  raw(options?: { columnNames?: boolean }): Promise<unknown[]> {
+    this.session.roundTrips++;
+    return options?.columnNames ? this.inner.raw({ columnNames: true }) : this.inner.raw();
+  }
+}
+
+/**
+ * One D1 session (the Sessions API, `env.DB.withSession`): every query of a request, a
+ * scheduled tick, an inbound message or a Durable Object's work runs in one, so reads may
+ * be served by a nearby replica while the session stays sequentially consistent (it never
+ * reads older data than it has already seen or written). Counts its D1 round trips: each
+ * statement executed (first/run/all/raw) and each batch is one.
+ */
+export class DbSession {
+  /** D1 round trips made so far. */
+  roundTrips = 0;
+  readonly db: Db;
+  private readonly d1: D1DatabaseSession;
+
+  constructor(env: Env, start: SessionStart = 'first-primary') {
+    this.d1 = env.DB.withSession(start);
+    const client: D1Client = {
+      prepare: (query: string) => new CountedStatement(this.d1.prepare(query), this) as unknown as D1PreparedStatement,
+      batch: <T = unknown>(statements: D1PreparedStatement[]) => {
+        this.roundTrips++;
+        const inner = statements.map((s) => (s instanceof CountedStatement ? s.inner : s) as D1PreparedStatement);
+        return this.d1.batch<T>(inner);
+      },
+    };
+    this.db = drizzle(client as D1Database);
+  }
+
+  /** The session's latest bookmark: null until a query ran. */
+  bookmark(): string | null {
+    return this.d1.getBookmark();
+  }
+}
+
+/**
+ * A fresh D1 session's database for work outside a request (scheduled ticks, inbound
+ * mail, Durable Objects, tests). It starts at the primary: such work reads what it is
+ * about to act on. Requests get theirs from Api.fetch (openRequestSession).
+ */
+export function dbFor(env: Env, start: SessionStart = 'first-primary'): Db {
+  return new DbSession(env, start).db;
+}
+
+/** The raw D1 client behind a db (its session's, counted), for hand-written statements. */
+export function d1Of(db: Db): D1Client {
+  return (db as Db & { $client: D1Client }).$client;
 }

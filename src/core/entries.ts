@@ -30,11 +30,19 @@ export interface StoredEntry {
 }
 
 export async function readEntry(env: Env, db: Db, resourceId: number, path: string): Promise<string | null> {
-  const row = await db
+  return entryValue(env, await entryQuery(db, resourceId, path).get());
+}
+
+/** The query behind readEntry, for callers that batch it with others (db.batch). */
+export function entryQuery(db: Db, resourceId: number | SQL, path: string) {
+  return db
     .select({ value: entries.value, blob_key: entries.blob_key })
     .from(entries)
-    .where(and(eq(entries.resource_id, resourceId), eq(entries.path, path)))
-    .get();
+    .where(and(eq(entries.resource_id, resourceId), eq(entries.path, path)));
+}
+
+/** The value of an entryQuery row (fetched from R2 when kept there), null without a row. */
+export async function entryValue(env: Env, row: { value: string | null; blob_key: string | null } | undefined): Promise<string | null> {
   if (!row) return null;
   if (row.value !== null) return row.value;
   const obj = row.blob_key ? await env.BLOBS.get(row.blob_key) : null;
@@ -70,6 +78,11 @@ export async function readEntries(env: Env, db: Db, resourceId: number, prefix =
 }
 
 export async function listEntries(db: Db, resourceId: number): Promise<StoredEntry[]> {
+  return listEntriesQuery(db, resourceId);
+}
+
+/** The query behind listEntries, for callers that batch it with others (db.batch). */
+export function listEntriesQuery(db: Db, resourceId: number | SQL) {
   return db
     .select({
       path: entries.path,
@@ -83,8 +96,8 @@ export async function listEntries(db: Db, resourceId: number): Promise<StoredEnt
     .where(eq(entries.resource_id, resourceId));
 }
 
-/** Writes one entry and touches the resource's last_modified, atomically in one batch. */
-export async function writeEntry(env: Env, db: Db, resource: Resource, path: string, value: string): Promise<void> {
+/** Writes one entry and touches the resource's last_modified, atomically in one batch (with `also`, e.g. its log line). */
+export async function writeEntry(env: Env, db: Db, resource: Resource, path: string, value: string, also: BatchItem<'sqlite'>[] = []): Promise<void> {
   const now = nowIso();
   const size = enc.encode(value).byteLength;
   let inline: string | null = value;
@@ -103,16 +116,18 @@ export async function writeEntry(env: Env, db: Db, resource: Resource, path: str
         set: { value: inline, blob_key: blobKey, size, last_modified: now },
       }),
     db.update(resources).set({ last_modified: now }).where(eq(resources.id, resource.id)),
+    ...also,
   ]);
   if (blobKey === null) await env.BLOBS.delete(entryBlobKey(resource.id, path)).catch(() => undefined);
 }
 
-/** Clears an entry (it reads as its default again). */
-export async function clearEntry(env: Env, db: Db, resource: Resource, path: string): Promise<void> {
+/** Clears an entry (it reads as its default again); `also` joins the batch (e.g. its log line). */
+export async function clearEntry(env: Env, db: Db, resource: Resource, path: string, also: BatchItem<'sqlite'>[] = []): Promise<void> {
   const now = nowIso();
   await db.batch([
     db.delete(entries).where(and(eq(entries.resource_id, resource.id), eq(entries.path, path))),
     db.update(resources).set({ last_modified: now }).where(eq(resources.id, resource.id)),
+    ...also,
   ]);
   await env.BLOBS.delete(entryBlobKey(resource.id, path)).catch(() => undefined);
 }

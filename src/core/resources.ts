@@ -6,20 +6,21 @@
  * grantee (`/v1/users/:owner/vis/docs/:doc`). Areas add their own routes with `extend`.
  */
 import { and, asc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
 import { z, type ZodType } from 'zod';
 import { resources, shares, tags, users, type Resource, type ResourceKindName, type User } from '../db/schema';
 import type { Api, RouteSpec } from './api';
 import { nowIso } from './clock';
 import type { Ctx } from './context';
 import { base64url, randomBytes } from './crypto';
-import { clearEntry, copyEntries, d1Chunks, deleteBlobs, entriesQuery, entryValues, listEntries, readEntry, writeEntry } from './entries';
+import { clearEntry, copyEntries, d1Chunks, deleteBlobs, entriesQuery, entryQuery, entryValue, entryValues, listEntries, listEntriesQuery, readEntry, writeEntry, type StoredEntry } from './entries';
 import { badRequest, conflict, forbidden, HttpError, notFound, tooLarge } from './errors';
 import { DEFAULT_BODY_LIMIT, jsonResponse, mediaType, noContent, readJson, readText, textResponse } from './http';
 import { fileActions, filePerms, type ListingItem, listingItemSchema, listingResponse, listingResponses, listingSchema, type Verb } from './listing';
-import { appendLog, logResponse, readLog } from './log';
+import { appendLog, logInsert, logResponse, readLog } from './log';
 import { resourceName } from './names';
-import { accessFromGrants, accessTo, permList, type Access, type Perm, type ShareGrant } from './perms';
-import { parseShareEntry, resolveGroupRef } from './sharing';
+import { accessFromGrants, OWNER_ACCESS, permList, type Access, type Perm, type ShareGrant } from './perms';
+import { groupRefQuery, parseShareEntry } from './sharing';
 
 /** A resource loaded for a request, with the caller's access to it. */
 export interface ResourceCtx extends Ctx {
@@ -39,11 +40,17 @@ export interface Preload {
   entries?: true;
   /** The caller's row as D1 has it now (the auth cache may be seconds stale). */
   caller?: true;
+  /** The stored entries with sizes and dates (listEntries), for folder listings. */
+  listing?: true;
+  /** A query of the route's own; `resourceId` is SQL naming the resource's id. Its rows land in `preloaded.rows`. */
+  rows?: (ctx: Ctx, resourceId: SQL) => BatchItem<'sqlite'>;
 }
 
 export interface Preloaded {
   entries?: Map<string, string>;
   caller?: User;
+  listing?: StoredEntry[];
+  rows?: unknown[];
 }
 
 export interface EntrySpec {
@@ -120,37 +127,50 @@ export async function findUser(ctx: Pick<Ctx, 'db' | 'caller'>, username: string
 /**
  * Loads the resource a request names, with the caller's access. A resource the caller
  * may not read answers 404, as does a missing one: existence is never revealed.
+ * One D1 round trip: the owner, the resource with the caller's share grants and whatever
+ * the route preloads are read in one batch, each finding the resource by the same
+ * condition (the caller's own resources need no owner row and no grants).
  */
 export async function loadResource(ctx: Ctx, kind: ResourceKind, name = ctx.params[kind.param]!, preload: Preload = {}): Promise<ResourceCtx> {
   const ownerName = ctx.params.owner ?? ctx.caller?.username;
   const missing = () => notFound(`no such ${kind.noun}: ${name}`);
   if (!ownerName) throw missing();
-  const owner = await findUser(ctx, ownerName);
-  if (!owner) throw missing();
-  const named = and(eq(resources.owner_id, owner.id), eq(resources.kind, kind.kind), eq(resources.name, name));
-  const resourceQuery = ctx.db.select().from(resources).where(named);
-  let resource: Resource | undefined;
-  let preloaded: Preloaded | undefined;
-  if (preload.entries || preload.caller) {
-    // The preloaded reads find the resource by the same condition, in the same batch.
-    const id = sql`(select ${resources.id} from ${resources} where ${named})`;
-    const callerId = preload.caller ? ctx.caller?.id ?? -1 : -1;
-    const [rows, callers, entryRows] = await ctx.db.batch([
-      resourceQuery,
-      ctx.db.select().from(users).where(eq(users.id, callerId)),
-      entriesQuery(ctx.db, preload.entries ? id : -1),
-    ]);
-    resource = rows[0];
-    preloaded = {
-      ...(preload.caller ? { caller: callers[0] ?? ctx.caller ?? undefined } : {}),
-      ...(preload.entries && resource ? { entries: await entryValues(ctx.env, entryRows) } : {}),
-    };
-  } else {
-    resource = await resourceQuery.get();
-  }
-  if (!resource) throw missing();
-  const access = await accessTo(ctx.db, ctx.caller, resource);
+  const caller = ctx.caller;
+  const own = caller?.username === ownerName;
+  const ownerId = own ? caller!.id : sql`(select ${users.id} from ${users} where ${users.username} = ${ownerName})`;
+  const named = and(eq(resources.owner_id, ownerId), eq(resources.kind, kind.kind), eq(resources.name, name));
+  const id = sql`(select ${resources.id} from ${resources} where ${named})`;
+  const batch: BatchItem<'sqlite'>[] = [];
+  const add = (q: BatchItem<'sqlite'>) => batch.push(q) - 1;
+  const at = {
+    resource: add(
+      ctx.db
+        .select({ ...getTableColumns(resources), grants: own ? sql<string>`'[]'` : grantsColumn(caller?.id ?? -1) })
+        .from(resources)
+        .where(named),
+    ),
+    owner: own ? -1 : add(ctx.db.select().from(users).where(eq(users.username, ownerName))),
+    caller: preload.caller ? add(ctx.db.select().from(users).where(eq(users.id, caller?.id ?? -1))) : -1,
+    entries: preload.entries ? add(entriesQuery(ctx.db, id)) : -1,
+    listing: preload.listing ? add(listEntriesQuery(ctx.db, id)) : -1,
+    rows: preload.rows ? add(preload.rows(ctx, id)) : -1,
+  };
+  const results = (await ctx.db.batch(batch as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as unknown[][];
+  const owner = own ? caller! : (results[at.owner]![0] as User | undefined);
+  const row = results[at.resource]![0] as (Resource & { grants: string }) | undefined;
+  if (!owner || !row) throw missing();
+  const { grants, ...resource } = row;
+  const access = own || caller?.id === resource.owner_id ? OWNER_ACCESS : accessFromGrants(resource.kind, JSON.parse(grants) as ShareGrant[]);
   if (!access.r) throw missing();
+  let preloaded: Preloaded | undefined;
+  if (batch.length > (own ? 1 : 2)) {
+    preloaded = {
+      ...(preload.caller ? { caller: (results[at.caller]![0] as User | undefined) ?? caller ?? undefined } : {}),
+      ...(preload.entries ? { entries: await entryValues(ctx.env, results[at.entries] as StoredEntry[]) } : {}),
+      ...(preload.listing ? { listing: results[at.listing] as StoredEntry[] } : {}),
+      ...(preload.rows ? { rows: results[at.rows] } : {}),
+    };
+  }
   const base = ctx.params.owner ? `/v1/users/${owner.username}/${kind.collection}/${name}` : `/v1/${kind.collection}/${name}`;
   return { ...ctx, resource, owner, access, kind, base, ...(preloaded ? { preloaded } : {}) };
 }
@@ -179,7 +199,7 @@ function resourceActions(a: Access): Verb[] {
   return out;
 }
 
-function resourceItem(kind: ResourceKind, uriBase: string, r: Resource, a: Access): ListingItem {
+function resourceItem(kind: ResourceKind, uriBase: string, r: Pick<Resource, 'name' | 'created_on' | 'last_modified'>, a: Access): ListingItem {
   return {
     name: r.name,
     uri: `${uriBase}/${r.name}`,
@@ -190,6 +210,9 @@ function resourceItem(kind: ResourceKind, uriBase: string, r: Resource, a: Acces
     last_modified: r.last_modified,
   };
 }
+
+/** What a collection listing reads of each resource (less to carry for a thousand rows). */
+const listedColumns = { name: resources.name, created_on: resources.created_on, last_modified: resources.last_modified };
 
 /** SQL condition: the caller (id, -1 for anonymous) may read the resource row through a share. */
 export function readableThroughShare(callerId: number): SQL {
@@ -208,17 +231,21 @@ function grantsColumn(callerId: number): SQL<string> {
 }
 
 /** Resources of `owner` of this kind that the caller may read through a share. */
-function visibleWhere(ctx: Ctx, kind: ResourceKind, ownerId: number): SQL | undefined {
+function visibleWhere(ctx: Ctx, kind: ResourceKind, ownerId: number | SQL): SQL | undefined {
   return and(eq(resources.owner_id, ownerId), eq(resources.kind, kind.kind), readableThroughShare(ctx.caller?.id ?? -1));
 }
 
-/** Resources of `owner` of this kind that the caller may read through a share, with what each grants. */
-async function visibleWithAccess(ctx: Ctx, kind: ResourceKind, ownerId: number): Promise<{ resource: Resource; access: Access }[]> {
-  const rows = await ctx.db
+/** Resources of `owner` of this kind that the caller may read through a share, with their grants (withAccess). */
+function visibleWithAccessQuery(ctx: Ctx, kind: ResourceKind, ownerId: number | SQL) {
+  return ctx.db
     .select({ ...getTableColumns(resources), grants: grantsColumn(ctx.caller?.id ?? -1) })
     .from(resources)
     .where(visibleWhere(ctx, kind, ownerId))
     .orderBy(asc(resources.name));
+}
+
+/** The rows of visibleWithAccessQuery with what each grants the caller. */
+function withAccess(rows: (Resource & { grants: string })[]): { resource: Resource; access: Access }[] {
   return rows.map(({ grants, ...resource }) => ({ resource, access: accessFromGrants(resource.kind, JSON.parse(grants) as ShareGrant[]) }));
 }
 
@@ -308,7 +335,7 @@ export function resourceRoutes(api: Api, kind: ResourceKind, extend?: (r: Resour
     responses: listingResponses,
     handler: async (ctx) => {
       const rows = await ctx.db
-        .select()
+        .select(listedColumns)
         .from(resources)
         .where(and(eq(resources.owner_id, ctx.caller!.id), eq(resources.kind, kind.kind)))
         .orderBy(asc(resources.name));
@@ -321,15 +348,20 @@ export function resourceRoutes(api: Api, kind: ResourceKind, extend?: (r: Resour
     auth: 'optional',
     responses: listingResponses,
     handler: async (ctx) => {
-      const owner = await findUser(ctx, ctx.params.owner!);
-      if (!owner) throw notFound(`no such user: ${ctx.params.owner}`);
-      const uriBase = `/v1/users/${owner.username}/${kind.collection}`;
-      if (ctx.caller?.id === owner.id) {
-        const rows = await ctx.db.select().from(resources).where(and(eq(resources.owner_id, owner.id), eq(resources.kind, kind.kind))).orderBy(asc(resources.name));
+      const ownerName = ctx.params.owner!;
+      if (ctx.caller?.username === ownerName) {
+        const owner = ctx.caller;
+        const uriBase = `/v1/users/${owner.username}/${kind.collection}`;
+        const rows = await ctx.db.select(listedColumns).from(resources).where(and(eq(resources.owner_id, owner.id), eq(resources.kind, kind.kind))).orderBy(asc(resources.name));
         return listingResponse(rows.map((r) => resourceItem(kind, uriBase, r, { r: true, w: true, d: true, x: true, owner: true, viaPublicOnly: false })));
       }
-      const rows = await visibleWithAccess(ctx, kind, owner.id);
-      return listingResponse(rows.map(({ resource, access }) => resourceItem(kind, uriBase, resource, access)));
+      // The owner and what the caller sees of theirs in one D1 round trip.
+      const ownerId = sql`(select ${users.id} from ${users} where ${users.username} = ${ownerName})`;
+      const [owners, rows] = await ctx.db.batch([ctx.db.select().from(users).where(eq(users.username, ownerName)), visibleWithAccessQuery(ctx, kind, ownerId)]);
+      const owner = owners[0];
+      if (!owner) throw notFound(`no such user: ${ctx.params.owner}`);
+      const uriBase = `/v1/users/${owner.username}/${kind.collection}`;
+      return listingResponse(withAccess(rows).map(({ resource, access }) => resourceItem(kind, uriBase, resource, access)));
     },
   });
   api.put(`${own}/${P}`, {
@@ -354,6 +386,7 @@ export function resourceRoutes(api: Api, kind: ResourceKind, extend?: (r: Resour
   routes.get('', {
     summary: `List the entries of a ${kind.noun}`,
     need: 'r',
+    preload: { listing: true },
     responses: { 200: { description: 'Folder listing (X-NVM-Permissions carries the caller\'s permissions)', type: 'application/json', schema: listingSchema } },
     handler: async (rc) => {
       const items = await folderItems(rc, '');
@@ -417,6 +450,7 @@ export function resourceRoutes(api: Api, kind: ResourceKind, extend?: (r: Resour
     routes.get(`/${dir}`, {
       summary: `List ${dir}/ of a ${kind.noun}`,
       need: 'r',
+      preload: { listing: true },
       responses: listingResponses,
       handler: async (rc) => listingResponse(await folderItems(rc, `${dir}/`)),
     });
@@ -444,11 +478,16 @@ export function resourceRoutes(api: Api, kind: ResourceKind, extend?: (r: Resour
       if (!ref.groupRef && !(rc.preloaded?.caller ?? rc.owner).profile_public) {
         throw forbidden('sharing with public requires a public profile: set it with POST /v1/admin/profile/public yes (profile_public is false)');
       }
-      const groupId = await resolveGroupRef(rc.db, ref);
-      const exists = await rc.db.select({ e: shares.entry }).from(shares).where(and(eq(shares.resource_id, rc.resource.id), eq(shares.entry, ref.entry))).get();
-      if (exists) throw conflict(`already shared: ${ref.entry}`);
-      await rc.db.insert(shares).values({ resource_id: rc.resource.id, entry: ref.entry, group_id: groupId, perms: ref.perms, created_on: nowIso() });
-      await log(rc, `shared with ${ref.entry}`);
+      // The group and an existing share read together; the share and its log line written together.
+      const [groupRows, existing] = await rc.db.batch([
+        groupRefQuery(rc.db, ref),
+        rc.db.select({ e: shares.entry }).from(shares).where(and(eq(shares.resource_id, rc.resource.id), eq(shares.entry, ref.entry))),
+      ]);
+      if (ref.groupRef && !groupRows[0]) throw notFound(`no such group: ${ref.groupRef}`);
+      if (existing[0]) throw conflict(`already shared: ${ref.entry}`);
+      const insert = rc.db.insert(shares).values({ resource_id: rc.resource.id, entry: ref.entry, group_id: groupRows[0]?.id ?? null, perms: ref.perms, created_on: nowIso() });
+      if (kind.log) await rc.db.batch([insert, logInsert(rc.db, rc.resource.id, `shared with ${ref.entry}`)]);
+      else await insert;
       return jsonResponse({ status: 201, message: `shared with ${ref.entry}` }, { status: 201 });
     },
   });
@@ -540,7 +579,7 @@ function derivedFolders(kind: ResourceKind): string[] {
 /** The listing of a folder (`''` = the resource root, `config/` = its config folder). */
 export async function folderItems(rc: ResourceCtx, prefix: string): Promise<ListingItem[]> {
   const { kind, resource } = rc;
-  const stored = new Map((await listEntries(rc.db, resource.id)).map((e) => [e.path, e]));
+  const stored = new Map((rc.preloaded?.listing ?? (await listEntries(rc.db, resource.id))).map((e) => [e.path, e]));
   const items = new Map<string, ListingItem>();
   const perms = permList(rc.access);
   const add = (name: string, type: 'dir' | 'file', actions: Verb[], created = resource.created_on, modified = resource.last_modified) => {
@@ -576,9 +615,13 @@ function entryRoutes(routes: ResourceRoutes, kind: ResourceKind, spec: EntrySpec
       routes.get(rel, {
         summary: spec.summary ?? `Read ${spec.path}`,
         need: 'r',
+        // A stored entry is read with the resource: one D1 round trip.
+        ...(spec.compute ? {} : { preload: { rows: (ctx: Ctx, id: SQL) => entryQuery(ctx.db, id, spec.path) } }),
         responses: { 200: { description: 'The value, exactly as written', type: 'text/plain' } },
         handler: async (rc) => {
-          const value = spec.compute ? await spec.compute(rc) : ((await readEntry(rc.env, rc.db, rc.resource.id, spec.path)) ?? spec.default ?? '');
+          const stored = () =>
+            rc.preloaded?.rows ? entryValue(rc.env, rc.preloaded.rows[0] as Parameters<typeof entryValue>[1]) : readEntry(rc.env, rc.db, rc.resource.id, spec.path);
+          const value = spec.compute ? await spec.compute(rc) : ((await stored()) ?? spec.default ?? '');
           return textResponse(value);
         },
       });
@@ -600,9 +643,12 @@ function entryRoutes(routes: ResourceRoutes, kind: ResourceKind, spec: EntrySpec
         }
         const problem = await spec.validate?.(value, rc);
         if (problem) throw badRequest(`invalid ${spec.path}: ${problem}`);
-        await writeEntry(rc.env, rc.db, rc.resource, spec.path, value);
+        const message = `${spec.path} written (${new TextEncoder().encode(value).byteLength} bytes)`;
+        // Without an afterWrite hook (whose own log lines come first), the log line joins the write's batch.
+        const logged = kind.log && !spec.afterWrite;
+        await writeEntry(rc.env, rc.db, rc.resource, spec.path, value, logged ? [logInsert(rc.db, rc.resource.id, message)] : []);
         await spec.afterWrite?.(rc, value);
-        await log(rc, `${spec.path} written (${new TextEncoder().encode(value).byteLength} bytes)`);
+        if (!logged) await log(rc, message);
         return noContent();
       },
     });
@@ -611,9 +657,10 @@ function entryRoutes(routes: ResourceRoutes, kind: ResourceKind, spec: EntrySpec
       need: 'w',
       responses: { 204: { description: 'Cleared' } },
       handler: async (rc) => {
-        await clearEntry(rc.env, rc.db, rc.resource, spec.path);
+        const logged = kind.log && !spec.afterWrite;
+        await clearEntry(rc.env, rc.db, rc.resource, spec.path, logged ? [logInsert(rc.db, rc.resource.id, `${spec.path} cleared`)] : []);
         await spec.afterWrite?.(rc, null);
-        await log(rc, `${spec.path} cleared`);
+        if (!logged) await log(rc, `${spec.path} cleared`);
         return noContent();
       },
     });

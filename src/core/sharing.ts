@@ -38,7 +38,12 @@ export function parseShareEntry(entry: string): ShareRef {
 /** The group id behind a reference, or 404 when no such group exists. */
 export async function resolveGroupRef(db: Db, ref: ShareRef): Promise<number | null> {
   if (!ref.groupRef) return null;
-  const row = await db.select({ id: groups.id }).from(groups).where(eq(groups.ref, ref.groupRef)).get();
+  const row = await groupRefQuery(db, ref).get();
   if (!row) throw notFound(`no such group: ${ref.groupRef}`);
   return row.id;
+}
+
+/** The query behind resolveGroupRef (no row for public or an unknown group), for db.batch. */
+export function groupRefQuery(db: Db, ref: ShareRef) {
+  return db.select({ id: groups.id }).from(groups).where(eq(groups.ref, ref.groupRef ?? ''));
 }

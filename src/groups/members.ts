@@ -6,7 +6,7 @@
  */
 import { and, eq, inArray, or, sql } from 'drizzle-orm';
 import { groups, members, users, type Group, type Role, type User } from '../db/schema';
-import type { Db } from '../core/context';
+import { d1Of, type Db } from '../core/context';
 import { nowIso } from '../core/clock';
 import { conflict, forbidden, isUniqueViolation } from '../core/errors';
 import type { Membership } from './model';
@@ -70,7 +70,7 @@ export interface NewGroup {
  */
 export async function createGroup(env: Env, db: Db, g: NewGroup, founder: User, onePerOwner = false): Promise<Group> {
   const now = nowIso();
-  const d1 = env.DB;
+  const d1 = d1Of(db); // the caller's D1 session: its bookmark covers the new group
   const limit = onePerOwner ? ' where not exists (select 1 from groups where kind = ?7 and owner_id = ?3)' : '';
   const insertGroup = d1
     .prepare(`insert into groups (kind, slug, owner_id, parent_id, ref, created_on, last_modified) select ?1, ?2, ?3, ?4, ?5, ?6, ?6${limit}`)

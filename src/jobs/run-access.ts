@@ -9,14 +9,14 @@
  * comes only from a public share does not count. Someone who can read neither gets the
  * same 404 as for a job they cannot see (no existence leak, of the child job either).
  */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, type SQL } from 'drizzle-orm';
 import type { Ctx } from '../core/context';
 import { forbidden, HttpError, notFound } from '../core/errors';
 import { accessTo, type Access } from '../core/perms';
 import { findUser, loadResource, type ResourceCtx } from '../core/resources';
 import { resources } from '../db/schema';
 import { jobKind } from './kind';
-import { findRun, RUN_NAME } from './runs';
+import { RUN_NAME, runQuery } from './runs';
 import { jobRuns, type RunRow } from './schema';
 
 export interface RunCtx extends ResourceCtx {
@@ -45,13 +45,14 @@ export async function loadRunCtx(ctx: Ctx): Promise<RunCtx> {
   const name = ctx.params.run!;
   let rc: ResourceCtx;
   try {
-    rc = await loadResource(ctx, jobKind);
+    // The run is read in the job's own batch: one D1 round trip for the common case.
+    rc = await loadResource(ctx, jobKind, undefined, { rows: (c: Ctx, jobId: SQL) => runQuery(c.db, jobId, name) });
   } catch (err) {
     if (err instanceof HttpError && err.status === 404) return childOfHiddenJob(ctx, name, err);
     throw err;
   }
   const own = forRuns(rc.access);
-  const row = await findRun(ctx.db, rc.resource.id, name);
+  const row = RUN_NAME.test(name) ? ((rc.preloaded?.rows as RunRow[] | undefined)?.[0] ?? null) : null;
   if (!row) {
     if (!own) throw forbidden(NEVER_PUBLIC);
     throw notFound(`no such run: ${name}`);

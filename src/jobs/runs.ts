@@ -47,7 +47,12 @@ export function isExpired(row: Pick<RunRow, 'started_on'>, nowMs: number): boole
  */
 export async function findRun(db: Db, jobId: number, name: string): Promise<RunRow | null> {
   if (!RUN_NAME.test(name)) return null;
-  return (await db.select().from(jobRuns).where(and(eq(jobRuns.name, name), or(eq(jobRuns.root_job_id, jobId), eq(jobRuns.job_id, jobId)))).get()) ?? null;
+  return (await runQuery(db, jobId, name).get()) ?? null;
+}
+
+/** The query behind findRun, for callers that batch it with others (the resource loader's preload). */
+export function runQuery(db: Db, jobId: number | SQL, name: string) {
+  return db.select().from(jobRuns).where(and(eq(jobRuns.name, name), or(eq(jobRuns.root_job_id, jobId), eq(jobRuns.job_id, jobId))));
 }
 
 export interface ChildStats {

@@ -9,19 +9,22 @@ import { call, makeUser, type TestUser } from './helpers';
 
 function countingEnv(): { env: Env; statements: string[] } {
   const statements: string[] = [];
-  const DB = new Proxy(env.DB, {
-    get(target, prop) {
-      if (prop === 'prepare') {
-        return (query: string) => {
-          statements.push(query);
-          return target.prepare(query);
-        };
-      }
-      const v = Reflect.get(target, prop);
-      return typeof v === 'function' ? v.bind(target) : v;
-    },
-  });
-  return { env: { ...env, DB } as Env, statements };
+  // Requests run their queries in a D1 session (env.DB.withSession): count on it too.
+  const counting = <T extends object>(db: T): T =>
+    new Proxy(db, {
+      get(target, prop) {
+        if (prop === 'prepare') {
+          return (query: string) => {
+            statements.push(query);
+            return (target as unknown as D1Database).prepare(query);
+          };
+        }
+        if (prop === 'withSession') return (start?: string) => counting((target as unknown as D1Database).withSession(start));
+        const v = Reflect.get(target, prop);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+  return { env: { ...env, DB: counting(env.DB) } as Env, statements };
 }
 
 /** Runs the query twice (the first warms the token cache) and counts the second run's statements. */

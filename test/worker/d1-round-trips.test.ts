@@ -1,0 +1,98 @@
+// D1 round trips per request (issue 17), read from each answer's Server-Timing: a hot
+// authenticated read costs at most one once the token is cached, and the common writes
+// no more than three. A change that adds a round trip to these fails here.
+import { env } from 'cloudflare:workers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, makeUser, type TestUser } from './helpers';
+
+function roundTrips(res: Response): number {
+  const m = /d1;desc="(\d+) round trips"/.exec(res.headers.get('Server-Timing') ?? '');
+  if (!m) throw new Error(`no d1 Server-Timing on ${res.status}: ${res.headers.get('Server-Timing')}`);
+  return Number(m[1]);
+}
+
+/** The answer's status and round trips, its body read. */
+async function measured(method: string, path: string, u: TestUser | null, o: { text?: string; headers?: Record<string, string> } = {}) {
+  const res = await call(method, path, { token: u?.token ?? null, ...o });
+  await res.arrayBuffer();
+  return { status: res.status, trips: roundTrips(res) };
+}
+
+describe('D1 round trips per request', () => {
+  let owner: TestUser;
+  let reader: TestUser;
+  let run: string;
+
+  beforeAll(async () => {
+    owner = await makeUser({ profile_public: true });
+    reader = await makeUser();
+    expect((await call('PUT', '/v1/vis/docs/hot', { token: owner.token })).status).toBe(201);
+    expect((await call('POST', '/v1/vis/docs/hot/content', { token: owner.token, text: 'hello' })).status).toBe(204);
+    expect((await call('PUT', '/v1/vis/docs/hot/shared/public', { token: owner.token })).status).toBe(201);
+    expect((await call('PUT', '/v1/code/jobs/hotjob', { token: owner.token })).status).toBe(201);
+    // A finished run of the job, written straight to D1 (no sandbox needed to read its status).
+    run = '20250101-000000-hotjob0000001';
+    await env.DB.prepare(
+      `INSERT INTO job_runs (name, shortname, job_id, top, parent_id, root_job_id, parent_step, status, trigger, source, created_by, started_on, completed_on, duration)
+       SELECT ?1, ?2, r.id, 1, NULL, r.id, NULL, 'success', 'api', 'test', ?3, '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:01.000Z', 1.0
+       FROM resources r JOIN users u ON u.id = r.owner_id WHERE u.username = ?3 AND r.name = 'hotjob' AND r.kind = 'job'`,
+    )
+      .bind(run, `s${owner.username}`.slice(0, 40), owner.username)
+      .run();
+    // Cache both tokens in the isolate (a token's first request reads it from D1).
+    await call('GET', '/v1/whoami', { token: owner.token });
+    await call('GET', '/v1/whoami', { token: reader.token });
+  });
+
+  it('a hot read of an own document entry is one round trip', async () => {
+    expect(await measured('GET', '/v1/vis/docs/hot/content', owner)).toEqual({ status: 200, trips: 1 });
+    // An entry never written (its default) too, and a config entry.
+    expect(await measured('GET', '/v1/vis/docs/hot/summary', owner)).toMatchObject({ trips: 1 });
+  });
+
+  it('a hot read of a shared document entry by a reader is one round trip', async () => {
+    expect(await measured('GET', `/v1/users/${owner.username}/vis/docs/hot/content`, reader)).toEqual({ status: 200, trips: 1 });
+  });
+
+  it('a document folder listing is one round trip', async () => {
+    expect(await measured('GET', '/v1/vis/docs/hot', owner)).toEqual({ status: 200, trips: 1 });
+    expect(await measured('GET', `/v1/users/${owner.username}/vis/docs/hot`, reader)).toEqual({ status: 200, trips: 1 });
+    expect(await measured('GET', '/v1/vis/docs/hot/config', owner)).toEqual({ status: 200, trips: 1 });
+  });
+
+  it('a listing of documents is one round trip, own or shared', async () => {
+    expect(await measured('GET', '/v1/vis/docs', owner)).toEqual({ status: 200, trips: 1 });
+    expect(await measured('GET', `/v1/users/${owner.username}/vis/docs`, reader)).toEqual({ status: 200, trips: 1 });
+    expect(await measured('GET', `/v1/users/${owner.username}/vis/docs`, owner)).toEqual({ status: 200, trips: 1 });
+  });
+
+  it("a run's status is one round trip", async () => {
+    expect(await measured('GET', `/v1/code/jobs/hotjob/runs/${run}/status`, owner)).toEqual({ status: 200, trips: 1 });
+    expect(await measured('GET', `/v1/code/jobs/hotjob/runs/${run}`, owner)).toEqual({ status: 200, trips: 1 });
+  });
+
+  it('a missing or unreadable resource costs one round trip too (404)', async () => {
+    expect(await measured('GET', '/v1/vis/docs/nosuch/content', owner)).toEqual({ status: 404, trips: 1 });
+    expect(await measured('GET', `/v1/users/nosuchuser${Date.now()}/vis/docs/hot/content`, reader)).toEqual({ status: 404, trips: 1 });
+  });
+
+  it('common writes cost at most three round trips', async () => {
+    const u = await makeUser({ profile_public: true });
+    await call('GET', '/v1/whoami', { token: u.token });
+    // [method, path, body, most round trips]
+    const steps: [string, string, { text?: string }, number][] = [
+      ['PUT', '/v1/vis/docs/w', {}, 3],
+      ['POST', '/v1/vis/docs/w/content', { text: 'x' }, 2], // the entry, last_modified and the log line: one batch
+      ['DELETE', '/v1/vis/docs/w/content', {}, 2],
+      ['PUT', '/v1/vis/docs/w/shared/public', {}, 3],
+      ['DELETE', '/v1/vis/docs/w/shared/public', {}, 3],
+      ['PUT', '/v1/vis/docs/w/tags/fav', {}, 3],
+      ['DELETE', '/v1/vis/docs/w', {}, 3],
+    ];
+    for (const [method, path, o, most] of steps) {
+      const r = await measured(method, path, u, o);
+      expect(r.status, `${method} ${path}`).toBeLessThan(300);
+      expect(r.trips, `${method} ${path}`).toBeLessThanOrEqual(most);
+    }
+  });
+});

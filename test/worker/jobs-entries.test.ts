@@ -12,14 +12,14 @@ const J = '/v1/code/jobs';
 const json = { Accept: 'application/json' };
 
 describe('config lists the env/ folder', () => {
-  it('GET config lists env/ beside chains, enabled, network and schedule; GET config/env lists names, never values', async () => {
+  it('GET config lists env/ beside chains, enabled, network, schedule and type; GET config/env lists names, never values', async () => {
     const u = await makeUser();
     await makeJob(u, 'envjob', `export default { async run() {} }`);
     expect((await call('POST', `${J}/envjob/config/env/API_KEY`, { token: u.token, text: 'sekrit-value' })).status).toBe(204);
     const res = await call('GET', `${J}/envjob/config`, { token: u.token });
     const text = await res.text();
     const listing = JSON.parse(text) as { name: string; type: string; uri: string }[];
-    expect(listing.map((e) => e.name)).toEqual(['chains', 'enabled', 'env', 'network', 'schedule']);
+    expect(listing.map((e) => e.name)).toEqual(['chains', 'enabled', 'env', 'network', 'schedule', 'type']);
     expect(listing.find((e) => e.name === 'env')).toMatchObject({ type: 'dir', uri: `${J}/envjob/config/env` });
     expect(text).not.toContain('sekrit');
     const names = await (await call('GET', `${J}/envjob/config/env`, { token: u.token })).text();

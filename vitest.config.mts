@@ -16,6 +16,13 @@ export default defineConfig(async () => {
         miniflare: {
           // JOBS_TEST_LIMITS: sandbox CPU and step wall limits (ms) short enough for the jobs tests to hit.
           bindings: { OPS_TOKEN: 'test-ops-token', ALLOW_CLOCK_OVERRIDE: 'true', TEST_MIGRATIONS: migrations, JOBS_TEST_LIMITS: '2000,6000' },
+          // The suite's own volume (thousands of requests on few tokens) must not be throttled:
+          // RATE_LIMIT gets a limit no test reaches. RATE_LIMIT_LOW (test-only) is the low limit
+          // test/worker/ratelimit.test.ts hands the Worker in place of RATE_LIMIT.
+          ratelimits: {
+            RATE_LIMIT: { simple: { limit: 1_000_000, period: 60 } },
+            RATE_LIMIT_LOW: { simple: { limit: 3, period: 60 } },
+          },
           // Test-only: https:// chain steps of the jobs tests reach a stub server; every other host passes through.
           outboundService: async (req: MfRequest) => {
             if (new URL(req.url).hostname !== STEP_HOST) return passThrough(req);

@@ -11,6 +11,7 @@ import { authenticate, requireOps } from './auth';
 import { dbFor, type Ctx } from './context';
 import { badRequest, HttpError, notFound, toErrorResponse, unauthorized } from './errors';
 import { DEFAULT_BODY_LIMIT, readJson } from './http';
+import { enforceRateLimit } from './ratelimit';
 
 export type Method = 'get' | 'put' | 'post' | 'patch' | 'delete';
 
@@ -136,6 +137,9 @@ export class Api {
       return new Response(null, { status: res.status, statusText: res.statusText, headers: res.headers });
     }
     try {
+      // Rate limits (issue 17, item 3): one binding call per request, before any routing or D1 work.
+      await enforceRateLimit(req, env);
+
       const normalised = normalisePath(req);
       const path = new URL(normalised.url).pathname;
       // Without OPS_TOKEN the operator interface does not exist: 404 for every method.

@@ -91,7 +91,8 @@ export class Api {
       path: openApiPath(path),
       summary: spec.summary,
       tags: [spec.tag],
-      ...(spec.auth === 'user' || spec.auth === 'ops' ? { security: [{ bearer: [] }] } : {}),
+      // A token is required (user, ops) or optional (an empty requirement: anonymous allowed).
+      ...(spec.auth === 'user' || spec.auth === 'ops' ? { security: [{ bearer: [] }] } : spec.auth === 'optional' ? { security: [{ bearer: [] }, {}] } : {}),
       request: { params: paramsSchema(path), query: spec.query, ...(body ? { body } : {}) },
       responses,
     });

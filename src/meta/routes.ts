@@ -25,7 +25,7 @@ export const BUNDLE_PATH = '/v1/docs/scalar.js';
 /** The page shell: Scalar reads the document url and its settings from the script tag; no inline code runs. */
 export function referencePage(): string {
   const config = JSON.stringify(REFERENCE_CONFIG).replace(/&/g, '&amp;').replace(/'/g, '&#39;').replace(/</g, '&lt;');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Edge platform API reference</title></head><body>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Edge platform API reference</title><link rel="icon" href="data:,"></head><body>
 <script id="api-reference" data-url="/v1/openapi.json" data-configuration='${config}'></script>
 <script src="${BUNDLE_PATH}?v=${SCALAR_VERSION}"></script>
 </body></html>`;

@@ -58,7 +58,7 @@ describe('rate limits', () => {
     await awayFromWindowEdge();
     await statuses(LOW, '/v1/whoami', { token: u.token });
     expect((await send('/v1/no-such-route', { token: u.token })).status).toBe(429);
-    expect((await send(`/v1/${u.username}/docs/limited`, { token: u.token, method: 'PUT' })).status).toBe(429);
+    expect((await send('/v1/vis/docs/limited', { token: u.token, method: 'PUT' })).status).toBe(429);
     expect(await env.DB.prepare('select 1 from resources r join users u on u.id = r.owner_id where u.username = ?').bind(u.username).first()).toBeNull();
   });
 

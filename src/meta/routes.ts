@@ -22,9 +22,12 @@ export const REFERENCE_CONFIG = {
 
 export const BUNDLE_PATH = '/v1/docs/scalar.js';
 
-/** The page shell: Scalar reads the document url and its settings from the script tag; no inline code runs. */
-export function referencePage(): string {
-  const config = JSON.stringify(REFERENCE_CONFIG).replace(/&/g, '&amp;').replace(/'/g, '&#39;').replace(/</g, '&lt;');
+/**
+ * The page shell: Scalar reads the document url and its settings from the script tag; no
+ * inline code runs. `origin` (the page's own) is the server of code samples and "try it".
+ */
+export function referencePage(origin: string): string {
+  const config = JSON.stringify({ ...REFERENCE_CONFIG, servers: [{ url: origin, description: 'this deployment' }] }).replace(/&/g, '&amp;').replace(/'/g, '&#39;').replace(/</g, '&lt;');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Edge platform API reference</title><link rel="icon" href="data:,"></head><body>
 <script id="api-reference" data-url="/v1/openapi.json" data-configuration='${config}'></script>
 <script src="${BUNDLE_PATH}?v=${SCALAR_VERSION}"></script>
@@ -70,8 +73,8 @@ export function metaRoutes(api: Api): void {
     tag: 'meta',
     auth: 'none',
     responses: { 200: { description: 'HTML page', type: 'text/html' } },
-    handler: () =>
-      new Response(referencePage(), {
+    handler: ({ url }) =>
+      new Response(referencePage(url.origin), {
         headers: { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': REFERENCE_CSP, 'X-Content-Type-Options': 'nosniff' },
       }),
   });

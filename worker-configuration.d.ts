@@ -12,6 +12,7 @@ declare namespace Cloudflare {
 		SEND_EMAIL: SendEmail;
 		LOADER: WorkerLoader;
 		BROWSER: Fetcher;
+		RATE_LIMIT: RateLimit;
 		ORG_MAIL_DOMAIN: string;
 		PUBLIC_ORIGIN: string;
 		MAIL_TRANSPORT: string;

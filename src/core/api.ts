@@ -11,6 +11,7 @@ import { authenticate, requireOps } from './auth';
 import { DbSession, type Ctx } from './context';
 import { badRequest, HttpError, notFound, toErrorResponse, unauthorized } from './errors';
 import { DEFAULT_BODY_LIMIT, readJson } from './http';
+import { enforceRateLimit } from './ratelimit';
 import { requestSession, withSessionHeaders } from './session';
 
 export type Method = 'get' | 'put' | 'post' | 'patch' | 'delete';
@@ -91,7 +92,8 @@ export class Api {
       path: openApiPath(path),
       summary: spec.summary,
       tags: [spec.tag],
-      ...(spec.auth === 'user' || spec.auth === 'ops' ? { security: [{ bearer: [] }] } : {}),
+      // A token is required (user, ops) or optional (an empty requirement: anonymous allowed).
+      ...(spec.auth === 'user' || spec.auth === 'ops' ? { security: [{ bearer: [] }] } : spec.auth === 'optional' ? { security: [{ bearer: [] }, {}] } : {}),
       request: { params: paramsSchema(path), query: spec.query, ...(body ? { body } : {}) },
       responses,
     });
@@ -149,6 +151,9 @@ export class Api {
 
   private async serve(req: Request, env: Env, exec: ExecutionContext, session: DbSession): Promise<Response> {
     try {
+      // Rate limits (issue 17, item 3): one binding call per request, before any routing or D1 work.
+      await enforceRateLimit(req, env);
+
       const normalised = normalisePath(req);
       const path = new URL(normalised.url).pathname;
       // Without OPS_TOKEN the operator interface does not exist: 404 for every method.

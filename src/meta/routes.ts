@@ -1,43 +1,54 @@
-/** The API describes itself: the OpenAPI 3.1 document and a browsable reference page. */
+/**
+ * The API describes itself: the OpenAPI 3.1 document and a browsable reference page,
+ * Scalar's API reference (@scalar/api-reference, its standalone browser bundle imported
+ * as text through wrangler.toml's [[rules]] and served by this Worker: no CDN).
+ */
 import { z } from 'zod';
 import type { Api } from '../core/api';
+import { SCALAR_BUNDLE, SCALAR_VERSION } from './scalar';
 
-const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/** The page's settings for Scalar: same-origin "try it" with the bearer scheme, system fonts, nothing fetched elsewhere. */
+export const REFERENCE_CONFIG = {
+  withDefaultFonts: false, // Scalar's default fonts come from fonts.scalar.com: use the system's
+  telemetry: false,
+  agent: { disabled: true },
+  mcp: { disabled: true },
+  showDeveloperTools: 'never',
+  hideClientButton: false,
+  authentication: { preferredSecurityScheme: 'bearer' },
+  // System font stacks (Scalar's own default fonts are not bundled and never fetched).
+  customCss: ':root{--scalar-font:system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","DejaVu Sans",sans-serif;--scalar-font-code:ui-monospace,"SFMono-Regular","DejaVu Sans Mono","Liberation Mono",monospace}',
+} as const;
 
-interface Op {
-  summary?: string;
-  tags?: string[];
-  security?: unknown[];
-  requestBody?: { content?: Record<string, unknown> };
-  responses?: Record<string, { description?: string; content?: Record<string, unknown> }>;
+export const BUNDLE_PATH = '/v1/docs/scalar.js';
+
+/**
+ * The page shell: Scalar reads the document url and its settings from the script tag; no
+ * inline code runs. `origin` (the page's own) is the server of code samples and "try it".
+ */
+export function referencePage(origin: string): string {
+  const config = JSON.stringify({ ...REFERENCE_CONFIG, servers: [{ url: origin, description: 'this deployment' }] }).replace(/&/g, '&amp;').replace(/'/g, '&#39;').replace(/</g, '&lt;');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Edge platform API reference</title><link rel="icon" href="data:,"></head><body>
+<script id="api-reference" data-url="/v1/openapi.json" data-configuration='${config}'></script>
+<script src="${BUNDLE_PATH}?v=${SCALAR_VERSION}"></script>
+</body></html>`;
 }
 
-/** Renders the OpenAPI document as one self-contained HTML page (no CDN: works offline). */
-export function referencePage(doc: { paths?: Record<string, Record<string, Op>> }): string {
-  const byTag = new Map<string, string[]>();
-  for (const [path, ops] of Object.entries(doc.paths ?? {})) {
-    for (const [method, op] of Object.entries(ops)) {
-      const tag = op.tags?.[0] ?? 'other';
-      const body = op.requestBody?.content ? Object.keys(op.requestBody.content).join(', ') : '';
-      const responses = Object.entries(op.responses ?? {})
-        .filter(([code]) => code !== 'default')
-        .map(([code, r]) => `<span class="code c${code[0]}">${esc(code)}</span> ${esc(r.description)}${r.content ? ` <em>${esc(Object.keys(r.content).join(', '))}</em>` : ''}`)
-        .join('<br>');
-      const row = `<tr><td class="m ${method}">${method.toUpperCase()}</td><td><code>${esc(path)}</code>${op.security ? ' 🔒' : ''}</td><td>${esc(op.summary)}</td><td>${esc(body)}</td><td>${responses}</td></tr>`;
-      byTag.set(tag, [...(byTag.get(tag) ?? []), row]);
-    }
-  }
-  const sections = [...byTag.entries()]
-    .map(([tag, rows]) => `<h2 id="${esc(tag)}">${esc(tag)}</h2><table><tr><th>Method</th><th>Path</th><th>What</th><th>Body</th><th>Responses</th></tr>${rows.join('')}</table>`)
-    .join('');
-  const nav = [...byTag.keys()].map((t) => `<a href="#${esc(t)}">${esc(t)}</a>`).join(' · ');
-  return `<!doctype html><html><head><meta charset="utf-8"><title>API reference</title><style>
-body{font:14px/1.4 system-ui,sans-serif;margin:2rem;color:#222}table{border-collapse:collapse;width:100%;margin-bottom:2rem}
-td,th{border-bottom:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top}code{font-size:13px}
-.m{font-weight:bold;font-family:monospace}.get{color:#1a7f37}.post{color:#9a6700}.put{color:#0969da}.patch{color:#8250df}.delete{color:#cf222e}
-.code{font-family:monospace;padding:0 .3rem;border-radius:3px;background:#eee}.c2{background:#dafbe1}.c4{background:#ffebe9}
-</style></head><body><h1>API reference</h1><p>Generated from <a href="/v1/openapi.json">/v1/openapi.json</a>. Authenticate with <code>Authorization: Bearer &lt;token&gt;</code> (🔒).</p><p>${nav}</p>${sections}</body></html>`;
-}
+/**
+ * The page runs only the bundle served from this origin and talks only to this origin.
+ * Scalar adds its styles at run time (inline <style>), hence 'unsafe-inline' for styles only.
+ */
+const REFERENCE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
 
 export function metaRoutes(api: Api): void {
   let cached: object | null = null;
@@ -58,13 +69,28 @@ export function metaRoutes(api: Api): void {
     handler: () => new Response((cachedJson ??= JSON.stringify(doc())), { headers: { 'Content-Type': 'application/json' } }),
   });
   api.get('/v1/docs', {
-    summary: 'Browsable API reference',
+    summary: 'Browsable API reference (Scalar) of /v1/openapi.json, with "try it" against this origin',
     tag: 'meta',
     auth: 'none',
     responses: { 200: { description: 'HTML page', type: 'text/html' } },
-    handler: () =>
-      new Response(referencePage(doc() as never), {
-        headers: { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'" },
+    handler: ({ url }) =>
+      new Response(referencePage(url.origin), {
+        headers: { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': REFERENCE_CSP, 'X-Content-Type-Options': 'nosniff' },
+      }),
+  });
+  api.get(BUNDLE_PATH, {
+    summary: "The API reference's script (Scalar's standalone bundle, served from here)",
+    tag: 'meta',
+    auth: 'none',
+    responses: { 200: { description: 'JavaScript', type: 'text/javascript' } },
+    handler: ({ url }) =>
+      new Response(SCALAR_BUNDLE, {
+        headers: {
+          'Content-Type': 'text/javascript; charset=utf-8',
+          'X-Content-Type-Options': 'nosniff',
+          // The page asks for ?v=<version>: that url never changes content.
+          'Cache-Control': url.searchParams.get('v') === SCALAR_VERSION ? 'public, max-age=31536000, immutable' : 'public, max-age=300',
+        },
       }),
   });
 }

@@ -36,11 +36,41 @@ describe('the API describes itself', () => {
     expect(Object.keys(doc.paths)).toContain('/v1/ops/users/{user}');
   });
 
-  it('GET /v1/docs serves a browsable reference page listing the routes', async () => {
+  it('GET /v1/docs serves the Scalar reference page for /v1/openapi.json, its script from this origin only', async () => {
     const res = await call('GET', '/v1/docs');
+    expect(res.status).toBe(200);
     expect(res.headers.get('Content-Type')).toMatch(/^text\/html/);
+    const csp = res.headers.get('Content-Security-Policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).not.toMatch(/https?:/);
     const html = await res.text();
-    expect(html).toContain('/v1/token');
-    expect(html).toContain('Issue a token for a username and password');
+    expect(html).toContain('data-url="/v1/openapi.json"');
+    const src = /<script src="([^"]+)"/.exec(html)?.[1];
+    expect(src).toMatch(/^\/v1\/docs\/scalar\.js\?v=/);
+    expect(html).not.toMatch(/<script>/); // no inline code
+    const config = JSON.parse(/data-configuration='([^']*)'/.exec(html)![1]!.replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&amp;/g, '&'));
+    expect(config).toMatchObject({ withDefaultFonts: false, telemetry: false, servers: [{ url: 'http://platform.test' }] });
+    // the only absolute url on the page is its own origin (the server "try it" sends to)
+    expect(html.match(/https?:\/\/[^\s"'&]+/g)).toEqual(['http://platform.test']);
+
+    const js = await call('GET', src!);
+    expect(js.status).toBe(200);
+    expect(js.headers.get('Content-Type')).toMatch(/^text\/javascript/);
+    expect(js.headers.get('Cache-Control')).toContain('immutable');
+    const text = await js.text();
+    expect(text.length).toBeGreaterThan(1_000_000);
+    expect(text).toContain('createApiReference');
+  });
+
+  it('the document declares the bearer scheme on every route that takes a token (required or optional)', () => {
+    const doc = api.openApiDocument() as { paths: Record<string, Record<string, { security?: Record<string, string[]>[] }>> };
+    for (const { method, path, spec } of api.table) {
+      const op = doc.paths[path.replace(/:(\w+)\+?/g, '{$1}')]![method]!;
+      const name = `${method.toUpperCase()} ${path}`;
+      if (spec.auth === 'user' || spec.auth === 'ops') expect(op.security, name).toEqual([{ bearer: [] }]);
+      else if (spec.auth === 'optional') expect(op.security, name).toEqual([{ bearer: [] }, {}]);
+      else expect(op.security, name).toBeUndefined();
+    }
   });
 });

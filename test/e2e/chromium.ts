@@ -1,0 +1,152 @@
+/**
+ * Headless Chromium (Debian's /usr/bin/chromium) driven over the Chrome DevTools protocol,
+ * for e2e tests that look at a page in a real browser. (grids.test.ts has its own copy of
+ * this client; the two can share this file.)
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { WebSocket } from 'undici';
+
+export const CHROMIUM = '/usr/bin/chromium';
+
+export interface CdpEvent {
+  method: string;
+  params: Record<string, unknown>;
+  sessionId?: string;
+}
+
+/** A minimal DevTools-protocol client over the browser's WebSocket; keeps every event it saw. */
+export class Cdp {
+  private id = 0;
+  private pending = new Map<number, { ok: (v: unknown) => void; fail: (e: Error) => void }>();
+  readonly events: CdpEvent[] = [];
+  private constructor(private ws: WebSocket) {
+    ws.addEventListener('message', (ev) => {
+      const msg = JSON.parse(String(ev.data)) as { id?: number; result?: unknown; error?: { message: string }; method?: string; params?: Record<string, unknown>; sessionId?: string };
+      if (msg.id !== undefined) {
+        const p = this.pending.get(msg.id);
+        this.pending.delete(msg.id);
+        if (msg.error) p?.fail(new Error(msg.error.message));
+        else p?.ok(msg.result);
+      } else if (msg.method) this.events.push({ method: msg.method, params: msg.params ?? {}, sessionId: msg.sessionId });
+    });
+  }
+  static open(url: string): Promise<Cdp> {
+    return new Promise((ok, fail) => {
+      const ws = new WebSocket(url);
+      ws.addEventListener('open', () => ok(new Cdp(ws)));
+      ws.addEventListener('error', () => fail(new Error(`cannot connect to ${url}`)));
+    });
+  }
+  send<T = Record<string, unknown>>(method: string, params: Record<string, unknown> = {}, sessionId?: string): Promise<T> {
+    const id = ++this.id;
+    return new Promise((ok, fail) => {
+      this.pending.set(id, { ok: ok as (v: unknown) => void, fail });
+      this.ws.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
+    });
+  }
+  close() {
+    this.ws.close();
+  }
+}
+
+export interface Browser {
+  cdp: Cdp;
+  stop: () => Promise<void>;
+}
+
+export async function launchChromium(view: { width: number; height: number }): Promise<Browser> {
+  const profile = mkdtempSync(join(tmpdir(), 'e2e-chromium-'));
+  const child: ChildProcess = spawn(
+    CHROMIUM,
+    [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-dev-shm-usage',
+      '--disable-background-networking',
+      '--no-first-run',
+      '--hide-scrollbars',
+      '--remote-debugging-port=0',
+      `--user-data-dir=${profile}`,
+      `--window-size=${view.width},${view.height}`,
+      'about:blank',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'], detached: true },
+  );
+  const stop = async () => {
+    // started in its own process group: end that group (renderers included)
+    if (child.pid && child.exitCode === null) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    }
+    rmSync(profile, { recursive: true, force: true });
+  };
+  try {
+    const wsUrl = await new Promise<string>((ok, fail) => {
+      let err = '';
+      const timer = setTimeout(() => fail(new Error(`chromium did not start: ${err}`)), 45_000);
+      child.stderr!.on('data', (chunk: Buffer) => {
+        err += chunk.toString();
+        const m = /DevTools listening on (ws:\/\/\S+)/.exec(err);
+        if (m) {
+          clearTimeout(timer);
+          ok(m[1]!);
+        }
+      });
+      child.on('exit', (code) => fail(new Error(`chromium exited (${code}): ${err}`)));
+    });
+    return { cdp: await Cdp.open(wsUrl), stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** A tab at `view`, with network, page, runtime and log events on. */
+export async function newTab(cdp: Cdp, view: { width: number; height: number }): Promise<string> {
+  const { targetId } = await cdp.send<{ targetId: string }>('Target.createTarget', { url: 'about:blank' });
+  const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
+  await cdp.send('Emulation.setDeviceMetricsOverride', { ...view, deviceScaleFactor: 1, mobile: false }, sessionId);
+  for (const domain of ['Network', 'Page', 'Runtime', 'Log']) await cdp.send(`${domain}.enable`, {}, sessionId);
+  return sessionId;
+}
+
+export async function evaluate<T>(cdp: Cdp, sessionId: string, expression: string): Promise<T> {
+  const r = await cdp.send<{ result: { value: T }; exceptionDetails?: { text: string } }>('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, sessionId);
+  if (r.exceptionDetails) throw new Error(`evaluate: ${r.exceptionDetails.text}: ${expression}`);
+  return r.result.value;
+}
+
+/** Polls `expression` until it is truthy (or fails after `ms`). */
+export async function waitFor<T>(cdp: Cdp, sessionId: string, expression: string, what: string, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await evaluate<T>(cdp, sessionId, expression);
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Clicks the centre of the element `selectorExpr` (a JS expression answering an Element) with the mouse. */
+export async function click(cdp: Cdp, sessionId: string, elementExpr: string, what: string): Promise<void> {
+  await waitFor(cdp, sessionId, `(() => { const e = ${elementExpr}; if (!e) return false; e.scrollIntoView({ block: 'center' }); return true; })()`, what);
+  // Let the scroll and any lazily rendered content settle: the element must stay put for 300 ms.
+  const centre = `(() => { const e = ${elementExpr}; if (!e) return null; const b = e.getBoundingClientRect(); return { x: b.x + b.width / 2, y: b.y + b.height / 2 }; })()`;
+  let at = await evaluate<{ x: number; y: number } | null>(cdp, sessionId, centre);
+  for (let i = 0; i < 30; i++) {
+    await new Promise((r) => setTimeout(r, 300));
+    const now = await evaluate<{ x: number; y: number } | null>(cdp, sessionId, centre);
+    if (now && at && now.x === at.x && now.y === at.y) break;
+    if (!now) await evaluate(cdp, sessionId, `(${elementExpr})?.scrollIntoView({ block: 'center' })`);
+    at = now;
+  }
+  if (!at) throw new Error(`${what} is gone`);
+  for (const type of ['mousePressed', 'mouseReleased']) await cdp.send('Input.dispatchMouseEvent', { type, ...at, button: 'left', clickCount: 1 }, sessionId);
+}

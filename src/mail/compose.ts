@@ -4,7 +4,7 @@
  * everything it embeds (referenced assets by their etag).
  */
 import { sha256Hex } from '../core/crypto';
-import { renderMarkdown, type VarView } from '../render/markdown';
+import { renderMarkdown, type RenderedMarkdown, type VarView } from '../render/markdown';
 import type { AuthorProfile } from '../render/sections';
 import { authorProfiles } from '../render/sections-data';
 import { resolveVars, type VarScope } from '../render/source';
@@ -21,6 +21,8 @@ export interface Composed {
   theme: string;
   width: number;
   replyTo: string;
+  /** Documents the content's `attachment` blocks name: attached as PDFs at delivery (attach.ts). */
+  documents: RenderedMarkdown['attachments'];
   /** Asset names the content refers to (`assets/<name>`), embedded as cid: parts. */
   assets: string[];
   /** Threshold colours of the variables the content shows, by CSS class. */
@@ -59,6 +61,7 @@ export function composeMail(values: Map<string, string>, fallbackSubject: string
     subject: (values.get('config/subject') || values.get('name') || fallbackSubject).replace(/[\r\n]+/g, ' '),
     body,
     preview: rendered.preview,
+    documents: rendered.attachments,
     text: rendered.text,
     theme: values.get('config/theme') || 'default',
     width: SIZES[size] ?? SIZES[DEFAULT_SIZE]!,

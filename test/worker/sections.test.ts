@@ -128,4 +128,33 @@ describe('section blocks in e-mails', () => {
     expect(text).toContain('Unknown kind body');
     expect(text).toContain('Second page');
   });
+
+  it('attachment blocks attach the rendered PDF of documents the owner may read; others keep only their link and are logged', async () => {
+    const u = await sender();
+    const stranger = await makeUser();
+    expect((await call('PUT', '/v1/vis/docs/q3', { token: u.token })).status).toBe(201);
+    expect((await call('POST', '/v1/vis/docs/q3/content', { token: u.token, text: '# Q3\n\nNumbers.' })).status).toBe(204);
+    expect((await call('PUT', '/v1/vis/docs/secret', { token: stranger.token })).status).toBe(201);
+    const name = unique('m');
+    const path = `/v1/vis/mails/${name}`;
+    expect((await call('PUT', path, { token: u.token })).status).toBe(201);
+    const content = `{{ attachment\n  ref: /u/${u.username}/d/q3\n  format: pdf\n  name: Q3 report\n}}\n{{ /attachment }}\n\n{{ attachment\n  /u/${stranger.username}/d/secret\n}}\n{{ /attachment }}`;
+    expect((await call('POST', `${path}/content`, { token: u.token, text: content })).status).toBe(204);
+    expect((await call('POST', `${path}/subject`, { token: u.token, text: 'Attached' })).status).toBe(204);
+    expect((await call('POST', `${path}/status`, { token: u.token, text: 'test' })).status).toBe(202);
+    type Sent = { to: string[]; subject: string; html: string; attachments: { filename: string; content_type: string; size: number }[] };
+    let sent: Sent[] = [];
+    for (let i = 0; i < 1200 && !sent.length; i++) {
+      const all = (await (await call('GET', '/v1/ops/outbox', { token: OPS })).json()) as Sent[];
+      sent = all.filter((m) => m.to.includes(u.email.toLowerCase()) && m.subject === 'Attached');
+      if (!sent.length) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.attachments).toHaveLength(1);
+    expect(sent[0]!.attachments[0]).toMatchObject({ filename: 'Q3 report.pdf', content_type: 'application/pdf' });
+    expect(sent[0]!.attachments[0]!.size).toBeGreaterThan(500);
+    expect(sent[0]!.html).toContain(`/u/${stranger.username}/d/secret`);
+    const log = ((await (await call('GET', `${path}/log`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as { message: string }[]).map((e) => e.message);
+    expect(log.some((l) => l.includes(`attachment /u/${stranger.username}/d/secret: no such document readable`))).toBe(true);
+  });
 });

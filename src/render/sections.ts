@@ -72,7 +72,8 @@ function paramLine(line: string, params: Map<string, string>, positional: string
   } else positional.push(s);
 }
 
-const TAIL_CLOSER = /^(.*?\S.*?)[ \t]*(\{\{[ \t]*\/[ \t]*([a-zA-Z][a-zA-Z0-9_-]*)[ \t]*\}\})[ \t]*$/;
+/** A closer at the end of a line (tested on the line from its last `{{`). */
+const TAIL_CLOSER = /^\{\{[ \t]*\/[ \t]*([a-zA-Z][a-zA-Z0-9_-]*)[ \t]*\}\}[ \t]*$/;
 const HEAD_OPENER = /^( {0,3}\{\{[ \t]*([a-zA-Z][a-zA-Z0-9_-]*)(?:[ \t][^}]*)?\}\})[ \t]*(\S.*)$/;
 
 /**
@@ -97,12 +98,13 @@ function normalise(source: string): string[] {
     }
     let rest = line;
     let closer: string | null = null;
-    const tail = CLOSER.test(rest) ? null : TAIL_CLOSER.exec(rest);
-    if (tail && KNOWN.has(tail[3]!.toLowerCase())) {
-      rest = tail[1]!;
-      closer = tail[2]!;
+    const at = line.lastIndexOf('{{');
+    const tail = at > 0 && line.slice(0, at).trim() && !CLOSER.test(line) ? TAIL_CLOSER.exec(line.slice(at)) : null;
+    if (tail && KNOWN.has(tail[1]!.toLowerCase())) {
+      rest = line.slice(0, at).trimEnd();
+      closer = tail[0].trim();
     }
-    const head = HEAD_OPENER.exec(rest);
+    const head = rest.trimStart().startsWith('{{') ? HEAD_OPENER.exec(rest) : null;
     if (head && KNOWN.has(head[2]!.toLowerCase())) out.push(`${head[1]}\n`, `${head[3]}\n`);
     else if (closer) out.push(`${rest}\n`);
     else {
@@ -484,7 +486,7 @@ export function renderSections(nodes: SectionNode[], ctx: SectionContext, markdo
         const bio = override !== undefined && override.trim() ? override : truthy(b.params.get('include bio'), true) ? p?.bio?.trim() : undefined;
         const pic = !truthy(b.params.get('include picture') ?? b.params.get('include pciture'), true)
           ? ''
-          : p?.picture
+          : p?.picture && /^(https?:\/\/|\/(?!\/))/.test(p.picture)
             ? `<img${attrs(['sb-author-img'])} src="${escapeHtml(p.picture)}" alt="">`
             : `<span${attrs(['sb-author-pic'])}>${escapeHtml(name.slice(0, 1).toUpperCase())}</span>`;
         return (

@@ -78,6 +78,22 @@ describe('grammar', () => {
     noBraces(r.html);
   });
 
+  it('the grammar is linear: 2 MiB of hostile lines parse quickly', () => {
+    const inputs = [
+      `{{ callout\n  ${'a '.repeat(1 << 20)}\n}}\n`,
+      '{{ '.repeat(700_000),
+      'x {{ /callout }}\n'.repeat(120_000),
+      '{{ callout }} x\n'.repeat(120_000),
+      '{{ mystery }}\n'.repeat(140_000) + '{{ /mystery }}',
+      `a${' '.repeat(1 << 21)}b {{ /callout }}`,
+    ];
+    for (const src of inputs) {
+      const t0 = Date.now();
+      parseSections(src);
+      expect(Date.now() - t0, src.slice(0, 20)).toBeLessThan(3000);
+    }
+  });
+
   it('references: attachment and author blocks are gathered for the loaders', () => {
     const tree = parseSections('{{ author\n  username: @Bob\n}}\n{{ /author }}\n{{ attachment\n  ref: /u/bob/d/report\n}}\n{{ /attachment }}\n{{ author\n  bob\n}}\n{{ /author }}');
     expect(sectionRefs(tree)).toEqual({ authors: ['bob'], attachments: [{ user: 'bob', doc: 'report' }] });

@@ -4,19 +4,25 @@
  * everything it embeds (referenced assets by their etag).
  */
 import { sha256Hex } from '../core/crypto';
-import { renderMarkdown, type VarView } from '../render/markdown';
+import { renderMarkdown, type RenderedMarkdown, type VarView } from '../render/markdown';
+import type { AuthorProfile } from '../render/sections';
+import { authorProfiles } from '../render/sections-data';
 import { resolveVars, type VarScope } from '../render/source';
 import { resolveTheme } from '../render/themes';
 import { DEFAULT_SIZE, SIZES } from './rules';
 
 export interface Composed {
   subject: string;
-  /** Body HTML without the per-recipient footer. */
+  /** Body HTML without the per-recipient footer (and without the preview text). */
   body: string;
+  /** Inbox preview text from `preview` blocks: a hidden preheader in the HTML part, absent from the text part. */
+  preview: string;
   text: string;
   theme: string;
   width: number;
   replyTo: string;
+  /** Documents the content's `attachment` blocks name: attached as PDFs at delivery (attach.ts). */
+  documents: RenderedMarkdown['attachments'];
   /** Asset names the content refers to (`assets/<name>`), embedded as cid: parts. */
   assets: string[];
   /** Threshold colours of the variables the content shows, by CSS class. */
@@ -33,10 +39,17 @@ export interface ResolvedVars {
 const PLACEHOLDER = './assets-cid/';
 const PLACED = /(src|href)="\.\/assets-cid\/([a-z0-9][a-z0-9-]*(?:\.[a-z0-9]+)?)"/g;
 
-export function composeMail(values: Map<string, string>, fallbackSubject: string, resolved?: ResolvedVars): Composed {
+/** What section blocks show in a mail: author profiles (sections-data.ts) and the origin of document links. */
+export interface MailSections {
+  profiles?: Map<string, AuthorProfile>;
+  origin?: string;
+}
+
+export function composeMail(values: Map<string, string>, fallbackSubject: string, resolved?: ResolvedVars, sections: MailSections = {}): Composed {
   const assets = new Set<string>();
   const rendered = renderMarkdown(values.get('content') ?? '', {
     ...(resolved ? { vars: resolved.vars } : {}),
+    sections: { target: 'mail', ...sections },
     asset: (name) => {
       assets.add(name);
       return `${PLACEHOLDER}${name}`;
@@ -47,6 +60,8 @@ export function composeMail(values: Map<string, string>, fallbackSubject: string
   return {
     subject: (values.get('config/subject') || values.get('name') || fallbackSubject).replace(/[\r\n]+/g, ' '),
     body,
+    preview: rendered.preview,
+    documents: rendered.attachments,
     text: rendered.text,
     theme: values.get('config/theme') || 'default',
     width: SIZES[size] ?? SIZES[DEFAULT_SIZE]!,
@@ -61,7 +76,16 @@ export function composeMail(values: Map<string, string>, fallbackSubject: string
  * what the rate window hashes (a changed value changes the content).
  */
 export async function composeStored(scope: VarScope, values: Map<string, string>): Promise<Composed> {
-  return composeMail(values, scope.resource.name, await resolveVars(scope, values.get('content') ?? ''));
+  const content = values.get('content') ?? '';
+  const [resolved, profiles] = await Promise.all([resolveVars(scope, content), authorProfiles(scope.db, scope.owner, content)]);
+  return composeMail(values, scope.resource.name, resolved, { profiles, origin: scope.env.PUBLIC_ORIGIN });
+}
+
+/** The hidden preheader: inbox previews show it, the opened message does not. */
+function preheader(preview: string): string {
+  if (!preview) return '';
+  // Trailing zero-width joiners keep clients from filling the preview with body text.
+  return `<div class="preheader" style="display:none;font-size:1px;line-height:1px;max-height:0;max-width:0;opacity:0;overflow:hidden;mso-hide:all">${esc(preview)}${'&#8204;&nbsp;'.repeat(30)}</div>`;
 }
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -74,6 +98,7 @@ export function personalise(c: Composed, unsubscribe: string): { html: string; t
     (c.varColors.length ? `<style>${c.varColors.map(([cls, color]) => `.${cls}{color:${esc(color)}}`).join('')}</style>` : '') +
     `</head>` +
     `<body style="margin:0;padding:0;background:${esc(t.desk)}">` +
+    preheader(c.preview) +
     `<div class="mail theme-${esc(c.theme)}" style="max-width:${c.width}px;margin:0 auto;padding:24px;background:${esc(t.bg)};color:${esc(t.fg)};font-family:${esc(t.font)};line-height:1.5">${c.body}</div>` +
     `<p style="max-width:${c.width}px;margin:8px auto;font-size:12px;font-family:${esc(t.font)};color:${esc(t.muted)}">` +
     `You receive this e-mail because you are on its recipient list. <a href="${esc(unsubscribe)}">Unsubscribe</a></p>` +
@@ -84,5 +109,5 @@ export function personalise(c: Composed, unsubscribe: string): { html: string; t
 
 /** The content key: the same rendered message with the same embedded assets hashes the same. */
 export async function contentKey(c: Composed, assetTags: string[]): Promise<string> {
-  return sha256Hex(JSON.stringify([c.subject, c.body, c.text, c.theme, c.width, c.replyTo, c.varColors, assetTags]));
+  return sha256Hex(JSON.stringify([c.subject, c.body, c.text, c.theme, c.width, c.replyTo, c.varColors, assetTags, ...(c.preview ? [c.preview] : [])]));
 }

@@ -13,6 +13,7 @@ import { appendLog, logInsert } from '../core/log';
 import { deliver, type Attachment, type OutboundMail } from '../core/mailer';
 import { resources, users, type Resource, type User } from '../db/schema';
 import { getAsset } from './assets';
+import { documentAttachments } from './attach';
 import { composeStored, personalise, type Composed } from './compose';
 import { planOf, resolveStoredRecipients } from './recipients';
 import { normaliseAddress, runStatus, type SendAction, type Tally } from './rules';
@@ -91,6 +92,10 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
     const values = await entryValues(env, entryRows);
     const composed = await composeStored({ env, db, owner, resource }, values);
     const attachments = await embedded(env, resource.id, composed);
+    // Documents of attachment blocks, rendered to PDF (section blocks, attach.ts).
+    const docs = await documentAttachments(env, db, owner, composed.documents);
+    attachments.push(...docs.attachments);
+    for (const p of docs.problems) await log(db, resource.id, `send ${job.id}: ${p}`, 'warning');
     const { addresses, notes } = await recipientsOf(db, job, owner, caller, values);
     for (const n of notes) await log(db, resource.id, `send ${job.id}: ${n}`, 'warning');
     tally.recipients = addresses.length;

@@ -4,11 +4,15 @@
  * a line `{{ page }}` that starts a new page (a new slide for `pres`), and variable
  * references `{/u/<user>/d/<doc>/v/<var>}` that render as the variable's formatted value
  * (never inside code). Output HTML is sanitized (xss): no script, no event handlers, no
- * javascript: urls. Pure functions: no I/O. Mail uses `renderMarkdown` for e-mail bodies.
+ * javascript: urls. Section blocks (`{{ callout ... }}` ... `{{ /callout }}`, sections.ts) are
+ * parsed before markdown; their bodies render as markdown, each piece sanitized, inside
+ * wrappers built from validated parameters only. Pure functions: no I/O. Mail uses
+ * `renderMarkdown` for e-mail bodies.
  */
-import { Marked, type MarkedExtension, type Token, type Tokens, type TokensList } from 'marked';
+import { Marked, type MarkedExtension, type Tokens, type TokensList } from 'marked';
 import * as xssModule from 'xss';
 import { parse as parseYaml } from 'yaml';
+import { parseSections, renderSections, type RenderedSections, type SectionContext, type TextNode } from './sections';
 
 export interface RenderedMarkdown {
   /** Sanitized HTML of the whole document (pages one after the other). */
@@ -21,6 +25,14 @@ export interface RenderedMarkdown {
   pageTexts: string[];
   /** Front matter fields (title, author, date, subtitle, theme) that were given. */
   meta: Record<string, string>;
+  /** CSS rules of the section blocks' generated classes (documents: into the page's style element). */
+  css: string[];
+  /** Plain text of the `preview` blocks (e-mail: the inbox preview; empty for documents). */
+  preview: string;
+  /** Documents named by `attachment` blocks (e-mail only). */
+  attachments: RenderedSections['attachments'];
+  /** Whether the content has section blocks (their CSS is then needed). */
+  sectionBlocks: boolean;
 }
 
 /** A variable reference `{/u/<user>/d/<doc>/v/<var>}` found in content. */
@@ -46,6 +58,8 @@ export interface RenderOptions {
   vars?: Map<string, VarView>;
   /** Maps an asset name (from `assets/<name>` references) to the url to use, or null to leave it. */
   asset?: (name: string) => string | null;
+  /** How section blocks render (default: for a document, usernames only in author blocks). */
+  sections?: SectionContext;
 }
 
 export const META_KEYS = ['title', 'author', 'date', 'subtitle', 'theme'] as const;
@@ -129,6 +143,11 @@ function extensions(opts: RenderOptions): MarkedExtension {
 
 function lex(body: string, opts: RenderOptions): { marked: Marked; tokens: TokensList } {
   const marked = new Marked(extensions(opts));
+  return { marked, tokens: lexPiece(marked, body, opts) };
+}
+
+/** Lexes one markdown piece, pointing `assets/<name>` references at their urls. */
+function lexPiece(marked: Marked, body: string, opts: RenderOptions): TokensList {
   const tokens = marked.lexer(body);
   if (opts.asset) {
     const asset = opts.asset;
@@ -138,7 +157,7 @@ function lex(body: string, opts: RenderOptions): { marked: Marked; tokens: Token
       if (m) t.href = asset(m[1]!) ?? t.href;
     });
   }
-  return { marked, tokens };
+  return tokens;
 }
 
 /** Every variable reference outside code, in order of appearance (duplicates removed). */
@@ -223,16 +242,41 @@ export function htmlToText(html: string): string {
 /** Renders the platform's markdown to sanitized HTML, page by page. */
 export function renderMarkdown(source: string, opts: RenderOptions = {}): RenderedMarkdown {
   const { meta, body } = splitFrontMatter(source);
-  const { marked, tokens } = lex(body, opts);
-  const groups: Token[][] = [[]];
-  for (const t of tokens) {
-    if (t.type === 'pagebreak') groups.push([]);
-    else groups.at(-1)!.push(t);
-  }
-  const pages = groups.map((g) => {
-    const list = Object.assign(g, { links: tokens.links }) as TokensList;
-    return sanitizeHtml(marked.parser(list));
-  });
+  const tree = parseSections(body);
+  // Every markdown piece is lexed first, so that reference links resolve across pieces.
+  const marked = new Marked(extensions(opts));
+  const lexed = new Map<TextNode, TokensList>();
+  const links: TokensList['links'] = {};
+  const collect = (ns: typeof tree, raw: boolean) => {
+    for (const n of ns) {
+      if (n.type === 'text' && !raw) {
+        const tokens = lexPiece(marked, n.text, opts);
+        for (const [k, v] of Object.entries(tokens.links)) if (!(k in links)) links[k] = v;
+        lexed.set(n, tokens);
+      } else if (n.type === 'block') collect(n.children, n.kind === 'html');
+    }
+  };
+  collect(tree, false);
+  const sections = renderSections(
+    tree,
+    opts.sections ?? { target: 'document' },
+    (n) => {
+      const tokens = lexed.get(n);
+      return tokens ? sanitizeHtml(marked.parser(Object.assign(tokens, { links }))) : '';
+    },
+    sanitizeHtml,
+  );
+  const pages = sections.pages;
   const pageTexts = pages.map(htmlToText);
-  return { html: pages.join('\n'), pages, text: pageTexts.filter(Boolean).join('\n\n'), pageTexts, meta };
+  return {
+    html: pages.join('\n'),
+    pages,
+    text: pageTexts.filter(Boolean).join('\n\n'),
+    pageTexts,
+    meta,
+    css: sections.css,
+    preview: htmlToText(sections.preview).replace(/\s+/g, ' ').trim(),
+    attachments: sections.attachments,
+    sectionBlocks: sections.used,
+  };
 }

@@ -5,6 +5,7 @@
  * its hash). Pure apart from WebCrypto hashing.
  */
 import { escapeHtml, renderMarkdown, splitFrontMatter, type RenderedMarkdown, type VarView } from './markdown';
+import { sectionsCss, type AuthorProfile } from './sections';
 import { layoutCss, ORG_THEME, pageSizeCss, resolveTheme, resolveType, themeCss, type DocType, type Theme } from './themes';
 
 export interface PageInput {
@@ -21,6 +22,8 @@ export interface PageInput {
   varColors: Map<string, string>;
   /** Url for an asset name, or null to leave the reference as written. */
   asset: (name: string) => string | null;
+  /** Profiles author blocks may show, by username (sections-data.ts authorProfiles). */
+  profiles?: Map<string, AuthorProfile>;
 }
 
 export interface BuiltPage {
@@ -97,7 +100,7 @@ export function effectiveTheme(configTheme: string, content: string): string {
 }
 
 export async function buildPage(input: PageInput): Promise<BuiltPage> {
-  const markdown = renderMarkdown(input.content, { vars: input.vars, asset: input.asset });
+  const markdown = renderMarkdown(input.content, { vars: input.vars, asset: input.asset, sections: { target: 'document', profiles: input.profiles } });
   const type = resolveType(input.type);
   const requested = requestedTheme(input.theme, markdown.meta);
   const { theme, known } = resolveTheme(requested);
@@ -105,7 +108,8 @@ export async function buildPage(input: PageInput): Promise<BuiltPage> {
     .filter(([, c]) => CSS_COLOR.test(c))
     .map(([cls, c]) => `.${cls}{color:${c}}`)
     .join('');
-  const style = themeCss(theme) + layoutCss(type) + varCss + (input.customCss ? `\n/* custom.css */\n${prepareCustomCss(input.customCss, input.asset)}\n` : '') + pageSizeCss(type);
+  const blockCss = markdown.sectionBlocks ? sectionsCss() + markdown.css.join('') : '';
+  const style = themeCss(theme) + layoutCss(type) + varCss + blockCss + (input.customCss ? `\n/* custom.css */\n${prepareCustomCss(input.customCss, input.asset)}\n` : '') + pageSizeCss(type);
   const hash = await sha256Base64(style);
   const title = markdown.meta.title || input.title;
   const sections = markdown.pages

@@ -17,6 +17,7 @@ import { formatVar, readVars, varsFromEntries, type DocVar } from '../docs/vars'
 import { assetRefs, varRefs, type VarView } from './markdown';
 import { toBase64 } from './outputs';
 import { buildPage, type BuiltPage } from './page';
+import { authorProfiles } from './sections-data';
 
 /** Asset names custom CSS refers to with url(assets/<name>). */
 export function cssAssetRefs(css: string): string[] {
@@ -134,7 +135,7 @@ export async function documentPages(api: Api, rc: ResourceCtx): Promise<PageBuil
   const e = await readEntries(rc.env, rc.db, rc.resource.id);
   const content = e.get('content') ?? '';
   const customCss = e.get('config/custom/custom.css') ?? '';
-  const { vars, colors } = await resolveVars(rc, content, varsFromEntries(e));
+  const [{ vars, colors }, profiles] = await Promise.all([resolveVars(rc, content, varsFromEntries(e)), authorProfiles(rc.db, rc.owner, content)]);
   const names = [...new Set([...assetRefs(content), ...cssAssetRefs(customCss)])];
   const build = (asset: (name: string) => string | null) =>
     buildPage({
@@ -146,6 +147,7 @@ export async function documentPages(api: Api, rc: ResourceCtx): Promise<PageBuil
       vars,
       varColors: colors,
       asset,
+      profiles,
     });
   return async (mode) => {
     if (mode === 'link') return build((name) => assetPath(rc.owner.username, rc.resource.name, name));

@@ -130,6 +130,36 @@ describe('PPTX (LibreOffice)', () => {
   });
 });
 
+describe('section blocks (pdftotext, PPTX notes)', () => {
+  it('PDF and PPTX show the rendered blocks (callout title, paragraph, author, attachment link, vis placeholder) and no block syntax', async () => {
+    const u = await makeUser();
+    const content = [
+      '# Blocks',
+      '{{ preview }}\nHidden preview words\n{{ /preview }}',
+      '{{ callout\n  type: success\n  desc: Quarter closed\n  p: a2\n}}\nCallout body words.\n{{ /callout }}',
+      '{{ paragraph\n  font size: xl\n  font style: i\n}}\nParagraph words.\n{{ /paragraph }}',
+      `{{ author\n  username: ${u.username}\n  override bio: Bio words\n}}\n{{ /author }}`,
+      `{{ attachment\n  ref: /u/${u.username}/d/other\n  name: Other report\n}}\n{{ /attachment }}`,
+      `{{ vis\n  ref: /u/${u.username}/p/chart\n}}\n{{ /vis }}`,
+      '{{ page\n  title: next\n}}',
+      '{{ mystery }}\nSecond page words.\n{{ /mystery }}',
+    ].join('\n\n');
+    const path = await makeDoc(u, 'blocks', content);
+    const text = await pdfText(await download(u, `${path}/files/doc.pdf`, 'blocks.pdf'));
+    for (const w of ['Quarter closed', 'Callout body words.', 'Paragraph words.', u.username, 'Bio words', 'Other report', `/u/${u.username}/p/chart`, 'Second page words.']) expect(text).toContain(w);
+    expect(text).not.toContain('Hidden preview words');
+    expect(text).not.toMatch(/\{\{|\}\}/);
+    const zip = unzipSync(new Uint8Array(await (await http('GET', `${path}/files/doc.pptx`, { token: u.token })).arrayBuffer()));
+    const notes = Object.keys(zip)
+      .filter((k) => /^ppt\/notesSlides\/notesSlide\d+\.xml$/.test(k))
+      .map((k) => Buffer.from(zip[k]!).toString())
+      .join(' ');
+    expect(notes).toContain('Quarter closed');
+    expect(notes).toContain('Second page words.');
+    expect(notes).not.toMatch(/\{\{|\}\}/);
+  });
+});
+
 describe('pages and slides agree (pdfinfo, pdftotext, LibreOffice)', () => {
   it('a long doc without page markers: PDF pages = PPTX slides > 1, each slide notes the text of its PDF page, LibreOffice converts it', async () => {
     const u = await makeUser();

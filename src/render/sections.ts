@@ -1,0 +1,535 @@
+/**
+ * Section blocks in content (documents and e-mails), client-contract.md "Section blocks":
+ *
+ *     {{ callout
+ *       type: warning
+ *       desc: Heads up
+ *     }}
+ *     markdown body
+ *     {{ /callout }}
+ *
+ * A block opens with `{{ <kind>` (anything after the kind on that line is a parameter
+ * line), then indented parameter lines `key: value` (a line without `key:` is
+ * positional: the username of `author`, the reference of `attachment` and `vis`), then
+ * `}}`; it holds markdown and closes with `{{ /<kind> }}`. `{{ page ... }}` stands alone.
+ *
+ * Pure functions: `parseSections` (the grammar, line based, fenced-code aware, to a tree)
+ * and `renderSections` (the tree to HTML, given a renderer for the markdown pieces).
+ * Degrading rules: a known block without its closer ends with its parent (or the
+ * content); a header without `}}` ends at the first unindented or blank line; a stray
+ * closer of a known kind is dropped; a block of an unknown kind renders its body (and is
+ * only a block when its closer follows, else its lines stay text); `{{ page }}` inside a
+ * block is dropped. So no line of a known block's syntax reaches a reader.
+ *
+ * Styles come only from fixed tables and strictly validated colours (never raw CSS):
+ * inline `style` attributes for e-mail, generated classes (collected into `css`) for
+ * documents, whose Content-Security-Policy forbids style attributes.
+ */
+const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+export const SECTION_KINDS = ['callout', 'preview', 'paragraph', 'author', 'attachment', 'html', 'vis', 'page'] as const;
+export type SectionKind = (typeof SECTION_KINDS)[number];
+
+export interface TextNode {
+  type: 'text';
+  /** Markdown (raw HTML for the text directly inside an `html` block). */
+  text: string;
+}
+export interface BlockNode {
+  type: 'block';
+  /** Lower-case kind as written. */
+  kind: string;
+  known: boolean;
+  /** `key: value` parameters; keys lower-case, `_` and runs of spaces as one space. */
+  params: Map<string, string>;
+  /** Parameter lines without a key, in order. */
+  positional: string[];
+  children: SectionNode[];
+}
+export interface PageNode {
+  type: 'page';
+  params: Map<string, string>;
+}
+export type SectionNode = TextNode | BlockNode | PageNode;
+
+const KNOWN = new Set<string>(SECTION_KINDS);
+/** Deepest nesting of blocks; an opener deeper than this is dropped (its body stays). */
+export const MAX_DEPTH = 16;
+/** Longest header (parameter lines) of one block. */
+const MAX_HEADER_LINES = 64;
+
+const OPENER = /^ {0,3}\{\{[ \t]*([a-zA-Z][a-zA-Z0-9_-]*)(.*)$/;
+const CLOSER = /^ {0,3}\{\{[ \t]*\/[ \t]*([a-zA-Z][a-zA-Z0-9_-]*)[ \t]*\}\}[ \t]*$/;
+const FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+
+function paramLine(line: string, params: Map<string, string>, positional: string[]): void {
+  const s = line.trim();
+  if (!s) return;
+  const m = /^([a-zA-Z][a-zA-Z0-9_ -]*?)[ \t]*:[ \t]*(.*)$/.exec(s);
+  if (m && !m[2]!.startsWith('//')) {
+    const key = m[1]!.toLowerCase().replace(/[_ \t]+/g, ' ');
+    if (!params.has(key)) params.set(key, m[2]!.trim());
+  } else positional.push(s);
+}
+
+/** A closer at the end of a line (tested on the line from its last `{{`). */
+const TAIL_CLOSER = /^\{\{[ \t]*\/[ \t]*([a-zA-Z][a-zA-Z0-9_-]*)[ \t]*\}\}[ \t]*$/;
+const HEAD_OPENER = /^( {0,3}\{\{[ \t]*([a-zA-Z][a-zA-Z0-9_-]*)(?:[ \t][^}]*)?\}\})[ \t]*(\S.*)$/;
+
+/**
+ * Lines split so that the syntax of known blocks stands on lines of its own:
+ * `{{ callout }} text` and `text {{ /callout }}` (outside fenced code). One pass.
+ */
+function normalise(source: string): string[] {
+  const out: string[] = [];
+  let fence: { char: string; len: number } | null = null;
+  for (const raw of source.split(/(?<=\n)/)) {
+    const line = raw.replace(/\r?\n$/, '');
+    const f = FENCE.exec(line);
+    if (fence) {
+      if (f && f[1]![0] === fence.char && f[1]!.length >= fence.len && !f[2]!.trim()) fence = null;
+      out.push(raw);
+      continue;
+    }
+    if (f && !(f[1]![0] === '`' && f[2]!.includes('`'))) {
+      fence = { char: f[1]![0]!, len: f[1]!.length };
+      out.push(raw);
+      continue;
+    }
+    let rest = line;
+    let closer: string | null = null;
+    const at = line.lastIndexOf('{{');
+    const tail = at > 0 && line.slice(0, at).trim() && !CLOSER.test(line) ? TAIL_CLOSER.exec(line.slice(at)) : null;
+    if (tail && KNOWN.has(tail[1]!.toLowerCase())) {
+      rest = line.slice(0, at).trimEnd();
+      closer = tail[0].trim();
+    }
+    const head = rest.trimStart().startsWith('{{') ? HEAD_OPENER.exec(rest) : null;
+    if (head && KNOWN.has(head[2]!.toLowerCase())) out.push(`${head[1]}\n`, `${head[3]}\n`);
+    else if (closer) out.push(`${rest}\n`);
+    else {
+      out.push(raw);
+      continue;
+    }
+    if (closer) out.push(`${closer}\n`);
+  }
+  return out;
+}
+
+/** Parses content (front matter already split off) into text, blocks and page breaks. */
+export function parseSections(source: string): SectionNode[] {
+  const lines = normalise(source);
+  // Last line index of a closer, by kind: an unknown kind is a block only when one follows.
+  const lastCloser = new Map<string, number>();
+  lines.forEach((l, i) => {
+    const m = CLOSER.exec(l.replace(/\r?\n$/, ''));
+    if (m) lastCloser.set(m[1]!.toLowerCase(), i);
+  });
+  const root: SectionNode[] = [];
+  const stack: { node: BlockNode; fence: { char: string; len: number } | null }[] = [];
+  let rootFence: { char: string; len: number } | null = null;
+  const children = () => (stack.length ? stack.at(-1)!.node.children : root);
+  const getFence = () => (stack.length ? stack.at(-1)!.fence : rootFence);
+  const setFence = (f: { char: string; len: number } | null) => {
+    if (stack.length) stack.at(-1)!.fence = f;
+    else rootFence = f;
+  };
+  const text = (l: string) => {
+    const c = children();
+    const last = c.at(-1);
+    if (last?.type === 'text') last.text += l;
+    else c.push({ type: 'text', text: l });
+  };
+  const closeAt = (kind: string): boolean => {
+    for (let k = stack.length - 1; k >= 0; k--) {
+      if (stack[k]!.node.kind === kind) {
+        stack.length = k;
+        return true;
+      }
+    }
+    return false;
+  };
+
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i]!;
+    const line = raw.replace(/\r?\n$/, '');
+    const fence = getFence();
+    const closer = CLOSER.exec(line);
+    if (fence) {
+      const f = FENCE.exec(line);
+      if (f && f[1]![0] === fence.char && f[1]!.length >= fence.len && !f[2]!.trim()) {
+        setFence(null);
+        text(raw);
+        continue;
+      }
+      // A closer of an open block ends the code fence left open in its body.
+      if (!(closer && stack.some((s) => s.node.kind === closer[1]!.toLowerCase()))) {
+        text(raw);
+        continue;
+      }
+    }
+    if (closer) {
+      const kind = closer[1]!.toLowerCase();
+      if (closeAt(kind)) continue;
+      if (KNOWN.has(kind)) continue; // a stray closer of a known kind: dropped
+      text(raw);
+      continue;
+    }
+    const f = FENCE.exec(line);
+    if (f && !(f[1]![0] === '`' && f[2]!.includes('`'))) {
+      setFence({ char: f[1]![0]!, len: f[1]!.length });
+      text(raw);
+      continue;
+    }
+    const o = OPENER.exec(line);
+    if (o) {
+      const kind = o[1]!.toLowerCase();
+      let rest = o[2]!;
+      const known = KNOWN.has(kind);
+      const valid = (rest === '' || /^[ \t]|^\}\}/.test(rest)) && (!rest.includes('}}') || /\}\}[ \t]*$/.test(rest)) && rest.indexOf('}}') === rest.lastIndexOf('}}');
+      if (valid && (known || (lastCloser.get(kind) ?? -1) > i)) {
+        const params = new Map<string, string>();
+        const positional: string[] = [];
+        let closed = /\}\}[ \t]*$/.test(rest);
+        if (closed) rest = rest.replace(/\}\}[ \t]*$/, '');
+        paramLine(rest, params, positional);
+        for (let n = 0; !closed && n < MAX_HEADER_LINES && i + 1 < lines.length; n++) {
+          const next = lines[i + 1]!.replace(/\r?\n$/, '');
+          if (/^[ \t]*\}\}[ \t]*$/.test(next)) {
+            i++;
+            closed = true;
+          } else if (/^[ \t]+\S/.test(next) && !/^[ \t]*\{\{/.test(next)) {
+            i++;
+            const end = /\}\}[ \t]*$/.test(next);
+            paramLine(end ? next.replace(/\}\}[ \t]*$/, '') : next, params, positional);
+            closed = end;
+          } else break; // header without `}}`: it ends here, the rest is body
+        }
+        if (kind === 'page') {
+          // A page break only at the top level; inside a block it is dropped.
+          if (!stack.length) root.push({ type: 'page', params });
+          continue;
+        }
+        if (stack.length >= MAX_DEPTH) continue;
+        const node: BlockNode = { type: 'block', kind, known, params, positional, children: [] };
+        children().push(node);
+        stack.push({ node, fence: null });
+        continue;
+      }
+    }
+    text(raw);
+  }
+  return root;
+}
+
+/** A document reference `/u/<user>/d/<doc>` (also `@user~doc`). */
+export interface DocRef {
+  user: string;
+  doc: string;
+}
+export function parseDocRef(ref: string | undefined): DocRef | null {
+  if (!ref) return null;
+  const m = /^(?:https?:\/\/[^/\s]+)?\/u\/([a-z0-9_]{1,64})\/d\/([a-z0-9][a-z0-9_-]{0,127})\/?$/i.exec(ref.trim()) ?? /^@([a-z0-9_]{1,64})~([a-z0-9][a-z0-9_-]{0,127})$/i.exec(ref.trim());
+  return m ? { user: m[1]!.toLowerCase(), doc: m[2]!.toLowerCase() } : null;
+}
+
+const first = (b: BlockNode, key: string): string | undefined => b.params.get(key) ?? b.positional[0];
+
+/** The username an `author` block names (first line, or `username:`), without `@`. */
+export function authorOf(b: BlockNode): string | null {
+  const u = (b.params.get('username') ?? b.positional[0] ?? '').trim().replace(/^@/, '').toLowerCase();
+  return /^[a-z0-9_]{1,64}$/.test(u) ? u : null;
+}
+
+/** What a content's blocks need from storage: the users of author blocks, the documents of attachment blocks. */
+export function sectionRefs(nodes: SectionNode[]): { authors: string[]; attachments: DocRef[] } {
+  const authors = new Set<string>();
+  const attachments = new Map<string, DocRef>();
+  const walk = (ns: SectionNode[]) => {
+    for (const n of ns) {
+      if (n.type !== 'block') continue;
+      if (n.kind === 'author') {
+        const u = authorOf(n);
+        if (u) authors.add(u);
+      } else if (n.kind === 'attachment') {
+        const r = parseDocRef(first(n, 'ref'));
+        if (r) attachments.set(`${r.user}/${r.doc}`, r);
+      }
+      walk(n.children);
+    }
+  };
+  walk(nodes);
+  return { authors: [...authors], attachments: [...attachments.values()] };
+}
+
+// ---------------------------------------------------------------------------------------
+// Rendering
+
+/** A user's profile as an author block shows it (fields the profile lacks are left out). */
+export interface AuthorProfile {
+  username: string;
+  name?: string;
+  bio?: string;
+  /** Url of the user's picture, when they have one. */
+  picture?: string;
+}
+
+export interface SectionContext {
+  /** `mail`: inline styles, preview collected as the preheader, attachments collected. */
+  target: 'document' | 'mail';
+  /** Profiles the content may show, by username (others render the username only). */
+  profiles?: Map<string, AuthorProfile>;
+  /** Origin for links to documents (e-mail needs absolute urls); empty: site-relative. */
+  origin?: string;
+}
+
+export interface RenderedSections {
+  /** HTML per page (the top level split at `{{ page }}`). */
+  pages: string[];
+  /** CSS rules of the block classes (documents). */
+  css: string[];
+  /** HTML of the `preview` blocks (e-mail only; documents ignore them). */
+  preview: string;
+  /** Documents `attachment` blocks name (format pdf), with the file name to give them. */
+  attachments: (DocRef & { name: string; format: string })[];
+  /** Whether any known block rendered (documents then need `sectionsCss`). */
+  used: boolean;
+}
+
+type Decl = [prop: string, value: string];
+
+/** Colours: `#rgb`, `#rgba`, `#rrggbb`, `#rrggbbaa` or a plain name (letters only). */
+export const COLOR = /^(#[0-9a-fA-F]{3,4}|#[0-9a-fA-F]{6}|#[0-9a-fA-F]{8}|[a-zA-Z]{3,30})$/;
+const SPACING = ['0', '4px', '8px', '16px', '24px', '32px'];
+const SIDES: Record<string, string[]> = { l: ['left'], r: ['right'], t: ['top'], b: ['bottom'], x: ['left', 'right'], y: ['top', 'bottom'], a: ['top', 'right', 'bottom', 'left'] };
+
+/** The items of a list parameter: `[l1, t2 red]`, `l1, t2` or one item. */
+function listItems(v: string): string[] {
+  return v
+    .replace(/^\s*\[|\]\s*$/g, '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function colorOf(v: string | undefined): string | null {
+  const c = v?.trim().split(/\s+/)[0];
+  return c && COLOR.test(c) ? c : null;
+}
+
+/** Declarations of the common parameters: padding/p, margin/m, border/b, fg, bg. Invalid items are ignored. */
+export function commonDecls(params: Map<string, string>): Decl[] {
+  const out: Decl[] = [];
+  const spacing = (prop: 'padding' | 'margin', v: string | undefined) => {
+    for (const item of listItems(v ?? '')) {
+      const m = /^([lrtbxya])([0-5])?$/.exec(item);
+      if (!m) continue;
+      for (const side of SIDES[m[1]!]!) out.push([`${prop}-${side}`, SPACING[Number(m[2] ?? 1)]!]);
+    }
+  };
+  spacing('padding', params.get('padding') ?? params.get('p'));
+  spacing('margin', params.get('margin') ?? params.get('m'));
+  for (const item of listItems(params.get('border') ?? params.get('borders') ?? params.get('b') ?? '')) {
+    const [ds, ...colors] = item.split(/\s+/);
+    const m = /^([lrtbxya])([0-5])?$/.exec(ds ?? '');
+    if (!m) continue;
+    const color = colorOf(colors[0]) ?? 'currentColor';
+    const size = Number(m[2] ?? 1);
+    for (const side of SIDES[m[1]!]!) out.push([`border-${side}`, size ? `${size}px solid ${color}` : '0']);
+  }
+  const fg = colorOf(params.get('fg') ?? params.get('foreground'));
+  if (fg) out.push(['color', fg]);
+  const bg = colorOf(params.get('bg') ?? params.get('background'));
+  if (bg) out.push(['background-color', bg]);
+  return out;
+}
+
+export const CALLOUT_TYPES = ['info', 'warning', 'error', 'success'] as const;
+export type CalloutType = (typeof CALLOUT_TYPES)[number];
+const CALLOUT_ALIASES: Record<string, CalloutType> = { info: 'info', warn: 'warning', warning: 'warning', err: 'error', error: 'error', alert: 'error', ok: 'success', success: 'success' };
+/** Icon, accent and fill of each callout type (the same in documents and e-mail). */
+export const CALLOUT_STYLE: Record<CalloutType, { icon: string; accent: string; fill: string }> = {
+  info: { icon: 'ℹ', accent: '#0969da', fill: '#ddf4ff' },
+  warning: { icon: '⚠', accent: '#9a6700', fill: '#fff8c5' },
+  error: { icon: '✖', accent: '#cf222e', fill: '#ffebe9' },
+  success: { icon: '✔', accent: '#1a7f37', fill: '#dafbe1' },
+};
+export function calloutType(v: string | undefined): CalloutType {
+  return CALLOUT_ALIASES[(v ?? '').trim().toLowerCase()] ?? 'info';
+}
+
+const FONT_SIZES: Record<string, string> = { xs: '0.75em', s: '0.875em', m: '1em', l: '1.25em', xl: '1.5em' };
+const FONT_STYLES: Record<string, Decl> = { r: ['font-style', 'normal'], regular: ['font-style', 'normal'], b: ['font-weight', '700'], bold: ['font-weight', '700'], i: ['font-style', 'italic'], italic: ['font-style', 'italic'] };
+
+const truthy = (v: string | undefined, dflt: boolean) => (v === undefined || v.trim() === '' ? dflt : /^(true|yes|1|on)$/i.test(v.trim()));
+
+/** Base styles of the block parts, for e-mail (documents get the same from `SECTIONS_CSS` classes). */
+function mailBase(cls: string, callout?: CalloutType): Decl[] {
+  const c = callout ? CALLOUT_STYLE[callout] : undefined;
+  switch (cls) {
+    case 'sb-callout':
+      return [
+        ['margin', '1em 0'],
+        ['padding', '12px 16px'],
+        ['border-radius', '6px'],
+        ['border-left', `4px solid ${c!.accent}`],
+        ['background-color', c!.fill],
+        ['color', '#1f2328'],
+      ];
+    case 'sb-callout-head':
+      return [['font-weight', '700'], ['margin-bottom', '4px'], ['color', c!.accent]];
+    case 'sb-author':
+      return [['margin', '1em 0'], ['display', 'flex'], ['align-items', 'center']];
+    case 'sb-author-pic':
+      return [['display', 'inline-block'], ['width', '40px'], ['height', '40px'], ['line-height', '40px'], ['border-radius', '50%'], ['text-align', 'center'], ['background-color', '#d1d9e0'], ['color', '#1f2328'], ['font-weight', '700'], ['margin-right', '12px'], ['flex', 'none']];
+    case 'sb-author-img':
+      return [['width', '40px'], ['height', '40px'], ['border-radius', '50%'], ['margin-right', '12px']];
+    case 'sb-author-bio':
+      return [['color', '#59636e'], ['margin', '0']];
+    case 'sb-box':
+      return [['margin', '1em 0'], ['padding', '12px 16px'], ['border', '1px dashed #8c959f'], ['border-radius', '6px']];
+    default:
+      return [];
+  }
+}
+
+/** CSS of the block classes in documents (uses the theme's variables). */
+export function sectionsCss(): string {
+  const callouts = CALLOUT_TYPES.map((t) => {
+    const s = CALLOUT_STYLE[t];
+    return `.sb-callout-${t}{border-left:4px solid ${s.accent};background:${s.fill};color:#1f2328}.sb-callout-${t} .sb-callout-head{color:${s.accent}}`;
+  }).join('');
+  return (
+    '.sb-callout{margin:1em 0;padding:.75em 1em;border-radius:6px;break-inside:avoid}.sb-callout-head{font-weight:700;margin-bottom:.25em}' +
+    '.sb-callout>.sb-callout-body>:first-child{margin-top:0}.sb-callout>.sb-callout-body>:last-child{margin-bottom:0}' +
+    '.sb-cborder-dashed{border-style:dashed;border-width:1px 1px 1px 4px}.sb-cborder-solid{border-style:solid;border-width:1px 1px 1px 4px}.sb-cborder-none{border:0}' +
+    callouts +
+    '.sb-author{display:flex;align-items:center;gap:.75em;margin:1em 0}.sb-author-pic{display:inline-block;flex:none;width:2.5em;height:2.5em;line-height:2.5em;border-radius:50%;text-align:center;background:var(--border);color:var(--fg);font-weight:700}' +
+    '.sb-author-img{width:2.5em;height:2.5em;border-radius:50%}.sb-author-bio{color:var(--muted);margin:0}.sb-author-name{margin:0}' +
+    '.sb-box{margin:1em 0;padding:.75em 1em;border:1px dashed var(--border);border-radius:6px}' +
+    '.sb-vis{text-align:center;color:var(--muted)}.sb-vis-left{text-align:left}.sb-vis-right{text-align:right}'
+  );
+}
+
+/** The top level split at page breaks (always at least one page). */
+export function splitPages(nodes: SectionNode[]): SectionNode[][] {
+  const pages: SectionNode[][] = [[]];
+  for (const n of nodes) {
+    if (n.type === 'page') pages.push([]);
+    else pages.at(-1)!.push(n);
+  }
+  return pages;
+}
+
+/** Renders a parsed tree page by page. `markdown` turns a markdown piece into sanitized HTML; `html` sanitizes raw HTML. */
+export function renderSections(nodes: SectionNode[], ctx: SectionContext, markdown: (node: TextNode) => string, html: (raw: string) => string): RenderedSections {
+  const css: string[] = [];
+  const previews: string[] = [];
+  const attachments: RenderedSections['attachments'] = [];
+  const mail = ctx.target === 'mail';
+  const styleRule = (decls: Decl[]) => decls.map(([p, v]) => `${p}:${v}`).join(';');
+  /** ` class="..." [style="..."]` for an element with classes, e-mail base styles and extra declarations. */
+  const attrs = (classes: string[], extra: Decl[] = [], callout?: CalloutType): string => {
+    const cls = [...classes];
+    let style = '';
+    if (mail) {
+      const decls = [...classes.flatMap((c) => mailBase(c, callout)), ...extra];
+      if (decls.length) style = ` style="${escapeHtml(styleRule(decls))}"`;
+    } else if (extra.length) {
+      const name = `sb-s${css.length}`;
+      css.push(`.sb.${name}{${styleRule(extra)}}`);
+      cls.push(name);
+    }
+    return ` class="${cls.join(' ')}"${style}`;
+  };
+  const docUrl = (r: DocRef) => `${ctx.origin ?? ''}/u/${r.user}/d/${r.doc}`;
+
+  const render = (ns: SectionNode[], rawText = false): string => ns.map((n) => (n.type === 'text' ? (rawText ? html(n.text) : markdown(n)) : n.type === 'block' ? block(n) : '')).join('\n');
+
+  let used = false;
+  const block = (b: BlockNode): string => {
+    if (b.known) used = true;
+    const common = commonDecls(b.params);
+    switch (b.kind) {
+      case 'callout': {
+        const t = calloutType(b.params.get('type'));
+        const s = CALLOUT_STYLE[t];
+        const desc = b.params.get('desc') ?? b.params.get('title');
+        const border = (b.params.get('cborder') ?? '').trim().toLowerCase();
+        const borderCls = ['dashed', 'solid', 'none'].includes(border) ? [`sb-cborder-${border}`] : [];
+        const borderDecl: Decl[] = mail && borderCls.length ? (border === 'none' ? [['border', '0']] : [['border', `1px ${border} ${s.accent}`], ['border-left-width', '4px']]) : [];
+        return (
+          `<div${attrs(['sb', 'sb-callout', `sb-callout-${t}`, ...borderCls], [...borderDecl, ...common], t)}>` +
+          `<div${attrs(['sb-callout-head'], [], t)}><span class="sb-callout-icon">${s.icon}</span>${desc ? ` <span class="sb-callout-title">${escapeHtml(desc)}</span>` : ''}</div>` +
+          `<div class="sb-callout-body">\n${render(b.children)}\n</div></div>`
+        );
+      }
+      case 'preview': {
+        if (mail) previews.push(render(b.children));
+        return '';
+      }
+      case 'paragraph': {
+        const decls: Decl[] = [];
+        const size = FONT_SIZES[(b.params.get('font size') ?? '').trim().toLowerCase()];
+        if (size) decls.push(['font-size', size]);
+        const style = FONT_STYLES[(b.params.get('font style') ?? '').trim().toLowerCase()];
+        if (style) decls.push(style);
+        return `<div${attrs(['sb', 'sb-paragraph'], [...decls, ...common])}>\n${render(b.children)}\n</div>`;
+      }
+      case 'author': {
+        const username = authorOf(b);
+        const body = render(b.children);
+        if (!username) return body;
+        const p = ctx.profiles?.get(username);
+        const name = p?.name?.trim() || username;
+        const override = b.params.get('override bio');
+        const bio = override !== undefined && override.trim() ? override : truthy(b.params.get('include bio'), true) ? p?.bio?.trim() : undefined;
+        const pic = !truthy(b.params.get('include picture') ?? b.params.get('include pciture'), true)
+          ? ''
+          : p?.picture && /^(https?:\/\/|\/(?!\/))/.test(p.picture)
+            ? `<img${attrs(['sb-author-img'])} src="${escapeHtml(p.picture)}" alt="">`
+            : `<span${attrs(['sb-author-pic'])}>${escapeHtml(name.slice(0, 1).toUpperCase())}</span>`;
+        return (
+          `<div${attrs(['sb', 'sb-author'], common)}>${pic}<div class="sb-author-text">` +
+          `<p${attrs(['sb-author-name'])}><strong>${escapeHtml(name)}</strong>${name !== username ? ` <span class="sb-author-user">@${escapeHtml(username)}</span>` : ''}</p>` +
+          (bio ? `<p${attrs(['sb-author-bio'])}>${escapeHtml(bio)}</p>` : '') +
+          `</div></div>${body ? `\n${body}` : ''}`
+        );
+      }
+      case 'attachment': {
+        const ref = parseDocRef(first(b, 'ref'));
+        const body = render(b.children);
+        if (!ref) return body;
+        const format = (b.params.get('format') ?? 'pdf').trim().toLowerCase() === 'pdf' ? 'pdf' : 'pdf';
+        const name = (b.params.get('name') ?? '').trim() || `${ref.doc}.${format}`;
+        if (mail) attachments.push({ ...ref, name, format });
+        return `<div${attrs(['sb', 'sb-box', 'sb-attachment'], common)}>📎 <a href="${escapeHtml(docUrl(ref))}">${escapeHtml(name)}</a>${body ? `\n${body}` : ''}</div>`;
+      }
+      case 'html':
+        return `<div${attrs(['sb', 'sb-html'], common)}>\n${render(b.children, true)}\n</div>`;
+      case 'vis': {
+        const ref = (first(b, 'ref') ?? '').trim();
+        const align = (b.params.get('align') ?? '').trim().toLowerCase();
+        const alignCls = align === 'left' || align === 'right' ? [`sb-vis-${align}`] : [];
+        const width = /^(100|[1-9]?[0-9])%$/.exec((b.params.get('width') ?? '').trim())?.[0];
+        const title = b.params.get('override title') ?? (truthy(b.params.get('include title'), false) ? ref : undefined);
+        const caption = b.params.get('override caption');
+        const link = truthy(b.params.get('include link'), false) && /^\/[a-z0-9_/~-]+$/i.test(ref) ? `${ctx.origin ?? ''}${ref}` : null;
+        const box = `<div${attrs(['sb-box', 'sb-vis-box'], width ? [['width', width], ['display', 'inline-block']] : [])}>Visual: ${link ? `<a href="${escapeHtml(link)}">${escapeHtml(ref)}</a>` : escapeHtml(ref || 'no reference')}</div>`;
+        return (
+          `<div${attrs(['sb', 'sb-vis', ...alignCls], [...(mail && align ? ([['text-align', align === 'center' ? 'center' : align]] as Decl[]) : []), ...common])}>` +
+          (title ? `<p class="sb-vis-title"><strong>${escapeHtml(title)}</strong></p>` : '') +
+          box +
+          (caption ? `<p class="sb-vis-caption">${escapeHtml(caption)}</p>` : '') +
+          `${render(b.children)}</div>`
+        );
+      }
+      default:
+        // Unknown kinds: the body as plain markdown.
+        return render(b.children);
+    }
+  };
+
+  const pages = splitPages(nodes).map((p) => render(p));
+  return { pages, css, preview: previews.join('\n'), attachments, used };
+}

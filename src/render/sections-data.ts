@@ -15,8 +15,9 @@ export const MAX_AUTHORS = 100;
  * The profile columns an author block shows. The users table has no name or bio yet
  * (migration 0008 adds `users.name` and `users.bio`); then add `name: users.name, bio: users.bio` here.
  */
-const PROFILE_COLUMNS = { username: users.username, profile_public: users.profile_public };
-type ProfileRow = { username: string; profile_public: boolean } & Partial<Record<'name' | 'bio' | 'picture', string | null>>;
+const PROFILE_COLUMNS = { username: users.username, profile_public: users.profile_public, name: users.name, bio: users.bio };
+/** Accounts have no picture column: the block shows a letter badge. */
+type ProfileRow = { username: string; profile_public: boolean; name: string; bio: string; picture?: string | null };
 
 /**
  * Profiles the author blocks of `content` may show: users with a public profile, and the

@@ -36,6 +36,23 @@ async function sender(fields: Record<string, unknown> = {}): Promise<TestUser & 
 }
 
 describe('section blocks in documents', () => {
+  it('an author block shows the profile name and bio the user set at admin/profile/name and bio', async () => {
+    const u = await makeUser();
+    const writer = await makeUser({ profile_public: true });
+    expect((await call('POST', '/v1/admin/profile/name', { token: writer.token, text: 'Ada Lovelace' })).status).toBe(204);
+    expect((await call('POST', '/v1/admin/profile/bio', { token: writer.token, text: 'Counts <things>' })).status).toBe(204);
+    const path = '/v1/vis/docs/byline';
+    expect((await call('PUT', path, { token: u.token })).status).toBe(201);
+    const content = `{{ author\n  ${writer.username}\n  include bio: true\n}}\n{{ /author }}`;
+    expect((await call('POST', `${path}/content`, { token: u.token, text: content })).status).toBe(204);
+    const html = await (await call('GET', `/u/${u.username}/d/byline`, { token: u.token })).text();
+    const body = html.slice(html.indexOf('<body'));
+    noSyntax(body);
+    expect(body).toContain('<strong>Ada Lovelace</strong>');
+    expect(body).toContain(`@${writer.username}`);
+    expect(body).toContain('Counts &lt;things&gt;');
+  });
+
   it('the canonical page renders each kind; preview is ignored; no block syntax reaches the reader', async () => {
     const u = await makeUser();
     const other = await makeUser({ profile_public: true });

@@ -31,11 +31,6 @@ export interface Item {
   shares: ShareRow[];
   /** The caller's tags on it (when wanted). */
   tags: TagRow[];
-  /**
-   * Listed because it is shared with a group the caller is inside of (possibly through
-   * org oversight), not because the caller may read it: reads beyond the listing check access.
-   */
-  viaGroup?: boolean;
 }
 
 export interface ListArgs {

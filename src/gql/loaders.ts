@@ -6,11 +6,12 @@
  * (`json_each`): D1 binds at most 100 per statement.
  */
 import DataLoader from 'dataloader';
-import { and, asc, eq, like, or, sql } from 'drizzle-orm';
+import { and, asc, eq, like, or } from 'drizzle-orm';
 import type { Db } from '../core/context';
 import { readableThroughShare } from '../core/resources';
 import { groups, members, resources, users, type Group, type ResourceKindName, type Role, type User } from '../db/schema';
 import { groupEntries } from '../groups/schema';
+import { readableSharedWith } from '../groups/shared-items';
 import { optionsOf, shapeGroups, type GqlGroup } from './groups';
 import { selectItems, shapeItems, type Item, type Want } from './items';
 import { jobStatsLoader } from './job-stats';
@@ -90,8 +91,8 @@ export function makeLoaders(db: Db, caller: User | null, env: Env) {
     return byKey(ids, rows, (r) => [r.id]).map((rs) => new Set(rs.map((r) => r.path.slice('options/'.length))));
   });
 
-  // Items of a kind by owner (what the caller may read: own, or through a share), and by
-  // the group they are shared with: one statement per kind and execution tick.
+  // Items of a kind by owner, and by the group they are shared with (in both, what the
+  // caller may read: own, or through a share): one statement per kind and execution tick.
   const perKind = <V>(make: (kind: ResourceKindName) => DataLoader<number, V>) => {
     const made = new Map<ResourceKindName, DataLoader<number, V>>();
     return (kind: ResourceKindName) => made.get(kind) ?? made.set(kind, make(kind)).get(kind)!;
@@ -107,8 +108,9 @@ export function makeLoaders(db: Db, caller: User | null, env: Env) {
   const itemsOfGroup = perKind(
     (kind) =>
       new DataLoader(async (groupIds: readonly number[]) => {
-        const where = and(eq(resources.kind, kind), sql`${resources.id} in (select resource_id from shares where ${inJson(sql.raw('group_id'), groupIds)})`)!;
-        const items = (await shapeItems(env, await selectItems(ctx, FULL, where).orderBy(asc(resources.name)))).map((i) => ({ ...i, viaGroup: true }));
+        // Only what the caller can read (REST's GET /v1/o/<group ref>/<kind>, the same condition).
+        const where = readableSharedWith(kind, groupIds, uid);
+        const items = await shapeItems(env, await selectItems(ctx, FULL, where).orderBy(asc(resources.name)));
         return byKey(groupIds, items, (i: Item) => [...new Set(i.shares.map((s) => s.group_id).filter((g): g is number => g !== null))]);
       }),
   );

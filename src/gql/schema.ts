@@ -174,6 +174,7 @@ export const typeDefs = /* GraphQL */ `
     message: String!
     audience: String!
     status: String!
+    "Comments of the topic, replies included."
     num_comments: Int!
     num_likes: Int!
     num_dislikes: Int!
@@ -182,20 +183,24 @@ export const typeDefs = /* GraphQL */ `
     my_reaction: String
     edited: Boolean!
     created: String!
-    "The latest comment's time (the topic's own when it has none)."
+    "The latest comment's time, replies included (the topic's own when it has none)."
     updated: String!
     creator: Author
     mentions: [Mention!]!
+    "Comments on the topic itself (not replies), oldest first."
     comments: [Comment!]!
   }
 
   type Comment {
     comment_id: ID!
+    "The comment id as REST names it: replies go to .../threads/@<user>~<topic>/comments/<slug>/msg."
     slug: String!
     message: String!
+    "0 for a comment on the topic, +1 per reply level."
     depth: Int!
     deleted: Boolean!
     edited: Boolean!
+    "Direct replies."
     num_replies: Int!
     likes: Int!
     dislikes: Int!
@@ -204,6 +209,7 @@ export const typeDefs = /* GraphQL */ `
     updated: String!
     creator: Author
     mentions: [Mention!]!
+    "Direct replies, oldest first (each with its own replies, to any depth)."
     replies: [Comment!]!
   }
 
@@ -326,7 +332,7 @@ export const typeDefs = /* GraphQL */ `
     invited: Invited!
     "An organisation's groups the caller may see ([] for other groups)."
     groups: [Group!]!
-    "Resources shared with the group (members and org oversight; [] otherwise)."
+    "Resources shared with the group that the caller can read (as GET /v1/o/<group ref>/<d|g|m|j>; org oversight reads no items)."
     docs: [Doc!]!
     grids: [Grid!]!
     mails: [Mail!]!
@@ -380,12 +386,9 @@ const itemFields = {
   tags: (i: Item) => i.tags.map((t) => tagInfo(t.tag)),
   author: (i: Item) => ({ username: i.owner }),
   social: () => ({ views: 0 }),
-  // A listed item is one the caller may read, and with it its threads (REST: need r); an
-  // item listed as shared with a group is checked (org oversight does not read items).
-  topics: async (i: Item, _: unknown, c: GqlContext) => {
-    if (i.viaGroup && !(await accessOf(c.loaders, c.caller, i)).r) return [];
-    return c.loaders.topicsOfResource.load(i.row.id);
-  },
+  // A listed item is one the caller may read (every listing, those of a group's shared
+  // items included), and with it its threads (REST: need r).
+  topics: (i: Item, _: unknown, c: GqlContext) => c.loaders.topicsOfResource.load(i.row.id),
   vars: (i: Item) => (i.kind.kind === 'doc' ? varsFromEntries(i.entries).map((v) => ({ id: v.name, ...v })) : []),
 };
 
@@ -479,7 +482,8 @@ async function rosterUsers(g: GqlGroup, role: string, state: 'active' | 'pending
 }
 
 const flag = (name: string) => async (g: GqlGroup, _: unknown, c: GqlContext) => (g.profile ? (await c.loaders.groupFlags.load(g.group.id)).has(name) : null);
-const sharedWith = (kind: keyof typeof KINDS) => (g: GqlGroup, _: unknown, c: GqlContext) => (g.insider ? c.loaders.itemsOfGroup(kind).load(g.group.id) : []);
+// Items shared with a group the caller sees, those the caller can read (as GET /v1/o/<group ref>/<kind>).
+const sharedWith = (kind: keyof typeof KINDS) => (g: GqlGroup, _: unknown, c: GqlContext) => c.loaders.itemsOfGroup(kind).load(g.group.id);
 const ownedBy = (kind: keyof typeof KINDS) => (u: PersonRow, _: unknown, c: GqlContext) => c.loaders.itemsOfOwner(kind).load(u.id);
 const none = () => [];
 
@@ -489,7 +493,7 @@ const topicFields = {
   message: () => '',
   audience: (t: GqlTopic) => t.audience,
   status: () => 'open',
-  num_comments: (t: GqlTopic) => t.comments.length,
+  num_comments: (t: GqlTopic) => t.all.length,
   num_likes: () => 0,
   num_dislikes: () => 0,
   likes: () => 0,
@@ -497,7 +501,7 @@ const topicFields = {
   my_reaction: () => null,
   edited: () => false,
   created: (t: GqlTopic) => rfc2822(t.created_on),
-  updated: (t: GqlTopic) => rfc2822(t.comments.at(-1)?.created_on ?? t.created_on),
+  updated: (t: GqlTopic) => rfc2822(t.all.at(-1)?.created_on ?? t.created_on),
   creator: (t: GqlTopic) => (t.creator ? { username: t.creator } : null),
   mentions: () => [],
   comments: (t: GqlTopic) => t.comments,
@@ -507,10 +511,10 @@ const commentFields = {
   comment_id: (m: GqlComment) => m.id,
   slug: (m: GqlComment) => String(m.id),
   message: (m: GqlComment) => m.text,
-  depth: () => 0,
+  depth: (m: GqlComment) => m.depth,
   deleted: () => false,
   edited: () => false,
-  num_replies: () => 0,
+  num_replies: (m: GqlComment) => m.replies.length,
   likes: () => 0,
   dislikes: () => 0,
   my_reaction: () => null,
@@ -518,7 +522,7 @@ const commentFields = {
   updated: (m: GqlComment) => rfc2822(m.created_on),
   creator: (m: GqlComment) => (m.author ? { username: m.author } : null),
   mentions: (m: GqlComment, _: unknown, c: GqlContext) => mentionsOf(m.text, (name) => c.loaders.userByName.load(name)),
-  replies: () => [],
+  replies: (m: GqlComment) => m.replies,
 };
 
 interface Me {

@@ -6,8 +6,12 @@
  * for an item the listing already lets the caller read (REST: `need: 'r'`), a group's
  * only for a group the caller may see (REST: `need: 'see'`).
  *
- * The thread model has no replies or reactions (yet): comments are flat (`depth` 0,
- * `replies` []), likes and dislikes 0, `my_reaction` null.
+ * Replies are the core's: a comment whose `parent_id` names another comment of the thread
+ * (POST .../threads/@<user>~<topic>/comments/<id>/msg, the id being the comment's `slug`).
+ * All comments of the wanted threads come in one statement and the tree is built here, so
+ * any depth of `replies` costs nothing more. The thread model stores no opening text for a
+ * topic (a topic is a name: PUT .../threads/<topic> has no body) and no reactions: a
+ * topic's `message` is empty, likes and dislikes 0, `my_reaction` null.
  */
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../core/context';
@@ -20,6 +24,10 @@ export interface GqlComment {
   text: string;
   author: string | null;
   created_on: string;
+  /** 0 for a comment on the topic, +1 per reply level. */
+  depth: number;
+  /** Direct replies, oldest first. */
+  replies: GqlComment[];
 }
 
 export interface GqlTopic {
@@ -29,10 +37,40 @@ export interface GqlTopic {
   created_on: string;
   /** Who takes part: the item's readers, or the group's members. */
   audience: 'readers' | 'members';
+  /** Comments on the topic itself (no parent), oldest first, each with its replies. */
   comments: GqlComment[];
+  /** Every comment of the topic, replies included, oldest first. */
+  all: GqlComment[];
 }
 
-/** The topics (with their comments, oldest first) of each subject: two statements in one batch. */
+export interface CommentRow {
+  id: number;
+  parent_id: number | null;
+  text: string;
+  author: string | null;
+  created_on: string;
+}
+
+/**
+ * Pure: the reply tree of one thread's comments (given oldest first, by id). A reply
+ * always comes after the comment it answers (its parent existed when it was written); a
+ * comment whose parent is not among the rows is shown on the topic rather than lost.
+ */
+export function commentTree(rows: readonly CommentRow[]): { comments: GqlComment[]; all: GqlComment[] } {
+  const byId = new Map<number, GqlComment>();
+  const comments: GqlComment[] = [];
+  const all: GqlComment[] = [];
+  for (const r of rows) {
+    const parent = r.parent_id === null ? undefined : byId.get(r.parent_id);
+    const c: GqlComment = { id: r.id, text: r.text, author: r.author, created_on: r.created_on, depth: parent ? parent.depth + 1 : 0, replies: [] };
+    byId.set(c.id, c);
+    all.push(c);
+    (parent ? parent.replies : comments).push(c);
+  }
+  return { comments, all };
+}
+
+/** The topics (with their comment trees) of each subject: two statements in one batch. */
 export async function topicsOf(db: Db, on: 'resource_id' | 'group_id', ids: readonly number[]): Promise<GqlTopic[][]> {
   const column = on === 'resource_id' ? threads.resource_id : threads.group_id;
   const [ts, cs] = await db.batch([
@@ -43,27 +81,39 @@ export async function topicsOf(db: Db, on: 'resource_id' | 'group_id', ids: read
       .where(inJson(column, ids))
       .orderBy(asc(threads.topic)),
     db
-      .select({ id: threadComments.id, thread_id: threadComments.thread_id, text: threadComments.text, author: users.username, created_on: threadComments.created_on })
+      .select({
+        id: threadComments.id,
+        thread_id: threadComments.thread_id,
+        parent_id: threadComments.parent_id,
+        text: threadComments.text,
+        author: users.username,
+        created_on: threadComments.created_on,
+      })
       .from(threadComments)
       .leftJoin(users, eq(users.id, threadComments.author_id))
       .where(sql`${threadComments.thread_id} in (select id from ${threads} where ${inJson(column, ids)})`)
       .orderBy(asc(threadComments.id)),
   ]);
-  const byThread = new Map<number, GqlComment[]>();
+  const byThread = new Map<number, CommentRow[]>();
   for (const c of cs) {
     if (!byThread.has(c.thread_id)) byThread.set(c.thread_id, []);
-    byThread.get(c.thread_id)!.push({ id: c.id, text: c.text, author: c.author, created_on: c.created_on });
+    byThread.get(c.thread_id)!.push(c);
   }
   const bySubject = new Map<number, GqlTopic[]>();
   for (const t of ts) {
     const key = t.subject!;
     if (!bySubject.has(key)) bySubject.set(key, []);
-    bySubject.get(key)!.push({ id: t.id, topic: t.topic, creator: t.creator, created_on: t.created_on, audience: on === 'resource_id' ? 'readers' : 'members', comments: byThread.get(t.id) ?? [] });
+    const tree = commentTree(byThread.get(t.id) ?? []);
+    bySubject.get(key)!.push({ id: t.id, topic: t.topic, creator: t.creator, created_on: t.created_on, audience: on === 'resource_id' ? 'readers' : 'members', ...tree });
   }
   return ids.map((id) => bySubject.get(id) ?? []);
 }
 
-/** Usernames mentioned in a message that name an account (resolved through the users loader). */
+/**
+ * Usernames mentioned in a message that name an account (resolved through the users
+ * loader). The comment tree is in memory, so the mentions of every depth are asked in the
+ * same execution tick: one statement for all of them.
+ */
 export async function mentionsOf(text: string, userByName: (name: string) => Promise<{ username: string } | null>) {
   const found = await Promise.all(mentionsIn(text).map(async (name) => ({ name, user: await userByName(name) })));
   return found.filter((m) => m.user).map((m) => ({ nonce: `@${m.name}`, user: { username: m.user!.username } }));

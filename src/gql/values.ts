@@ -4,6 +4,7 @@
  */
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { GraphQLError } from 'graphql';
+import { rfc2822Utc } from '../core/dates';
 
 /** Default and largest page of a listing (`limit`). */
 export const DEFAULT_LIMIT = 100;
@@ -66,14 +67,18 @@ export function inJson(column: SQLWrapper, values: readonly (number | string)[])
 }
 
 /**
- * A stored ISO 8601 time as the client contract prints it: RFC 2822 with a literal ` UTC`
- * (`Fri, 29 Nov 2024 09:39:33 UTC`); null for null or an unparsable value.
+ * A stored ISO 8601 time as the client contract prints it, by the core's formatter
+ * (src/core/dates.ts `rfc2822Utc`: `Fri, 29 Nov 2024 09:39:33 UTC`); GraphQL dates are
+ * nullable, so null for null, empty or an unparsable value instead of an error.
  */
 export function rfc2822(iso: string | null | undefined): string | null {
   if (!iso) return null;
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return null;
-  return d.toUTCString().replace(/GMT$/, 'UTC');
+  try {
+    return rfc2822Utc(iso);
+  } catch (err) {
+    if (err instanceof RangeError) return null;
+    throw err;
+  }
 }
 
 /** `@username` mentions in a message (distinct, in order of appearance). */

@@ -70,18 +70,27 @@ function byResource<T extends { resource_id: number }>(rows: T[]): Map<number, T
 
 const ITEM_ENTRIES = ['name', 'summary', 'config/type'];
 
+/**
+ * SQL condition on `resources`: the items of a kind shared with any of the groups that the
+ * caller can read (their own, or readable through a share). Seeing a group, or overseeing
+ * it as an organisation founder or admin, grants no read of what is shared with it. The
+ * rule of GET /v1/o/<group ref>/<kind>, also used by GraphQL's `Group { docs ... }`.
+ */
+export function readableSharedWith(kind: ResourceKindName, groupIds: readonly number[], callerId: number): SQL {
+  return and(
+    eq(resources.kind, kind),
+    sql`exists (select 1 from shares g where g.resource_id = ${resources.id} and g.group_id in (select value from json_each(${JSON.stringify(groupIds)})))`,
+    or(eq(resources.owner_id, callerId), readableThroughShare(callerId)),
+  )!;
+}
+
 /** GET /v1/o/<group ref>/<section>: the items of the section's kind shared with the group that the caller can read. */
 export async function groupSharedItems(ctx: Ctx, ref: string, section: string): Promise<Response> {
   const s = SECTIONS[section];
   if (!s && section !== 'p') throw notFound(`no such section '${section}' of a group: d, g, m, j (p is always empty)`);
   const group = await visibleGroup(ctx, ref);
   if (!s) return jsonResponse([]);
-  const uid = ctx.caller?.id ?? -1;
-  const chosen: SQL = and(
-    eq(resources.kind, s.kind),
-    sql`exists (select 1 from shares g where g.resource_id = ${resources.id} and g.group_id = ${group.id})`,
-    or(eq(resources.owner_id, uid), readableThroughShare(uid)),
-  )!;
+  const chosen = readableSharedWith(s.kind, [group.id], ctx.caller?.id ?? -1);
   const ids = sql`(select ${resources.id} from ${resources} where ${chosen})`;
   const [rows, entryRows, shareRows] = await ctx.db.batch([
     ctx.db

@@ -66,7 +66,7 @@ export const threadComments = sqliteTable(
     author_id: integer('author_id').references(() => users.id, { onDelete: 'set null' }),
     text: text('text').notNull(),
     created_on: text('created_on').notNull(),
-    /** The comment this one replies to (migrations/0008_thread_replies.sql); null for a comment on the topic. */
+    /** The comment this one replies to (migrations/0009_thread_replies.sql); null for a comment on the topic. */
     parent_id: integer('parent_id').references((): AnySQLiteColumn => threadComments.id, { onDelete: 'cascade' }),
   },
   (t) => [index('thread_comments_thread').on(t.thread_id, t.id)],

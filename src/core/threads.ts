@@ -268,27 +268,7 @@ export function threadRoutes<C extends Ctx>(register: ThreadRegistrar<C>, host: 
       host.rights(c);
       const topic = checkTopic(c.params.topic!);
       await mayWrite(c);
-      const body = await readComment(c.req);
-      // One statement: the thread may be removed meanwhile, and then nothing is stored.
-      const row = await c.db
-        .insert(threadComments)
-        .select(
-          c.db
-            .select({
-              id: sql<number>`null`.as('id'),
-              thread_id: threads.id,
-              author_id: sql<number>`${c.caller!.id}`.as('author_id'),
-              text: sql<string>`${body}`.as('text'),
-              created_on: sql<string>`${nowIso()}`.as('created_on'),
-              parent_id: sql<number | null>`null`.as('parent_id'),
-            })
-            .from(threads)
-            .where(threadIs(host.subject(c), topic)),
-        )
-        .returning({ id: threadComments.id })
-        .get();
-      if (!row) throw missing(topic);
-      return jsonResponse({ status: 201, message: `comment ${row.id} added`, id: row.id, uri: `${host.base(c)}/threads/${topic}/${row.id}` }, { status: 201 });
+      return addComment(c, threadIs(host.subject(c), topic), sql`${threads.id}`, sql`null`, `no such thread: ${topic}`, topic);
     },
   });
 

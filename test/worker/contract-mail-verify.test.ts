@@ -2,8 +2,9 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { handleInboundEmail } from '../../src/jobs/inbound';
 import { authRefusal, mailAuth } from '../../src/jobs/mail-auth';
-import { call, makeUser, OPS, unique, type TestUser } from './helpers';
+import { call, makeUser, OPS, type TestUser } from './helpers';
 import { makeJob, waitStatus } from './jobs-helpers';
+import { mailGroup as sharedMailGroup } from './jobs-mail-helpers';
 
 const J = '/v1/code/jobs';
 
@@ -30,22 +31,10 @@ describe('reading DKIM and SPF results (pure)', () => {
   });
 });
 
-async function mailGroup(): Promise<{ org: string; owner: TestUser; member: TestUser; address: string; email: string; path: string }> {
-  const owner = await makeUser({ account: 'organisation' });
-  const org = unique('o').slice(0, 20);
-  const ok = async (r: Promise<Response>) => {
-    const res = await r;
-    if (res.status >= 300) throw new Error(`${res.status} ${await res.text()}`);
-  };
-  await ok(call('PUT', `/v1/admin/orgs/${org}`, { token: owner.token }));
-  await ok(call('PUT', `/v1/admin/orgs/${org}/groups/sales`, { token: owner.token }));
-  await ok(call('POST', `/v1/admin/orgs/${org}/profile/options/enable_subdomain`, { token: owner.token, text: 'yes' }));
-  await ok(call('POST', `/v1/admin/orgs/${org}/groups/sales/profile/options/allow_inbound_mail`, { token: owner.token, text: 'yes' }));
-  const email = `${unique('m')}@example.com`;
-  const member = await makeUser({ email, email_verified: true });
-  await ok(call('PUT', `/v1/admin/orgs/${org}/groups/sales/roles/members/${member.username}`, { token: owner.token }));
-  await ok(call('POST', `/v1/admin/invites/+${org}~sales/accept`, { token: member.token, text: 'yes' }));
-  return { org, owner, member, address: `sales@${org}.${env.ORG_MAIL_DOMAIN}`, email, path: `/v1/admin/orgs/${org}/groups/sales` };
+/** The shared fixture, plus the group's admin path where its mail options live. */
+async function mailGroup() {
+  const g = await sharedMailGroup();
+  return { ...g, path: `/v1/admin/orgs/${g.org}/groups/sales` };
 }
 
 function message(from: string, to: string, headers: string[]): { msg: ForwardableEmailMessage; rejected: () => string } {

@@ -129,13 +129,14 @@ export class Api {
 
   /** Serves one request: normalise the path, route it, render errors, 404/405 the rest. */
   async fetch(req: Request, env: Env, exec: ExecutionContext): Promise<Response> {
-    // HEAD is GET without the body (RFC 9110 §9.3.2): same status and headers.
-    if (req.method === 'HEAD') {
-      const res = await this.fetch(new Request(req, { method: 'GET' }), env, exec);
-      await res.body?.cancel();
-      return new Response(null, { status: res.status, statusText: res.statusText, headers: res.headers });
-    }
     try {
+      // HEAD is GET without the body (RFC 9110 §9.3.2): same status and headers. A body
+      // sent with HEAD is ignored unread (never buffered, never copied into the GET).
+      if (req.method === 'HEAD') {
+        const res = await this.fetch(bodiless(req, req.url, 'GET'), env, exec);
+        await res.body?.cancel();
+        return new Response(null, { status: res.status, statusText: res.statusText, headers: res.headers });
+      }
       const normalised = normalisePath(req);
       const path = new URL(normalised.url).pathname;
       // Without OPS_TOKEN the operator interface does not exist: 404 for every method.
@@ -166,7 +167,18 @@ export function normalisePath(req: Request): Request {
   const clean = url.pathname.replace(/\/{2,}/g, '/').replace(/(.)\/$/, '$1');
   if (clean === url.pathname) return req;
   url.pathname = clean;
-  return new Request(url.toString(), req);
+  // GET and HEAD may arrive with a body a Request of theirs cannot carry: drop it.
+  return req.method === 'GET' || req.method === 'HEAD' ? bodiless(req, url.toString(), req.method) : new Request(url.toString(), req);
+}
+
+/**
+ * A copy of a request without its body (for GET and HEAD, which cannot carry one): the
+ * incoming body is cancelled unread, so neither its size nor its state (used, locked)
+ * matters, and constructing the copy cannot throw on it.
+ */
+export function bodiless(req: Request, url: string, method: 'GET' | 'HEAD'): Request {
+  if (req.body && !req.bodyUsed) req.body.cancel().catch(() => undefined);
+  return new Request(url, { method, headers: req.headers });
 }
 
 export function describeZodError(err: z.ZodError): string {

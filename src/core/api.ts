@@ -172,12 +172,12 @@ export function normalisePath(req: Request): Request {
 }
 
 /**
- * A copy of a request without its body (for GET and HEAD, which cannot carry one): the
- * incoming body is cancelled unread, so neither its size nor its state (used, locked)
- * matters, and constructing the copy cannot throw on it.
+ * A copy of a request without its body (for GET and HEAD, which cannot carry one). The
+ * incoming body is left alone: never read, never copied (so neither its size nor its
+ * state matters and the copy cannot throw on it); the runtime discards it. Cancelling it
+ * here made wrangler dev's proxy hang or answer 500 (test/e2e/never-500.test.ts).
  */
 export function bodiless(req: Request, url: string, method: 'GET' | 'HEAD'): Request {
-  if (req.body && !req.bodyUsed) req.body.cancel().catch(() => undefined);
   return new Request(url, { method, headers: req.headers });
 }
 

@@ -82,8 +82,13 @@ export class MailObject extends DurableObject<Env> {
 
   override async alarm(): Promise<void> {
     for (;;) {
-      const job = (this.kv.get<MailJob[]>('queue') ?? [])[0];
-      if (!job) return;
+      const queue = this.kv.get<MailJob[]>('queue') ?? [];
+      const head = queue[0];
+      if (!head) return;
+      // Counted durably before delivery starts: a send interrupted by a hard kill is resumed
+      // by the next alarm as attempt 2 (its recipients' hand-offs are idempotent, see runJob).
+      const job: MailJob = { ...head, attempts: (head.attempts ?? 0) + 1 };
+      this.kv.put('queue', [job, ...queue.slice(1)]);
       try {
         await runJob(this.env, job);
       } catch (err) {

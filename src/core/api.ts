@@ -132,9 +132,15 @@ export class Api {
 
   /** Serves one request: normalise the path, route it, render errors, 404/405 the rest. */
   async fetch(req: Request, env: Env, exec: ExecutionContext): Promise<Response> {
-    // HEAD is GET without the body (RFC 9110 §9.3.2): same status and headers.
+    // HEAD is GET without the body (RFC 9110 §9.3.2): same status and headers. A body
+    // sent with HEAD is ignored unread (never buffered, never copied into the GET).
     if (req.method === 'HEAD') {
-      const res = await this.fetch(new Request(req, { method: 'GET' }), env, exec);
+      let res: Response;
+      try {
+        res = await this.fetch(bodiless(req, req.url, 'GET'), env, exec);
+      } catch (err) {
+        res = toErrorResponse(err);
+      }
       await res.body?.cancel();
       return new Response(null, { status: res.status, statusText: res.statusText, headers: res.headers });
     }
@@ -184,7 +190,18 @@ export function normalisePath(req: Request): Request {
   const clean = url.pathname.replace(/\/{2,}/g, '/').replace(/(.)\/$/, '$1');
   if (clean === url.pathname) return req;
   url.pathname = clean;
-  return new Request(url.toString(), req);
+  // GET and HEAD may arrive with a body a Request of theirs cannot carry: drop it.
+  return req.method === 'GET' || req.method === 'HEAD' ? bodiless(req, url.toString(), req.method) : new Request(url.toString(), req);
+}
+
+/**
+ * A copy of a request without its body (for GET and HEAD, which cannot carry one). The
+ * incoming body is left alone: never read, never copied (so neither its size nor its
+ * state matters and the copy cannot throw on it); the runtime discards it. Cancelling it
+ * here made wrangler dev's proxy hang or answer 500 (test/e2e/never-500.test.ts).
+ */
+export function bodiless(req: Request, url: string, method: 'GET' | 'HEAD'): Request {
+  return new Request(url, { method, headers: req.headers });
 }
 
 export function describeZodError(err: z.ZodError): string {

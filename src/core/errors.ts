@@ -37,6 +37,8 @@ export function errorResponse(err: HttpError): Response {
 export function toErrorResponse(err: unknown): Response {
   if (err instanceof HttpError) return errorResponse(err);
   if (isUniqueViolation(err)) return errorResponse(conflict('already exists'));
+  // A write that lost a race with a delete (a log line, an asset row for a resource gone meanwhile).
+  if (isForeignKeyViolation(err)) return errorResponse(notFound('it was deleted meanwhile'));
   console.error('unhandled error', err instanceof Error ? err.stack : err);
   return errorResponse(new HttpError(500, 'internal error'));
 }
@@ -45,4 +47,10 @@ export function toErrorResponse(err: unknown): Response {
 export function isUniqueViolation(err: unknown): boolean {
   const text = String((err as { message?: string })?.message ?? '') + String((err as { cause?: unknown })?.cause ?? '');
   return /UNIQUE constraint failed|PRIMARY KEY constraint failed/i.test(text);
+}
+
+/** D1 reports a row that references a deleted row (a write racing a DELETE) as a plain error. */
+export function isForeignKeyViolation(err: unknown): boolean {
+  const text = String((err as { message?: string })?.message ?? '') + String((err as { cause?: unknown })?.cause ?? '');
+  return /FOREIGN KEY constraint failed/i.test(text);
 }

@@ -27,3 +27,30 @@ export function isTimeZone(name: string): boolean {
     return false;
   }
 }
+
+/**
+ * A name that becomes part of a storage key (an R2 object key, a D1 row key): its rule.
+ * Every route that builds a key from a caller's name checks the rule first, whatever its
+ * method, so a name that breaks it is a 400 before D1 or R2 is touched (R2 refuses keys
+ * over 1024 bytes with an error that would otherwise surface as a 500).
+ */
+export interface KeyNameRule {
+  pattern: RegExp;
+  /** Characters at most (the pattern may bound it too; this gives the clearer message). */
+  max: number;
+  what: string;
+}
+
+/** Why a name breaks its rule (pure), or undefined. */
+export function keyNameProblem(value: string, rule: KeyNameRule): string | undefined {
+  if (value.length > rule.max) return `${rule.what} is at most ${rule.max} characters (got ${value.length})`;
+  if (!rule.pattern.test(value)) return `invalid ${rule.what} '${value}': must match ${rule.pattern.source}`;
+  return undefined;
+}
+
+/** The name, or a 400 naming the broken rule. */
+export function checkKeyName(value: string, rule: KeyNameRule): string {
+  const problem = keyNameProblem(value, rule);
+  if (problem) throw badRequest(problem);
+  return value;
+}

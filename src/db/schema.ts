@@ -45,6 +45,8 @@ export const outbox = sqliteTable('outbox', {
   html: text('html').notNull(),
   attachments: text('attachments', { mode: 'json' }).$type<{ filename: string; content_type: string; size: number }[]>().notNull(),
   created_on: text('created_on').notNull(),
+  /** Stable per send x recipient (migration 0016): a resumed send never hands a message off twice. */
+  message_id: text('message_id'),
 });
 
 /** Groups, organisations and organisation groups are one table: `kind` tells which. */

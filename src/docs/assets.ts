@@ -11,6 +11,7 @@ import { badRequest, notFound } from '../core/errors';
 import { jsonResponse, MiB, noContent, readUpload } from '../core/http';
 import { fileActions, listingItemSchema, listingResponse, listingResponses } from '../core/listing';
 import { appendLog } from '../core/log';
+import { checkKeyName, keyNameProblem, type KeyNameRule } from '../core/names';
 import { permList } from '../core/perms';
 import { listingItem, type ResourceCtx, type ResourceRoutes } from '../core/resources';
 import { docAssets } from './schema';
@@ -19,11 +20,12 @@ export const ASSET_LIMIT = 5 * MiB;
 export const ASSET_NAME = /^[a-z0-9][a-z0-9-]*(?:\.[a-z0-9]+)?$/;
 export const ASSET_NAME_MAX = 64;
 
+/** The rule of an asset name (documents' and mails'): it is part of the asset's R2 key. */
+export const ASSET_RULE: KeyNameRule = { pattern: ASSET_NAME, max: ASSET_NAME_MAX, what: 'asset name' };
+
 /** Pure check of an asset name (pattern and 64-character limit). */
 export function assetNameProblem(name: string): string | undefined {
-  if (name.length > ASSET_NAME_MAX) return `asset name is at most ${ASSET_NAME_MAX} characters (got ${name.length})`;
-  if (!ASSET_NAME.test(name)) return `invalid asset name '${name}': must match ${ASSET_NAME.source}`;
-  return undefined;
+  return keyNameProblem(name, ASSET_RULE);
 }
 
 /** Pure: whether an If-None-Match header names this ETag (weak comparison; `*` matches). */
@@ -92,7 +94,7 @@ export function assetRoutes(r: ResourceRoutes): void {
     anonymous: true,
     responses: { 200: { description: 'The bytes with their type', type: 'application/octet-stream' }, 304: { description: 'Not modified' } },
     handler: async (rc) => {
-      const name = rc.params.asset!;
+      const name = checkKeyName(rc.params.asset!, ASSET_RULE);
       const obj = await rc.env.BLOBS.get(assetKey(rc.resource.id, name));
       if (!obj) throw notFound(`no such asset: ${name}`);
       const headers = new Headers({
@@ -118,7 +120,7 @@ export function assetRoutes(r: ResourceRoutes): void {
     need: 'w',
     responses: { 204: { description: 'Removed' } },
     handler: async (rc) => {
-      const name = rc.params.asset!;
+      const name = checkKeyName(rc.params.asset!, ASSET_RULE);
       const gone = await rc.db
         .delete(docAssets)
         .where(and(eq(docAssets.resource_id, rc.resource.id), eq(docAssets.name, name)))

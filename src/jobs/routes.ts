@@ -263,7 +263,7 @@ export function jobRoutes(api: Api): void {
       need: 'r',
       responses: { 200: { description: 'The file', type: 'text/javascript' } },
       handler: async (rc) => {
-        const obj = await rc.env.BLOBS.get(codePrefix(rc.resource.id) + rc.params.file!);
+        const obj = await rc.env.BLOBS.get(codePrefix(rc.resource.id) + checkName(rc.params.file!, CODE_FILE, 'code file name'));
         if (!obj) throw notFound(`no such code file: ${rc.params.file}`);
         return new Response(obj.body, { headers: { 'Content-Type': obj.httpMetadata?.contentType ?? 'application/octet-stream', 'X-NVM-Type': 'file' } });
       },
@@ -302,7 +302,7 @@ export function jobRoutes(api: Api): void {
       need: 'w',
       responses: { 204: { description: 'Removed' } },
       handler: async (rc) => {
-        const key = codePrefix(rc.resource.id) + rc.params.file!;
+        const key = codePrefix(rc.resource.id) + checkName(rc.params.file!, CODE_FILE, 'code file name');
         if (!(await rc.env.BLOBS.head(key))) throw notFound(`no such code file: ${rc.params.file}`);
         await rc.env.BLOBS.delete(key);
         await bumpCodeVersion(rc);

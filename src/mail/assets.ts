@@ -6,7 +6,7 @@ import { blobPrefix } from '../core/entries';
 import { badRequest, conflict, notFound } from '../core/errors';
 import { readUpload } from '../core/http';
 import type { ResourceCtx } from '../core/resources';
-import { ASSET_LIMIT, ASSET_NAME, assetNameProblem } from '../docs/assets';
+import { ASSET_LIMIT, assetNameProblem } from '../docs/assets';
 
 export const MAX_ASSETS = 25;
 
@@ -36,7 +36,8 @@ export async function putAsset(rc: ResourceCtx, name: string): Promise<boolean> 
 }
 
 export async function getAsset(env: Env, resourceId: number, name: string): Promise<R2ObjectBody | null> {
-  return ASSET_NAME.test(name) ? env.BLOBS.get(assetKey(resourceId, name)) : null;
+  // A name that breaks the rule cannot exist (and would make a key R2 refuses).
+  return assetNameProblem(name) ? null : env.BLOBS.get(assetKey(resourceId, name));
 }
 
 export async function deleteAsset(env: Env, resourceId: number, name: string): Promise<void> {

@@ -10,7 +10,7 @@ import { now, nowIso } from '../core/clock';
 import { dbFor, type Db } from '../core/context';
 import { entriesQuery, entryValues } from '../core/entries';
 import { appendLog, logInsert } from '../core/log';
-import { deliver, type Attachment, type OutboundMail } from '../core/mailer';
+import { deliver, messageIdFor, type Attachment, type OutboundMail } from '../core/mailer';
 import { resources, users, type Resource, type User } from '../db/schema';
 import { getAsset } from './assets';
 import { documentAttachments } from './attach';
@@ -35,12 +35,15 @@ export interface MailJob {
   to?: string[];
   /** Platform clock at acceptance (ms). */
   acceptedOn: number;
+  /** Times delivery started (the MailObject counts them durably): above 1, a resume after an interruption. */
+  attempts?: number;
 }
 
 /** Messages handed to the transport at once. */
 const PARALLEL = 8;
 
-export type Transport = (env: Env, db: Db, mail: OutboundMail) => Promise<void>;
+/** Hands one message off; false when its messageId was already handed off (a resumed send). */
+export type Transport = (env: Env, db: Db, mail: OutboundMail) => Promise<boolean | void>;
 
 const log = (db: Db, id: number, message: string, severity: 'info' | 'warning' | 'error' = 'info') => appendLog(db, id, message, severity).catch(() => undefined);
 
@@ -64,6 +67,7 @@ async function recipientsOf(db: Db, job: MailJob, owner: User, caller: User | un
 
 /** What a send goes to, as the log's trigger line names it. */
 function triggerTarget(job: MailJob): string {
+  if ((job.attempts ?? 1) > 1) return `resumed after an interruption (attempt ${job.attempts}); recipients already handed off are skipped`;
   if (job.action === 'test') return `test to ${job.callerEmail ?? 'the caller'}`;
   return job.to ? `send to ${job.to.length} ad-hoc address(es): ${job.to.join(', ')}` : 'send to the stored recipients';
 }
@@ -117,7 +121,10 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
       const unsubscribe = await unsubscribeUrl(env, db, { mail: mail.id, owner: owner.id, email: to });
       const { html, text } = personalise(composed, unsubscribe);
       try {
+        // Stable per send x recipient: the outbox holds it once, so a resumed send skips this
+        // recipient if it was handed off before the interruption (and still counts it delivered).
         await transport(env, db, {
+          messageId: await messageIdFor(env, job.id, to),
           kind: job.action === 'test' ? 'test' : 'mail',
           to: [to],
           subject: composed.subject,

@@ -9,9 +9,11 @@ import puppeteer, { type Browser, type Page } from '@cloudflare/puppeteer';
 import PptxGenJS from 'pptxgenjs';
 import { sha256Hex } from '../core/crypto';
 import { blobPrefix } from '../core/entries';
-import { HttpError } from '../core/errors';
+import { eq } from 'drizzle-orm';
+import { HttpError, notFound } from '../core/errors';
 import { appendLog } from '../core/log';
 import type { ResourceCtx } from '../core/resources';
+import { resources } from '../db/schema';
 import type { BuiltPage } from './page';
 import { A4_SHEET, geometry, type DocType, type Geometry } from './themes';
 
@@ -365,6 +367,13 @@ async function renderAndStore(rc: ResourceCtx, name: OutputName, built: BuiltPag
     throw new HttpError(502, `rendering ${name} failed; the document log has the reason`);
   }
   await rc.env.BLOBS.put(key, out.bytes, { httpMetadata: { contentType: OUTPUT_TYPES[name] }, customMetadata: { pages: String(out.pages) } });
+  // The document may have been deleted while it rendered: its blob sweep may have run
+  // before this put, so take the output back and answer 404 (a delete after this check
+  // sweeps the output itself, and its log line then fails as a 404 in the core).
+  if (!(await resourceExists(rc))) {
+    await rc.env.BLOBS.delete(key);
+    throw notFound(`${rc.resource.name} was deleted while ${name} rendered`);
+  }
   // Older renders of this output are stale now.
   const prefix = `${blobPrefix(rc.resource.id)}render/${name}/`;
   const stale = (await rc.env.BLOBS.list({ prefix })).objects.map((o) => o.key).filter((k) => k !== key);
@@ -372,4 +381,8 @@ async function renderAndStore(rc: ResourceCtx, name: OutputName, built: BuiltPag
   const notes = built.unknownTheme ? `; theme '${built.unknownTheme}' is unknown, default used` : '';
   await appendLog(rc.db, rc.resource.id, `rendered ${name}: ${out.pages} ${out.pages === 1 ? 'page' : 'pages'}, type ${built.type}, theme ${built.theme.name}, ${Date.now() - started} ms, ${out.session === 'reused' ? 'browser session reused' : 'new browser session'}${notes}`);
   return out;
+}
+
+async function resourceExists(rc: ResourceCtx): Promise<boolean> {
+  return !!(await rc.db.select({ id: resources.id }).from(resources).where(eq(resources.id, rc.resource.id)).get());
 }

@@ -32,6 +32,12 @@ export class Cdp {
         else p?.ok(msg.result);
       } else if (msg.method) this.events.push({ method: msg.method, params: msg.params ?? {}, sessionId: msg.sessionId });
     });
+    // A browser that goes away (Browser.close may end the socket before it answers) fails
+    // every call still waiting instead of leaving it hanging.
+    ws.addEventListener('close', () => {
+      for (const p of this.pending.values()) p.fail(new Error('the browser closed the DevTools connection'));
+      this.pending.clear();
+    });
   }
   static open(url: string): Promise<Cdp> {
     return new Promise((ok, fail) => {
@@ -43,6 +49,7 @@ export class Cdp {
   send<T = Record<string, unknown>>(method: string, params: Record<string, unknown> = {}, sessionId?: string): Promise<T> {
     const id = ++this.id;
     return new Promise((ok, fail) => {
+      if (this.ws.readyState !== WebSocket.OPEN) return fail(new Error(`${method}: the DevTools connection is closed`));
       this.pending.set(id, { ok: ok as (v: unknown) => void, fail });
       this.ws.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
     });
@@ -134,19 +141,49 @@ export async function waitFor<T>(cdp: Cdp, sessionId: string, expression: string
   }
 }
 
-/** Clicks the centre of the element `selectorExpr` (a JS expression answering an Element) with the mouse. */
-export async function click(cdp: Cdp, sessionId: string, elementExpr: string, what: string): Promise<void> {
-  await waitFor(cdp, sessionId, `(() => { const e = ${elementExpr}; if (!e) return false; e.scrollIntoView({ block: 'center' }); return true; })()`, what);
-  // Let the scroll and any lazily rendered content settle: the element must stay put for 300 ms.
-  const centre = `(() => { const e = ${elementExpr}; if (!e) return null; const b = e.getBoundingClientRect(); return { x: b.x + b.width / 2, y: b.y + b.height / 2 }; })()`;
-  let at = await evaluate<{ x: number; y: number } | null>(cdp, sessionId, centre);
-  for (let i = 0; i < 30; i++) {
+/**
+ * Brings the element into view the way a user would: an element inside a scrolling box
+ * (a sidebar) is scrolled within that box only, since scrolling the page as well makes
+ * scroll-spying pages (Scalar's) move the sidebar back to the section now in view; the
+ * page itself scrolls only when the element is still outside the window.
+ */
+const reveal = (elementExpr: string) => `(() => {
+  const e = ${elementExpr};
+  if (!e) return false;
+  for (let p = e.parentElement; p && p !== document.body && p !== document.documentElement; p = p.parentElement) {
+    const o = getComputedStyle(p).overflowY;
+    if ((o === 'auto' || o === 'scroll') && p.scrollHeight > p.clientHeight) {
+      const b = e.getBoundingClientRect(), c = p.getBoundingClientRect();
+      p.scrollTop += b.top + b.height / 2 - (c.top + c.height / 2);
+      break;
+    }
+  }
+  const b = e.getBoundingClientRect();
+  if (b.top < 0 || b.bottom > innerHeight || b.left < 0 || b.right > innerWidth) e.scrollIntoView({ block: 'center' });
+  return true;
+})()`;
+
+/**
+ * Clicks the centre of the element `elementExpr` (a JS expression answering an Element) with
+ * the mouse, once it has stayed put for 300 ms and the point is really the element's (in the
+ * window, not covered by anything): a mouse event anywhere else would be lost silently.
+ */
+export async function click(cdp: Cdp, sessionId: string, elementExpr: string, what: string, ms = 20_000): Promise<void> {
+  await waitFor(cdp, sessionId, reveal(elementExpr), what, ms);
+  const centre = `(() => { const e = ${elementExpr}; if (!e) return null; const b = e.getBoundingClientRect(); const x = b.x + b.width / 2, y = b.y + b.height / 2; const hit = document.elementFromPoint(x, y); return { x, y, hit: !!hit && (e === hit || e.contains(hit)) }; })()`;
+  const deadline = Date.now() + ms;
+  let at = await evaluate<{ x: number; y: number; hit: boolean } | null>(cdp, sessionId, centre);
+  for (;;) {
     await new Promise((r) => setTimeout(r, 300));
-    const now = await evaluate<{ x: number; y: number } | null>(cdp, sessionId, centre);
-    if (now && at && now.x === at.x && now.y === at.y) break;
-    if (!now) await evaluate(cdp, sessionId, `(${elementExpr})?.scrollIntoView({ block: 'center' })`);
+    const now = await evaluate<{ x: number; y: number; hit: boolean } | null>(cdp, sessionId, centre);
+    if (now && at && now.x === at.x && now.y === at.y && now.hit) {
+      at = now;
+      break;
+    }
+    if (Date.now() > deadline) throw new Error(now ? `${what} never stayed put, in view and uncovered (at ${JSON.stringify(now)})` : `${what} is gone`);
+    // Lazily rendered content moved it, or the page scrolled it away again: bring it back.
+    if (!now?.hit) await evaluate(cdp, sessionId, reveal(elementExpr));
     at = now;
   }
-  if (!at) throw new Error(`${what} is gone`);
-  for (const type of ['mousePressed', 'mouseReleased']) await cdp.send('Input.dispatchMouseEvent', { type, ...at, button: 'left', clickCount: 1 }, sessionId);
+  for (const type of ['mousePressed', 'mouseReleased']) await cdp.send('Input.dispatchMouseEvent', { type, x: at.x, y: at.y, button: 'left', clickCount: 1 }, sessionId);
 }

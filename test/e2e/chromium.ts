@@ -1,7 +1,6 @@
 /**
  * Headless Chromium (Debian's /usr/bin/chromium) driven over the Chrome DevTools protocol,
- * for e2e tests that look at a page in a real browser. (grids.test.ts has its own copy of
- * this client; the two can share this file.)
+ * for every e2e test that looks at a page in a real browser.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -121,6 +120,19 @@ export async function newTab(cdp: Cdp, view: { width: number; height: number }):
   const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
   await cdp.send('Emulation.setDeviceMetricsOverride', { ...view, deviceScaleFactor: 1, mobile: false }, sessionId);
   for (const domain of ['Network', 'Page', 'Runtime', 'Log']) await cdp.send(`${domain}.enable`, {}, sessionId);
+  return sessionId;
+}
+
+/** Opens `url` in a fresh tab at `view` (with extra request headers) and waits for its load event; returns the tab's session. */
+export async function openPage(cdp: Cdp, view: { width: number; height: number }, url: string, headers: Record<string, string> = {}): Promise<string> {
+  const sessionId = await newTab(cdp, view);
+  await cdp.send('Network.setExtraHTTPHeaders', { headers }, sessionId);
+  const seen = cdp.events.length;
+  await cdp.send('Page.navigate', { url }, sessionId);
+  const loaded = () => cdp.events.slice(seen).some((e) => e.method === 'Page.loadEventFired' && e.sessionId === sessionId);
+  for (const deadline = Date.now() + 30_000; !loaded(); await new Promise((r) => setTimeout(r, 50))) {
+    if (Date.now() > deadline) throw new Error(`timed out loading ${url}`);
+  }
   return sessionId;
 }
 

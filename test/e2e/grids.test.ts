@@ -4,16 +4,14 @@
  * must be drawn where the layout's shares (worked out by hand from the rules) put them,
  * within 1.5 px. The screenshot is kept.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WebSocket } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, evaluate, launchChromium, openPage, type Browser, type Cdp } from './chromium';
 import { base, http, makeUser, unique } from './harness';
 import { decodePng, type Image } from './png';
 
-const CHROMIUM = '/usr/bin/chromium';
 const VIEW = { width: 1200, height: 800 };
 const TOLERANCE = 1.5; // px
 
@@ -141,121 +139,6 @@ function expectDrawnAtShares(img: Image, expected: Record<string, Box>) {
   }
 }
 
-/** A minimal DevTools-protocol client over the browser's WebSocket. */
-class Cdp {
-  private id = 0;
-  private pending = new Map<number, { ok: (v: unknown) => void; fail: (e: Error) => void }>();
-  private listeners: ((m: { method: string; params: unknown; sessionId?: string }) => void)[] = [];
-  private constructor(private ws: WebSocket) {
-    ws.addEventListener('message', (ev) => {
-      const msg = JSON.parse(String(ev.data)) as { id?: number; result?: unknown; error?: { message: string }; method?: string; params?: unknown; sessionId?: string };
-      if (msg.id !== undefined) {
-        const p = this.pending.get(msg.id);
-        this.pending.delete(msg.id);
-        if (msg.error) p?.fail(new Error(msg.error.message));
-        else p?.ok(msg.result);
-      } else if (msg.method) for (const l of this.listeners) l({ method: msg.method, params: msg.params, sessionId: msg.sessionId });
-    });
-  }
-  static open(url: string): Promise<Cdp> {
-    return new Promise((ok, fail) => {
-      const ws = new WebSocket(url);
-      ws.addEventListener('open', () => ok(new Cdp(ws)));
-      ws.addEventListener('error', () => fail(new Error(`cannot connect to ${url}`)));
-    });
-  }
-  send<T = Record<string, unknown>>(method: string, params: Record<string, unknown> = {}, sessionId?: string): Promise<T> {
-    const id = ++this.id;
-    return new Promise((ok, fail) => {
-      this.pending.set(id, { ok: ok as (v: unknown) => void, fail });
-      this.ws.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
-    });
-  }
-  once(method: string, sessionId: string): Promise<unknown> {
-    return new Promise((ok) => {
-      const l = (m: { method: string; params: unknown; sessionId?: string }) => {
-        if (m.method === method && m.sessionId === sessionId) {
-          this.listeners = this.listeners.filter((x) => x !== l);
-          ok(m.params);
-        }
-      };
-      this.listeners.push(l);
-    });
-  }
-  close() {
-    this.ws.close();
-  }
-}
-
-let browser: ChildProcess | undefined;
-let profile: string | undefined;
-afterAll(() => {
-  // the browser was started in its own process group: end that group (renderers included)
-  if (browser?.pid && browser.exitCode === null) {
-    try {
-      process.kill(-browser.pid, 'SIGKILL');
-    } catch {
-      browser.kill('SIGKILL');
-    }
-  }
-  if (profile) rmSync(profile, { recursive: true, force: true });
-});
-
-async function launch(): Promise<Cdp> {
-  profile = mkdtempSync(join(tmpdir(), 'grids-chromium-'));
-  browser = spawn(
-    CHROMIUM,
-    [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-dev-shm-usage',
-      '--disable-background-networking',
-      '--no-first-run',
-      '--hide-scrollbars',
-      '--remote-debugging-port=0',
-      `--user-data-dir=${profile}`,
-      `--window-size=${VIEW.width},${VIEW.height}`,
-      'about:blank',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'], detached: true },
-  );
-  const wsUrl = await new Promise<string>((ok, fail) => {
-    let err = '';
-    const timer = setTimeout(() => fail(new Error(`chromium did not start: ${err}`)), 45_000);
-    browser!.stderr!.on('data', (chunk: Buffer) => {
-      err += chunk.toString();
-      const m = /DevTools listening on (ws:\/\/\S+)/.exec(err);
-      if (m) {
-        clearTimeout(timer);
-        ok(m[1]!);
-      }
-    });
-    browser!.on('exit', (code) => fail(new Error(`chromium exited (${code}): ${err}`)));
-  });
-  return Cdp.open(wsUrl);
-}
-
-/** Opens `url` in a fresh tab at the test's viewport; returns the tab's session. */
-async function openPage(cdp: Cdp, url: string, headers: Record<string, string> = {}): Promise<string> {
-  const { targetId } = await cdp.send<{ targetId: string }>('Target.createTarget', { url: 'about:blank' });
-  const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
-  await cdp.send('Emulation.setDeviceMetricsOverride', { ...VIEW, deviceScaleFactor: 1, mobile: false }, sessionId);
-  await cdp.send('Network.enable', {}, sessionId);
-  await cdp.send('Network.setExtraHTTPHeaders', { headers }, sessionId);
-  await cdp.send('Page.enable', {}, sessionId);
-  await cdp.send('Runtime.enable', {}, sessionId);
-  const loaded = cdp.once('Page.loadEventFired', sessionId);
-  await cdp.send('Page.navigate', { url }, sessionId);
-  await loaded;
-  return sessionId;
-}
-
-async function evaluate<T>(cdp: Cdp, sessionId: string, expression: string): Promise<T> {
-  const r = await cdp.send<{ result: { value: T } }>('Runtime.evaluate', { expression, returnByValue: true }, sessionId);
-  return r.result.value;
-}
-
 describe('grids over HTTP', () => {
   it('layout, mapping, data.json and a 400 that names row and column, through the real server', async () => {
     const u = await makeUser();
@@ -273,13 +156,15 @@ describe('grids over HTTP', () => {
 });
 
 describe.skipIf(!existsSync(CHROMIUM))(`dashboard page in headless Chromium (${CHROMIUM})`, () => {
+  let chrome: Browser;
   let cdp: Cdp;
   beforeAll(async () => {
-    cdp = await launch();
+    chrome = await launchChromium(VIEW);
+    cdp = chrome.cdp;
   });
   afterAll(async () => {
-    await cdp?.send('Browser.close').catch(() => undefined);
     cdp?.close();
+    await chrome?.stop();
   });
 
   it("draws each cell's borders at its parsed share (within 1.5 px of the screenshot), at the owner path and the public url", async () => {
@@ -297,7 +182,7 @@ describe.skipIf(!existsSync(CHROMIUM))(`dashboard page in headless Chromium (${C
     const expected = pixelBoxes();
 
     const shoot = async (url: string, headers?: Record<string, string>) => {
-      const session = await openPage(cdp, url, headers);
+      const session = await openPage(cdp, VIEW, url, headers);
       const shot = await cdp.send<{ data: string }>('Page.captureScreenshot', { format: 'png' }, session);
       const png = Buffer.from(shot.data, 'base64');
       const text = await evaluate<string[]>(cdp, session, `[...document.querySelectorAll('.cell')].map((e) => e.innerText.replace(/\\s+/g, ' ').trim())`);
@@ -330,7 +215,7 @@ describe.skipIf(!existsSync(CHROMIUM))(`dashboard page in headless Chromium (${C
       ([l, b]) => `<div style="position:absolute;box-sizing:border-box;border:1px solid #8a94a6;left:${b.x + 3}px;top:${b.y}px;width:${b.w}px;height:${b.h}px">${l}</div>`,
     );
     const html = `<html><body style="margin:0">${cells.join('')}</body></html>`;
-    const session = await openPage(cdp, `data:text/html;base64,${Buffer.from(html).toString('base64')}`);
+    const session = await openPage(cdp, VIEW, `data:text/html;base64,${Buffer.from(html).toString('base64')}`);
     const shot = await cdp.send<{ data: string }>('Page.captureScreenshot', { format: 'png' }, session);
     const img = decodePng(Buffer.from(shot.data, 'base64'));
     const measured = measureCells(img, expected);

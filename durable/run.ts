@@ -408,13 +408,24 @@ export class RunObject extends DurableObject<Env> {
     return out;
   }
 
-  /** Waits for a step, but after a cancel no longer than the teardown grace. */
+  /**
+   * Waits for a step, but after a cancel no longer than the teardown grace. The wall-limit
+   * timer is cleared when the step ends: a pending 15-minute timer kept every finished run
+   * object resident (never idle, so never evicted), which grew the local server's memory.
+   */
   private async guard(step: Promise<StepResult>): Promise<StepResult> {
     const settled = step.catch((err): StepResult => ({ kind: 'failed', message: (err as Error).message ?? String(err) }));
     const { wallMs } = stepLimits(this.env);
-    const timeout = sleep(wallMs).then((): StepResult => ({ kind: 'failed', message: `the step ran longer than its wall-time limit of ${wallMs / 1000} s` }));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<StepResult>((r) => {
+      timer = setTimeout(() => r({ kind: 'failed', message: `the step ran longer than its wall-time limit of ${wallMs / 1000} s` }), wallMs);
+    });
     const teardown = this.cancelRequested.then(() => sleep(teardownGrace(this.env))).then((): StepResult => ({ kind: 'aborted', message: 'torn down' }));
-    return Promise.race([settled, timeout, teardown]);
+    try {
+      return await Promise.race([settled, timeout, teardown]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private async runStep(spec: RunSpec, step: ChainStep, input: RunFile[]): Promise<StepResult> {

@@ -26,7 +26,7 @@ import type { ChainStep } from '../src/jobs/chains';
 import { jobConfig, type JobConfig } from '../src/jobs/config';
 import { bundle, filesFromResponse, formOf, type Bundle, type RunFile } from '../src/jobs/files';
 import { durationOf, RETENTION_MS, requestId, runName, runShortname } from '../src/jobs/runs';
-import { runSandbox, SandboxHost, STEP_WALL_MS, stepLimits } from '../src/jobs/sandbox';
+import { runSandbox, SandboxHost, stepLimits } from '../src/jobs/sandbox';
 import { jobMeta, jobRuns, jobSchedules, type RunStatus, type Trigger } from '../src/jobs/schema';
 
 /** How long a canceled run's current step may take to stop before it is abandoned. */
@@ -43,9 +43,12 @@ export const MAX_DEPTH = 8;
 export const AUTO_PAUSE_AFTER = 5;
 /**
  * While a run executes, its alarm is a watchdog that fires this often: a live execution
- * re-arms it; a run found unfinished without one (the object was reset mid-run) fails.
+ * re-arms it; a run found unfinished without one (the object was reset mid-run, or the
+ * whole server was killed: local alarms outlive a restart) fails. Short, so a cut-off run
+ * ends failed within seconds even when nothing else touches its object; the step's own
+ * wall limit (STEP_WALL_MS) is enforced by the live execution, not by this alarm.
  */
-export const WATCHDOG_MS = STEP_WALL_MS + TEARDOWN_GRACE_MS + 60_000;
+export const WATCHDOG_MS = 15_000;
 export const INTERRUPTED = 'the run was interrupted (its Durable Object was reset) before it finished';
 
 export interface RunSpec {
@@ -237,7 +240,7 @@ export class RunObject extends DurableObject<Env> {
       duration: 0,
     });
     this.log(`run rejected: ${reason}`, 'error');
-    await this.ctx.storage.setAlarm(Date.now() + RETENTION_MS);
+    await this.retain();
   }
 
   // ---- cancel ----
@@ -405,13 +408,24 @@ export class RunObject extends DurableObject<Env> {
     return out;
   }
 
-  /** Waits for a step, but after a cancel no longer than the teardown grace. */
+  /**
+   * Waits for a step, but after a cancel no longer than the teardown grace. The wall-limit
+   * timer is cleared when the step ends: a pending 15-minute timer kept every finished run
+   * object resident (never idle, so never evicted), which grew the local server's memory.
+   */
   private async guard(step: Promise<StepResult>): Promise<StepResult> {
     const settled = step.catch((err): StepResult => ({ kind: 'failed', message: (err as Error).message ?? String(err) }));
     const { wallMs } = stepLimits(this.env);
-    const timeout = sleep(wallMs).then((): StepResult => ({ kind: 'failed', message: `the step ran longer than its wall-time limit of ${wallMs / 1000} s` }));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<StepResult>((r) => {
+      timer = setTimeout(() => r({ kind: 'failed', message: `the step ran longer than its wall-time limit of ${wallMs / 1000} s` }), wallMs);
+    });
     const teardown = this.cancelRequested.then(() => sleep(teardownGrace(this.env))).then((): StepResult => ({ kind: 'aborted', message: 'torn down' }));
-    return Promise.race([settled, timeout, teardown]);
+    try {
+      return await Promise.race([settled, timeout, teardown]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private async runStep(spec: RunSpec, step: ChainStep, input: RunFile[]): Promise<StepResult> {
@@ -536,7 +550,7 @@ export class RunObject extends DurableObject<Env> {
     }
     this.log(`run ${status}${out ? ` (output ${out.filename}, ${out.data.byteLength} bytes)` : ''}`, status === 'success' ? 'info' : status === 'failed' ? 'error' : 'warning');
     this.endTails();
-    this.ctx.waitUntil(this.ctx.storage.setAlarm(Date.now() + RETENTION_MS));
+    this.ctx.waitUntil(this.retain());
     return { name: head.name, status, files, bundle: out, message, ...(status === 'failed' ? { decidedAt } : {}) };
   }
 
@@ -591,11 +605,25 @@ export class RunObject extends DurableObject<Env> {
     await this.finish(this.head(), canceling ? { kind: 'aborted', message: `${INTERRUPTED} while canceling` } : { kind: 'failed', message: INTERRUPTED });
   }
 
+  /** The retention alarm of a final run; remembers when it is due (see alarm). */
+  private retain(): Promise<void> {
+    const at = Date.now() + RETENTION_MS;
+    this.ctx.storage.kv.put('retain_until', at);
+    return this.ctx.storage.setAlarm(at);
+  }
+
   /** While running: the watchdog (see WATCHDOG_MS). Once final: retention, the log and the output go after 30 days. */
   override async alarm(): Promise<void> {
     if (this.status === 'processing' || this.status === 'canceling') {
       if (this.executing) await this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS);
       else await this.interrupt();
+      return;
+    }
+    // A watchdog alarm that fires once the run is final (a reset object finished the run in
+    // its constructor, or the run ended as the alarm came due) is not the retention one.
+    const due = this.ctx.storage.kv.get<number>('retain_until');
+    if (due !== undefined && Date.now() < due) {
+      await this.ctx.storage.setAlarm(due);
       return;
     }
     this.ctx.storage.sql.exec('DELETE FROM log');

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// npm run soak [-- --minutes N] [-- --concurrency C]: starts the platform (as npm start does,
+// npm run soak [-- --minutes N] [-- --concurrency C] [-- --idle-seconds S]: starts the platform (as npm start does,
 // loopback only, fresh state), runs a mixed workload (reads, writes, document churn, asset
 // uploads, job runs, test sends) at bounded concurrency for N minutes (default 10), and
 // prints every 30 s: throughput, p50/p99 latency, errors (5xx and network failures) and the
 // RSS of workerd. It fails (exit 1) when the RSS of the last third of the run grows by 10%
-// or more (no plateau) or when any request answered 5xx. Not part of npm test.
+// or more (no plateau) or when any request answered 5xx (or 429: the soak runs without rate limits).
+// --idle-seconds S: afterwards samples the RSS every 15 s for S seconds without load. Not part of npm test.
 import { execFileSync } from 'node:child_process';
 import { startPlatform } from './serve.mjs';
 
@@ -15,6 +16,8 @@ const arg = (name, fallback) => {
 const MINUTES = arg('minutes', Number(process.env.SOAK_MINUTES ?? 10));
 const CONCURRENCY = arg('concurrency', 8);
 const REPORT_MS = arg('report-seconds', 30) * 1000;
+/** After the load: keep sampling the RSS this long with no requests (is memory returned when idle?). */
+const IDLE_S = arg('idle-seconds', 0);
 
 /** RSS (KiB) of every workerd process below this one (the server we started). */
 function workerdRss() {
@@ -36,7 +39,9 @@ function workerdRss() {
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 const CODE = 'export default { async run(input, ctx) { ctx.log("hi"); const t = await input[0].text(); return { got: t.length, at: Date.now() }; } };';
 
-const server = await startPlatform();
+// Rate limits off (as the bench and the e2e suite do): one token at hundreds of requests a second
+// would otherwise measure mostly 429 answers, not the work.
+const server = await startPlatform({ extraArgs: ['--var', 'RATE_LIMITING:off'] });
 const { base, ops } = server;
 let stopping = false;
 const stop = async (code) => {
@@ -118,7 +123,7 @@ async function worker() {
     const t0 = performance.now();
     try {
       const r = await action();
-      if (r.status >= 500 && !(name === 'job run' && r.status === 502)) {
+      if ((r.status >= 500 && !(name === 'job run' && r.status === 502)) || r.status === 429) {
         errors++;
         errorKinds.set(`${name} ${r.status}`, (errorKinds.get(`${name} ${r.status}`) ?? 0) + 1);
       }
@@ -156,6 +161,10 @@ const from = third[0]?.rss ?? 0;
 const to = Math.max(...third.map((s) => s.rss));
 const growth = from ? (to - from) / from : 0;
 console.log(`last third: RSS ${(from / 1024).toFixed(0)} -> ${(to / 1024).toFixed(0)} MiB (${(growth * 100).toFixed(1)}%); errors ${allErrors}${errorKinds.size ? ` (${[...errorKinds].map(([k, v]) => `${k}: ${v}`).join(', ')})` : ''}`);
+for (let t = 15; t <= IDLE_S; t += 15) {
+  await new Promise((r) => setTimeout(r, 15_000));
+  console.log(`idle ${String(t).padStart(4)}s  workerd RSS ${(workerdRss() / 1024).toFixed(0)} MiB`);
+}
 const ok = growth < 0.1 && allErrors === 0;
 console.log(ok ? 'soak: ok (memory plateaus, no errors)' : 'soak: FAILED');
 await stop(ok ? 0 : 1);

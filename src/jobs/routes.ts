@@ -77,8 +77,16 @@ function sourceOf(req: Request, url: URL): string {
   return SOURCE.test(s) ? s : 'api';
 }
 
+/**
+ * The code version names the job's sandbox isolate: a hash of its code files (name, etag,
+ * size), so uploading identical code again keeps the warm isolate instead of making another
+ * (local workerd never evicts Worker Loader isolates; in production, same code, same isolate).
+ */
 async function bumpCodeVersion(rc: ResourceCtx): Promise<void> {
-  const version = `${now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+  const listed = await rc.env.BLOBS.list({ prefix: codePrefix(rc.resource.id), limit: MAX_CODE_FILES });
+  const files = listed.objects.map((o) => `${o.key}\t${o.etag}\t${o.size}`).sort();
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(files.join('\n'))));
+  const version = [...digest.slice(0, 10)].map((b) => b.toString(16).padStart(2, '0')).join('');
   await rc.db.insert(jobMeta).values({ job_id: rc.resource.id, code_version: version }).onConflictDoUpdate({ target: jobMeta.job_id, set: { code_version: version } });
 }
 

@@ -6,7 +6,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import type { RunObject, RunOutcome } from '../../durable/run';
-import { INTERRUPTED } from '../../durable/run';
+import { INTERRUPTED, WATCHDOG_MS } from '../../durable/run';
 import type { Resource } from '../../src/db/schema';
 import { startRun } from '../../src/jobs/trigger';
 import { call, makeUser, type TestUser } from './helpers';
@@ -57,7 +57,7 @@ describe('watchdog: a run cut off by a reset of its Durable Object', () => {
     const { data, run } = await running(u, 'alive');
     expect(await runDurableObjectAlarm(stubOf(run))).toBe(true);
     expect(await statusOf(u.token, `${J}/alive`, run)).toBe('processing');
-    expect(await runInDurableObject(stubOf(run), (_i, state) => state.storage.getAlarm())).toBeGreaterThan(Date.now() + 60_000);
+    expect(await runInDurableObject(stubOf(run), (_i, state) => state.storage.getAlarm())).toBeGreaterThan(Date.now() + WATCHDOG_MS / 2);
     expect((await call('POST', `${J}/alive/runs/${run}/status`, { token: u.token, text: 'canceled' })).status).toBe(202);
     expect((await data).status).toBe(409);
     const alarm = await runInDurableObject(stubOf(run), (_i, state) => state.storage.getAlarm());

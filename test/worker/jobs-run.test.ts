@@ -345,3 +345,18 @@ describe('lastRuns (for GraphQL)', () => {
     expect(last.has(ids.lr_c!)).toBe(false);
   });
 });
+
+describe('the sandbox is named by the content of the code', () => {
+  it('re-uploading identical code keeps the warm isolate; changed code gets a fresh one', async () => {
+    const u = await makeUser();
+    // A module-level counter tells whether a run reused the isolate of the previous one.
+    const code = `let n = 0; export default { run() { n++; return String(n); } }`;
+    await makeJob(u, 'counter', code);
+    expect(await (await trigger(u.token, `${J}/counter`)).text()).toBe('1');
+    expect(await (await trigger(u.token, `${J}/counter`)).text()).toBe('2');
+    await putCode(u, 'counter', 'index.js', code);
+    expect(await (await trigger(u.token, `${J}/counter`)).text()).toBe('3');
+    await putCode(u, 'counter', 'index.js', `${code}\n// changed`);
+    expect(await (await trigger(u.token, `${J}/counter`)).text()).toBe('1');
+  });
+});

@@ -164,10 +164,29 @@ export async function copyEntries(
   exclude: (path: string) => boolean = () => false,
   also: BatchItem<'sqlite'>[] = [],
 ): Promise<void> {
-  const rows = (await listEntries(db, from.id)).filter((r) => !exclude(r.path));
+  const statements = [...(await copyEntryStatements(env, db, await listEntries(db, from.id), to, exclude)), ...also];
+  if (statements.length) await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+}
+
+/**
+ * The inserts copying `rows` (a resource's stored entries, listEntries) to `to`, for the
+ * caller's own batch; blobs are copied in R2 first. `derived` replaces or adds entries of
+ * the copy computed from the copied values (path → value).
+ */
+export async function copyEntryStatements(
+  env: Env,
+  db: Db,
+  rows: StoredEntry[],
+  to: Resource,
+  exclude: (path: string) => boolean = () => false,
+  derived?: (values: Map<string, string>) => Record<string, string>,
+): Promise<BatchItem<'sqlite'>[]> {
+  const kept = rows.filter((r) => !exclude(r.path));
   const now = nowIso();
+  const computed = derived ? derived(await entryValues(env, kept)) : {};
   const copies = [];
-  for (const r of rows) {
+  for (const r of kept) {
+    if (r.path in computed) continue;
     let blobKey: string | null = null;
     if (r.blob_key) {
       const obj = await env.BLOBS.get(r.blob_key);
@@ -176,8 +195,16 @@ export async function copyEntries(
     }
     copies.push({ resource_id: to.id, path: r.path, value: r.value, blob_key: blobKey, size: r.size, created_on: now, last_modified: now });
   }
-  const statements = [...d1Chunks(copies, 7).map((c) => db.insert(entries).values(c)), ...also];
-  if (statements.length) await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+  for (const [path, value] of Object.entries(computed)) {
+    const size = enc.encode(value).byteLength;
+    let blobKey: string | null = null;
+    if (size > INLINE_LIMIT) {
+      blobKey = entryBlobKey(to.id, path);
+      await env.BLOBS.put(blobKey, value, { httpMetadata: { contentType: 'text/plain; charset=utf-8' } });
+    }
+    copies.push({ resource_id: to.id, path, value: blobKey ? null : value, blob_key: blobKey, size, created_on: now, last_modified: now });
+  }
+  return d1Chunks(copies, 7).map((c) => db.insert(entries).values(c));
 }
 
 /** Removes every blob stored under a resource (called when the resource is deleted). */

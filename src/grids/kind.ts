@@ -3,7 +3,7 @@ import { canonicalEntries, typeWordProblem } from '../core/canonical';
 import type { ResourceKind } from '../core/resources';
 import { KiB } from '../core/http';
 import { DEFAULT_THEME, themeEntryProblem } from '../docs/kind';
-import { reparse, validateLayout } from './store';
+import { parsedEntries, reparse, validateLayout } from './store';
 
 export const LAYOUT_LIMIT = 128 * KiB;
 export const MAPPING_LIMIT = 64 * KiB;
@@ -41,5 +41,6 @@ export const gridKind: ResourceKind = {
   log: true,
   // the dashboard page anyone allowed can open (anonymous once shared publicly)
   url: (env, owner, name) => `${env.PUBLIC_ORIGIN}/v1/u/${owner}/g/${name}/html`,
-  copied: (from, to) => reparse(from.env, from.db, to),
+  // The copy's parse (it names the copy's id) is made from the copied sources and stored with them.
+  copyDerived: (to, values) => parsedEntries(values.get('layout') ?? null, values.get('mapping') ?? null, to.id),
 };

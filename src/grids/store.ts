@@ -44,6 +44,12 @@ export function parseGrid(layout: string | null, mapping: string | null, gridId:
   return { layout: parsed, data: buildData(parsed, bindings, gridId), meta: buildMeta(bindings, gridId) };
 }
 
+/** The parse entries of a grid made from its sources (path -> JSON text). */
+export function parsedEntries(layout: string | null, mapping: string | null, gridId: number): Record<string, string> {
+  const { data, meta } = parseGrid(layout, mapping, gridId);
+  return { [DATA_PATH]: JSON.stringify(data), [META_PATH]: JSON.stringify(meta) };
+}
+
 export async function readSources(env: Env, db: Db, gridId: number): Promise<[string | null, string | null]> {
   return Promise.all([readEntry(env, db, gridId, 'layout'), readEntry(env, db, gridId, 'mapping')]);
 }

@@ -12,7 +12,7 @@ function roundTrips(res: Response): number {
 }
 
 /** The answer's status and round trips, its body read. */
-async function measured(method: string, path: string, u: TestUser | null, o: { text?: string; headers?: Record<string, string> } = {}) {
+async function measured(method: string, path: string, u: TestUser | null, o: { text?: string; json?: unknown; body?: BodyInit; type?: string; headers?: Record<string, string> } = {}) {
   const res = await call(method, path, { token: u?.token ?? null, ...o });
   await res.arrayBuffer();
   return { status: res.status, trips: roundTrips(res) };
@@ -94,5 +94,25 @@ describe('D1 round trips per request', () => {
       expect(r.status, `${method} ${path}`).toBeLessThan(300);
       expect(r.trips, `${method} ${path}`).toBeLessThanOrEqual(most);
     }
+  });
+
+  it('renaming or copying a resource costs at most three round trips, whatever its kind carries', async () => {
+    const u = await makeUser();
+    await call('GET', '/v1/whoami', { token: u.token });
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0]);
+    // A document with entries, a tag and an asset; a grid with layout and mapping (its parse names its id).
+    expect((await call('PUT', '/v1/vis/docs/r', { token: u.token })).status).toBe(201);
+    expect((await call('POST', '/v1/vis/docs/r/content', { token: u.token, text: 'x' })).status).toBe(204);
+    expect((await call('PUT', '/v1/vis/docs/r/tags/fav', { token: u.token })).status).toBe(201);
+    expect((await call('POST', '/v1/vis/docs/r/assets/logo.png', { token: u.token, body: png, type: 'image/png' })).status).toBe(201);
+    expect((await call('PUT', '/v1/vis/grids/g', { token: u.token })).status).toBe(201);
+    expect((await call('POST', '/v1/vis/grids/g/layout', { token: u.token, text: '+---+\n| A |\n+---+' })).status).toBeLessThan(300);
+    expect((await call('POST', '/v1/vis/grids/g/mapping', { token: u.token, text: 'A => /u/x/p/y' })).status).toBeLessThan(300);
+    expect(await measured('PATCH', '/v1/vis/docs/r', u, { text: 'r2' })).toMatchObject({ status: 200, trips: 2 });
+    expect(await measured('PATCH', '/v1/vis/docs/r2', u, { text: 'r2' })).toMatchObject({ status: 200, trips: 1 });
+    expect(await measured('PATCH', '/v1/vis/docs/r2', u, { json: { name: 'r3', copy: true } })).toMatchObject({ status: 201 });
+    expect((await measured('PATCH', '/v1/vis/docs/r2', u, { json: { name: 'r4', copy: true } })).trips).toBeLessThanOrEqual(3);
+    expect((await measured('PATCH', '/v1/vis/grids/g', u, { json: { name: 'g2', copy: true } })).trips).toBeLessThanOrEqual(3);
+    expect((await measured('PATCH', '/v1/vis/grids/g', u, { text: 'g3' })).trips).toBeLessThanOrEqual(2);
   });
 });

@@ -3,6 +3,7 @@
 // no more than three. A change that adds a round trip to these fails here.
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { orgWorld } from './groups-fixtures';
 import { call, makeUser, type TestUser } from './helpers';
 
 function roundTrips(res: Response): number {
@@ -114,5 +115,17 @@ describe('D1 round trips per request', () => {
     expect((await measured('PATCH', '/v1/vis/docs/r2', u, { json: { name: 'r4', copy: true } })).trips).toBeLessThanOrEqual(3);
     expect((await measured('PATCH', '/v1/vis/grids/g', u, { json: { name: 'g2', copy: true } })).trips).toBeLessThanOrEqual(3);
     expect((await measured('PATCH', '/v1/vis/grids/g', u, { text: 'g3' })).trips).toBeLessThanOrEqual(2);
+  });
+
+  it('an organisation card or its groups cost at most three round trips, for a member or a stranger', async () => {
+    const w = await orgWorld();
+    for (const u of [w.orgMember, w.stranger, w.account]) await call('GET', '/v1/whoami', { token: u.token });
+    for (const u of [w.orgMember, w.account]) {
+      expect(await measured('GET', `/v1/orgs/${w.org}`, u)).toMatchObject({ status: 200, trips: 3 });
+      expect(await measured('GET', `/v1/o/${w.org}`, u)).toMatchObject({ status: 200, trips: 3 });
+      expect(await measured('GET', `/v1/orgs/${w.org}/groups`, u)).toMatchObject({ status: 200, trips: 2 });
+    }
+    // A private organisation is 404 to a stranger, in two round trips.
+    expect(await measured('GET', `/v1/orgs/${w.org}`, w.stranger)).toMatchObject({ status: 404, trips: 2 });
   });
 });

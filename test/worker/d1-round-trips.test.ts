@@ -3,7 +3,7 @@
 // no more than three. A change that adds a round trip to these fails here.
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { orgWorld } from './groups-fixtures';
+import { orgWorld, person, userGroupWorld } from './groups-fixtures';
 import { call, makeUser, type TestUser } from './helpers';
 
 function roundTrips(res: Response): number {
@@ -127,5 +127,15 @@ describe('D1 round trips per request', () => {
     }
     // A private organisation is 404 to a stranger, in two round trips.
     expect(await measured('GET', `/v1/orgs/${w.org}`, w.stranger)).toMatchObject({ status: 404, trips: 2 });
+  });
+
+  it('a role PUT costs three round trips (promote, demote), four with an invitation e-mail (its outbox row)', async () => {
+    const w = await userGroupWorld();
+    const newcomer = await person('n');
+    await call('GET', '/v1/whoami', { token: w.founder.token });
+    expect(await measured('PUT', `${w.path}/roles/superusers/${w.member.username}`, w.founder)).toEqual({ status: 200, trips: 3 });
+    expect(await measured('PUT', `${w.path}/roles/members/${w.member.username}`, w.founder)).toEqual({ status: 200, trips: 3 });
+    expect(await measured('PUT', `${w.path}/roles/members/${newcomer.username}`, w.founder)).toEqual({ status: 201, trips: 4 });
+    expect(await measured('PUT', `${w.path}/roles/admins/${newcomer.username}`, w.founder)).toEqual({ status: 200, trips: 4 });
   });
 });

@@ -71,6 +71,10 @@ export interface EntrySpec {
   compute?: (rc: ResourceCtx) => string | Promise<string>;
   /** Runs after a write or a clear (value null), e.g. to re-parse. */
   afterWrite?: (rc: ResourceCtx, value: string | null) => Promise<void>;
+  /** Log lines of a write or a clear (value null), stored in the write's batch before the generic one. */
+  logLines?: (rc: ResourceCtx, value: string | null) => string[];
+  /** Reads a write (POST) asks for with the resource (rc.preloaded), e.g. for `validate`. */
+  writePreload?: Preload;
   /** Where a second path names the same entry (`subject` = `config/subject`). */
   aliases?: string[];
   summary?: string;
@@ -649,6 +653,7 @@ function entryRoutes(routes: ResourceRoutes, kind: ResourceKind, spec: EntrySpec
     routes.post(rel, {
       summary: spec.summary ?? `Write ${spec.path}`,
       need: 'w',
+      ...(spec.writePreload ? { preload: spec.writePreload } : {}),
       body: { type: 'text/plain' },
       responses: { 204: { description: 'Written' }, 400: { description: 'Invalid value' }, 413: { description: 'Too large' }, 415: { description: 'Not text/plain' } },
       handler: async (rc) => {
@@ -665,7 +670,8 @@ function entryRoutes(routes: ResourceRoutes, kind: ResourceKind, spec: EntrySpec
         const message = `${spec.path} written (${new TextEncoder().encode(value).byteLength} bytes)`;
         // Without an afterWrite hook (whose own log lines come first), the log line joins the write's batch.
         const logged = kind.log && !spec.afterWrite;
-        await writeEntry(rc.env, rc.db, rc.resource, spec.path, value, logged ? [logInsert(rc.db, rc.resource.id, message)] : []);
+        const lines = [...(spec.logLines?.(rc, value) ?? []), ...(logged ? [message] : [])];
+        await writeEntry(rc.env, rc.db, rc.resource, spec.path, value, lines.map((m) => logInsert(rc.db, rc.resource.id, m)));
         await spec.afterWrite?.(rc, value);
         if (!logged) await log(rc, message);
         return noContent();
@@ -677,7 +683,8 @@ function entryRoutes(routes: ResourceRoutes, kind: ResourceKind, spec: EntrySpec
       responses: { 204: { description: 'Cleared' } },
       handler: async (rc) => {
         const logged = kind.log && !spec.afterWrite;
-        await clearEntry(rc.env, rc.db, rc.resource, spec.path, logged ? [logInsert(rc.db, rc.resource.id, `${spec.path} cleared`)] : []);
+        const lines = [...(spec.logLines?.(rc, null) ?? []), ...(logged ? [`${spec.path} cleared`] : [])];
+        await clearEntry(rc.env, rc.db, rc.resource, spec.path, lines.map((m) => logInsert(rc.db, rc.resource.id, m)));
         await spec.afterWrite?.(rc, null);
         if (!logged) await log(rc, `${spec.path} cleared`);
         return noContent();

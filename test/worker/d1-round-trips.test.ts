@@ -4,7 +4,7 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { orgWorld, person, userGroupWorld } from './groups-fixtures';
-import { call, makeUser, type TestUser } from './helpers';
+import { call, makeUser, unique, type TestUser } from './helpers';
 
 function roundTrips(res: Response): number {
   const m = /d1;desc="(\d+) round trips"/.exec(res.headers.get('Server-Timing') ?? '');
@@ -137,5 +137,21 @@ describe('D1 round trips per request', () => {
     expect(await measured('PUT', `${w.path}/roles/members/${w.member.username}`, w.founder)).toEqual({ status: 200, trips: 3 });
     expect(await measured('PUT', `${w.path}/roles/members/${newcomer.username}`, w.founder)).toEqual({ status: 201, trips: 4 });
     expect(await measured('PUT', `${w.path}/roles/admins/${newcomer.username}`, w.founder)).toEqual({ status: 200, trips: 4 });
+  });
+
+  it('writing or clearing a recipient list costs at most three round trips, users and groups checked together', async () => {
+    const u = await makeUser({ email: `${unique('r')}@example.com`, email_verified: true });
+    const other = await makeUser();
+    await call('GET', '/v1/whoami', { token: u.token });
+    const slug = unique('g').slice(0, 30);
+    expect((await call('PUT', `/v1/admin/groups/${slug}`, { token: u.token })).status).toBe(201);
+    expect((await call('PUT', '/v1/vis/mails/m', { token: u.token })).status).toBe(201);
+    expect((await call('POST', '/v1/vis/mails/m/recipients/cc', { token: u.token, text: 'b@example.com' })).status).toBe(204);
+    const list = `a@example.com @${other.username} @${u.username}~${slug}`;
+    expect(await measured('POST', '/v1/vis/mails/m/recipients/to', u, { text: list })).toEqual({ status: 204, trips: 3 });
+    expect(await measured('POST', '/v1/vis/mails/m/recipients/bcc', u, { text: 'c@example.com' })).toEqual({ status: 204, trips: 2 });
+    expect(await measured('DELETE', '/v1/vis/mails/m/recipients/to', u)).toEqual({ status: 204, trips: 2 });
+    // A rejected list stores nothing, in as many.
+    expect(await measured('POST', '/v1/vis/mails/m/recipients/to', u, { text: `@nosuch${Date.now()}` })).toEqual({ status: 400, trips: 2 });
   });
 });

@@ -96,6 +96,30 @@ export function listEntriesQuery(db: Db, resourceId: number | SQL) {
     .where(eq(entries.resource_id, resourceId));
 }
 
+/**
+ * The upsert of one entry for a caller's own batch (a large value is put in R2 first);
+ * `after` removes a blob the value no longer uses, once the batch has run.
+ */
+export async function entryUpsert(env: Env, db: Db, resourceId: number, path: string, value: string): Promise<{ statement: BatchItem<'sqlite'>; after: () => Promise<void> }> {
+  const now = nowIso();
+  const size = enc.encode(value).byteLength;
+  let inline: string | null = value;
+  let blobKey: string | null = null;
+  if (size > INLINE_LIMIT) {
+    blobKey = entryBlobKey(resourceId, path);
+    await env.BLOBS.put(blobKey, value, { httpMetadata: { contentType: 'text/plain; charset=utf-8' } });
+    inline = null;
+  }
+  const statement = db
+    .insert(entries)
+    .values({ resource_id: resourceId, path, value: inline, blob_key: blobKey, size, created_on: now, last_modified: now })
+    .onConflictDoUpdate({ target: [entries.resource_id, entries.path], set: { value: inline, blob_key: blobKey, size, last_modified: now } });
+  const after = async () => {
+    if (blobKey === null) await env.BLOBS.delete(entryBlobKey(resourceId, path)).catch(() => undefined);
+  };
+  return { statement, after };
+}
+
 /** Writes one entry and touches the resource's last_modified, atomically in one batch (with `also`, e.g. its log line). */
 export async function writeEntry(env: Env, db: Db, resource: Resource, path: string, value: string, also: BatchItem<'sqlite'>[] = []): Promise<void> {
   const now = nowIso();

@@ -73,8 +73,14 @@ export interface EntrySpec {
   afterWrite?: (rc: ResourceCtx, value: string | null) => Promise<void>;
   /** Log lines of a write or a clear (value null), stored in the write's batch before the generic one. */
   logLines?: (rc: ResourceCtx, value: string | null) => string[];
-  /** Reads a write (POST) asks for with the resource (rc.preloaded), e.g. for `validate`. */
+  /** Reads a write or a clear asks for with the resource (rc.preloaded), e.g. for `validate`. */
   writePreload?: Preload;
+  /**
+   * Statements joining the batch of a write or a clear (value null), e.g. what is derived
+   * from the value; `after` runs once the batch has. With them the log line joins the batch
+   * too, and `afterWrite` (if any) only checks or settles: it logs nothing.
+   */
+  writeStatements?: (rc: ResourceCtx, value: string | null) => Promise<{ statements: BatchItem<'sqlite'>[]; after?: () => Promise<void> }>;
   /** Where a second path names the same entry (`subject` = `config/subject`). */
   aliases?: string[];
   summary?: string;
@@ -669,9 +675,11 @@ function entryRoutes(routes: ResourceRoutes, kind: ResourceKind, spec: EntrySpec
         if (problem) throw badRequest(`invalid ${spec.path}: ${problem}`);
         const message = `${spec.path} written (${new TextEncoder().encode(value).byteLength} bytes)`;
         // Without an afterWrite hook (whose own log lines come first), the log line joins the write's batch.
-        const logged = kind.log && !spec.afterWrite;
+        const logged = kind.log && (!spec.afterWrite || !!spec.writeStatements);
         const lines = [...(spec.logLines?.(rc, value) ?? []), ...(logged ? [message] : [])];
-        await writeEntry(rc.env, rc.db, rc.resource, spec.path, value, lines.map((m) => logInsert(rc.db, rc.resource.id, m)));
+        const derived = await spec.writeStatements?.(rc, value);
+        await writeEntry(rc.env, rc.db, rc.resource, spec.path, value, [...(derived?.statements ?? []), ...lines.map((m) => logInsert(rc.db, rc.resource.id, m))]);
+        await derived?.after?.();
         await spec.afterWrite?.(rc, value);
         if (!logged) await log(rc, message);
         return noContent();
@@ -680,11 +688,14 @@ function entryRoutes(routes: ResourceRoutes, kind: ResourceKind, spec: EntrySpec
     routes.delete(rel, {
       summary: `Clear ${spec.path}`,
       need: 'w',
+      ...(spec.writePreload ? { preload: spec.writePreload } : {}),
       responses: { 204: { description: 'Cleared' } },
       handler: async (rc) => {
-        const logged = kind.log && !spec.afterWrite;
+        const logged = kind.log && (!spec.afterWrite || !!spec.writeStatements);
         const lines = [...(spec.logLines?.(rc, null) ?? []), ...(logged ? [`${spec.path} cleared`] : [])];
-        await clearEntry(rc.env, rc.db, rc.resource, spec.path, lines.map((m) => logInsert(rc.db, rc.resource.id, m)));
+        const derived = await spec.writeStatements?.(rc, null);
+        await clearEntry(rc.env, rc.db, rc.resource, spec.path, [...(derived?.statements ?? []), ...lines.map((m) => logInsert(rc.db, rc.resource.id, m))]);
+        await derived?.after?.();
         await spec.afterWrite?.(rc, null);
         if (!logged) await log(rc, `${spec.path} cleared`);
         return noContent();

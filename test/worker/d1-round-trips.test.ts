@@ -154,4 +154,14 @@ describe('D1 round trips per request', () => {
     // A rejected list stores nothing, in as many.
     expect(await measured('POST', '/v1/vis/mails/m/recipients/to', u, { text: `@nosuch${Date.now()}` })).toEqual({ status: 400, trips: 2 });
   });
+
+  it('writing or clearing a grid layout or mapping costs at most three round trips, its parse stored in the same batch', async () => {
+    const u = await makeUser();
+    await call('GET', '/v1/whoami', { token: u.token });
+    expect((await call('PUT', '/v1/vis/grids/lm', { token: u.token })).status).toBe(201);
+    expect(await measured('POST', '/v1/vis/grids/lm/layout', u, { text: '+---+\n| A |\n+---+' })).toEqual({ status: 204, trips: 3 });
+    expect(await measured('POST', '/v1/vis/grids/lm/mapping', u, { text: 'A => /u/x/p/y' })).toEqual({ status: 204, trips: 3 });
+    expect(await measured('DELETE', '/v1/vis/grids/lm/mapping', u)).toEqual({ status: 204, trips: 3 });
+    expect(await measured('DELETE', '/v1/vis/grids/lm/layout', u)).toEqual({ status: 204, trips: 3 });
+  });
 });

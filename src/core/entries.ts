@@ -96,6 +96,30 @@ export function listEntriesQuery(db: Db, resourceId: number | SQL) {
     .where(eq(entries.resource_id, resourceId));
 }
 
+/**
+ * The upsert of one entry for a caller's own batch (a large value is put in R2 first);
+ * `after` removes a blob the value no longer uses, once the batch has run.
+ */
+export async function entryUpsert(env: Env, db: Db, resourceId: number, path: string, value: string): Promise<{ statement: BatchItem<'sqlite'>; after: () => Promise<void> }> {
+  const now = nowIso();
+  const size = enc.encode(value).byteLength;
+  let inline: string | null = value;
+  let blobKey: string | null = null;
+  if (size > INLINE_LIMIT) {
+    blobKey = entryBlobKey(resourceId, path);
+    await env.BLOBS.put(blobKey, value, { httpMetadata: { contentType: 'text/plain; charset=utf-8' } });
+    inline = null;
+  }
+  const statement = db
+    .insert(entries)
+    .values({ resource_id: resourceId, path, value: inline, blob_key: blobKey, size, created_on: now, last_modified: now })
+    .onConflictDoUpdate({ target: [entries.resource_id, entries.path], set: { value: inline, blob_key: blobKey, size, last_modified: now } });
+  const after = async () => {
+    if (blobKey === null) await env.BLOBS.delete(entryBlobKey(resourceId, path)).catch(() => undefined);
+  };
+  return { statement, after };
+}
+
 /** Writes one entry and touches the resource's last_modified, atomically in one batch (with `also`, e.g. its log line). */
 export async function writeEntry(env: Env, db: Db, resource: Resource, path: string, value: string, also: BatchItem<'sqlite'>[] = []): Promise<void> {
   const now = nowIso();
@@ -164,10 +188,29 @@ export async function copyEntries(
   exclude: (path: string) => boolean = () => false,
   also: BatchItem<'sqlite'>[] = [],
 ): Promise<void> {
-  const rows = (await listEntries(db, from.id)).filter((r) => !exclude(r.path));
+  const statements = [...(await copyEntryStatements(env, db, await listEntries(db, from.id), to, exclude)), ...also];
+  if (statements.length) await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+}
+
+/**
+ * The inserts copying `rows` (a resource's stored entries, listEntries) to `to`, for the
+ * caller's own batch; blobs are copied in R2 first. `derived` replaces or adds entries of
+ * the copy computed from the copied values (path → value).
+ */
+export async function copyEntryStatements(
+  env: Env,
+  db: Db,
+  rows: StoredEntry[],
+  to: Resource,
+  exclude: (path: string) => boolean = () => false,
+  derived?: (values: Map<string, string>) => Record<string, string>,
+): Promise<BatchItem<'sqlite'>[]> {
+  const kept = rows.filter((r) => !exclude(r.path));
   const now = nowIso();
+  const computed = derived ? derived(await entryValues(env, kept)) : {};
   const copies = [];
-  for (const r of rows) {
+  for (const r of kept) {
+    if (r.path in computed) continue;
     let blobKey: string | null = null;
     if (r.blob_key) {
       const obj = await env.BLOBS.get(r.blob_key);
@@ -176,8 +219,16 @@ export async function copyEntries(
     }
     copies.push({ resource_id: to.id, path: r.path, value: r.value, blob_key: blobKey, size: r.size, created_on: now, last_modified: now });
   }
-  const statements = [...d1Chunks(copies, 7).map((c) => db.insert(entries).values(c)), ...also];
-  if (statements.length) await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+  for (const [path, value] of Object.entries(computed)) {
+    const size = enc.encode(value).byteLength;
+    let blobKey: string | null = null;
+    if (size > INLINE_LIMIT) {
+      blobKey = entryBlobKey(to.id, path);
+      await env.BLOBS.put(blobKey, value, { httpMetadata: { contentType: 'text/plain; charset=utf-8' } });
+    }
+    copies.push({ resource_id: to.id, path, value: blobKey ? null : value, blob_key: blobKey, size, created_on: now, last_modified: now });
+  }
+  return d1Chunks(copies, 7).map((c) => db.insert(entries).values(c));
 }
 
 /** Removes every blob stored under a resource (called when the resource is deleted). */

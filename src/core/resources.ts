@@ -13,7 +13,7 @@ import type { Api, RouteSpec } from './api';
 import { nowIso } from './clock';
 import type { Ctx } from './context';
 import { base64url, randomBytes } from './crypto';
-import { clearEntry, copyEntries, d1Chunks, deleteBlobs, entriesQuery, entryQuery, entryValue, entryValues, listEntries, listEntriesQuery, readEntry, writeEntry, type StoredEntry } from './entries';
+import { clearEntry, copyEntryStatements, d1Chunks, deleteBlobs, entriesQuery, entryQuery, entryValue, entryValues, listEntries, listEntriesQuery, readEntry, writeEntry, type StoredEntry } from './entries';
 import { badRequest, conflict, forbidden, HttpError, notFound, tooLarge } from './errors';
 import { DEFAULT_BODY_LIMIT, jsonResponse, mediaType, noContent, readJson, readText, textResponse } from './http';
 import { fileActions, filePerms, type ListingItem, listingItemSchema, listingResponse, listingResponses, listingSchema, type Verb } from './listing';
@@ -44,6 +44,8 @@ export interface Preload {
   listing?: true;
   /** A query of the route's own; `resourceId` is SQL naming the resource's id. Its rows land in `preloaded.rows`. */
   rows?: (ctx: Ctx, resourceId: SQL) => BatchItem<'sqlite'>;
+  /** Further queries of the route's own, as `rows`; their rows land in `preloaded.extra`, in order. */
+  extra?: ((ctx: Ctx, resourceId: SQL) => BatchItem<'sqlite'>)[];
 }
 
 export interface Preloaded {
@@ -51,6 +53,7 @@ export interface Preloaded {
   caller?: User;
   listing?: StoredEntry[];
   rows?: unknown[];
+  extra?: unknown[][];
 }
 
 export interface EntrySpec {
@@ -68,6 +71,16 @@ export interface EntrySpec {
   compute?: (rc: ResourceCtx) => string | Promise<string>;
   /** Runs after a write or a clear (value null), e.g. to re-parse. */
   afterWrite?: (rc: ResourceCtx, value: string | null) => Promise<void>;
+  /** Log lines of a write or a clear (value null), stored in the write's batch before the generic one. */
+  logLines?: (rc: ResourceCtx, value: string | null) => string[];
+  /** Reads a write or a clear asks for with the resource (rc.preloaded), e.g. for `validate`. */
+  writePreload?: Preload;
+  /**
+   * Statements joining the batch of a write or a clear (value null), e.g. what is derived
+   * from the value; `after` runs once the batch has. With them the log line joins the batch
+   * too, and `afterWrite` (if any) only checks or settles: it logs nothing.
+   */
+  writeStatements?: (rc: ResourceCtx, value: string | null) => Promise<{ statements: BatchItem<'sqlite'>[]; after?: () => Promise<void> }>;
   /** Where a second path names the same entry (`subject` = `config/subject`). */
   aliases?: string[];
   summary?: string;
@@ -94,6 +107,12 @@ export interface ResourceKind {
   copyExcludes?: (path: string) => boolean;
   /** Area data beyond entries to carry over by a copy (assets, ...). */
   copied?: (from: ResourceCtx, to: Resource) => Promise<void>;
+  /** A read of the area's rows a copy carries over, batched with the resource's load (PATCH). */
+  copyRead?: (ctx: Ctx, resourceId: SQL) => BatchItem<'sqlite'>;
+  /** The statements storing those rows (copyRead's) for the copy, joined to the copy's one batch; may copy blobs first. */
+  copyWrites?: (from: ResourceCtx, to: Resource, rows: unknown[]) => Promise<BatchItem<'sqlite'>[]>;
+  /** Entries of a copy computed from its copied entries (path -> value), stored in the copy's batch (a grid's parse names its id). */
+  copyDerived?: (to: Resource, values: Map<string, string>) => Record<string, string>;
   /** Runs before the resource row is deleted. */
   deleting?: (rc: ResourceCtx) => Promise<void>;
 }
@@ -154,6 +173,7 @@ export async function loadResource(ctx: Ctx, kind: ResourceKind, name = ctx.para
     entries: preload.entries ? add(entriesQuery(ctx.db, id)) : -1,
     listing: preload.listing ? add(listEntriesQuery(ctx.db, id)) : -1,
     rows: preload.rows ? add(preload.rows(ctx, id)) : -1,
+    extra: (preload.extra ?? []).map((q) => add(q(ctx, id))),
   };
   const results = (await ctx.db.batch(batch as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as unknown[][];
   const owner = own ? caller! : (results[at.owner]![0] as User | undefined);
@@ -169,6 +189,7 @@ export async function loadResource(ctx: Ctx, kind: ResourceKind, name = ctx.para
       ...(preload.entries ? { entries: await entryValues(ctx.env, results[at.entries] as StoredEntry[]) } : {}),
       ...(preload.listing ? { listing: results[at.listing] as StoredEntry[] } : {}),
       ...(preload.rows ? { rows: results[at.rows] } : {}),
+      ...(preload.extra ? { extra: at.extra.map((i) => results[i]!) } : {}),
     };
   }
   const base = ctx.params.owner ? `/v1/users/${owner.username}/${kind.collection}/${name}` : `/v1/${kind.collection}/${name}`;
@@ -396,6 +417,12 @@ export function resourceRoutes(api: Api, kind: ResourceKind, extend?: (r: Resour
   routes.patch('', {
     summary: `Rename (text/plain new name) or copy (JSON {name, copy: true}) a ${kind.noun}`,
     need: 'r',
+    // What a copy carries over is read with the resource: entries, the caller's tags, area rows.
+    preload: {
+      listing: true,
+      rows: (ctx: Ctx, id: SQL) => ctx.db.select().from(tags).where(and(eq(tags.resource_id, id), eq(tags.user_id, ctx.caller?.id ?? -1))),
+      ...(kind.copyRead ? { extra: [kind.copyRead] } : {}),
+    },
     body: { type: 'text/plain', description: 'The new name; or application/json {name, copy}' },
     responses: {
       200: { description: 'Renamed', type: 'application/json', schema: listingItemSchema },
@@ -416,19 +443,21 @@ export function resourceRoutes(api: Api, kind: ResourceKind, extend?: (r: Resour
       if (copy) return copyResource(rc, name);
       requireAccess(rc, 'owner');
       if (name === rc.resource.name) return jsonResponse(resourceItem(kind, own, rc.resource, rc.access));
-      const exists = await rc.db
-        .select({ id: resources.id })
-        .from(resources)
-        .where(and(eq(resources.owner_id, rc.owner.id), eq(resources.kind, kind.kind), eq(resources.name, name)))
-        .get();
-      if (exists) throw conflict(`${kind.noun} '${name}' already exists`);
-      const updated = await rc.db
-        .update(resources)
-        .set({ name, last_modified: nowIso() })
-        .where(eq(resources.id, rc.resource.id))
-        .returning()
-        .get();
-      await log(rc, `renamed from ${rc.resource.name} to ${name}`);
+      // The rename and its log line in one batch: a taken name fails the unique index and stores nothing.
+      const update = rc.db.update(resources).set({ name, last_modified: nowIso() }).where(eq(resources.id, rc.resource.id)).returning();
+      let updated: Resource | undefined;
+      try {
+        updated = kind.log ? (await rc.db.batch([update, logInsert(rc.db, rc.resource.id, `renamed from ${rc.resource.name} to ${name}`)]))[0][0] : (await update)[0];
+      } catch (err) {
+        const exists = await rc.db
+          .select({ id: resources.id })
+          .from(resources)
+          .where(and(eq(resources.owner_id, rc.owner.id), eq(resources.kind, kind.kind), eq(resources.name, name)))
+          .get();
+        if (exists) throw conflict(`${kind.noun} '${name}' already exists`);
+        throw err;
+      }
+      if (!updated) throw notFound(`no such ${kind.noun}: ${rc.resource.name}`);
       return jsonResponse(resourceItem(kind, own, updated, rc.access));
     },
   });
@@ -630,6 +659,7 @@ function entryRoutes(routes: ResourceRoutes, kind: ResourceKind, spec: EntrySpec
     routes.post(rel, {
       summary: spec.summary ?? `Write ${spec.path}`,
       need: 'w',
+      ...(spec.writePreload ? { preload: spec.writePreload } : {}),
       body: { type: 'text/plain' },
       responses: { 204: { description: 'Written' }, 400: { description: 'Invalid value' }, 413: { description: 'Too large' }, 415: { description: 'Not text/plain' } },
       handler: async (rc) => {
@@ -645,8 +675,11 @@ function entryRoutes(routes: ResourceRoutes, kind: ResourceKind, spec: EntrySpec
         if (problem) throw badRequest(`invalid ${spec.path}: ${problem}`);
         const message = `${spec.path} written (${new TextEncoder().encode(value).byteLength} bytes)`;
         // Without an afterWrite hook (whose own log lines come first), the log line joins the write's batch.
-        const logged = kind.log && !spec.afterWrite;
-        await writeEntry(rc.env, rc.db, rc.resource, spec.path, value, logged ? [logInsert(rc.db, rc.resource.id, message)] : []);
+        const logged = kind.log && (!spec.afterWrite || !!spec.writeStatements);
+        const lines = [...(spec.logLines?.(rc, value) ?? []), ...(logged ? [message] : [])];
+        const derived = await spec.writeStatements?.(rc, value);
+        await writeEntry(rc.env, rc.db, rc.resource, spec.path, value, [...(derived?.statements ?? []), ...lines.map((m) => logInsert(rc.db, rc.resource.id, m))]);
+        await derived?.after?.();
         await spec.afterWrite?.(rc, value);
         if (!logged) await log(rc, message);
         return noContent();
@@ -655,10 +688,14 @@ function entryRoutes(routes: ResourceRoutes, kind: ResourceKind, spec: EntrySpec
     routes.delete(rel, {
       summary: `Clear ${spec.path}`,
       need: 'w',
+      ...(spec.writePreload ? { preload: spec.writePreload } : {}),
       responses: { 204: { description: 'Cleared' } },
       handler: async (rc) => {
-        const logged = kind.log && !spec.afterWrite;
-        await clearEntry(rc.env, rc.db, rc.resource, spec.path, logged ? [logInsert(rc.db, rc.resource.id, `${spec.path} cleared`)] : []);
+        const logged = kind.log && (!spec.afterWrite || !!spec.writeStatements);
+        const lines = [...(spec.logLines?.(rc, null) ?? []), ...(logged ? [`${spec.path} cleared`] : [])];
+        const derived = await spec.writeStatements?.(rc, null);
+        await clearEntry(rc.env, rc.db, rc.resource, spec.path, [...(derived?.statements ?? []), ...lines.map((m) => logInsert(rc.db, rc.resource.id, m))]);
+        await derived?.after?.();
         await spec.afterWrite?.(rc, null);
         if (!logged) await log(rc, `${spec.path} cleared`);
         return noContent();
@@ -674,13 +711,21 @@ function entryRoutes(routes: ResourceRoutes, kind: ResourceKind, spec: EntrySpec
 async function copyResource(rc: ResourceCtx, name: string): Promise<Response> {
   const { kind } = rc;
   const caller = rc.caller!;
+  // The PATCH route preloads what is copied (entries, the caller's tags, area rows) with the resource.
+  const pre = rc.preloaded!;
   const copy = await createResource(rc, kind, caller, name);
   try {
-    const myTags = await rc.db.select().from(tags).where(and(eq(tags.resource_id, rc.resource.id), eq(tags.user_id, caller.id)));
-    const tagRows = myTags.map((t) => ({ ...t, resource_id: copy.id }));
-    await copyEntries(rc.env, rc.db, rc.resource, copy, kind.copyExcludes, d1Chunks(tagRows, 4).map((c) => rc.db.insert(tags).values(c)));
+    const tagRows = (pre.rows as (typeof tags.$inferSelect)[]).map((t) => ({ ...t, resource_id: copy.id }));
+    const derived = kind.copyDerived;
+    const statements = [
+      ...(await copyEntryStatements(rc.env, rc.db, pre.listing!, copy, kind.copyExcludes, derived && ((values) => derived(copy, values)))),
+      ...d1Chunks(tagRows, 4).map((c) => rc.db.insert(tags).values(c)),
+      ...(kind.copyWrites ? await kind.copyWrites(rc, copy, pre.extra?.[0] ?? []) : []),
+      ...(kind.log ? [logInsert(rc.db, copy.id, `copied from ${rc.owner.username}/${rc.resource.name}`)] : []),
+    ];
+    // Entries, tags, area rows and the log line: one batch.
+    if (statements.length) await rc.db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
     await kind.copied?.(rc, copy);
-    if (kind.log) await appendLog(rc.db, copy.id, `copied from ${rc.owner.username}/${rc.resource.name}`);
   } catch (err) {
     await rc.db.delete(resources).where(eq(resources.id, copy.id));
     await deleteBlobs(rc.env, copy.id);

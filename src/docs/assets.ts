@@ -3,7 +3,8 @@
  * r/<resource id>/assets/<name> (swept with the document), one row each in doc_assets.
  * The declared Content-Type must be one of the nine allowed types and match the bytes.
  */
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, type SQL } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
 import type { Resource } from '../db/schema';
 import { nowIso } from '../core/clock';
 import { blobPrefix, d1Chunks } from '../core/entries';
@@ -13,6 +14,7 @@ import { fileActions, listingItemSchema, listingResponse, listingResponses } fro
 import { appendLog } from '../core/log';
 import { checkKeyName, keyNameProblem, type KeyNameRule } from '../core/names';
 import { permList } from '../core/perms';
+import type { Ctx } from '../core/context';
 import { listingItem, type ResourceCtx, type ResourceRoutes } from '../core/resources';
 import { docAssets } from './schema';
 
@@ -37,7 +39,7 @@ export function etagMatches(header: string | null, etag: string): boolean {
 
 const assetKey = (resourceId: number, name: string) => `${blobPrefix(resourceId)}assets/${name}`;
 
-type AssetRow = typeof docAssets.$inferSelect;
+export type AssetRow = typeof docAssets.$inferSelect;
 
 function assetItem(rc: ResourceCtx, a: AssetRow) {
   return listingItem(rc, a.name, `${rc.base}/assets/${a.name}`, 'file', fileActions(permList(rc.access)), a.created_on, a.last_modified);
@@ -134,13 +136,17 @@ export function assetRoutes(r: ResourceRoutes): void {
   });
 }
 
+/** The rows of a document's assets (kind.copyRead: read with the document's load). */
+export function assetRowsQuery(ctx: Ctx, resourceId: SQL) {
+  return ctx.db.select().from(docAssets).where(eq(docAssets.resource_id, resourceId));
+}
+
 /**
- * Copies every asset of a document to its fresh copy (kind.copied): one at a time, each
- * streamed from R2 into R2, so memory stays flat whatever the assets add up to. A failure
- * throws and the core removes the whole copy.
+ * Copies every asset of a document to its fresh copy (kind.copyWrites): one at a time, each
+ * streamed from R2 into R2, so memory stays flat whatever the assets add up to; the rows'
+ * inserts join the copy's batch. A failure throws and the core removes the whole copy.
  */
-export async function copyAssets(from: ResourceCtx, to: Resource): Promise<void> {
-  const rows = await from.db.select().from(docAssets).where(eq(docAssets.resource_id, from.resource.id));
+export async function copyAssets(from: ResourceCtx, to: Resource, rows: AssetRow[]): Promise<BatchItem<'sqlite'>[]> {
   const now = nowIso();
   const values: AssetRow[] = [];
   for (const a of rows) {
@@ -149,5 +155,5 @@ export async function copyAssets(from: ResourceCtx, to: Resource): Promise<void>
     await from.env.BLOBS.put(assetKey(to.id, a.name), obj.body, { httpMetadata: obj.httpMetadata });
     values.push({ ...a, resource_id: to.id, created_on: now, last_modified: now });
   }
-  for (const chunk of d1Chunks(values, 6)) await from.db.insert(docAssets).values(chunk);
+  return d1Chunks(values, 6).map((chunk) => from.db.insert(docAssets).values(chunk));
 }

@@ -8,7 +8,7 @@ import { groups } from '../db/schema';
 import type { EntrySpec, ResourceCtx, ResourceKind } from '../core/resources';
 import { MiB } from '../core/http';
 import { DEFAULT_THEME, ORG_THEME, THEMES } from '../render/themes';
-import { copyAssets } from './assets';
+import { assetRowsQuery, copyAssets, type AssetRow } from './assets';
 
 /** Document content is capped at 2 MiB (decisions.md). */
 export const CONTENT_LIMIT = 2 * MiB;
@@ -69,5 +69,6 @@ export const docKind: ResourceKind = {
   files: [{ name: 'notifications', access: 'own' }],
   log: true,
   url: (env, owner, name) => `${env.PUBLIC_ORIGIN}/u/${owner}/d/${name}`,
-  copied: (from, to) => copyAssets(from, to),
+  copyRead: assetRowsQuery,
+  copyWrites: (from, to, rows) => copyAssets(from, to, rows as AssetRow[]),
 };

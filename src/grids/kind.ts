@@ -3,7 +3,7 @@ import { canonicalEntries, typeWordProblem } from '../core/canonical';
 import type { ResourceKind } from '../core/resources';
 import { KiB } from '../core/http';
 import { DEFAULT_THEME, themeEntryProblem } from '../docs/kind';
-import { reparse, validateLayout } from './store';
+import { otherSourcePreload, parsedEntries, parseStatements, settleParse, validateLayout } from './store';
 
 export const LAYOUT_LIMIT = 128 * KiB;
 export const MAPPING_LIMIT = 64 * KiB;
@@ -26,14 +26,19 @@ export const gridKind: ResourceKind = {
       limit: LAYOUT_LIMIT,
       summary: 'The layout drawing (+ - |); a fault of rules 1-3 answers 400 naming row and column and keeps the previous layout',
       validate: validateLayout,
-      afterWrite: (rc) => reparse(rc.env, rc.db, rc.resource),
+      // The parse is stored with the layout (one batch); afterWrite re-checks the sources against a racing write.
+      writePreload: otherSourcePreload('layout'),
+      writeStatements: (rc, value) => parseStatements(rc, 'layout', value),
+      afterWrite: (rc, value) => settleParse(rc, 'layout', value),
     },
     {
       path: 'mapping',
       access: 'rw',
       limit: MAPPING_LIMIT,
       summary: 'The mapping: LABEL => /u/<user>/p/<plot>[,key=value]... per line',
-      afterWrite: (rc) => reparse(rc.env, rc.db, rc.resource),
+      writePreload: otherSourcePreload('mapping'),
+      writeStatements: (rc, value) => parseStatements(rc, 'mapping', value),
+      afterWrite: (rc, value) => settleParse(rc, 'mapping', value),
     },
   ],
   folders: ['json', 'threads'],
@@ -41,5 +46,6 @@ export const gridKind: ResourceKind = {
   log: true,
   // the dashboard page anyone allowed can open (anonymous once shared publicly)
   url: (env, owner, name) => `${env.PUBLIC_ORIGIN}/v1/u/${owner}/g/${name}/html`,
-  copied: (from, to) => reparse(from.env, from.db, to),
+  // The copy's parse (it names the copy's id) is made from the copied sources and stored with them.
+  copyDerived: (to, values) => parsedEntries(values.get('layout') ?? null, values.get('mapping') ?? null, to.id),
 };

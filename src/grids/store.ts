@@ -3,8 +3,10 @@
  * json/meta_data.json next to layout and mapping, rewritten whenever either source is
  * written or cleared. I/O only; the parsing itself is in layout.ts, mapping.ts, build.ts.
  */
+import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../core/context';
-import { readEntry, writeEntry } from '../core/entries';
+import { entryQuery, entryUpsert, entryValue, readEntry, writeEntry } from '../core/entries';
+import type { Preload, ResourceCtx } from '../core/resources';
 import { badRequest } from '../core/errors';
 import type { Resource } from '../db/schema';
 import { buildData, buildMeta, type GridData, type MetaData } from './build';
@@ -44,8 +46,46 @@ export function parseGrid(layout: string | null, mapping: string | null, gridId:
   return { layout: parsed, data: buildData(parsed, bindings, gridId), meta: buildMeta(bindings, gridId) };
 }
 
+/** The parse entries of a grid made from its sources (path -> JSON text). */
+export function parsedEntries(layout: string | null, mapping: string | null, gridId: number): Record<string, string> {
+  const { data, meta } = parseGrid(layout, mapping, gridId);
+  return { [DATA_PATH]: JSON.stringify(data), [META_PATH]: JSON.stringify(meta) };
+}
+
+/** Both sources in one D1 round trip. */
 export async function readSources(env: Env, db: Db, gridId: number): Promise<[string | null, string | null]> {
-  return Promise.all([readEntry(env, db, gridId, 'layout'), readEntry(env, db, gridId, 'mapping')]);
+  const [layout, mapping] = await db.batch([entryQuery(db, gridId, 'layout'), entryQuery(db, gridId, 'mapping')]);
+  return Promise.all([entryValue(env, layout[0]), entryValue(env, mapping[0])]);
+}
+
+type Source = 'layout' | 'mapping';
+
+/** What a write of one source reads with the grid (EntrySpec.writePreload): the other source. */
+export const otherSourcePreload = (path: Source): Preload => ({ rows: (ctx, id) => entryQuery(ctx.db, id, path === 'layout' ? 'mapping' : 'layout') });
+
+/** The sources as a write of `path` (value null: a clear) leaves them, the other as read with the grid. */
+async function sourcesAfter(rc: ResourceCtx, path: Source, value: string | null): Promise<[string | null, string | null]> {
+  const other = await entryValue(rc.env, rc.preloaded?.rows?.[0] as Parameters<typeof entryValue>[1]);
+  return path === 'layout' ? [value, other] : [other, value];
+}
+
+/** The parse of the sources a write leaves, stored in the write's own batch (EntrySpec.writeStatements). */
+export async function parseStatements(rc: ResourceCtx, path: Source, value: string | null): Promise<{ statements: BatchItem<'sqlite'>[]; after: () => Promise<void> }> {
+  const [layout, mapping] = await sourcesAfter(rc, path, value);
+  const parsed = parsedEntries(layout, mapping, rc.resource.id);
+  const upserts = await Promise.all(Object.entries(parsed).map(([p, v]) => entryUpsert(rc.env, rc.db, rc.resource.id, p, v)));
+  return { statements: upserts.map((u) => u.statement), after: async () => void (await Promise.all(upserts.map((u) => u.after()))) };
+}
+
+/**
+ * After a write whose batch stored the parse: the sources are read again, and a racing
+ * writer's change (the parse was made from a stale pair) is settled by reparse.
+ */
+export async function settleParse(rc: ResourceCtx, path: Source, value: string | null): Promise<void> {
+  const parsedFrom = await sourcesAfter(rc, path, value);
+  const now = await readSources(rc.env, rc.db, rc.resource.id);
+  if (now[0] === parsedFrom[0] && now[1] === parsedFrom[1]) return;
+  await reparse(rc.env, rc.db, rc.resource);
 }
 
 /**

@@ -12,8 +12,10 @@ import type { ZodType } from 'zod';
 import type { Api, Auth, Method, ResponseSpec, RouteSpec } from '../core/api';
 import type { Ctx } from '../core/context';
 import { badRequest, forbidden, notFound } from '../core/errors';
-import type { Group } from '../db/schema';
-import { groupAndParentByRef } from './members';
+import { groups, type Group } from '../db/schema';
+import { groupAndParentOf, groupAndParentQuery } from './members';
+import { sql, type SQL } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
 import { checkSlug, orgGroupRef, orgRef, parseGroupRef, userGroupRef, type GroupKind } from './model';
 import { viewOf, type GroupView } from './visibility';
 
@@ -22,7 +24,12 @@ export interface GroupCtx extends Ctx {
   view: GroupView;
   /** The path the caller addressed the group by (no trailing slash). */
   base: string;
+  /** The rows of the route's preload queries (GroupRouteSpec.preload), in order. */
+  preloaded?: unknown[][];
 }
+
+/** Reads a group route asks for in the group's own D1 round trip; `groupId` is SQL naming the group's id. */
+export type GroupPreload = (ctx: Ctx, groupId: SQL) => BatchItem<'sqlite'>[];
 
 export interface Scope {
   kind: GroupKind;
@@ -79,20 +86,25 @@ export function requireView(view: GroupView, need: Need): void {
   throw forbidden(REFUSALS[need]);
 }
 
-export async function loadGroup(ctx: Ctx, scope: Scope): Promise<GroupCtx> {
+export async function loadGroup(ctx: Ctx, scope: Scope, preload?: GroupPreload): Promise<GroupCtx> {
   const ref = scope.ref(ctx);
   const missing = () => notFound(`no such group: ${ref}`);
-  const { group, parent } = await groupAndParentByRef(ctx.db, ref);
+  const groupId = sql`(select ${groups.id} from ${groups} where ${groups.ref} = ${ref})`;
+  const extra = preload?.(ctx, groupId) ?? [];
+  const [rows, ...preloaded] = (await ctx.db.batch([groupAndParentQuery(ctx.db, ref), ...extra])) as [Group[], ...unknown[][]];
+  const { group, parent } = groupAndParentOf(rows, ref);
   if (!group || group.kind !== scope.kind) throw missing();
   const view = await viewOf(ctx.db, ctx.caller, group, parent);
   if (!view.visible) throw missing();
-  return { ...ctx, group, view, base: scope.path(ctx) };
+  return { ...ctx, group, view, base: scope.path(ctx), ...(extra.length ? { preloaded } : {}) };
 }
 
 export interface GroupRouteSpec<S extends ZodType | undefined = undefined> extends Omit<RouteSpec<S, GroupCtx>, 'auth' | 'tag' | 'handler'> {
   need: Need;
   auth?: Auth;
   kinds?: GroupKind[];
+  /** Reads batched with the group's own (gc.preloaded): fewer D1 round trips. */
+  preload?: GroupPreload;
   responses: Record<number, ResponseSpec>;
   handler: (gc: GroupCtx) => Response | Promise<Response>;
 }
@@ -107,7 +119,7 @@ export function groupRoute(api: Api, method: Method, rel: string, spec: GroupRou
       tag: 'groups',
       auth: spec.auth ?? 'user',
       handler: async (ctx) => {
-        const gc = await loadGroup(ctx, scope);
+        const gc = await loadGroup(ctx, scope, spec.preload);
         requireView(gc.view, spec.need);
         return spec.handler(gc);
       },

@@ -29,10 +29,19 @@ export async function groupByRef(db: Db, ref: string): Promise<Group | null> {
 
 /** A group by reference with its organisation (for an org group) in one query. */
 export async function groupAndParentByRef(db: Db, ref: string): Promise<{ group: Group | null; parent?: Group }> {
-  const rows = await db
+  return groupAndParentOf(await groupAndParentQuery(db, ref), ref);
+}
+
+/** The query behind groupAndParentByRef, for callers that batch it with others (db.batch). */
+export function groupAndParentQuery(db: Db, ref: string) {
+  return db
     .select()
     .from(groups)
     .where(or(eq(groups.ref, ref), eq(groups.id, sql`(select ${groups.parent_id} from ${groups} where ${groups.ref} = ${ref})`)));
+}
+
+/** The group and its parent among the rows of groupAndParentQuery. */
+export function groupAndParentOf(rows: Group[], ref: string): { group: Group | null; parent?: Group } {
   const group = rows.find((g) => g.ref === ref) ?? null;
   return { group, parent: rows.find((g) => g.id === group?.parent_id) };
 }

@@ -6,18 +6,18 @@
  *   GET    /v1/admin/invites              the caller's pending invites, keyed by group reference
  *   POST   /v1/admin/invites/<ref>/accept yes or no, by the invited user only
  */
-import { eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Api } from '../core/api';
 import { deliver } from '../core/mailer';
 import { HttpError, notFound } from '../core/errors';
 import { jsonResponse, noContent, readYesNo, textResponse } from '../core/http';
 import { listingResponse, listingSchema, type ListingItem } from '../core/listing';
-import { ROLES, users, type Group, type Role, type User } from '../db/schema';
+import { members, ROLES, users, type Group, type Role, type User } from '../db/schema';
+import { groupEntries } from './schema';
 import { groupRoute, type GroupCtx } from './context';
 import { addMembership, answerInvite, groupByRef, membershipOf, moveMembership, pendingInvites, removeMembership, roleHolders } from './members';
 import { checkUsername, decideRoleDelete, decideRolePut, parseGroupRef, parseRole, type Membership } from './model';
-import { optionIsOn } from './profile';
 
 const membershipSchema = z.object({ group: z.string(), username: z.string(), role: z.enum(ROLES), state: z.enum(['pending', 'active', 'declined']) });
 
@@ -102,22 +102,37 @@ export function roleRoutes(api: Api): void {
   groupRoute(api, 'put', '/roles/:role/:user', {
     summary: 'Invite a user into a role, promote or demote a member, claim a role (org founders/admins) or join an open group',
     need: 'see',
+    // The target user, their membership and the is_open option read with the group.
+    preload: (ctx, groupId) => {
+      const name = ctx.params.user!;
+      return [
+        ctx.db.select().from(users).where(eq(users.username, name)),
+        ctx.db
+          .select({ role: members.role, state: members.state })
+          .from(members)
+          .where(and(eq(members.group_id, groupId), eq(members.user_id, sql`(select ${users.id} from ${users} where ${users.username} = ${name})`))),
+        ctx.db.select({ value: groupEntries.value }).from(groupEntries).where(and(eq(groupEntries.group_id, groupId), eq(groupEntries.path, 'options/is_open'))),
+      ];
+    },
     responses: {
       200: { description: 'Role changed', type: 'application/json', schema: membershipSchema },
       201: { description: 'Invited (pending) or joined (active)', type: 'application/json', schema: membershipSchema },
     },
     handler: async (gc) => {
       const role = parseRole(gc.params.role!);
-      const target = await targetUser(gc);
+      const name = checkUsername(gc.params.user!);
+      const [userRows, membershipRows, openRows] = gc.preloaded as [User[], Membership[], { value: string | null }[]];
+      const target = userRows[0];
+      if (!target) throw notFound(`no such user: ${name}`);
       const self = target.id === gc.caller!.id;
-      const current = await membershipOf(gc.db, gc.group.id, target.id);
+      const current = membershipRows[0] ?? null;
       const move = decideRolePut({
         caller: callerMembership(gc),
         callerOrgManager: gc.view.oversight,
         self,
         target: current,
         wanted: role,
-        isOpen: self && current?.state !== 'active' ? await optionIsOn(gc.db, gc.group.id, 'is_open') : false,
+        isOpen: self && current?.state !== 'active' ? openRows[0]?.value === 'yes' : false,
       });
       if (move.kind === 'refuse') throw new HttpError(move.status, move.message);
       const invitedBy = gc.caller!.id;

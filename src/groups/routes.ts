@@ -21,7 +21,7 @@ import { checkSlug, inboundAddress, isManager, orgGroupRef, orgRef, PICTURES, us
 import { optionIsOn, pictureKey, profileRoutes, servePicture } from './profile';
 import { roleRoutes } from './roles';
 import { groupSharedItems, isGroupRefSegment, sharedItemSchema } from './shared-items';
-import { adminPath, candidateOrgs, groupInfo, visibleGroups, type GroupView } from './visibility';
+import { adminPath, candidateOrgs, groupInfo, viewsOf, visibleGroups, type GroupView } from './visibility';
 
 const tag = 'groups';
 const infoSchema = z.object({
@@ -60,17 +60,34 @@ async function freshCaller(ctx: Ctx): Promise<User> {
   return (await ctx.db.select().from(users).where(eq(users.id, ctx.caller!.id)).get()) ?? ctx.caller!;
 }
 
-async function orgGroupsOf(ctx: Ctx, org: Group): Promise<{ group: Group; view: GroupView }[]> {
-  const list = await ctx.db.select().from(groups).where(and(eq(groups.kind, 'org_group'), eq(groups.parent_id, org.id))).orderBy(asc(groups.slug));
-  return visibleGroups(ctx.db, ctx.caller, list);
-}
-
 const orgGroupItems = (org: Group, seen: { group: Group; view: GroupView }[], prefix: string) =>
   seen.map(({ group, view }) => groupItem(group, view, group.slug, `${prefix}/${org.slug}/groups/${group.slug}`));
 
-async function orgCard(ctx: Ctx, org: Group, view: GroupView) {
-  const [info, seen] = await Promise.all([groupInfo(ctx.env, ctx.db, ctx.caller, org, view), orgGroupsOf(ctx, org)]);
+async function orgCard(ctx: Ctx, org: Group, view: GroupView, seen: { group: Group; view: GroupView }[]) {
+  const info = await groupInfo(ctx.env, ctx.db, ctx.caller, org, view);
   return { ...info!, groups: orgGroupItems(org, seen, '/v1/orgs') };
+}
+
+/**
+ * The organisation a request names with its groups and the caller's views of them all, in
+ * two D1 round trips (the rows, then the views): as loadGroup then the org_group children it
+ * has, kept when visible; 404 alike.
+ */
+async function loadOrgWithGroups(ctx: Ctx): Promise<{ org: GroupCtx; seen: { group: Group; view: GroupView }[] }> {
+  const scope = SCOPES.org;
+  const ref = scope.ref(ctx);
+  const orgId = sql`(select ${groups.id} from ${groups} where ${groups.ref} = ${ref})`;
+  const [rows, children] = await ctx.db.batch([
+    ctx.db.select().from(groups).where(eq(groups.ref, ref)),
+    ctx.db.select().from(groups).where(and(eq(groups.kind, 'org_group'), eq(groups.parent_id, orgId))).orderBy(asc(groups.slug)),
+  ]);
+  const group = rows[0];
+  if (!group || group.kind !== scope.kind) throw notFound(`no such group: ${ref}`);
+  const views = await viewsOf(ctx.db, ctx.caller, [group, ...children]);
+  const view = views.get(group.id)!;
+  if (!view.visible) throw notFound(`no such group: ${ref}`);
+  const seen = children.filter((g) => views.get(g.id)!.visible).map((g) => ({ group: g, view: views.get(g.id)! }));
+  return { org: { ...ctx, group, view, base: scope.path(ctx) }, seen };
 }
 
 const DOC_KINDS: Record<string, Pick<ResourceKind, 'kind' | 'collection'>> = {
@@ -236,8 +253,8 @@ export function groupRoutes(api: Api): void {
       auth: 'optional',
       responses: { 200: { description: 'Organisation info object with groups', type: 'application/json', schema: infoSchema.extend({ groups: listingSchema }) } },
       handler: async (ctx) => {
-        const org = await loadGroup(ctx, SCOPES.org);
-        return jsonResponse(await orgCard(ctx, org.group, org.view));
+        const { org, seen } = await loadOrgWithGroups(ctx);
+        return jsonResponse(await orgCard(ctx, org.group, org.view, seen));
       },
     });
   }
@@ -294,8 +311,8 @@ export function groupRoutes(api: Api): void {
       auth: prefix === '/v1/orgs' ? 'optional' : 'user',
       responses: listing,
       handler: async (ctx) => {
-        const org = await loadGroup(ctx, SCOPES.org);
-        return listingResponse(orgGroupItems(org.group, await orgGroupsOf(ctx, org.group), prefix));
+        const { org, seen } = await loadOrgWithGroups(ctx);
+        return listingResponse(orgGroupItems(org.group, seen, prefix));
       },
     });
   }

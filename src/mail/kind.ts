@@ -1,9 +1,9 @@
 /** The e-mail resource kind: its entries (decisions.md) and how copies and deletes treat it. */
 import { eq } from 'drizzle-orm';
 import { canonicalEntries } from '../core/canonical';
+import { entriesQuery, entryValues } from '../core/entries';
 import { HttpError, badRequest } from '../core/errors';
 import { MiB, KiB } from '../core/http';
-import { appendLog } from '../core/log';
 import type { EntrySpec, ResourceCtx, ResourceKind } from '../core/resources';
 import { users, type User } from '../db/schema';
 import { copyAssets } from './assets';
@@ -25,18 +25,21 @@ const recipientEntry = (list: (typeof RECIPIENT_LISTS)[number]): EntrySpec => ({
   access: 'rw',
   limit: 256 * KiB,
   summary: `Write the ${list} list (whitespace-separated: addresses, @user, @user~group, +org~group, me, self); atomic`,
+  // The caller's row as D1 has it and the stored lists (for the plan's allowance) read with the mail.
+  writePreload: { caller: true, rows: (ctx, id) => entriesQuery(ctx.db, id, 'recipients/') },
   validate: async (value, rc) => {
-    const caller = await freshCaller(rc);
+    const caller = rc.preloaded?.caller ?? (await freshCaller(rc));
     if (!caller.email || !caller.email_verified) throw new HttpError(424, 'verify your own e-mail address before writing recipient lists');
-    const rejected = await checkRecipientList(rc.env, rc.db, rc.resource.id, rc.owner, list, value);
+    const others = rc.preloaded?.rows ? await entryValues(rc.env, rc.preloaded.rows as Parameters<typeof entryValues>[1]) : undefined;
+    const rejected = await checkRecipientList(rc.env, rc.db, rc.resource.id, rc.owner, list, value, others);
     if (rejected.length) {
       throw badRequest(`recipients/${list} not written: ${rejected.length} item(s) rejected (${rejected.map((r) => r.line).join(', ')})`, { rejected });
     }
   },
-  afterWrite: async (rc, value) => {
+  logLines: (rc, value) => {
     const items = value === null ? [] : parseRecipientList(value).items.map((i) => i.line);
     const what = value === null ? 'cleared' : `set to ${items.length} item(s)${items.length ? `: ${items.join(' ')}` : ''}`;
-    await appendLog(rc.db, rc.resource.id, `recipients/${list} ${what} by ${rc.caller!.username}`);
+    return [`recipients/${list} ${what} by ${rc.caller!.username}`];
   },
 });
 

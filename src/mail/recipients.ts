@@ -4,7 +4,8 @@
  */
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../core/context';
-import { readEntries } from '../core/entries';
+import type { BatchItem } from 'drizzle-orm/batch';
+import { entriesQuery, entryValues } from '../core/entries';
 import { groups, members, users, type User } from '../db/schema';
 import { activeMembers } from '../groups/members';
 import { normaliseAddress, parseRecipientList, PLAN_LIMITS, RECIPIENT_LISTS, type RecipientItem, type RecipientList, type Rejected } from './rules';
@@ -22,24 +23,36 @@ async function chunked<T, R>(values: T[], fn: (chunk: T[]) => Promise<R[]>): Pro
  * `owner`: syntax, unknown users and groups, groups the owner is not an active member of,
  * and direct addresses beyond the owner's plan allowance (counted across to, cc and bcc).
  */
-export async function checkRecipientList(env: Env, db: Db, resourceId: number, owner: User, list: RecipientList, text: string): Promise<Rejected[]> {
+export async function checkRecipientList(
+  env: Env,
+  db: Db,
+  resourceId: number,
+  owner: User,
+  list: RecipientList,
+  text: string,
+  stored?: Map<string, string>,
+): Promise<Rejected[]> {
   const { items, rejected } = parseRecipientList(text);
   const names = [...new Set(items.flatMap(({ item }) => (item.kind === 'user' ? [item.username] : [])))];
   const refs = [...new Set(items.flatMap(({ item }) => (item.kind === 'group' ? [item.ref] : [])))];
-  const known = new Set((await chunked(names, (c) => db.select({ u: users.username }).from(users).where(inArray(users.username, c)))).map((r) => r.u));
-  const found = await chunked(refs, (c) => db.select({ id: groups.id, ref: groups.ref }).from(groups).where(inArray(groups.ref, c)));
-  const groupIds = new Map(found.map((g) => [g.ref, g.id]));
-  const joined = new Set(
-    (
-      await chunked([...groupIds.values()], (c) =>
-        db
-          .select({ id: members.group_id })
-          .from(members)
-          .where(and(inArray(members.group_id, c), eq(members.user_id, owner.id), eq(members.state, 'active'))),
-      )
-    ).map((r) => r.id),
+  // Users, groups with the owner's active membership, and the stored lists: one D1 round trip.
+  const chunks = <T>(values: T[]) => Array.from({ length: Math.ceil(values.length / 90) }, (_, i) => values.slice(i * 90, i * 90 + 90));
+  const userQueries = chunks(names).map((c) => db.select({ u: users.username }).from(users).where(inArray(users.username, c)));
+  const groupQueries = chunks(refs).map((c) =>
+    db
+      .select({ id: groups.id, ref: groups.ref, member: members.group_id })
+      .from(groups)
+      .leftJoin(members, and(eq(members.group_id, groups.id), eq(members.user_id, owner.id), eq(members.state, 'active')))
+      .where(inArray(groups.ref, c)),
   );
-  const others = await readEntries(env, db, resourceId, 'recipients/');
+  const storedQuery = stored ? [] : [entriesQuery(db, resourceId, 'recipients/')];
+  const batch: BatchItem<'sqlite'>[] = [...userQueries, ...groupQueries, ...storedQuery];
+  const results = (batch.length ? await db.batch(batch as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]) : []) as unknown[][];
+  const known = new Set((results.slice(0, userQueries.length).flat() as { u: string }[]).map((r) => r.u));
+  const found = results.slice(userQueries.length, userQueries.length + groupQueries.length).flat() as { id: number; ref: string; member: number | null }[];
+  const groupIds = new Map(found.map((g) => [g.ref, g.id]));
+  const joined = new Set(found.filter((g) => g.member !== null).map((g) => g.id));
+  const others = stored ?? (await entryValues(env, results[batch.length - 1] as Parameters<typeof entryValues>[1]));
   let direct = 0;
   for (const l of RECIPIENT_LISTS) {
     if (l === list) continue;

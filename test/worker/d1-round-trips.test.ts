@@ -3,7 +3,8 @@
 // no more than three. A change that adds a round trip to these fails here.
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, makeUser, type TestUser } from './helpers';
+import { orgWorld, person, userGroupWorld } from './groups-fixtures';
+import { call, makeUser, unique, type TestUser } from './helpers';
 
 function roundTrips(res: Response): number {
   const m = /d1;desc="(\d+) round trips"/.exec(res.headers.get('Server-Timing') ?? '');
@@ -12,7 +13,7 @@ function roundTrips(res: Response): number {
 }
 
 /** The answer's status and round trips, its body read. */
-async function measured(method: string, path: string, u: TestUser | null, o: { text?: string; headers?: Record<string, string> } = {}) {
+async function measured(method: string, path: string, u: TestUser | null, o: { text?: string; json?: unknown; body?: BodyInit; type?: string; headers?: Record<string, string> } = {}) {
   const res = await call(method, path, { token: u?.token ?? null, ...o });
   await res.arrayBuffer();
   return { status: res.status, trips: roundTrips(res) };
@@ -94,5 +95,73 @@ describe('D1 round trips per request', () => {
       expect(r.status, `${method} ${path}`).toBeLessThan(300);
       expect(r.trips, `${method} ${path}`).toBeLessThanOrEqual(most);
     }
+  });
+
+  it('renaming or copying a resource costs at most three round trips, whatever its kind carries', async () => {
+    const u = await makeUser();
+    await call('GET', '/v1/whoami', { token: u.token });
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0]);
+    // A document with entries, a tag and an asset; a grid with layout and mapping (its parse names its id).
+    expect((await call('PUT', '/v1/vis/docs/r', { token: u.token })).status).toBe(201);
+    expect((await call('POST', '/v1/vis/docs/r/content', { token: u.token, text: 'x' })).status).toBe(204);
+    expect((await call('PUT', '/v1/vis/docs/r/tags/fav', { token: u.token })).status).toBe(201);
+    expect((await call('POST', '/v1/vis/docs/r/assets/logo.png', { token: u.token, body: png, type: 'image/png' })).status).toBe(201);
+    expect((await call('PUT', '/v1/vis/grids/g', { token: u.token })).status).toBe(201);
+    expect((await call('POST', '/v1/vis/grids/g/layout', { token: u.token, text: '+---+\n| A |\n+---+' })).status).toBeLessThan(300);
+    expect((await call('POST', '/v1/vis/grids/g/mapping', { token: u.token, text: 'A => /u/x/p/y' })).status).toBeLessThan(300);
+    expect(await measured('PATCH', '/v1/vis/docs/r', u, { text: 'r2' })).toMatchObject({ status: 200, trips: 2 });
+    expect(await measured('PATCH', '/v1/vis/docs/r2', u, { text: 'r2' })).toMatchObject({ status: 200, trips: 1 });
+    expect(await measured('PATCH', '/v1/vis/docs/r2', u, { json: { name: 'r3', copy: true } })).toMatchObject({ status: 201 });
+    expect((await measured('PATCH', '/v1/vis/docs/r2', u, { json: { name: 'r4', copy: true } })).trips).toBeLessThanOrEqual(3);
+    expect((await measured('PATCH', '/v1/vis/grids/g', u, { json: { name: 'g2', copy: true } })).trips).toBeLessThanOrEqual(3);
+    expect((await measured('PATCH', '/v1/vis/grids/g', u, { text: 'g3' })).trips).toBeLessThanOrEqual(2);
+  });
+
+  it('an organisation card or its groups cost at most three round trips, for a member or a stranger', async () => {
+    const w = await orgWorld();
+    for (const u of [w.orgMember, w.stranger, w.account]) await call('GET', '/v1/whoami', { token: u.token });
+    for (const u of [w.orgMember, w.account]) {
+      expect(await measured('GET', `/v1/orgs/${w.org}`, u)).toMatchObject({ status: 200, trips: 3 });
+      expect(await measured('GET', `/v1/o/${w.org}`, u)).toMatchObject({ status: 200, trips: 3 });
+      expect(await measured('GET', `/v1/orgs/${w.org}/groups`, u)).toMatchObject({ status: 200, trips: 2 });
+    }
+    // A private organisation is 404 to a stranger, in two round trips.
+    expect(await measured('GET', `/v1/orgs/${w.org}`, w.stranger)).toMatchObject({ status: 404, trips: 2 });
+  });
+
+  it('a role PUT costs three round trips (promote, demote), four with an invitation e-mail (its outbox row)', async () => {
+    const w = await userGroupWorld();
+    const newcomer = await person('n');
+    await call('GET', '/v1/whoami', { token: w.founder.token });
+    expect(await measured('PUT', `${w.path}/roles/superusers/${w.member.username}`, w.founder)).toEqual({ status: 200, trips: 3 });
+    expect(await measured('PUT', `${w.path}/roles/members/${w.member.username}`, w.founder)).toEqual({ status: 200, trips: 3 });
+    expect(await measured('PUT', `${w.path}/roles/members/${newcomer.username}`, w.founder)).toEqual({ status: 201, trips: 4 });
+    expect(await measured('PUT', `${w.path}/roles/admins/${newcomer.username}`, w.founder)).toEqual({ status: 200, trips: 4 });
+  });
+
+  it('writing or clearing a recipient list costs at most three round trips, users and groups checked together', async () => {
+    const u = await makeUser({ email: `${unique('r')}@example.com`, email_verified: true });
+    const other = await makeUser();
+    await call('GET', '/v1/whoami', { token: u.token });
+    const slug = unique('g').slice(0, 30);
+    expect((await call('PUT', `/v1/admin/groups/${slug}`, { token: u.token })).status).toBe(201);
+    expect((await call('PUT', '/v1/vis/mails/m', { token: u.token })).status).toBe(201);
+    expect((await call('POST', '/v1/vis/mails/m/recipients/cc', { token: u.token, text: 'b@example.com' })).status).toBe(204);
+    const list = `a@example.com @${other.username} @${u.username}~${slug}`;
+    expect(await measured('POST', '/v1/vis/mails/m/recipients/to', u, { text: list })).toEqual({ status: 204, trips: 3 });
+    expect(await measured('POST', '/v1/vis/mails/m/recipients/bcc', u, { text: 'c@example.com' })).toEqual({ status: 204, trips: 2 });
+    expect(await measured('DELETE', '/v1/vis/mails/m/recipients/to', u)).toEqual({ status: 204, trips: 2 });
+    // A rejected list stores nothing, in as many.
+    expect(await measured('POST', '/v1/vis/mails/m/recipients/to', u, { text: `@nosuch${Date.now()}` })).toEqual({ status: 400, trips: 2 });
+  });
+
+  it('writing or clearing a grid layout or mapping costs at most three round trips, its parse stored in the same batch', async () => {
+    const u = await makeUser();
+    await call('GET', '/v1/whoami', { token: u.token });
+    expect((await call('PUT', '/v1/vis/grids/lm', { token: u.token })).status).toBe(201);
+    expect(await measured('POST', '/v1/vis/grids/lm/layout', u, { text: '+---+\n| A |\n+---+' })).toEqual({ status: 204, trips: 3 });
+    expect(await measured('POST', '/v1/vis/grids/lm/mapping', u, { text: 'A => /u/x/p/y' })).toEqual({ status: 204, trips: 3 });
+    expect(await measured('DELETE', '/v1/vis/grids/lm/mapping', u)).toEqual({ status: 204, trips: 3 });
+    expect(await measured('DELETE', '/v1/vis/grids/lm/layout', u)).toEqual({ status: 204, trips: 3 });
   });
 });

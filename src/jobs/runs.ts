@@ -41,16 +41,11 @@ export function isExpired(row: Pick<RunRow, 'started_on'>, nowMs: number): boole
 }
 
 /**
- * A run by name, as seen from job `jobId`: its top-level runs and their descendants (every
- * run's root_job_id is the job of its top-level run), and the job's own child runs in
- * other jobs' trees. Who may read which is src/jobs/run-access.ts.
+ * The query of a run by name, as seen from job `jobId`: its top-level runs and their
+ * descendants (every run's root_job_id is the job of its top-level run), and the job's own
+ * child runs in other jobs' trees. Who may read which is src/jobs/run-access.ts, which
+ * batches this with the job's own load.
  */
-export async function findRun(db: Db, jobId: number, name: string): Promise<RunRow | null> {
-  if (!RUN_NAME.test(name)) return null;
-  return (await runQuery(db, jobId, name).get()) ?? null;
-}
-
-/** The query behind findRun, for callers that batch it with others (the resource loader's preload). */
 export function runQuery(db: Db, jobId: number | SQL, name: string) {
   return db.select().from(jobRuns).where(and(eq(jobRuns.name, name), or(eq(jobRuns.root_job_id, jobId), eq(jobRuns.job_id, jobId))));
 }

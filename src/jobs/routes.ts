@@ -6,6 +6,7 @@ import { and, eq, like } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Api, ResponseSpec } from '../core/api';
 import { now } from '../core/clock';
+import { sha256Hex } from '../core/crypto';
 import { clearEntry, writeEntry } from '../core/entries';
 import { entries, resources } from '../db/schema';
 import { conflict, forbidden, HttpError, notFound, tooLarge } from '../core/errors';
@@ -85,8 +86,7 @@ function sourceOf(req: Request, url: URL): string {
 async function bumpCodeVersion(rc: ResourceCtx): Promise<void> {
   const listed = await rc.env.BLOBS.list({ prefix: codePrefix(rc.resource.id), limit: MAX_CODE_FILES });
   const files = listed.objects.map((o) => `${o.key}\t${o.etag}\t${o.size}`).sort();
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(files.join('\n'))));
-  const version = [...digest.slice(0, 10)].map((b) => b.toString(16).padStart(2, '0')).join('');
+  const version = (await sha256Hex(files.join('\n'))).slice(0, 20);
   await rc.db.insert(jobMeta).values({ job_id: rc.resource.id, code_version: version }).onConflictDoUpdate({ target: jobMeta.job_id, set: { code_version: version } });
 }
 

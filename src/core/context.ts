@@ -93,7 +93,7 @@ export class DbSession {
 /**
  * A fresh D1 session's database for work outside a request (scheduled ticks, inbound
  * mail, Durable Objects, tests). It starts at the primary: such work reads what it is
- * about to act on. Requests get theirs from Api.fetch (openRequestSession).
+ * about to act on. Requests get theirs from Api.fetch (requestSession in core/session.ts).
  */
 export function dbFor(env: Env, start: SessionStart = 'first-primary'): Db {
   return new DbSession(env, start).db;

@@ -11,8 +11,7 @@ export const TOKEN_NAME = /^[a-z][a-z0-9._-]{0,127}$/;
 export const GROUP_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 export function checkName(value: string, pattern: RegExp, what: string): string {
-  if (!pattern.test(value)) throw badRequest(`invalid ${what} '${value}': must match ${pattern.source}`);
-  return value;
+  return checkKeyName(value, { pattern, max: Infinity, what });
 }
 
 export const resourceName = (v: string, what = 'resource name') => checkName(v, RESOURCE_NAME, what);

@@ -12,24 +12,12 @@ import { describe, expect, it } from 'vitest';
 import worker from '../../src/index';
 import { call, makeUser, OPS, unique, type TestUser } from './helpers';
 import { makeJob } from './jobs-helpers';
+import { rng } from './seeded';
 
 const SEED = 0x16_2026;
 const REQUESTS = 4000;
 const PARALLEL = 8;
 const SLOW_MS = 5000;
-
-
-/** mulberry32: a tiny seeded PRNG. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const LONG = 'a'.repeat(1100);
 /** Names no rule allows, or that stress the path decoder (already percent-encoded where needed). */

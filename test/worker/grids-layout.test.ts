@@ -11,6 +11,7 @@ import { LayoutError, parseInstruction, parseLayout, type LayoutBox } from '../.
 import { parseMapping } from '../../src/grids/mapping';
 import { parseGrid } from '../../src/grids/store';
 import { timeInBatches } from '../../src/grids/timing';
+import { rng } from './seeded';
 // @ts-expect-error plain ESM module shared with the bench
 import { bigLayout, bigMapping, nestedLayout } from '../../bench/scenarios/40-grids.mjs';
 
@@ -203,18 +204,6 @@ describe('instructions', () => {
     expect(parseInstruction(text)).toEqual({ label, position });
   });
 });
-
-/** Seeded PRNG (mulberry32) so a failing case can be replayed. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A random valid nested layout, with each cell's expected size (from the rules, not the parser). */
 function randomLayout(seed: number) {

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { members, resources, users, type User } from '../db/schema';
 import type { Api } from '../core/api';
 import type { Ctx } from '../core/context';
-import { badRequest, HttpError, tooLarge } from '../core/errors';
+import { badRequest } from '../core/errors';
 import { KiB, noContent, readText, textResponse } from '../core/http';
 import { isTimeZone } from '../core/names';
 import { upsertUser } from './users';
@@ -119,13 +119,7 @@ export function profileEntryRoutes(api: Api): void {
       body: { type: 'text/plain', schema: z.string() },
       responses: { 204: { description: 'Written' }, 400: { description: 'Invalid value' }, 413: { description: 'Too large' }, 415: { description: 'Not text/plain' } },
       handler: async (ctx) => {
-        let value: string;
-        try {
-          value = await readText(ctx.req, spec.limit);
-        } catch (err) {
-          if (err instanceof HttpError && err.status === 413) throw tooLarge(`${field} is limited to ${spec.limit} bytes`);
-          throw err;
-        }
+        const value = await readText(ctx.req, spec.limit, `${field} is limited to ${spec.limit} bytes`);
         const problem = spec.problem(value);
         if (problem) throw badRequest(`invalid ${field}: ${problem}`);
         await upsertUser(ctx.db, ctx.caller!.username, { [field]: value });

@@ -63,7 +63,54 @@ function decodeParams(raw: Record<string, string>): Record<string, string> {
   return out;
 }
 
-export class Api {
+/** A route of a scope: the route spec, less what the scope supplies, plus the scope's own fields `X`. */
+export type ScopedSpec<S extends ZodType | undefined, C extends Ctx, X> = Omit<RouteSpec<S, C>, 'tag' | 'auth'> & X;
+
+/**
+ * Routes below one or more path prefixes whose handlers get the context the scope builds
+ * (a loaded resource, group or run, after its access check). The one way to mount routes:
+ * the Api itself is the root scope (its routes name their own tag and auth).
+ */
+export interface Scope<C extends Ctx, X> {
+  route<S extends ZodType | undefined = undefined>(method: Method, path: string, spec: ScopedSpec<S, C, X>): void;
+  get<S extends ZodType | undefined = undefined>(path: string, spec: ScopedSpec<S, C, X>): void;
+  put<S extends ZodType | undefined = undefined>(path: string, spec: ScopedSpec<S, C, X>): void;
+  post<S extends ZodType | undefined = undefined>(path: string, spec: ScopedSpec<S, C, X>): void;
+  patch<S extends ZodType | undefined = undefined>(path: string, spec: ScopedSpec<S, C, X>): void;
+  delete<S extends ZodType | undefined = undefined>(path: string, spec: ScopedSpec<S, C, X>): void;
+  /** The same scope with `fixed` given to every route (threads below a resource all need `r`). */
+  with<K extends keyof X>(fixed: Pick<X, K>): Scope<C, Omit<X, K>>;
+}
+
+/** What makes a scope: where its routes live and how a request enters it. */
+export interface ScopeDef<C extends Ctx, X> {
+  /** Path prefixes (`/v1/vis/docs/:doc`, `/v1/users/:owner/vis/docs/:doc`); each route is registered under every one `under` picks. */
+  prefixes: string[];
+  /** Which prefixes a route is registered under (default: all). */
+  under?: (spec: X) => string[];
+  tag: string;
+  /** Who may call a route (default: a signed-in user). */
+  auth?: (spec: X) => Auth;
+  /** The summary as listed under one prefix (default: unchanged). */
+  summary?: (summary: string, prefix: string) => string;
+  /** Builds the handler's context: loads what the path names and refuses a caller who may not use it (404/403). */
+  enter: (ctx: Ctx, spec: X, prefix: string) => Promise<C>;
+}
+
+function scopeOf<C extends Ctx, X>(route: <S extends ZodType | undefined>(method: Method, path: string, spec: ScopedSpec<S, C, X>) => void): Scope<C, X> {
+  return {
+    route,
+    get: (path, spec) => route('get', path, spec),
+    put: (path, spec) => route('put', path, spec),
+    post: (path, spec) => route('post', path, spec),
+    patch: (path, spec) => route('patch', path, spec),
+    delete: (path, spec) => route('delete', path, spec),
+    with: <K extends keyof X>(fixed: Pick<X, K>) =>
+      scopeOf<C, Omit<X, K>>((method, path, spec) => route(method, path, { ...fixed, ...spec } as unknown as ScopedSpec<ZodType | undefined, C, X>)),
+  };
+}
+
+export class Api implements Scope<Ctx, { tag: string; auth: Auth }> {
   readonly registry = new OpenAPIRegistry();
   readonly router: RouterType = Router();
   /** [method, path] of every route, in registration order (used by the schema test). */
@@ -73,7 +120,7 @@ export class Api {
     this.registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   }
 
-  route<S extends ZodType | undefined = undefined, C extends Ctx = Ctx>(method: Method, path: string, spec: RouteSpec<S, C>): void {
+  route<S extends ZodType | undefined = undefined>(method: Method, path: string, spec: RouteSpec<S>): void {
     const responses: RouteConfig['responses'] = {};
     for (const [code, r] of Object.entries(spec.responses)) {
       responses[code] = {
@@ -124,11 +171,31 @@ export class Api {
     (this.router as unknown as Record<Method, (p: string, h: typeof run) => void>)[method](path, run);
   }
 
-  get<S extends ZodType | undefined = undefined, C extends Ctx = Ctx>(path: string, spec: RouteSpec<S, C>) { this.route('get', path, spec); }
-  put<S extends ZodType | undefined = undefined, C extends Ctx = Ctx>(path: string, spec: RouteSpec<S, C>) { this.route('put', path, spec); }
-  post<S extends ZodType | undefined = undefined, C extends Ctx = Ctx>(path: string, spec: RouteSpec<S, C>) { this.route('post', path, spec); }
-  patch<S extends ZodType | undefined = undefined, C extends Ctx = Ctx>(path: string, spec: RouteSpec<S, C>) { this.route('patch', path, spec); }
-  delete<S extends ZodType | undefined = undefined, C extends Ctx = Ctx>(path: string, spec: RouteSpec<S, C>) { this.route('delete', path, spec); }
+  get<S extends ZodType | undefined = undefined>(path: string, spec: RouteSpec<S>) { this.route('get', path, spec); }
+  put<S extends ZodType | undefined = undefined>(path: string, spec: RouteSpec<S>) { this.route('put', path, spec); }
+  post<S extends ZodType | undefined = undefined>(path: string, spec: RouteSpec<S>) { this.route('post', path, spec); }
+  patch<S extends ZodType | undefined = undefined>(path: string, spec: RouteSpec<S>) { this.route('patch', path, spec); }
+  delete<S extends ZodType | undefined = undefined>(path: string, spec: RouteSpec<S>) { this.route('delete', path, spec); }
+
+  with<K extends 'tag' | 'auth'>(fixed: Pick<{ tag: string; auth: Auth }, K>): Scope<Ctx, Omit<{ tag: string; auth: Auth }, K>> {
+    return scopeOf<Ctx, { tag: string; auth: Auth }>((m, p, s) => this.route(m, p, s as RouteSpec<ZodType | undefined>)).with(fixed);
+  }
+
+  /** Routes below `def.prefixes`, each handler given the context `def.enter` builds. */
+  scope<C extends Ctx, X>(def: ScopeDef<C, X>): Scope<C, X> {
+    return scopeOf<C, X>((method, path, spec) => {
+      const { handler, ...rest } = spec as ScopedSpec<ZodType | undefined, C, X> & { handler: (c: C) => Response | Promise<Response> };
+      for (const prefix of def.under?.(spec as X) ?? def.prefixes) {
+        this.route(method, prefix + path, {
+          ...(rest as Omit<RouteSpec<ZodType | undefined>, 'handler' | 'tag' | 'auth'>),
+          summary: def.summary ? def.summary(spec.summary, prefix) : spec.summary,
+          tag: def.tag,
+          auth: def.auth?.(spec as X) ?? 'user',
+          handler: async (ctx) => handler(await def.enter(ctx, spec as X, prefix)),
+        });
+      }
+    });
+  }
 
   /** Serves one request: normalise the path, route it, render errors, 404/405 the rest. */
   async fetch(req: Request, env: Env, exec: ExecutionContext): Promise<Response> {

@@ -2,7 +2,7 @@
  * The read-only entries every resource kind with a canonical url has, as documents
  * declare them: `shortname` (the unique shortname behind the url) and `url`.
  */
-import type { EntrySpec, ResourceKind } from './resources';
+import type { EntrySpec, ResourceKind } from './resource';
 
 /** `shortname` and `url` of a kind (`kind` is read when asked, so it may be the kind being declared). */
 export function canonicalEntries(kind: () => ResourceKind): EntrySpec[] {

@@ -34,10 +34,13 @@ export function mediaType(req: Request): string {
   return (req.headers.get('Content-Type') ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-/** Reads the body as bytes, refusing more than `limit` before buffering it all. */
-export async function readBytes(req: Request, limit: number): Promise<Uint8Array> {
+/**
+ * Reads the body as bytes, refusing more than `limit` before buffering it all. The 413
+ * says `tooBig` when given: what is limited, in the words of the route (`a comment is at most ...`).
+ */
+export async function readBytes(req: Request, limit: number, tooBig = `body too large: at most ${limit} bytes`): Promise<Uint8Array> {
   const declared = Number(req.headers.get('Content-Length') ?? NaN);
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge(`body too large: at most ${limit} bytes`);
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(tooBig);
   if (!req.body) return new Uint8Array(0);
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -48,7 +51,7 @@ export async function readBytes(req: Request, limit: number): Promise<Uint8Array
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel();
-      throw tooLarge(`body too large: at most ${limit} bytes`);
+      throw tooLarge(tooBig);
     }
     chunks.push(value);
   }
@@ -65,7 +68,7 @@ export async function readBytes(req: Request, limit: number): Promise<Uint8Array
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** A text/plain body, decoded as UTF-8. Form-encoded and other types answer 415. */
-export async function readText(req: Request, limit = DEFAULT_BODY_LIMIT): Promise<string> {
+export async function readText(req: Request, limit = DEFAULT_BODY_LIMIT, tooBig?: string): Promise<string> {
   const type = mediaType(req);
   if (type !== 'text/plain') {
     throw unsupportedType(
@@ -74,7 +77,7 @@ export async function readText(req: Request, limit = DEFAULT_BODY_LIMIT): Promis
         : `expected Content-Type: text/plain, got ${type || 'none'}`,
     );
   }
-  const bytes = await readBytes(req, limit);
+  const bytes = await readBytes(req, limit, tooBig);
   try {
     return utf8.decode(bytes);
   } catch {
@@ -111,13 +114,7 @@ export async function readYesNo(req: Request): Promise<boolean> {
  * of `allowed`, and confirmed by its bytes (415 for a type not allowed, 400 on mismatch).
  */
 export async function readUpload(req: Request, limit: number, what: string, allowed: readonly AssetType[] = ASSET_TYPES): Promise<{ bytes: Uint8Array; type: AssetType }> {
-  let bytes: Uint8Array;
-  try {
-    bytes = await readBytes(req, limit);
-  } catch (err) {
-    if (err instanceof HttpError && err.status === 413) throw tooLarge(`${what} are limited to ${limit / MiB} MiB (${limit} bytes)`);
-    throw err;
-  }
+  const bytes = await readBytes(req, limit, `${what} are limited to ${limit / MiB} MiB (${limit} bytes)`);
   const sniffed = checkUpload(req.headers.get('Content-Type') ?? '', bytes, allowed);
   if (!sniffed.ok) throw new HttpError(sniffed.status, sniffed.message);
   return { bytes, type: sniffed.type };

@@ -27,10 +27,10 @@ import { and, asc, eq, max, sql, type SQL } from 'drizzle-orm';
 import { check, index, integer, sqliteTable, text, uniqueIndex, type AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import { groups, resources, users } from '../db/schema';
-import type { Method, ResponseSpec } from './api';
+import type { Scope } from './api';
 import { nowIso } from './clock';
 import type { Ctx } from './context';
-import { badRequest, conflict, forbidden, HttpError, notFound, tooLarge } from './errors';
+import { badRequest, conflict, forbidden, notFound } from './errors';
 import { jsonResponse, KiB, noContent, readText, textResponse } from './http';
 import { listingItemSchema, listingResponse, listingResponses, type ListingItem, type Verb } from './listing';
 import { GROUP_NAME } from './names';
@@ -119,16 +119,6 @@ export const mayRemove = (rights: ThreadRights, callerId: number, ownerId: numbe
 
 // ---------------------------------------------------------------- routes
 
-export interface ThreadRouteSpec<C extends Ctx> {
-  summary: string;
-  body?: { type: string; description?: string };
-  responses: Record<number, ResponseSpec>;
-  handler: (c: C) => Promise<Response>;
-}
-
-/** Registers a route below the host's subject (`rel` starts with `/threads`); the host loads the subject. */
-export type ThreadRegistrar<C extends Ctx> = (method: Method, rel: string, spec: ThreadRouteSpec<C>) => void;
-
 export interface ThreadHost<C extends Ctx> {
   /** The word users see in summaries (`document`, `group`). */
   noun: string;
@@ -148,20 +138,14 @@ const commentSchema = listingItemSchema.extend({ id: z.number().int(), author: z
 const created = (what: string) => ({ description: what, type: 'application/json', schema: z.object({ status: z.number(), message: z.string(), uri: z.string() }).passthrough() });
 
 async function readComment(req: Request): Promise<string> {
-  let value: string;
-  try {
-    value = await readText(req, COMMENT_LIMIT);
-  } catch (err) {
-    if (err instanceof HttpError && err.status === 413) throw tooLarge(`a comment is at most ${COMMENT_LIMIT} bytes (16 KiB)`);
-    throw err;
-  }
+  const value = await readText(req, COMMENT_LIMIT, `a comment is at most ${COMMENT_LIMIT} bytes (16 KiB)`);
   const problem = commentProblem(value);
   if (problem) throw badRequest(problem);
   return value;
 }
 
-/** The routes of comment threads below a subject, registered through the host's tree. */
-export function threadRoutes<C extends Ctx>(register: ThreadRegistrar<C>, host: ThreadHost<C>): void {
+/** The routes of comment threads below a subject, mounted on the host's scope (`rel` starts with `/threads`; the scope loads the subject). */
+export function threadRoutes<C extends Ctx>(scope: Scope<C, object>, host: ThreadHost<C>): void {
   const missing = (topic: string) => notFound(`no such thread: ${topic}`);
   const mayWrite = async (c: C) => {
     const why = await host.writeRefusal(c);
@@ -177,7 +161,7 @@ export function threadRoutes<C extends Ctx>(register: ThreadRegistrar<C>, host: 
     last_modified: modified,
   });
 
-  register('get', '/threads', {
+  scope.get('/threads', {
     summary: `List the comment threads (topics) of a ${host.noun}`,
     responses: listingResponses,
     handler: async (c) => {
@@ -204,7 +188,7 @@ export function threadRoutes<C extends Ctx>(register: ThreadRegistrar<C>, host: 
     },
   });
 
-  register('put', '/threads/:topic', {
+  scope.put('/threads/:topic', {
     summary: `Open a comment thread on a ${host.noun}`,
     responses: { 201: created('Opened'), 400: { description: 'Invalid topic' }, 403: { description: 'The caller may not open threads here' }, 409: { description: 'The thread exists' } },
     handler: async (c) => {
@@ -222,7 +206,7 @@ export function threadRoutes<C extends Ctx>(register: ThreadRegistrar<C>, host: 
     },
   });
 
-  register('get', '/threads/:topic', {
+  scope.get('/threads/:topic', {
     summary: `List the comments of a thread on a ${host.noun}, newest last`,
     responses: { 200: { description: 'Comments: listing items with id, author, text and reply_to (the comment answered, or null)', type: 'application/json', schema: z.array(commentSchema) } },
     handler: async (c) => {
@@ -253,7 +237,7 @@ export function threadRoutes<C extends Ctx>(register: ThreadRegistrar<C>, host: 
     },
   });
 
-  register('post', '/threads/:topic', {
+  scope.post('/threads/:topic', {
     summary: `Comment in a thread on a ${host.noun} (text/plain, at most 16 KiB)`,
     body: { type: 'text/plain', description: 'The comment' },
     responses: {
@@ -309,7 +293,7 @@ export function threadRoutes<C extends Ctx>(register: ThreadRegistrar<C>, host: 
     return jsonResponse({ status: 201, message: `comment ${row.id} added`, id: row.id, uri: `${host.base(c)}/threads/${topic}/${row.id}` }, { status: 201 });
   };
 
-  register('post', '/threads/:ref/msg', {
+  scope.post('/threads/:ref/msg', {
     summary: `Comment on the topic of a ${host.noun} that a user opened: :ref is @<user>~<topic> (text/plain, at most 16 KiB)`,
     body: { type: 'text/plain', description: 'The comment' },
     responses: msgResponses,
@@ -322,7 +306,7 @@ export function threadRoutes<C extends Ctx>(register: ThreadRegistrar<C>, host: 
     },
   });
 
-  register('post', '/threads/:ref/comments/:comment/msg', {
+  scope.post('/threads/:ref/comments/:comment/msg', {
     summary: `Reply to a comment in the topic of a ${host.noun} that a user opened: :ref is @<user>~<topic>, :comment the comment's id`,
     body: { type: 'text/plain', description: 'The reply' },
     responses: msgResponses,
@@ -350,7 +334,7 @@ export function threadRoutes<C extends Ctx>(register: ThreadRegistrar<C>, host: 
     return row;
   };
 
-  register('get', '/threads/:topic/:comment', {
+  scope.get('/threads/:topic/:comment', {
     summary: `Read one comment of a thread on a ${host.noun} (text/plain, as written)`,
     responses: { 200: { description: 'The comment', type: 'text/plain' } },
     handler: async (c) => {
@@ -359,7 +343,7 @@ export function threadRoutes<C extends Ctx>(register: ThreadRegistrar<C>, host: 
     },
   });
 
-  register('delete', '/threads/:topic/:comment', {
+  scope.delete('/threads/:topic/:comment', {
     summary: `Remove a comment of a thread on a ${host.noun} (its author or a moderator)`,
     responses: { 204: { description: 'Removed' }, 403: { description: 'Neither its author nor a moderator' }, 404: { description: 'No such comment' } },
     handler: async (c) => {
@@ -371,7 +355,7 @@ export function threadRoutes<C extends Ctx>(register: ThreadRegistrar<C>, host: 
     },
   });
 
-  register('delete', '/threads/:topic', {
+  scope.delete('/threads/:topic', {
     summary: `Remove a thread and its comments from a ${host.noun} (whoever opened it or a moderator)`,
     responses: { 204: { description: 'Removed' }, 403: { description: 'Neither its opener nor a moderator' }, 404: { description: 'No such thread' } },
     handler: async (c) => {

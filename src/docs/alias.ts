@@ -12,7 +12,7 @@ import { readEntries } from '../core/entries';
 import { notFound } from '../core/errors';
 import { jsonResponse, textResponse } from '../core/http';
 import { type ListingItem, listingResponse, listingResponses } from '../core/listing';
-import { findUser, loadResource, visibleResources, type ResourceCtx } from '../core/resources';
+import { findUser, loadResource, visibleResources, type ResourceCtx } from '../core/resource';
 import { effectiveTheme } from '../render/page';
 import { docKind } from './kind';
 import { checkVarName } from './var-routes';

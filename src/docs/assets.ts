@@ -15,7 +15,7 @@ import { appendLog } from '../core/log';
 import { checkKeyName, keyNameProblem, type KeyNameRule } from '../core/names';
 import { permList } from '../core/perms';
 import type { Ctx } from '../core/context';
-import { listingItem, type ResourceCtx, type ResourceRoutes } from '../core/resources';
+import { listingItem, type ResourceCtx, type ResourceRoutes } from '../core/resource';
 import { docAssets } from './schema';
 
 export const ASSET_LIMIT = 5 * MiB;

@@ -5,7 +5,7 @@
  */
 import { and, eq } from 'drizzle-orm';
 import { groups } from '../db/schema';
-import type { EntrySpec, ResourceCtx, ResourceKind } from '../core/resources';
+import type { EntrySpec, ResourceCtx, ResourceKind } from '../core/resource';
 import { MiB } from '../core/http';
 import { DEFAULT_THEME, ORG_THEME, THEMES } from '../render/themes';
 import { assetRowsQuery, copyAssets, type AssetRow } from './assets';

@@ -10,7 +10,7 @@ import { readEntry } from '../core/entries';
 import { noContent, readText, textResponse } from '../core/http';
 import { listingResponse, listingResponses } from '../core/listing';
 import { permList } from '../core/perms';
-import { listingItem, resourceRoutes, type ResourceCtx, type ResourceRoutes } from '../core/resources';
+import { listingItem, resourceRoutes, type ResourceCtx, type ResourceRoutes } from '../core/resource';
 import { threadRoutes } from '../core/threads';
 import { aliasRoutes } from './alias';
 import { assetRoutes } from './assets';
@@ -87,7 +87,7 @@ function notificationRoutes(r: ResourceRoutes): void {
  * and comments while config/comments is true; the owner moderates.
  */
 function docThreadRoutes(r: ResourceRoutes): void {
-  threadRoutes<ResourceCtx>((method, rel, spec) => r[method](rel, { ...spec, need: 'r' }), {
+  threadRoutes<ResourceCtx>(r.with({ need: 'r' }), {
     noun: 'document',
     subject: (rc) => ({ resource_id: rc.resource.id }),
     base: (rc) => rc.base,

@@ -6,12 +6,12 @@ import { and, asc, eq, inArray, like } from 'drizzle-orm';
 import { entries, resources } from '../db/schema';
 import { nowIso } from '../core/clock';
 import { writeEntry } from '../core/entries';
-import { badRequest, conflict, HttpError, isUniqueViolation, notFound, tooLarge } from '../core/errors';
+import { badRequest, conflict, isUniqueViolation, notFound } from '../core/errors';
 import { jsonResponse, noContent, readText, textResponse } from '../core/http';
 import { fileActions, type ListingItem, listingItemSchema, listingResponse, listingResponses } from '../core/listing';
 import { appendLog } from '../core/log';
 import { permList } from '../core/perms';
-import { listingItem, type ResourceCtx, type ResourceRoutes } from '../core/resources';
+import { listingItem, type ResourceCtx, type ResourceRoutes } from '../core/resource';
 import { VAR_ATTRS, VAR_DEFAULTS, VAR_NAME, varAttrProblem, varPath, varsFromEntries, type DocVar, type VarAttr } from './vars';
 
 /** Largest body accepted for a variable attribute (the attributes themselves are shorter). */
@@ -155,13 +155,7 @@ export function varRoutes(r: ResourceRoutes): void {
     body: { type: 'text/plain' },
     responses: { 204: { description: 'Written' }, 400: { description: 'Invalid value' }, 415: { description: 'Not text/plain' } },
     handler: async (rc) => {
-      let value: string;
-      try {
-        value = await readText(rc.req, ATTR_BODY_LIMIT);
-      } catch (err) {
-        if (err instanceof HttpError && err.status === 413) throw tooLarge(`variable attributes are limited to ${ATTR_BODY_LIMIT} bytes`);
-        throw err;
-      }
+      const value = await readText(rc.req, ATTR_BODY_LIMIT, `variable attributes are limited to ${ATTR_BODY_LIMIT} bytes`);
       return write(rc, value);
     },
   });

@@ -4,7 +4,7 @@
  * through a share (the SQL condition of src/core/resources.ts `visibleResources`).
  */
 import { and, asc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
-import { readableThroughShare, type ResourceKind } from '../core/resources';
+import { readableThroughShare, type ResourceKind } from '../core/resource';
 import { entries, groups, resources, shares, tags, users, type Group, type Resource, type ResourceKindName, type User } from '../db/schema';
 import { docKind } from '../docs/kind';
 import { gridKind } from '../grids/kind';

@@ -8,7 +8,7 @@
 import DataLoader from 'dataloader';
 import { and, asc, eq, like, or } from 'drizzle-orm';
 import type { Db } from '../core/context';
-import { readableThroughShare } from '../core/resources';
+import { readableThroughShare } from '../core/resource';
 import { groups, members, resources, users, type Group, type ResourceKindName, type Role, type User } from '../db/schema';
 import { groupEntries } from '../groups/schema';
 import { readableSharedWith } from '../groups/shared-items';

@@ -1,6 +1,6 @@
 /** The grid resource kind: a dashboard drawn by a layout file and bound by a mapping file. */
 import { canonicalEntries, typeWordProblem } from '../core/canonical';
-import type { ResourceKind } from '../core/resources';
+import type { ResourceKind } from '../core/resource';
 import { KiB } from '../core/http';
 import { DEFAULT_THEME, themeEntryProblem } from '../docs/kind';
 import { otherSourcePreload, parsedEntries, parseStatements, settleParse, validateLayout } from './store';

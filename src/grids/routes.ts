@@ -4,11 +4,11 @@
  * results under json/, and the rendered dashboard page (html) under the owner's path,
  * the share grantee's path and the public alias /v1/u/:owner/g/:grid/html.
  */
-import { resourceThreadRoutes } from '../core/resource-threads';
+import { resourceThreadRoutes } from '../core/resource/thread-routes';
 import { z } from 'zod';
 import type { Api } from '../core/api';
 import { listingResponse, listingResponses } from '../core/listing';
-import { listingItem, loadResource, resourceRoutes, type ResourceCtx } from '../core/resources';
+import { listingItem, loadResource, resourceRoutes, type ResourceCtx } from '../core/resource';
 import { readEntry } from '../core/entries';
 import { badRequest } from '../core/errors';
 import { permList } from '../core/perms';

@@ -6,7 +6,7 @@
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../core/context';
 import { entryQuery, entryUpsert, entryValue, readEntry, writeEntry } from '../core/entries';
-import type { Preload, ResourceCtx } from '../core/resources';
+import type { Preload, ResourceCtx } from '../core/resource';
 import { badRequest } from '../core/errors';
 import type { Resource } from '../db/schema';
 import { buildData, buildMeta, type GridData, type MetaData } from './build';

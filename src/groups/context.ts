@@ -4,12 +4,12 @@
  *   /v1/admin/groups/:group              user group: a slug of the caller's own, or @user~group
  *   /v1/admin/orgs/:org                  organisation
  *   /v1/admin/orgs/:org/groups/:group    organisation group
- * `groupRoute` registers a route under the bases it applies to, loads the group and the
+ * `groupRouter` registers a route under the bases it applies to, loads the group and the
  * caller's view of it, and refuses what the view does not allow: 404 when the group is
  * invisible to the caller, 403 when visible but not allowed.
  */
 import type { ZodType } from 'zod';
-import type { Api, Auth, Method, ResponseSpec, RouteSpec } from '../core/api';
+import type { Api, Auth, ResponseSpec, RouteSpec, Scope } from '../core/api';
 import type { Ctx } from '../core/context';
 import { badRequest, forbidden, notFound } from '../core/errors';
 import { groups, type Group } from '../db/schema';
@@ -31,7 +31,8 @@ export interface GroupCtx extends Ctx {
 /** Reads a group route asks for in the group's own D1 round trip; `groupId` is SQL naming the group's id. */
 export type GroupPreload = (ctx: Ctx, groupId: SQL) => BatchItem<'sqlite'>[];
 
-export interface Scope {
+/** One of the three ways to address a group: its path pattern and how it names the group. */
+export interface GroupBase {
   kind: GroupKind;
   pattern: string;
   /** The reference the request names (400 for malformed names, 404 when none can be named). */
@@ -39,7 +40,7 @@ export interface Scope {
   path: (ctx: Ctx) => string;
 }
 
-export const SCOPES: Record<GroupKind, Scope> = {
+export const SCOPES: Record<GroupKind, GroupBase> = {
   user_group: {
     kind: 'user_group',
     pattern: '/v1/admin/groups/:group',
@@ -86,7 +87,7 @@ export function requireView(view: GroupView, need: Need): void {
   throw forbidden(REFUSALS[need]);
 }
 
-export async function loadGroup(ctx: Ctx, scope: Scope, preload?: GroupPreload): Promise<GroupCtx> {
+export async function loadGroup(ctx: Ctx, scope: GroupBase, preload?: GroupPreload): Promise<GroupCtx> {
   const ref = scope.ref(ctx);
   const missing = () => notFound(`no such group: ${ref}`);
   const groupId = sql`(select ${groups.id} from ${groups} where ${groups.ref} = ${ref})`;
@@ -109,20 +110,24 @@ export interface GroupRouteSpec<S extends ZodType | undefined = undefined> exten
   handler: (gc: GroupCtx) => Response | Promise<Response>;
 }
 
-/** Registers `rel` (e.g. `/profile/name`) below the base of every kind in `spec.kinds`. */
-export function groupRoute(api: Api, method: Method, rel: string, spec: GroupRouteSpec): void {
-  for (const kind of spec.kinds ?? ALL_KINDS) {
-    const scope = SCOPES[kind];
-    api.route(method, scope.pattern + rel, {
-      ...spec,
-      summary: `${spec.summary} (${kind.replace('_', ' ')})`,
-      tag: 'groups',
-      auth: spec.auth ?? 'user',
-      handler: async (ctx) => {
-        const gc = await loadGroup(ctx, scope, spec.preload);
-        requireView(gc.view, spec.need);
-        return spec.handler(gc);
-      },
-    });
-  }
+/** Routes below a group (`g.get('/roles', ...)`), under the base of every kind in `spec.kinds`. */
+export type GroupRoutes = Scope<GroupCtx, GroupScoped>;
+export type GroupScoped = Pick<GroupRouteSpec, 'need' | 'auth' | 'kinds' | 'preload'>;
+
+const SCOPE_OF = new Map(ALL_KINDS.map((k) => [SCOPES[k].pattern, SCOPES[k]]));
+
+/** The group scope: loads the group and the caller's view of it, and refuses what the view does not allow. */
+export function groupRouter(api: Api): GroupRoutes {
+  return api.scope<GroupCtx, GroupScoped>({
+    prefixes: ALL_KINDS.map((k) => SCOPES[k].pattern),
+    under: (spec) => (spec.kinds ?? ALL_KINDS).map((k) => SCOPES[k].pattern),
+    tag: 'groups',
+    auth: (spec) => spec.auth ?? 'user',
+    summary: (summary, prefix) => `${summary} (${SCOPE_OF.get(prefix)!.kind.replace('_', ' ')})`,
+    enter: async (ctx, spec, prefix) => {
+      const gc = await loadGroup(ctx, SCOPE_OF.get(prefix)!, spec.preload);
+      requireView(gc.view, spec.need);
+      return gc;
+    },
+  });
 }

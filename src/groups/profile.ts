@@ -7,16 +7,15 @@
  */
 import { and, eq, like } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Api } from '../core/api';
 import { nowIso } from '../core/clock';
 import type { Db } from '../core/context';
-import { badRequest, conflict, forbidden, HttpError, notFound, tooLarge, unsupportedType } from '../core/errors';
+import { badRequest, conflict, forbidden, notFound, unsupportedType } from '../core/errors';
 import { mediaType, noContent, readBytes, readText, readYesNo, textResponse } from '../core/http';
 import { fileActions, filePerms, listingResponse, listingSchema, type ListingItem, type Verb } from '../core/listing';
 import type { Perm } from '../core/perms';
 import { sniffType } from '../core/sniff';
 import { groups, users, type Group } from '../db/schema';
-import { groupRoute, type GroupCtx } from './context';
+import { type GroupCtx, type GroupRoutes } from './context';
 import { maskProblem, needsPremium, optionsFor, PICTURE_TYPES, PICTURES, PROFILE_TEXT_LIMITS, type OptionName, type Picture, type ProfileText } from './model';
 import { groupEntries } from './schema';
 
@@ -81,10 +80,10 @@ const TEXT_FIELDS: { path: ProfileText; need: 'profile' | 'description'; summary
   { path: 'picture/mask', need: 'profile', summary: 'Avatar crop as x,y,r' },
 ];
 
-export function profileRoutes(api: Api): void {
+export function profileRoutes(g: GroupRoutes): void {
   const textOk = { description: 'The value', type: 'text/plain' };
 
-  groupRoute(api, 'get', '/profile', {
+  g.get('/profile', {
     summary: 'Profile folder',
     need: 'profile',
     auth: 'optional',
@@ -105,14 +104,14 @@ export function profileRoutes(api: Api): void {
 
   for (const f of TEXT_FIELDS) {
     const rel = `/profile/${f.path}`;
-    groupRoute(api, 'get', rel, {
+    g.get(rel, {
       summary: `Read the profile's ${f.summary.toLowerCase()}`,
       need: f.need,
       auth: 'optional',
       responses: { 200: textOk },
       handler: async (gc) => textResponse((await readRow(gc.db, gc.group.id, f.path))?.value ?? (f.path === 'name' ? gc.group.slug : '')),
     });
-    groupRoute(api, 'post', rel, {
+    g.post(rel, {
       summary: `Write the profile's ${f.summary.toLowerCase()} (founder or admin)`,
       need: 'manage',
       body: { type: 'text/plain' },
@@ -127,7 +126,7 @@ export function profileRoutes(api: Api): void {
         return noContent();
       },
     });
-    groupRoute(api, 'delete', rel, {
+    g.delete(rel, {
       summary: `Clear the profile's ${f.summary.toLowerCase()} (founder or admin)`,
       need: 'manage',
       responses: { 204: { description: 'Cleared' } },
@@ -138,7 +137,7 @@ export function profileRoutes(api: Api): void {
     });
   }
 
-  groupRoute(api, 'get', '/profile/picture', {
+  g.get('/profile/picture', {
     summary: 'Picture folder: image, banner, mask',
     need: 'profile',
     auth: 'optional',
@@ -164,9 +163,7 @@ export function profileRoutes(api: Api): void {
       if (!(PICTURE_TYPES as readonly string[]).includes(type)) {
         throw unsupportedType(`a picture must be sent as one of ${PICTURE_TYPES.join(', ')}; got ${type || 'no Content-Type'}`);
       }
-      const bytes = await readBytes(gc.req, limit).catch((err: unknown) => {
-        throw err instanceof HttpError && err.status === 413 ? tooLarge(`the ${which} may be at most ${limit / 1024 / 1024} MiB`) : err;
-      });
+      const bytes = await readBytes(gc.req, limit, `the ${which} may be at most ${limit / 1024 / 1024} MiB`);
       if (!bytes.byteLength) throw badRequest(`empty body: send the ${which} as the request body`);
       const sniffed = sniffType(bytes);
       if (sniffed !== type) throw unsupportedType(`the body is not a ${type} image${sniffed ? ` (it looks like ${sniffed})` : ''}`);
@@ -177,28 +174,28 @@ export function profileRoutes(api: Api): void {
       return new Response(null, { status: createOnly ? 201 : 204 });
     };
     const body = { type: 'image/png', description: `PNG, JPEG, GIF or WebP, at most ${limit / 1024 / 1024} MiB` };
-    groupRoute(api, 'get', rel, {
+    g.get(rel, {
       summary: `Download the ${which}`,
       need: 'profile',
       auth: 'optional',
       responses: { 200: { description: 'The image', type: 'image/*' } },
       handler: (gc) => servePicture(gc.env, gc.db, gc.group, which),
     });
-    groupRoute(api, 'put', rel, {
+    g.put(rel, {
       summary: `Upload the ${which} (founder or admin; 409 when one exists)`,
       need: 'manage',
       body,
       responses: { 201: { description: 'Created' } },
       handler: upload(true),
     });
-    groupRoute(api, 'post', rel, {
+    g.post(rel, {
       summary: `Upload or replace the ${which} (founder or admin)`,
       need: 'manage',
       body,
       responses: { 204: { description: 'Stored' } },
       handler: upload(false),
     });
-    groupRoute(api, 'delete', rel, {
+    g.delete(rel, {
       summary: `Remove the ${which} (founder or admin)`,
       need: 'manage',
       responses: { 204: { description: 'Removed' } },
@@ -210,7 +207,7 @@ export function profileRoutes(api: Api): void {
     });
   }
 
-  groupRoute(api, 'get', '/profile/options', {
+  g.get('/profile/options', {
     summary: 'Options folder',
     need: 'see',
     auth: 'optional',
@@ -233,7 +230,7 @@ export function profileRoutes(api: Api): void {
     return name as OptionName;
   };
 
-  groupRoute(api, 'get', '/profile/options/:option', {
+  g.get('/profile/options/:option', {
     summary: 'Read an option: yes or no',
     need: 'see',
     auth: 'optional',
@@ -241,7 +238,7 @@ export function profileRoutes(api: Api): void {
     handler: async (gc) => textResponse((await optionIsOn(gc.db, gc.group.id, optionName(gc))) ? 'yes' : 'no'),
   });
 
-  groupRoute(api, 'post', '/profile/options/:option', {
+  g.post('/profile/options/:option', {
     summary: 'Set an option to yes or no (founder or admin; show_* on orgs need premium)',
     need: 'manage',
     body: { type: 'text/plain', schema: z.enum(['yes', 'no']) },

@@ -15,7 +15,7 @@ import { jsonResponse, noContent, readYesNo, textResponse } from '../core/http';
 import { listingResponse, listingSchema, type ListingItem } from '../core/listing';
 import { members, ROLES, users, type Group, type Role, type User } from '../db/schema';
 import { groupEntries } from './schema';
-import { groupRoute, type GroupCtx } from './context';
+import { type GroupCtx, type GroupRoutes } from './context';
 import { addMembership, answerInvite, groupByRef, membershipOf, moveMembership, pendingInvites, removeMembership, roleHolders } from './members';
 import { checkUsername, decideRoleDelete, decideRolePut, parseGroupRef, parseRole, type Membership } from './model';
 
@@ -52,15 +52,15 @@ async function targetUser(gc: GroupCtx): Promise<User> {
 
 const callerMembership = (gc: GroupCtx): Membership | null => (gc.view.role ? { role: gc.view.role, state: 'active' } : null);
 
-export function roleRoutes(api: Api): void {
-  groupRoute(api, 'get', '/role', {
+export function roleRoutes(g: GroupRoutes): void {
+  g.get('/role', {
     summary: "The caller's role in the group; empty until one is held",
     need: 'see',
     responses: { 200: { description: 'founders, admins, superusers, members or empty', type: 'text/plain' } },
     handler: (gc) => textResponse(gc.view.role ?? ''),
   });
 
-  groupRoute(api, 'get', '/roles', {
+  g.get('/roles', {
     summary: 'The role folders',
     need: 'see',
     responses: { 200: { description: 'Listing', type: 'application/json', schema: listingSchema } },
@@ -78,7 +78,7 @@ export function roleRoutes(api: Api): void {
       ),
   });
 
-  groupRoute(api, 'get', '/roles/:role', {
+  g.get('/roles/:role', {
     summary: 'Holders of a role; pending invitees carry the I- prefix',
     need: 'roster',
     auth: 'optional',
@@ -99,7 +99,7 @@ export function roleRoutes(api: Api): void {
     },
   });
 
-  groupRoute(api, 'put', '/roles/:role/:user', {
+  g.put('/roles/:role/:user', {
     summary: 'Invite a user into a role, promote or demote a member, claim a role (org founders/admins) or join an open group',
     need: 'see',
     // The target user, their membership and the is_open option read with the group.
@@ -162,7 +162,7 @@ export function roleRoutes(api: Api): void {
     },
   });
 
-  groupRoute(api, 'delete', '/roles/:role/:user', {
+  g.delete('/roles/:role/:user', {
     summary: 'Remove a user from a role (or revoke their invite); anyone may leave their own role',
     need: 'see',
     responses: { 204: { description: 'Removed' } },
@@ -176,9 +176,10 @@ export function roleRoutes(api: Api): void {
       return noContent();
     },
   });
+}
 
-  // ------------------------------------------------------------ invites
-
+/** The caller's pending invites and their answers (/v1/admin/invites). */
+export function inviteRoutes(api: Api): void {
   const inviteUri = (ref: string) => `/v1/admin/invites/${ref}`;
 
   api.get('/v1/admin/invites', {

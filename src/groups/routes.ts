@@ -11,15 +11,15 @@ import { badRequest, forbidden, notFound } from '../core/errors';
 import { jsonResponse, noContent, textResponse } from '../core/http';
 import { listingResponse, listingSchema, type ListingItem, type Verb } from '../core/listing';
 import type { Perm } from '../core/perms';
-import { readableThroughShare, type ResourceKind } from '../core/resources';
+import { readableThroughShare, type ResourceKind } from '../core/resource';
 import { threadRoutes } from '../core/threads';
 import { entries, groups, resources, users, type Group, type ResourceKindName, type User } from '../db/schema';
 import { varsFromEntries } from '../docs/vars';
-import { groupRoute, loadGroup, SCOPES, type GroupCtx } from './context';
+import { groupRouter, loadGroup, SCOPES, type GroupCtx, type GroupRoutes } from './context';
 import { createGroup, groupsOfMember } from './members';
 import { checkSlug, inboundAddress, isManager, orgGroupRef, orgRef, PICTURES, userGroupRef, type Picture } from './model';
 import { optionIsOn, pictureKey, profileRoutes, servePicture } from './profile';
-import { roleRoutes } from './roles';
+import { inviteRoutes, roleRoutes } from './roles';
 import { groupSharedItems, isGroupRefSegment, sharedItemSchema } from './shared-items';
 import { adminPath, candidateOrgs, groupInfo, viewsOf, visibleGroups, type GroupView } from './visibility';
 
@@ -97,6 +97,7 @@ const DOC_KINDS: Record<string, Pick<ResourceKind, 'kind' | 'collection'>> = {
 };
 
 export function groupRoutes(api: Api): void {
+  const g = groupRouter(api);
   // ------------------------------------------------------------ creation
 
   api.put('/v1/admin/groups/:group', {
@@ -191,7 +192,7 @@ export function groupRoutes(api: Api): void {
     },
   });
 
-  groupRoute(api, 'get', '', {
+  g.get('', {
     summary: 'Group folder: profile, roles, role, threads (members), groups of an org, email of an org group',
     need: 'see',
     responses: listing,
@@ -213,7 +214,7 @@ export function groupRoutes(api: Api): void {
     },
   });
 
-  groupRoute(api, 'delete', '', {
+  g.delete('', {
     summary: 'Delete the group with its roles, invites, profile, threads and shares; an organisation takes its groups with it (founders only)',
     need: 'see',
     responses: { 204: { description: 'Deleted' }, 403: { description: 'Not a founder of the group' } },
@@ -228,9 +229,10 @@ export function groupRoutes(api: Api): void {
     },
   });
 
-  roleRoutes(api);
-  profileRoutes(api);
-  groupThreadRoutes(api);
+  roleRoutes(g);
+  inviteRoutes(api);
+  profileRoutes(g);
+  groupThreadRoutes(g);
 
   // ------------------------------------------------------------ browsing
 
@@ -404,8 +406,8 @@ async function orgVariables(ctx: Ctx, ownerId: number, owner: string, own: boole
  * role read and write, founders and admins moderate; founders and admins of an org read
  * the threads of its groups (oversight is read-only). Everyone else: 404.
  */
-function groupThreadRoutes(api: Api): void {
-  threadRoutes<GroupCtx>((method, rel, spec) => groupRoute(api, method, rel, { ...spec, need: 'see' }), {
+function groupThreadRoutes(g: GroupRoutes): void {
+  threadRoutes<GroupCtx>(g.with({ need: 'see' }), {
     noun: 'group',
     subject: (gc) => ({ group_id: gc.group.id }),
     base: (gc) => gc.base,

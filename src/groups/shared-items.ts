@@ -16,7 +16,7 @@ import { rfc2822Utc } from '../core/dates';
 import { entryValues } from '../core/entries';
 import { notFound } from '../core/errors';
 import { jsonResponse } from '../core/http';
-import { readableThroughShare } from '../core/resources';
+import { readableThroughShare } from '../core/resource';
 import { parseShareEntry } from '../core/sharing';
 import { entries, resources, shares, users, type Group, type ResourceKindName } from '../db/schema';
 import { groupAndParentByRef } from './members';

@@ -1,7 +1,7 @@
 /** The job resource kind: its text entries and what a copy carries over. */
 import { eq } from 'drizzle-orm';
 import { canonicalEntries, typeWordProblem } from '../core/canonical';
-import type { ResourceCtx, ResourceKind } from '../core/resources';
+import type { ResourceCtx, ResourceKind } from '../core/resource';
 import { KiB } from '../core/http';
 import { chainProblem } from './chains';
 import { booleanProblem } from './config';

@@ -4,17 +4,17 @@
  */
 import { and, eq, like } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Api, ResponseSpec } from '../core/api';
+import type { Api, Scope } from '../core/api';
 import { now } from '../core/clock';
 import { sha256Hex } from '../core/crypto';
 import { clearEntry, writeEntry } from '../core/entries';
 import { entries, resources } from '../db/schema';
-import { conflict, forbidden, HttpError, notFound, tooLarge } from '../core/errors';
+import { conflict, forbidden, HttpError, notFound } from '../core/errors';
 import { jsonResponse, KiB, MiB, noContent, readBytes, readText, textResponse, wantsJson } from '../core/http';
 import { listingResponse, listingResponses } from '../core/listing';
 import { logResponse } from '../core/log';
 import { checkName } from '../core/names';
-import { fixedFolderRoute, listingItem, requireAccess, resourceRoutes, type ResourceCtx } from '../core/resources';
+import { fixedFolderRoute, listingItem, requireAccess, resourceRoutes, type ResourceCtx } from '../core/resource';
 import type { Perm } from '../core/perms';
 import { INLINE_OUTPUT, outputKey } from '../../durable/run';
 import { bundleResponse, checkTriggerType, readTriggerInput } from './files';
@@ -40,32 +40,16 @@ function requireRunReader(rc: ResourceCtx): void {
 }
 
 /** The routes of one run (`<job>/runs/<run>...`): loaded by loadRunCtx, so a child run is also readable under its own job. */
-interface RunRouteSpec {
-  summary: string;
-  need: Perm;
-  body?: { type: string; description?: string };
-  responses: Record<number, ResponseSpec>;
-  handler: (rc: RunCtx) => Response | Promise<Response>;
-}
-
-function runRouter(api: Api) {
-  const reg = (method: 'get' | 'post', rel: string, spec: RunRouteSpec) => {
-    for (const b of [`/v1/${jobKind.collection}`, `/v1/users/:owner/${jobKind.collection}`]) {
-      api.route(method, `${b}/:${jobKind.param}/runs/:run${rel}`, {
-        summary: spec.summary,
-        tag: jobKind.collection,
-        auth: 'user',
-        ...(spec.body ? { body: spec.body } : {}),
-        responses: spec.responses,
-        handler: async (ctx) => {
-          const rc = await loadRunCtx(ctx);
-          requireAccess(rc, spec.need);
-          return spec.handler(rc);
-        },
-      });
-    }
-  };
-  return { get: (rel: string, spec: RunRouteSpec) => reg('get', rel, spec), post: (rel: string, spec: RunRouteSpec) => reg('post', rel, spec) };
+function runRouter(api: Api): Scope<RunCtx, { need: Perm }> {
+  return api.scope<RunCtx, { need: Perm }>({
+    prefixes: [`/v1/${jobKind.collection}/:${jobKind.param}/runs/:run`, `/v1/users/:owner/${jobKind.collection}/:${jobKind.param}/runs/:run`],
+    tag: jobKind.collection,
+    enter: async (ctx, spec) => {
+      const rc = await loadRunCtx(ctx);
+      requireAccess(rc, spec.need);
+      return rc;
+    },
+  });
 }
 
 function requireRetained(row: RunRow): void {
@@ -284,13 +268,7 @@ export function jobRoutes(api: Api): void {
       handler: async (rc) => {
         const file = checkName(rc.params.file!, CODE_FILE, 'code file name');
         const key = codePrefix(rc.resource.id) + file;
-        let bytes: Uint8Array;
-        try {
-          bytes = await readBytes(rc.req, CODE_LIMIT);
-        } catch (err) {
-          if (err instanceof HttpError && err.status === 413) throw tooLarge(`a code file is limited to ${CODE_LIMIT} bytes`);
-          throw err;
-        }
+        const bytes = await readBytes(rc.req, CODE_LIMIT, `a code file is limited to ${CODE_LIMIT} bytes`);
         const existing = await rc.env.BLOBS.head(key);
         if (!existing) {
           const listed = await rc.env.BLOBS.list({ prefix: codePrefix(rc.resource.id), limit: MAX_CODE_FILES });

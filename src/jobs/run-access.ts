@@ -13,7 +13,7 @@ import { and, eq, type SQL } from 'drizzle-orm';
 import type { Ctx } from '../core/context';
 import { forbidden, HttpError, notFound } from '../core/errors';
 import { accessTo, type Access } from '../core/perms';
-import { findUser, loadResource, type ResourceCtx } from '../core/resources';
+import { findUser, loadResource, type ResourceCtx } from '../core/resource';
 import { resources } from '../db/schema';
 import { jobKind } from './kind';
 import { RUN_NAME, runQuery } from './runs';

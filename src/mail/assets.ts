@@ -5,7 +5,7 @@
 import { blobPrefix } from '../core/entries';
 import { badRequest, conflict, notFound } from '../core/errors';
 import { readUpload } from '../core/http';
-import type { ResourceCtx } from '../core/resources';
+import type { ResourceCtx } from '../core/resource';
 import { ASSET_LIMIT, assetNameProblem } from '../docs/assets';
 
 export const MAX_ASSETS = 25;

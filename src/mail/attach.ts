@@ -11,7 +11,7 @@ import type { Db } from '../core/context';
 import { blobPrefix } from '../core/entries';
 import type { Attachment } from '../core/mailer';
 import { accessTo } from '../core/perms';
-import type { ResourceCtx } from '../core/resources';
+import type { ResourceCtx } from '../core/resource';
 import { resources, users, type User } from '../db/schema';
 import { docKind } from '../docs/kind';
 import { cachedOutput, outputHash } from '../render/outputs';

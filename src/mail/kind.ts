@@ -4,7 +4,7 @@ import { canonicalEntries } from '../core/canonical';
 import { entriesQuery, entryValues } from '../core/entries';
 import { HttpError, badRequest } from '../core/errors';
 import { MiB, KiB } from '../core/http';
-import type { EntrySpec, ResourceCtx, ResourceKind } from '../core/resources';
+import type { EntrySpec, ResourceCtx, ResourceKind } from '../core/resource';
 import { users, type User } from '../db/schema';
 import { copyAssets } from './assets';
 import { checkRecipientList } from './recipients';

@@ -3,7 +3,7 @@
  * through POST status (validated in the spec's order, decided by the MailObject), status,
  * stats/runs, assets, and the public unsubscribe link.
  */
-import { resourceThreadRoutes } from '../core/resource-threads';
+import { resourceThreadRoutes } from '../core/resource/thread-routes';
 import { asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Api } from '../core/api';
@@ -12,7 +12,7 @@ import { jsonResponse, mediaType, noContent, readJson, readText, textResponse, w
 import { listingResponse, listingResponses } from '../core/listing';
 import { appendLog } from '../core/log';
 import { setBindingSender } from '../core/mailer';
-import { fixedFolderRoute, listingItem, resourceRoutes, type ResourceCtx } from '../core/resources';
+import { fixedFolderRoute, listingItem, resourceRoutes, type ResourceCtx } from '../core/resource';
 import { resources } from '../db/schema';
 import { assetName, assetTags, deleteAsset, getAsset, listAssets, putAsset } from './assets';
 import { composeStored, contentKey } from './compose';

@@ -12,7 +12,7 @@ import { blobPrefix } from '../core/entries';
 import { eq } from 'drizzle-orm';
 import { HttpError, notFound } from '../core/errors';
 import { appendLog } from '../core/log';
-import type { ResourceCtx } from '../core/resources';
+import type { ResourceCtx } from '../core/resource';
 import { resources } from '../db/schema';
 import type { BuiltPage } from './page';
 import { A4_SHEET, geometry, type DocType, type Geometry } from './themes';

@@ -9,7 +9,7 @@ import { resources, users } from '../db/schema';
 import type { Api } from '../core/api';
 import { sha256Hex } from '../core/crypto';
 import { notFound } from '../core/errors';
-import { loadResource, resourceRouter, type ResourceCtx } from '../core/resources';
+import { loadResource, resourceRouter, type ResourceCtx } from '../core/resource';
 import { loadAliased } from '../docs/alias';
 import { docKind } from '../docs/kind';
 import { cachedOutput, MAX_RENDER_PAGES, outputHash, OUTPUT_TYPES, RENDER_DEADLINE_MS, type OutputName } from './outputs';

@@ -11,7 +11,7 @@ import type { Db } from '../core/context';
 import type { Api } from '../core/api';
 import { readEntries } from '../core/entries';
 import { accessTo } from '../core/perms';
-import { findUser, type ResourceCtx } from '../core/resources';
+import { findUser, type ResourceCtx } from '../core/resource';
 import { docKind } from '../docs/kind';
 import { formatVar, readVars, varsFromEntries, type DocVar } from '../docs/vars';
 import { assetRefs, varRefs, type VarView } from './markdown';

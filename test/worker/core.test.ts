@@ -3,7 +3,7 @@ import { accessFromGrants } from '../../src/core/perms';
 import { parseShareEntry } from '../../src/core/sharing';
 import { normalisePath } from '../../src/core/api';
 import { RESOURCE_NAME, USERNAME, TOKEN_NAME } from '../../src/core/names';
-import { checkTag } from '../../src/core/resources';
+import { checkTag } from '../../src/core/resource';
 import { timingSafeEqual } from '../../src/core/crypto';
 import { d1Chunks } from '../../src/core/entries';
 

@@ -3,7 +3,7 @@
 // organisations"). Comments and replies are written through the REST routes the client
 // uses (POST threads/@<user>~<topic>/msg and .../comments/<slug>/msg).
 import { env } from 'cloudflare:workers';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rfc2822Utc } from '../../src/core/dates';
 import { call, makeUser, unique, type TestUser } from './helpers';
 import { gql, ok } from './gql-fixtures';

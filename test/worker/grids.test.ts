@@ -192,7 +192,7 @@ describe('writing either file re-parses both', () => {
   });
 
   it('lid is stable per label across re-parses, renames and new layouts', async () => {
-    const { u, name, base } = await filledGrid();
+    const { u, base } = await filledGrid();
     const lidA = (await parsed(u, base)).meta.A!.lid;
     expect(lidA).toMatch(/^[0-9a-f]{14}$/);
     await write(u, `${base}/layout`, '+-----+\n| {A} |\n+-----+');
@@ -205,7 +205,7 @@ describe('writing either file re-parses both', () => {
   });
 
   it('a copy carries layout and mapping and gets its own lids, consistent between data and meta_data', async () => {
-    const { u, name, base } = await filledGrid();
+    const { u, base } = await filledGrid();
     const copy = unique('c');
     expect((await call('PATCH', base, { token: u.token, json: { name: copy, copy: true } })).status).toBe(201);
     const got = await parsed(u, `/v1/vis/grids/${copy}`);
@@ -216,7 +216,7 @@ describe('writing either file re-parses both', () => {
 
 describe('layout faults of rules 1-3', () => {
   it('answer 400 naming row and column, and keep the previous layout and its parse', async () => {
-    const { u, name, base } = await filledGrid();
+    const { u, base } = await filledGrid();
     const before = await parsed(u, base);
     const cases: [string, number, number][] = [
       ['+-----+\n| {A} |\n+-----', 3, 7], // not one rectangle

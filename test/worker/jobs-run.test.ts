@@ -1,7 +1,7 @@
 import { unzipSync } from 'fflate';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, makeUser, OPS } from './helpers';
-import { makeJob, newestRun, putCode, trigger } from './jobs-helpers';
+import { makeJob, putCode, trigger } from './jobs-helpers';
 
 const J = '/v1/code/jobs';
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { api } from '../../src/app';
 import { dbFor } from '../../src/core/context';
 import { HttpError } from '../../src/core/errors';
-import { loadResource } from '../../src/core/resources';
+import { loadResource } from '../../src/core/resource';
 import { resourceLog, users } from '../../src/db/schema';
 import { docKind } from '../../src/docs/kind';
 import { cachedOutput, outputHash } from '../../src/render/outputs';

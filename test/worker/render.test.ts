@@ -8,7 +8,7 @@ import { unzipSync, strFromU8 } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { dbFor } from '../../src/core/context';
 import { HttpError } from '../../src/core/errors';
-import { loadResource, type ResourceCtx } from '../../src/core/resources';
+import { loadResource, type ResourceCtx } from '../../src/core/resource';
 import { users } from '../../src/db/schema';
 import { docKind } from '../../src/docs/kind';
 import { cachedOutput, closeReleasedSessions, outputHash, MAX_RENDER_PAGES, pdfPageCount, type OutputName, type RenderLimits } from '../../src/render/outputs';

@@ -7,7 +7,7 @@ import { Api } from '../../src/core/api';
 import { INLINE_LIMIT, readEntry } from '../../src/core/entries';
 import { badRequest } from '../../src/core/errors';
 import { jsonResponse } from '../../src/core/http';
-import { fixedFolderRoute, resourceRoutes, type ResourceKind } from '../../src/core/resources';
+import { fixedFolderRoute, resourceRoutes, type ResourceKind } from '../../src/core/resource';
 import { makeUser, unique, type TestUser } from './helpers';
 
 const kind: ResourceKind = {

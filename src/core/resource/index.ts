@@ -8,19 +8,19 @@
 import { and, asc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { z, type ZodType } from 'zod';
-import { resources, shares, tags, users, type Resource, type ResourceKindName, type User } from '../db/schema';
-import type { Api, RouteSpec } from './api';
-import { nowIso } from './clock';
-import type { Ctx } from './context';
-import { base64url, randomBytes } from './crypto';
-import { clearEntry, copyEntryStatements, d1Chunks, deleteBlobs, entriesQuery, entryQuery, entryValue, entryValues, listEntries, listEntriesQuery, readEntry, writeEntry, type StoredEntry } from './entries';
-import { badRequest, conflict, forbidden, HttpError, notFound, tooLarge } from './errors';
-import { DEFAULT_BODY_LIMIT, jsonResponse, mediaType, noContent, readJson, readText, textResponse } from './http';
-import { fileActions, filePerms, type ListingItem, listingItemSchema, listingResponse, listingResponses, listingSchema, type Verb } from './listing';
-import { appendLog, logInsert, logResponse, readLog } from './log';
-import { resourceName } from './names';
-import { accessFromGrants, OWNER_ACCESS, permList, type Access, type Perm, type ShareGrant } from './perms';
-import { groupRefQuery, parseShareEntry } from './sharing';
+import { resources, shares, tags, users, type Resource, type ResourceKindName, type User } from '../../db/schema';
+import type { Api, RouteSpec, Scope } from '../api';
+import { nowIso } from '../clock';
+import type { Ctx } from '../context';
+import { base64url, randomBytes } from '../crypto';
+import { clearEntry, copyEntryStatements, d1Chunks, deleteBlobs, entriesQuery, entryQuery, entryValue, entryValues, listEntries, listEntriesQuery, readEntry, writeEntry, type StoredEntry } from '../entries';
+import { badRequest, conflict, forbidden, notFound } from '../errors';
+import { DEFAULT_BODY_LIMIT, jsonResponse, mediaType, noContent, readJson, readText, textResponse } from '../http';
+import { fileActions, filePerms, type ListingItem, listingItemSchema, listingResponse, listingResponses, listingSchema, type Verb } from '../listing';
+import { appendLog, logInsert, logResponse, readLog } from '../log';
+import { resourceName } from '../names';
+import { accessFromGrants, OWNER_ACCESS, permList, type Access, type Perm, type ShareGrant } from '../perms';
+import { groupRefQuery, parseShareEntry } from '../sharing';
 
 /** A resource loaded for a request, with the caller's access to it. */
 export interface ResourceCtx extends Ctx {
@@ -128,13 +128,10 @@ export interface ResourceRouteSpec<S extends ZodType | undefined = undefined> ex
   handler: RouteSpec<S, ResourceCtx>['handler'];
 }
 
-export interface ResourceRoutes {
-  get<S extends ZodType | undefined = undefined>(path: string, spec: ResourceRouteSpec<S>): void;
-  put<S extends ZodType | undefined = undefined>(path: string, spec: ResourceRouteSpec<S>): void;
-  post<S extends ZodType | undefined = undefined>(path: string, spec: ResourceRouteSpec<S>): void;
-  patch<S extends ZodType | undefined = undefined>(path: string, spec: ResourceRouteSpec<S>): void;
-  delete<S extends ZodType | undefined = undefined>(path: string, spec: ResourceRouteSpec<S>): void;
-}
+/** Routes below one resource (`r.get('/assets/:asset', ...)`): each handler gets the loaded resource after the access check. */
+export type ResourceRoutes = Scope<ResourceCtx, ResourceScoped>;
+/** What a resource route adds to a route spec (ResourceRouteSpec less the route's own). */
+export type ResourceScoped = Pick<ResourceRouteSpec, 'need' | 'anonymous' | 'preload'>;
 
 const shortnameOf = () => base64url(randomBytes(6)).toLowerCase().replace(/[^a-z0-9]/g, 'x');
 
@@ -305,28 +302,16 @@ const patchJson = z.object({ name: z.string(), copy: z.boolean().optional() });
  * Another area may add routes to a kind it does not own (rendering adds files/doc.pdf).
  */
 export function resourceRouter(api: Api, kind: ResourceKind): ResourceRoutes {
-  const bases = [`/v1/${kind.collection}`, `/v1/users/:owner/${kind.collection}`];
-  const reg = (method: 'get' | 'put' | 'post' | 'patch' | 'delete', rel: string, spec: ResourceRouteSpec<ZodType | undefined>) => {
-    for (const b of bases) {
-      api.route(method, `${b}/:${kind.param}${rel}`, {
-        ...spec,
-        tag: kind.collection,
-        auth: spec.anonymous ? 'optional' : 'user',
-        handler: async (ctx) => {
-          const rc = await loadResource(ctx, kind, undefined, spec.preload);
-          requireAccess(rc, spec.need);
-          return spec.handler({ ...rc, body: ctx.body } as never);
-        },
-      });
-    }
-  };
-  return {
-    get: (p, s) => reg('get', p, s as never),
-    put: (p, s) => reg('put', p, s as never),
-    post: (p, s) => reg('post', p, s as never),
-    patch: (p, s) => reg('patch', p, s as never),
-    delete: (p, s) => reg('delete', p, s as never),
-  };
+  return api.scope<ResourceCtx, ResourceScoped>({
+    prefixes: [`/v1/${kind.collection}/:${kind.param}`, `/v1/users/:owner/${kind.collection}/:${kind.param}`],
+    tag: kind.collection,
+    auth: (spec) => (spec.anonymous ? 'optional' : 'user'),
+    enter: async (ctx, spec) => {
+      const rc = await loadResource(ctx, kind, undefined, spec.preload);
+      requireAccess(rc, spec.need);
+      return rc;
+    },
+  });
 }
 
 /** GET `/<folder>`: a fixed folder of read-only files (e.g. `stats/` holding `runs`). */
@@ -664,13 +649,7 @@ function entryRoutes(routes: ResourceRoutes, kind: ResourceKind, spec: EntrySpec
       responses: { 204: { description: 'Written' }, 400: { description: 'Invalid value' }, 413: { description: 'Too large' }, 415: { description: 'Not text/plain' } },
       handler: async (rc) => {
         const limit = spec.limit ?? DEFAULT_BODY_LIMIT;
-        let value: string;
-        try {
-          value = await readText(rc.req, limit);
-        } catch (err) {
-          if (err instanceof HttpError && err.status === 413) throw tooLarge(`${spec.path} is limited to ${limit} bytes`);
-          throw err;
-        }
+        const value = await readText(rc.req, limit, `${spec.path} is limited to ${limit} bytes`);
         const problem = await spec.validate?.(value, rc);
         if (problem) throw badRequest(`invalid ${spec.path}: ${problem}`);
         const message = `${spec.path} written (${new TextEncoder().encode(value).byteLength} bytes)`;

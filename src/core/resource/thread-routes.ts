@@ -3,12 +3,12 @@
  * reader opens topics and comments, the owner moderates. Documents mount theirs in the
  * docs area (config/comments turns them off there).
  */
-import { permList } from './perms';
-import type { ResourceCtx, ResourceRoutes } from './resources';
-import { threadRoutes } from './threads';
+import { permList } from '../perms';
+import type { ResourceCtx, ResourceRoutes } from '.';
+import { threadRoutes } from '../threads';
 
 export function resourceThreadRoutes(r: ResourceRoutes, noun: string): void {
-  threadRoutes<ResourceCtx>((method, rel, spec) => r[method](rel, { ...spec, need: 'r' }), {
+  threadRoutes<ResourceCtx>(r.with({ need: 'r' }), {
     noun,
     subject: (rc) => ({ resource_id: rc.resource.id }),
     base: (rc) => rc.base,

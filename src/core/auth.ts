@@ -4,7 +4,7 @@
  */
 import { eq } from 'drizzle-orm';
 import { tokens, users, type User } from '../db/schema';
-import type { Db } from './context';
+import type { Ctx, Db } from './context';
 import { base64url, randomBytes, sha256Hex, timingSafeEqual } from './crypto';
 import { HttpError, notFound, unauthorized } from './errors';
 
@@ -75,4 +75,9 @@ export function requireOps(env: Env, req: Request): void {
   if (!secret) throw notFound('no such route');
   const token = bearerToken(req);
   if (!token || !timingSafeEqual(token, secret)) throw new HttpError(401, 'operator token required', {}, { 'WWW-Authenticate': 'Bearer' });
+}
+
+/** The caller as D1 has it now (the auth cache may be seconds stale in other isolates): account type, plan, profile. */
+export async function freshCaller(ctx: Pick<Ctx, 'db' | 'caller'>): Promise<User> {
+  return (await ctx.db.select().from(users).where(eq(users.id, ctx.caller!.id)).get()) ?? ctx.caller!;
 }

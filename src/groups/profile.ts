@@ -11,7 +11,7 @@ import { nowIso } from '../core/clock';
 import type { Db } from '../core/context';
 import { badRequest, conflict, forbidden, notFound, unsupportedType } from '../core/errors';
 import { mediaType, noContent, readBytes, readText, readYesNo, textResponse } from '../core/http';
-import { fileActions, filePerms, listingResponse, listingSchema, type ListingItem, type Verb } from '../core/listing';
+import { fileActions, filePerms, listingResponse, listingResponses, type ListingItem, type Verb } from '../core/listing';
 import type { Perm } from '../core/perms';
 import { sniffType } from '../core/sniff';
 import { groups, users, type Group } from '../db/schema';
@@ -87,7 +87,7 @@ export function profileRoutes(g: GroupRoutes): void {
     summary: 'Profile folder',
     need: 'profile',
     auth: 'optional',
-    responses: { 200: { description: 'Listing', type: 'application/json', schema: listingSchema } },
+    responses: listingResponses,
     handler: async (gc) => {
       const rows = await rowsUnder(gc.db, gc.group.id, '');
       const at = (p: string) => rows.find((r) => r.path === p);
@@ -141,7 +141,7 @@ export function profileRoutes(g: GroupRoutes): void {
     summary: 'Picture folder: image, banner, mask',
     need: 'profile',
     auth: 'optional',
-    responses: { 200: { description: 'Listing', type: 'application/json', schema: listingSchema } },
+    responses: listingResponses,
     handler: async (gc) => {
       const rows = await rowsUnder(gc.db, gc.group.id, 'picture/');
       const writable = fileActions(perms(gc));
@@ -211,7 +211,7 @@ export function profileRoutes(g: GroupRoutes): void {
     summary: 'Options folder',
     need: 'see',
     auth: 'optional',
-    responses: { 200: { description: 'Listing', type: 'application/json', schema: listingSchema } },
+    responses: listingResponses,
     handler: async (gc) => {
       const rows = await rowsUnder(gc.db, gc.group.id, 'options/');
       return listingResponse(

@@ -12,7 +12,7 @@ import type { Api } from '../core/api';
 import { deliver } from '../core/mailer';
 import { HttpError, notFound } from '../core/errors';
 import { jsonResponse, noContent, readYesNo, textResponse } from '../core/http';
-import { listingResponse, listingSchema, type ListingItem } from '../core/listing';
+import { listingResponse, listingResponses, listingSchema, type ListingItem } from '../core/listing';
 import { members, ROLES, users, type Group, type Role, type User } from '../db/schema';
 import { groupEntries } from './schema';
 import { type GroupCtx, type GroupRoutes } from './context';
@@ -63,7 +63,7 @@ export function roleRoutes(g: GroupRoutes): void {
   g.get('/roles', {
     summary: 'The role folders',
     need: 'see',
-    responses: { 200: { description: 'Listing', type: 'application/json', schema: listingSchema } },
+    responses: listingResponses,
     handler: (gc) =>
       listingResponse(
         ROLES.map((r) => ({
@@ -82,7 +82,7 @@ export function roleRoutes(g: GroupRoutes): void {
     summary: 'Holders of a role; pending invitees carry the I- prefix',
     need: 'roster',
     auth: 'optional',
-    responses: { 200: { description: 'Listing', type: 'application/json', schema: listingSchema } },
+    responses: listingResponses,
     handler: async (gc) => {
       const role = parseRole(gc.params.role!);
       const rows = await roleHolders(gc.db, gc.group.id, role);
@@ -218,7 +218,7 @@ export function inviteRoutes(api: Api): void {
     summary: 'One pending invite: its accept entry',
     tag: 'groups',
     auth: 'user',
-    responses: { 200: { description: 'Listing', type: 'application/json', schema: listingSchema } },
+    responses: listingResponses,
     handler: async (ctx) => {
       const { group } = await pendingInvite(ctx);
       return listingResponse([

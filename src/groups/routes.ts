@@ -3,17 +3,18 @@
  * group folders; roles and invites (roles.ts); profiles and options (profile.ts); and the
  * read-only browsing views (/v1/orgs, /v1/users/:user/groups, /v1/o/:org).
  */
-import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Api } from '../core/api';
 import type { Ctx } from '../core/context';
 import { badRequest, forbidden, notFound } from '../core/errors';
+import { freshCaller } from '../core/auth';
 import { jsonResponse, noContent, textResponse } from '../core/http';
-import { listingResponse, listingSchema, type ListingItem, type Verb } from '../core/listing';
+import { listingResponse, listingResponses, listingSchema, type ListingItem, type Verb } from '../core/listing';
 import type { Perm } from '../core/perms';
-import { readableThroughShare, type ResourceKind } from '../core/resource';
+import { visibleWhere, type ResourceKind } from '../core/resource';
 import { threadRoutes } from '../core/threads';
-import { entries, groups, resources, users, type Group, type ResourceKindName, type User } from '../db/schema';
+import { entries, groups, resources, users, type Group } from '../db/schema';
 import { varsFromEntries } from '../docs/vars';
 import { groupRouter, loadGroup, SCOPES, type GroupCtx, type GroupRoutes } from './context';
 import { createGroup, groupsOfMember } from './members';
@@ -37,7 +38,6 @@ const infoSchema = z.object({
   shared: z.array(z.unknown()),
   email: z.string().nullable(),
 });
-const listing = { 200: { description: 'Listing', type: 'application/json', schema: listingSchema } };
 
 /** A group as a listing entry; extra fields ref, kind and role (the caller's, or empty). */
 function groupItem(g: Group, view: GroupView, name: string, uri: string): ListingItem & { ref: string; kind: string; role: string } {
@@ -53,11 +53,6 @@ function groupItem(g: Group, view: GroupView, name: string, uri: string): Listin
     kind: g.kind,
     role: view.role ?? '',
   };
-}
-
-/** A fresh copy of the caller (account type and plan must not come from the auth cache). */
-async function freshCaller(ctx: Ctx): Promise<User> {
-  return (await ctx.db.select().from(users).where(eq(users.id, ctx.caller!.id)).get()) ?? ctx.caller!;
 }
 
 const orgGroupItems = (org: Group, seen: { group: Group; view: GroupView }[], prefix: string) =>
@@ -149,7 +144,7 @@ export function groupRoutes(api: Api): void {
     summary: "Groups the caller belongs to, keyed by slug (other users' groups and org groups by reference)",
     tag,
     auth: 'user',
-    responses: listing,
+    responses: listingResponses,
     handler: async (ctx) => {
       const caller = ctx.caller!;
       const rows = await groupsOfMember(ctx.db, caller.id, ['user_group', 'org_group']);
@@ -169,7 +164,7 @@ export function groupRoutes(api: Api): void {
     summary: 'Organisations the caller belongs to',
     tag,
     auth: 'user',
-    responses: listing,
+    responses: listingResponses,
     handler: async (ctx) => {
       const rows = await groupsOfMember(ctx.db, ctx.caller!.id, ['org']);
       return listingResponse(rows.map(({ group, role }) => groupItem(group, { manage: isManager(role), role } as GroupView, group.slug, `/v1/admin/orgs/${group.slug}`)));
@@ -180,7 +175,7 @@ export function groupRoutes(api: Api): void {
     summary: 'Groups and organisations the caller belongs to, each named by its reference (@user~group, +org~group, +org)',
     tag,
     auth: 'user',
-    responses: listing,
+    responses: listingResponses,
     handler: async (ctx) => {
       const rows = await groupsOfMember(ctx.db, ctx.caller!.id);
       const parents = await parentSlugs(ctx, rows.map((r) => r.group));
@@ -195,7 +190,7 @@ export function groupRoutes(api: Api): void {
   g.get('', {
     summary: 'Group folder: profile, roles, role, threads (members), groups of an org, email of an org group',
     need: 'see',
-    responses: listing,
+    responses: listingResponses,
     handler: (gc: GroupCtx) => {
       const at = (name: string, type: 'dir' | 'file', actions: Verb[] = ['GET']): ListingItem => ({
         name,
@@ -240,7 +235,7 @@ export function groupRoutes(api: Api): void {
     summary: 'Organisations visible to the caller',
     tag,
     auth: 'optional',
-    responses: listing,
+    responses: listingResponses,
     handler: async (ctx) => {
       const candidates = await candidateOrgs(ctx.db, ctx.caller);
       const seen = await visibleGroups(ctx.db, ctx.caller, candidates);
@@ -291,7 +286,7 @@ export function groupRoutes(api: Api): void {
       const own = ctx.caller?.id === org.group.owner_id;
       if (section === 'v') return listingResponse(await orgVariables(ctx, org.group.owner_id, owner.username, own));
       const kind = DOC_KINDS[section]!;
-      const list = await ctx.db.select().from(resources).where(visibleOf(ctx, org.group.owner_id, kind.kind, own)).orderBy(asc(resources.name));
+      const list = await ctx.db.select().from(resources).where(visibleWhere(ctx, kind.kind, org.group.owner_id, own)).orderBy(asc(resources.name));
       return listingResponse(
         list.map((r) => ({
           name: r.name,
@@ -311,7 +306,7 @@ export function groupRoutes(api: Api): void {
       summary: 'Groups of an organisation: all for its founders and admins; otherwise those the caller belongs to or that are public',
       tag,
       auth: prefix === '/v1/orgs' ? 'optional' : 'user',
-      responses: listing,
+      responses: listingResponses,
       handler: async (ctx) => {
         const { org, seen } = await loadOrgWithGroups(ctx);
         return listingResponse(orgGroupItems(org.group, seen, prefix));
@@ -346,7 +341,7 @@ export function groupRoutes(api: Api): void {
     summary: "A user's groups (@user~group) visible to the caller",
     tag,
     auth: 'optional',
-    responses: listing,
+    responses: listingResponses,
     handler: async (ctx) => {
       const name = ctx.params.user!;
       const owner = await ctx.db.select({ id: users.id }).from(users).where(eq(users.username, name)).get();
@@ -356,14 +351,6 @@ export function groupRoutes(api: Api): void {
       return listingResponse(seen.map(({ group, view }) => groupItem(group, view, group.slug, `/v1/admin/groups/${group.ref}`)));
     },
   });
-}
-
-/**
- * Resources of one kind owned by `ownerId` that the caller may read: all of them for the
- * owner, else those shared with the caller (publicly or through a group).
- */
-function visibleOf(ctx: Ctx, ownerId: number, kind: ResourceKindName, own: boolean): SQL {
-  return and(eq(resources.owner_id, ownerId), eq(resources.kind, kind), own ? undefined : readableThroughShare(ctx.caller?.id ?? -1))!;
 }
 
 /**
@@ -377,7 +364,7 @@ async function orgVariables(ctx: Ctx, ownerId: number, owner: string, own: boole
     .select({ doc: resources.name, path: entries.path, value: entries.value, created_on: entries.created_on, last_modified: entries.last_modified })
     .from(entries)
     .innerJoin(resources, eq(resources.id, entries.resource_id))
-    .where(and(visibleOf(ctx, ownerId, 'doc', own), sql`substr(${entries.path}, 1, 5) = 'vars/'`))
+    .where(and(visibleWhere(ctx, 'doc', ownerId, own), sql`substr(${entries.path}, 1, 5) = 'vars/'`))
     .orderBy(asc(resources.name), asc(entries.path));
   const byDoc = new Map<string, typeof rows>();
   for (const r of rows) {

@@ -1,19 +1,13 @@
 /** The e-mail resource kind: its entries (decisions.md) and how copies and deletes treat it. */
-import { eq } from 'drizzle-orm';
+import { freshCaller } from '../core/auth';
 import { canonicalEntries } from '../core/canonical';
 import { entriesQuery, entryValues } from '../core/entries';
 import { HttpError, badRequest } from '../core/errors';
 import { MiB, KiB } from '../core/http';
-import type { EntrySpec, ResourceCtx, ResourceKind } from '../core/resource';
-import { users, type User } from '../db/schema';
+import type { EntrySpec, ResourceKind } from '../core/resource';
 import { copyAssets } from './assets';
 import { checkRecipientList } from './recipients';
 import { isAddress, parseRecipientList, RECIPIENT_LISTS, SIZES } from './rules';
-
-/** The caller as D1 has it now (the auth cache may be seconds stale in other isolates). */
-export async function freshCaller(rc: ResourceCtx): Promise<User> {
-  return (await rc.db.select().from(users).where(eq(users.id, rc.caller!.id)).get()) ?? rc.caller!;
-}
 
 /** The MailObject of one e-mail. */
 export const mailObject = (env: Env, resourceId: number) => env.MAILS.get(env.MAILS.idFromName(String(resourceId)));

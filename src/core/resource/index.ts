@@ -248,9 +248,12 @@ function grantsColumn(callerId: number): SQL<string> {
                       where s.resource_id = ${resources.id})`;
 }
 
-/** Resources of `owner` of this kind that the caller may read through a share. */
-function visibleWhere(ctx: Ctx, kind: ResourceKind, ownerId: number | SQL): SQL | undefined {
-  return and(eq(resources.owner_id, ownerId), eq(resources.kind, kind.kind), readableThroughShare(ctx.caller?.id ?? -1));
+/**
+ * Resources of one kind owned by `ownerId` that the caller may read: all of them for the
+ * owner (`own`), else those shared with the caller (publicly or through a group).
+ */
+export function visibleWhere(ctx: Pick<Ctx, 'caller'>, kind: ResourceKindName, ownerId: number | SQL, own = false): SQL {
+  return and(eq(resources.owner_id, ownerId), eq(resources.kind, kind), own ? undefined : readableThroughShare(ctx.caller?.id ?? -1))!;
 }
 
 /** Resources of `owner` of this kind that the caller may read through a share, with their grants (withAccess). */
@@ -258,7 +261,7 @@ function visibleWithAccessQuery(ctx: Ctx, kind: ResourceKind, ownerId: number | 
   return ctx.db
     .select({ ...getTableColumns(resources), grants: grantsColumn(ctx.caller?.id ?? -1) })
     .from(resources)
-    .where(visibleWhere(ctx, kind, ownerId))
+    .where(visibleWhere(ctx, kind.kind, ownerId))
     .orderBy(asc(resources.name));
 }
 
@@ -269,7 +272,7 @@ function withAccess(rows: (Resource & { grants: string })[]): { resource: Resour
 
 /** Resources of `owner` of this kind that the caller may read through a share. */
 export async function visibleResources(ctx: Ctx, kind: ResourceKind, ownerId: number): Promise<Resource[]> {
-  return ctx.db.select().from(resources).where(visibleWhere(ctx, kind, ownerId)).orderBy(asc(resources.name));
+  return ctx.db.select().from(resources).where(visibleWhere(ctx, kind.kind, ownerId)).orderBy(asc(resources.name));
 }
 
 async function createResource(ctx: Ctx, kind: ResourceKind, owner: User, name: string): Promise<Resource> {
@@ -345,7 +348,7 @@ export function resourceRoutes(api: Api, kind: ResourceKind, extend?: (r: Resour
         .from(resources)
         .where(and(eq(resources.owner_id, ctx.caller!.id), eq(resources.kind, kind.kind)))
         .orderBy(asc(resources.name));
-      return listingResponse(rows.map((r) => resourceItem(kind, own, r, { r: true, w: true, d: true, x: true, owner: true, viaPublicOnly: false })));
+      return listingResponse(rows.map((r) => resourceItem(kind, own, r, OWNER_ACCESS)));
     },
   });
   api.get(shared, {
@@ -359,7 +362,7 @@ export function resourceRoutes(api: Api, kind: ResourceKind, extend?: (r: Resour
         const owner = ctx.caller;
         const uriBase = `/v1/users/${owner.username}/${kind.collection}`;
         const rows = await ctx.db.select(listedColumns).from(resources).where(and(eq(resources.owner_id, owner.id), eq(resources.kind, kind.kind))).orderBy(asc(resources.name));
-        return listingResponse(rows.map((r) => resourceItem(kind, uriBase, r, { r: true, w: true, d: true, x: true, owner: true, viaPublicOnly: false })));
+        return listingResponse(rows.map((r) => resourceItem(kind, uriBase, r, OWNER_ACCESS)));
       }
       // The owner and what the caller sees of theirs in one D1 round trip.
       const ownerId = sql`(select ${users.id} from ${users} where ${users.username} = ${ownerName})`;
@@ -382,7 +385,7 @@ export function resourceRoutes(api: Api, kind: ResourceKind, extend?: (r: Resour
       const name = resourceName(ctx.params[kind.param]!, `${kind.noun} name`);
       const r = await createResource(ctx, kind, ctx.caller!, name);
       if (kind.log) await appendLog(ctx.db, r.id, `${kind.noun} created`);
-      return jsonResponse(resourceItem(kind, own, r, { r: true, w: true, d: true, x: true, owner: true, viaPublicOnly: false }), { status: 201 });
+      return jsonResponse(resourceItem(kind, own, r, OWNER_ACCESS), { status: 201 });
     },
   });
 
@@ -710,7 +713,7 @@ async function copyResource(rc: ResourceCtx, name: string): Promise<Response> {
     await deleteBlobs(rc.env, copy.id);
     throw err;
   }
-  return jsonResponse(resourceItem(kind, `/v1/${kind.collection}`, copy, { r: true, w: true, d: true, x: true, owner: true, viaPublicOnly: false }), {
+  return jsonResponse(resourceItem(kind, `/v1/${kind.collection}`, copy, OWNER_ACCESS), {
     status: 201,
   });
 }

@@ -1,1 +1,15 @@
-export * from './kind';
+/**
+ * Resources: documents, grids, mails and jobs are all folders of entries owned by a user
+ * and shared through sharing entries. This module holds what they have in common and
+ * generates their common routes from a `ResourceKind` description, under both the
+ * caller's own paths (`/v1/vis/docs/:doc`) and the owner's paths as seen by a share
+ * grantee (`/v1/users/:owner/vis/docs/:doc`). Areas add their own routes with `extend`.
+ */
+export type { EntrySpec, Preload, Preloaded, ResourceCtx, ResourceKind, ResourceRoutes, ResourceRouteSpec, ResourceScoped } from './kind';
+export { findUser, loadResource, requireAccess } from './load';
+export { readableThroughShare, sharesOf, visibleResources, visibleWhere } from './visibility';
+export { folderItems, listingItem } from './items';
+export { resourceRouter } from './router';
+export { fixedFolderRoute } from './folder-routes';
+export { resourceRoutes } from './routes';
+export { checkTag, SYSTEM_TAGS } from './tag-routes';

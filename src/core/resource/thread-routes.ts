@@ -4,7 +4,7 @@
  * docs area (config/comments turns them off there).
  */
 import { permList } from '../perms';
-import type { ResourceCtx, ResourceRoutes } from '.';
+import type { ResourceCtx, ResourceRoutes } from './kind';
 import { threadRoutes } from '../threads';
 
 export function resourceThreadRoutes(r: ResourceRoutes, noun: string): void {

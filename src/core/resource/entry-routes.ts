@@ -1,0 +1,70 @@
+/** A text entry of a resource (and its aliases): GET reads it, POST writes it, DELETE clears it. */
+import type { SQL } from 'drizzle-orm';
+import type { Ctx } from '../context';
+import { clearEntry, entryQuery, entryValue, readEntry, writeEntry } from '../entries';
+import { badRequest } from '../errors';
+import { DEFAULT_BODY_LIMIT, noContent, readText, textResponse } from '../http';
+import { logInsert } from '../log';
+import type { EntrySpec, ResourceCtx, ResourceKind, ResourceRoutes } from './kind';
+import { logEvent } from './log-routes';
+
+export function entryRoutes(routes: ResourceRoutes, kind: ResourceKind, spec: EntrySpec): void {
+  for (const path of [spec.path, ...(spec.aliases ?? [])]) {
+    const rel = `/${path}`;
+    if (spec.access !== 'w') {
+      routes.get(rel, {
+        summary: spec.summary ?? `Read ${spec.path}`,
+        need: 'r',
+        // A stored entry is read with the resource: one D1 round trip.
+        ...(spec.compute ? {} : { preload: { rows: (ctx: Ctx, id: SQL) => entryQuery(ctx.db, id, spec.path) } }),
+        responses: { 200: { description: 'The value, exactly as written', type: 'text/plain' } },
+        handler: async (rc) => {
+          const stored = () =>
+            rc.preloaded?.rows ? entryValue(rc.env, rc.preloaded.rows[0] as Parameters<typeof entryValue>[1]) : readEntry(rc.env, rc.db, rc.resource.id, spec.path);
+          const value = spec.compute ? await spec.compute(rc) : ((await stored()) ?? spec.default ?? '');
+          return textResponse(value);
+        },
+      });
+    }
+    if (spec.access === 'r') continue;
+    routes.post(rel, {
+      summary: spec.summary ?? `Write ${spec.path}`,
+      need: 'w',
+      ...(spec.writePreload ? { preload: spec.writePreload } : {}),
+      body: { type: 'text/plain' },
+      responses: { 204: { description: 'Written' }, 400: { description: 'Invalid value' }, 413: { description: 'Too large' }, 415: { description: 'Not text/plain' } },
+      handler: async (rc) => {
+        const limit = spec.limit ?? DEFAULT_BODY_LIMIT;
+        const value = await readText(rc.req, limit, `${spec.path} is limited to ${limit} bytes`);
+        const problem = await spec.validate?.(value, rc);
+        if (problem) throw badRequest(`invalid ${spec.path}: ${problem}`);
+        await storeEntry(rc, kind, spec, value, `${spec.path} written (${new TextEncoder().encode(value).byteLength} bytes)`);
+        return noContent();
+      },
+    });
+    routes.delete(rel, {
+      summary: `Clear ${spec.path}`,
+      need: 'w',
+      ...(spec.writePreload ? { preload: spec.writePreload } : {}),
+      responses: { 204: { description: 'Cleared' } },
+      handler: async (rc) => {
+        await storeEntry(rc, kind, spec, null, `${spec.path} cleared`);
+        return noContent();
+      },
+    });
+  }
+}
+
+/** Writes (or, value null, clears) the entry with its derived statements, hooks and log line `message`. */
+async function storeEntry(rc: ResourceCtx, kind: ResourceKind, spec: EntrySpec, value: string | null, message: string): Promise<void> {
+  // Without an afterWrite hook (whose own log lines come first), the log line joins the write's batch.
+  const logged = kind.log && (!spec.afterWrite || !!spec.writeStatements);
+  const lines = [...(spec.logLines?.(rc, value) ?? []), ...(logged ? [message] : [])];
+  const derived = await spec.writeStatements?.(rc, value);
+  const statements = [...(derived?.statements ?? []), ...lines.map((m) => logInsert(rc.db, rc.resource.id, m))];
+  if (value === null) await clearEntry(rc.env, rc.db, rc.resource, spec.path, statements);
+  else await writeEntry(rc.env, rc.db, rc.resource, spec.path, value, statements);
+  await derived?.after?.();
+  await spec.afterWrite?.(rc, value);
+  if (!logged) await logEvent(rc, message);
+}

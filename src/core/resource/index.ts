@@ -4,6 +4,11 @@
  * generates their common routes from a `ResourceKind` description, under both the
  * caller's own paths (`/v1/vis/docs/:doc`) and the owner's paths as seen by a share
  * grantee (`/v1/users/:owner/vis/docs/:doc`). Areas add their own routes with `extend`.
+ *
+ * kind.ts what a kind declares; load.ts the loaded resource and access checks;
+ * visibility.ts the share-visibility SQL; store.ts create, rename, copy; items.ts listing
+ * items; router.ts the scope below one resource; routes.ts the table of common routes,
+ * whose handlers live in <family>-routes.ts (collection, folder, entry, share, tag, log).
  */
 export type { EntrySpec, Preload, Preloaded, ResourceCtx, ResourceKind, ResourceRoutes, ResourceRouteSpec, ResourceScoped } from './kind';
 export { findUser, loadResource, requireAccess } from './load';

@@ -5,9 +5,9 @@ import { resources, users, type Resource, type User } from '../../db/schema';
 import type { Ctx } from '../context';
 import { entriesQuery, entryValues, listEntriesQuery, type StoredEntry } from '../entries';
 import { forbidden, notFound } from '../errors';
-import { accessFromGrants, OWNER_ACCESS, type Perm, type ShareGrant } from '../perms';
+import { OWNER_ACCESS, type Perm } from '../perms';
 import type { Preload, Preloaded, ResourceCtx, ResourceKind } from './kind';
-import { grantsColumn } from './visibility';
+import { grantedAccess, grantsColumn } from './visibility';
 
 export async function findUser(ctx: Pick<Ctx, 'db' | 'caller'>, username: string): Promise<User | null> {
   if (ctx.caller?.username === username) return ctx.caller;
@@ -56,7 +56,7 @@ export async function loadResource(ctx: Ctx, kind: ResourceKind, name = ctx.para
   const row = results[at.resource]![0] as (Resource & { grants: string }) | undefined;
   if (!owner || !row) throw missing();
   const { grants, ...resource } = row;
-  const access = own || caller?.id === resource.owner_id ? OWNER_ACCESS : accessFromGrants(resource.kind, JSON.parse(grants) as ShareGrant[]);
+  const access = own || caller?.id === resource.owner_id ? OWNER_ACCESS : grantedAccess(resource.kind, grants);
   if (!access.r) throw missing();
   let preloaded: Preloaded | undefined;
   if (batch.length > (own ? 1 : 2)) {

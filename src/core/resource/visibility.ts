@@ -16,7 +16,7 @@ export function readableThroughShare(callerId: number): SQL {
 
 /**
  * SQL column: the caller's share grants on the resource row as a JSON array of
- * {group_id, perms, role} (role null unless an active member), for accessFromGrants.
+ * {group_id, perms, role} (role null unless an active member), for grantedAccess.
  */
 export function grantsColumn(callerId: number): SQL<string> {
   return sql<string>`(select json_group_array(json_object('group_id', s.group_id, 'perms', s.perms, 'role', m.role)) from shares s
@@ -41,9 +41,14 @@ export function visibleWithAccessQuery(ctx: Ctx, kind: ResourceKind, ownerId: nu
     .orderBy(asc(resources.name));
 }
 
+/** What a grantsColumn value grants the caller on a resource of this kind. */
+export function grantedAccess(kind: ResourceKindName, grants: string): Access {
+  return accessFromGrants(kind, JSON.parse(grants) as ShareGrant[]);
+}
+
 /** The rows of visibleWithAccessQuery with what each grants the caller. */
 export function withAccess(rows: (Resource & { grants: string })[]): { resource: Resource; access: Access }[] {
-  return rows.map(({ grants, ...resource }) => ({ resource, access: accessFromGrants(resource.kind, JSON.parse(grants) as ShareGrant[]) }));
+  return rows.map(({ grants, ...resource }) => ({ resource, access: grantedAccess(resource.kind, grants) }));
 }
 
 /** Resources of `owner` of this kind that the caller may read through a share. */

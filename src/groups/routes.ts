@@ -20,7 +20,7 @@ import { groupRouter, loadGroup, SCOPES, type GroupCtx, type GroupRoutes } from 
 import { createGroup, groupsOfMember } from './members';
 import { checkSlug, inboundAddress, isManager, orgGroupRef, orgRef, PICTURES, userGroupRef, type Picture } from './model';
 import { optionIsOn, pictureKey, profileRoutes, servePicture } from './profile';
-import { inviteRoutes, roleRoutes } from './roles';
+import { inviteRoutes, roleRoutes } from './role-routes';
 import { groupSharedItems, isGroupRefSegment, sharedItemSchema } from './shared-items';
 import { adminPath, candidateOrgs, groupInfo, viewsOf, visibleGroups, type GroupView } from './visibility';
 

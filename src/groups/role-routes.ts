@@ -1,46 +1,24 @@
 /**
- * Roles and invites: the membership state machine over HTTP.
+ * Roles: the membership state machine over HTTP, below every group.
+ *   GET    <group>/role                   the caller's role
+ *   GET    <group>/roles[/<role>]         the role folders, the holders of a role
  *   PUT    <group>/roles/<role>/<user>    invite (pending, e-mail of kind invite), promote or
  *                                         demote, claim (org founder/admin), join (open group)
  *   DELETE <group>/roles/<role>/<user>    remove, revoke an invite, or leave
- *   GET    /v1/admin/invites              the caller's pending invites, keyed by group reference
- *   POST   /v1/admin/invites/<ref>/accept yes or no, by the invited user only
+ * Invites are answered at /v1/admin/invites (invite-routes.ts).
  */
 import { and, eq, sql } from 'drizzle-orm';
-import { z } from 'zod';
-import type { Api } from '../core/api';
-import { deliver } from '../core/mailer';
 import { HttpError, notFound } from '../core/errors';
-import { jsonResponse, noContent, readYesNo, textResponse } from '../core/http';
-import { listingResponse, listingResponses, listingSchema, type ListingItem } from '../core/listing';
-import { members, ROLES, users, type Group, type Role, type User } from '../db/schema';
+import { jsonResponse, noContent, textResponse } from '../core/http';
+import { listingResponse, listingResponses, type ListingItem } from '../core/listing';
+import { members, ROLES, users, type Role, type User } from '../db/schema';
 import { groupEntries } from './schema';
 import { type GroupCtx, type GroupRoutes } from './context';
-import { addMembership, answerInvite, groupByRef, membershipOf, moveMembership, pendingInvites, removeMembership, roleHolders } from './members';
-import { checkUsername, decideRoleDelete, decideRolePut, parseGroupRef, parseRole, type Membership } from './model';
-
-const membershipSchema = z.object({ group: z.string(), username: z.string(), role: z.enum(ROLES), state: z.enum(['pending', 'active', 'declined']) });
-
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-/** The invitation e-mail (kind `invite`) to the invited user's address; false when they have none. */
-export async function sendInvite(env: Env, gc: GroupCtx, target: User, role: Role): Promise<boolean> {
-  if (!target.email) return false;
-  const ref = gc.group.ref;
-  const accept = `${env.PUBLIC_ORIGIN}/v1/admin/invites/${ref}/accept`;
-  const who = gc.caller!.username;
-  const text =
-    `${who} invites you to join ${ref} as ${role}.\n\n` +
-    `To accept, POST the text "yes" to ${accept} (or "no" to decline).\n` +
-    `Your pending invites are listed at ${env.PUBLIC_ORIGIN}/v1/admin/invites.\n`;
-  const html =
-    `<p>${escapeHtml(who)} invites you to join <b>${escapeHtml(ref)}</b> as ${escapeHtml(role)}.</p>` +
-    `<p>To accept, POST the text <code>yes</code> to <code>${escapeHtml(accept)}</code> (or <code>no</code> to decline).</p>`;
-  await deliver(env, gc.db, { kind: 'invite', to: [target.email], subject: `Invitation to join ${ref} as ${role}`, text, html });
-  return true;
-}
+import { sendInvite } from './invite-mail';
+import { groupEntry } from './items';
+import { addMembership, membershipOf, moveMembership, removeMembership, roleHolders } from './members';
+import { checkUsername, decideRoleDelete, decideRolePut, parseRole, type Membership } from './model';
+import { membershipSchema } from './responses';
 
 async function targetUser(gc: GroupCtx): Promise<User> {
   const name = checkUsername(gc.params.user!);
@@ -51,6 +29,25 @@ async function targetUser(gc: GroupCtx): Promise<User> {
 }
 
 const callerMembership = (gc: GroupCtx): Membership | null => (gc.view.role ? { role: gc.view.role, state: 'active' } : null);
+
+/**
+ * Invites `target` into `role` (pending) and sends the invitation e-mail; when the e-mail
+ * cannot be sent, the membership goes back to what it was (502). Whether an e-mail went out
+ * (not when the user has no address).
+ */
+async function invite(gc: GroupCtx, target: User, current: Membership | null, role: Role): Promise<boolean> {
+  const pending: Membership = { role, state: 'pending' };
+  if (current) await moveMembership(gc.db, gc.group.id, target.id, current, { ...pending, invited_by: gc.caller!.id });
+  else await addMembership(gc.db, gc.group.id, target.id, { ...pending, invited_by: gc.caller!.id });
+  try {
+    return await sendInvite(gc.env, gc, target, role);
+  } catch (err) {
+    console.error('invite delivery failed', err);
+    if (current) await moveMembership(gc.db, gc.group.id, target.id, pending, current);
+    else await removeMembership(gc.db, gc.group.id, target.id, pending);
+    throw new HttpError(502, 'the invitation e-mail could not be sent; nothing was changed');
+  }
+}
 
 export function roleRoutes(g: GroupRoutes): void {
   g.get('/role', {
@@ -64,18 +61,7 @@ export function roleRoutes(g: GroupRoutes): void {
     summary: 'The role folders',
     need: 'see',
     responses: listingResponses,
-    handler: (gc) =>
-      listingResponse(
-        ROLES.map((r) => ({
-          name: r,
-          uri: `${gc.base}/roles/${r}`,
-          type: 'dir',
-          permissions: gc.view.manage ? ['r', 'w'] : ['r'],
-          actions: ['GET'],
-          created_on: gc.group.created_on,
-          last_modified: gc.group.last_modified,
-        })),
-      ),
+    handler: (gc) => listingResponse(ROLES.map((r) => ({ name: r, uri: `${gc.base}/roles/${r}`, ...groupEntry(gc.group, gc.view) }))),
   });
 
   g.get('/roles/:role', {
@@ -135,30 +121,12 @@ export function roleRoutes(g: GroupRoutes): void {
         isOpen: self && current?.state !== 'active' ? openRows[0]?.value === 'yes' : false,
       });
       if (move.kind === 'refuse') throw new HttpError(move.status, move.message);
-      const invitedBy = gc.caller!.id;
-      let state: Membership['state'] = 'active';
-      let status = 200;
-      let invitation_sent = false;
-      if (move.kind === 'invite' || move.kind === 'reinvite') {
-        state = 'pending';
-        if (current) await moveMembership(gc.db, gc.group.id, target.id, current, { role, state, invited_by: invitedBy });
-        else await addMembership(gc.db, gc.group.id, target.id, { role, state, invited_by: invitedBy });
-        status = current ? 200 : 201;
-        try {
-          invitation_sent = await sendInvite(gc.env, gc, target, role);
-        } catch (err) {
-          console.error('invite delivery failed', err);
-          if (current) await moveMembership(gc.db, gc.group.id, target.id, { role, state }, current);
-          else await removeMembership(gc.db, gc.group.id, target.id, { role, state });
-          throw new HttpError(502, 'the invitation e-mail could not be sent; nothing was changed');
-        }
-      } else if (current) {
-        await moveMembership(gc.db, gc.group.id, target.id, current, { role, state });
-      } else {
-        await addMembership(gc.db, gc.group.id, target.id, { role, state, invited_by: null });
-        status = 201;
-      }
-      return jsonResponse({ group: gc.group.ref, username: target.username, role, state, ...(state === 'pending' ? { invitation_sent } : {}) }, { status });
+      const answer = (state: Membership['state'], extra = {}) =>
+        jsonResponse({ group: gc.group.ref, username: target.username, role, state, ...extra }, { status: current ? 200 : 201 });
+      if (move.kind === 'invite' || move.kind === 'reinvite') return answer('pending', { invitation_sent: await invite(gc, target, current, role) });
+      if (current) await moveMembership(gc.db, gc.group.id, target.id, current, { role, state: 'active' });
+      else await addMembership(gc.db, gc.group.id, target.id, { role, state: 'active', invited_by: null });
+      return answer('active');
     },
   });
 
@@ -176,69 +144,4 @@ export function roleRoutes(g: GroupRoutes): void {
       return noContent();
     },
   });
-}
-
-/** The caller's pending invites and their answers (/v1/admin/invites). */
-export function inviteRoutes(api: Api): void {
-  const inviteUri = (ref: string) => `/v1/admin/invites/${ref}`;
-
-  api.get('/v1/admin/invites', {
-    summary: "The caller's pending invites, keyed by group reference",
-    tag: 'groups',
-    auth: 'user',
-    responses: { 200: { description: 'Listing (extra fields: role, invited_by)', type: 'application/json', schema: listingSchema } },
-    handler: async (ctx) => {
-      const rows = await pendingInvites(ctx.db, ctx.caller!.id);
-      return listingResponse(
-        rows.map((r) => ({
-          name: r.group.ref,
-          uri: inviteUri(r.group.ref),
-          type: 'dir' as const,
-          permissions: ['r' as const, 'w' as const],
-          actions: ['GET' as const],
-          created_on: r.created_on,
-          last_modified: r.last_modified,
-          role: r.role,
-          invited_by: r.invited_by,
-        })),
-      );
-    },
-  });
-
-  /** The caller's pending invite into `ref`, or 404 (also for someone else's invite). */
-  const pendingInvite = async (ctx: { db: GroupCtx['db']; caller: User | null; params: Record<string, string> }): Promise<{ group: Group; role: Role }> => {
-    const ref = parseGroupRef(ctx.params.ref!).ref;
-    const group = await groupByRef(ctx.db, ref);
-    const m = group ? await membershipOf(ctx.db, group.id, ctx.caller!.id) : null;
-    if (!group || m?.state !== 'pending') throw notFound(`you have no pending invite to ${ref}`);
-    return { group, role: m.role };
-  };
-
-  api.get('/v1/admin/invites/:ref', {
-    summary: 'One pending invite: its accept entry',
-    tag: 'groups',
-    auth: 'user',
-    responses: listingResponses,
-    handler: async (ctx) => {
-      const { group } = await pendingInvite(ctx);
-      return listingResponse([
-        { name: 'accept', uri: `${inviteUri(group.ref)}/accept`, type: 'file', permissions: ['w'], actions: ['POST'], created_on: group.created_on, last_modified: group.last_modified },
-      ]);
-    },
-  });
-
-  api.post('/v1/admin/invites/:ref/accept', {
-    summary: 'Accept (yes) or decline (no) an invite; only the invited user',
-    tag: 'groups',
-    auth: 'user',
-    body: { type: 'text/plain', schema: z.enum(['yes', 'no']) },
-    responses: { 200: { description: 'The membership after the answer', type: 'application/json', schema: membershipSchema } },
-    handler: async (ctx) => {
-      const { group, role } = await pendingInvite(ctx);
-      const yes = await readYesNo(ctx.req);
-      if (!(await answerInvite(ctx.db, group.id, ctx.caller!.id, yes))) throw notFound(`you have no pending invite to ${group.ref}`);
-      return jsonResponse({ group: group.ref, username: ctx.caller!.username, role, state: yes ? 'active' : 'declined' });
-    },
-  });
-
 }

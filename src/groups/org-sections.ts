@@ -13,7 +13,8 @@ import { visibleWhere } from '../core/resource';
 import { entries, resources, users } from '../db/schema';
 import { varsFromEntries } from '../docs/vars';
 import { loadGroup, SCOPES } from './context';
-import { groupSharedItems, isGroupRefSegment, SECTIONS } from './shared-items';
+import { SECTIONS } from './sections';
+import { groupSharedItems, isGroupRefSegment } from './shared-items';
 
 export async function orgSection(ctx: Ctx): Promise<Response> {
   const section = ctx.params.section!;

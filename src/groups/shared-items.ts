@@ -5,7 +5,7 @@
  *   GET /v1/o/<group ref>/<d|m|g|j>   the items of that kind shared with the group that the
  *                                     caller can read: {id, name, type, summary, uri, shared,
  *                                     updated}, `updated` in RFC 2822 with ` UTC`
- * A bare organisation slug at /v1/o/<org>/... keeps the organisation alias (routes.ts):
+ * A bare organisation slug at /v1/o/<org>/... keeps the organisation alias (org-sections.ts):
  * a path segment starting with `@` or `+` is a group reference and lands here.
  * Every answer is a bounded number of D1 queries whatever the number of items.
  */
@@ -21,17 +21,11 @@ import { parseShareEntry } from '../core/sharing';
 import { entries, resources, shares, users, type Group, type ResourceKindName } from '../db/schema';
 import { groupAndParentByRef } from './members';
 import { parseGroupRef } from './model';
+import { SECTIONS } from './sections';
 import { viewOf } from './visibility';
 
 /** A path segment that names a group by reference rather than an organisation by slug. */
 export const isGroupRefSegment = (segment: string) => segment.startsWith('@') || segment.startsWith('+');
-
-export const SECTIONS: Record<string, { kind: ResourceKindName; collection: string; type: string }> = {
-  d: { kind: 'doc', collection: 'vis/docs', type: 'doc' },
-  g: { kind: 'grid', collection: 'vis/grids', type: 'grid' },
-  m: { kind: 'mail', collection: 'vis/mails', type: 'mail' },
-  j: { kind: 'job', collection: 'code/jobs', type: 'job' },
-};
 
 export const sharedItemSchema = z.object({
   id: z.string(),
@@ -113,7 +107,7 @@ export async function groupSharedItems(ctx: Ctx, ref: string, section: string): 
     return {
       id: r.name,
       name: v.get('name') || r.name,
-      type: v.get('config/type') || s.type,
+      type: v.get('config/type') || s.kind,
       summary: v.get('summary') ?? '',
       uri: `/v1/users/${r.owner}/${s.collection}/${r.name}`,
       shared: (sharedBy.get(r.id) ?? []).map((x) => shareTarget(x.entry)),

@@ -22,6 +22,7 @@ import { groups, members, shares, resources, users, type Group, type Role, type 
 import type { Db } from '../core/context';
 import { groupEntries } from './schema';
 import { inboundAddress, isManager, type Membership, type OptionName } from './model';
+import { COLLECTION_OF } from './sections';
 
 export interface ViewInput {
   kind: Group['kind'];
@@ -197,8 +198,6 @@ export interface GroupInfo {
   last_modified: string;
 }
 
-const COLLECTIONS: Record<string, string> = { doc: 'vis/docs', grid: 'vis/grids', mail: 'vis/mails', job: 'code/jobs' };
-
 /** Where a group is administered: /v1/admin/groups/@u~g, /v1/admin/orgs/o, /v1/admin/orgs/o/groups/g. */
 export function adminPath(g: Group, orgSlug: string | null): string {
   if (g.kind === 'org') return `/v1/admin/orgs/${g.slug}`;
@@ -258,7 +257,7 @@ export async function groupInfos(env: Env, db: Db, caller: User | null, list: Gr
       role: v.role ?? '',
       members: v.roster ? roster.filter((m) => m.group_id === g.id).map((m) => ({ username: m.username, role: m.role, state: m.state as 'active' | 'pending' })) : null,
       shared: v.insider
-        ? shared.filter((s) => s.group_id === g.id).map((s) => ({ kind: s.kind, owner: s.owner, name: s.name, entry: s.entry, uri: `/v1/users/${s.owner}/${COLLECTIONS[s.kind]}/${s.name}` }))
+        ? shared.filter((s) => s.group_id === g.id).map((s) => ({ kind: s.kind, owner: s.owner, name: s.name, entry: s.entry, uri: `/v1/users/${s.owner}/${COLLECTION_OF[s.kind]}/${s.name}` }))
         : [],
       email: v.insider && mailEnabled ? inboundAddress(org!.slug, g.slug, env.ORG_MAIL_DOMAIN) : null,
       created_on: g.created_on,

@@ -1,0 +1,26 @@
+/** The invitation e-mail (kind `invite`): who invites whom into which role, and how to answer. */
+import { deliver } from '../core/mailer';
+import type { Role, User } from '../db/schema';
+import type { GroupCtx } from './context';
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** The invitation e-mail (kind `invite`) to the invited user's address; false when they have none. */
+export async function sendInvite(env: Env, gc: GroupCtx, target: User, role: Role): Promise<boolean> {
+  if (!target.email) return false;
+  const ref = gc.group.ref;
+  const accept = `${env.PUBLIC_ORIGIN}/v1/admin/invites/${ref}/accept`;
+  const who = gc.caller!.username;
+  const text =
+    `${who} invites you to join ${ref} as ${role}.\n\n` +
+    `To accept, POST the text "yes" to ${accept} (or "no" to decline).\n` +
+    `Your pending invites are listed at ${env.PUBLIC_ORIGIN}/v1/admin/invites.\n`;
+  const html =
+    `<p>${escapeHtml(who)} invites you to join <b>${escapeHtml(ref)}</b> as ${escapeHtml(role)}.</p>` +
+    `<p>To accept, POST the text <code>yes</code> to <code>${escapeHtml(accept)}</code> (or <code>no</code> to decline).</p>`;
+  await deliver(env, gc.db, { kind: 'invite', to: [target.email], subject: `Invitation to join ${ref} as ${role}`, text, html });
+  return true;
+}
+

@@ -1,0 +1,147 @@
+/**
+ * Roles: the membership state machine over HTTP, below every group.
+ *   GET    <group>/role                   the caller's role
+ *   GET    <group>/roles[/<role>]         the role folders, the holders of a role
+ *   PUT    <group>/roles/<role>/<user>    invite (pending, e-mail of kind invite), promote or
+ *                                         demote, claim (org founder/admin), join (open group)
+ *   DELETE <group>/roles/<role>/<user>    remove, revoke an invite, or leave
+ * Invites are answered at /v1/admin/invites (invite-routes.ts).
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import { HttpError, notFound } from '../core/errors';
+import { jsonResponse, noContent, textResponse } from '../core/http';
+import { listingResponse, listingResponses, type ListingItem } from '../core/listing';
+import { members, ROLES, users, type Role, type User } from '../db/schema';
+import { groupEntries } from './schema';
+import { type GroupCtx, type GroupRoutes } from './context';
+import { sendInvite } from './invite-mail';
+import { groupEntry } from './items';
+import { addMembership, membershipOf, moveMembership, removeMembership, roleHolders } from './members';
+import { checkUsername, decideRoleDelete, decideRolePut, parseRole, type Membership } from './model';
+import { membershipSchema } from './responses';
+
+async function targetUser(gc: GroupCtx): Promise<User> {
+  const name = checkUsername(gc.params.user!);
+  if (gc.caller?.username === name) return gc.caller;
+  const user = await gc.db.select().from(users).where(eq(users.username, name)).get();
+  if (!user) throw notFound(`no such user: ${name}`);
+  return user;
+}
+
+const callerMembership = (gc: GroupCtx): Membership | null => (gc.view.role ? { role: gc.view.role, state: 'active' } : null);
+
+/**
+ * Invites `target` into `role` (pending) and sends the invitation e-mail; when the e-mail
+ * cannot be sent, the membership goes back to what it was (502). Whether an e-mail went out
+ * (not when the user has no address).
+ */
+async function invite(gc: GroupCtx, target: User, current: Membership | null, role: Role): Promise<boolean> {
+  const pending: Membership = { role, state: 'pending' };
+  if (current) await moveMembership(gc.db, gc.group.id, target.id, current, { ...pending, invited_by: gc.caller!.id });
+  else await addMembership(gc.db, gc.group.id, target.id, { ...pending, invited_by: gc.caller!.id });
+  try {
+    return await sendInvite(gc.env, gc, target, role);
+  } catch (err) {
+    console.error('invite delivery failed', err);
+    if (current) await moveMembership(gc.db, gc.group.id, target.id, pending, current);
+    else await removeMembership(gc.db, gc.group.id, target.id, pending);
+    throw new HttpError(502, 'the invitation e-mail could not be sent; nothing was changed');
+  }
+}
+
+export function roleRoutes(g: GroupRoutes): void {
+  g.get('/role', {
+    summary: "The caller's role in the group; empty until one is held",
+    need: 'see',
+    responses: { 200: { description: 'founders, admins, superusers, members or empty', type: 'text/plain' } },
+    handler: (gc) => textResponse(gc.view.role ?? ''),
+  });
+
+  g.get('/roles', {
+    summary: 'The role folders',
+    need: 'see',
+    responses: listingResponses,
+    handler: (gc) => listingResponse(ROLES.map((r) => ({ name: r, uri: `${gc.base}/roles/${r}`, ...groupEntry(gc.group, gc.view) }))),
+  });
+
+  g.get('/roles/:role', {
+    summary: 'Holders of a role; pending invitees carry the I- prefix',
+    need: 'roster',
+    auth: 'optional',
+    responses: listingResponses,
+    handler: async (gc) => {
+      const role = parseRole(gc.params.role!);
+      const rows = await roleHolders(gc.db, gc.group.id, role);
+      const items: ListingItem[] = rows.map((r) => ({
+        name: r.state === 'pending' ? `I-${r.username}` : r.username,
+        uri: `${gc.base}/roles/${role}/${r.username}`,
+        type: 'file',
+        permissions: gc.view.manage ? ['r', 'w', 'd'] : ['r'],
+        actions: gc.view.manage ? ['PUT', 'DELETE'] : [],
+        created_on: r.created_on,
+        last_modified: r.last_modified,
+      }));
+      return listingResponse(items);
+    },
+  });
+
+  g.put('/roles/:role/:user', {
+    summary: 'Invite a user into a role, promote or demote a member, claim a role (org founders/admins) or join an open group',
+    need: 'see',
+    // The target user, their membership and the is_open option read with the group.
+    preload: (ctx, groupId) => {
+      const name = ctx.params.user!;
+      return [
+        ctx.db.select().from(users).where(eq(users.username, name)),
+        ctx.db
+          .select({ role: members.role, state: members.state })
+          .from(members)
+          .where(and(eq(members.group_id, groupId), eq(members.user_id, sql`(select ${users.id} from ${users} where ${users.username} = ${name})`))),
+        ctx.db.select({ value: groupEntries.value }).from(groupEntries).where(and(eq(groupEntries.group_id, groupId), eq(groupEntries.path, 'options/is_open'))),
+      ];
+    },
+    responses: {
+      200: { description: 'Role changed', type: 'application/json', schema: membershipSchema },
+      201: { description: 'Invited (pending) or joined (active)', type: 'application/json', schema: membershipSchema },
+    },
+    handler: async (gc) => {
+      const role = parseRole(gc.params.role!);
+      const name = checkUsername(gc.params.user!);
+      const [userRows, membershipRows, openRows] = gc.preloaded as [User[], Membership[], { value: string | null }[]];
+      const target = userRows[0];
+      if (!target) throw notFound(`no such user: ${name}`);
+      const self = target.id === gc.caller!.id;
+      const current = membershipRows[0] ?? null;
+      const move = decideRolePut({
+        caller: callerMembership(gc),
+        callerOrgManager: gc.view.oversight,
+        self,
+        target: current,
+        wanted: role,
+        isOpen: self && current?.state !== 'active' ? openRows[0]?.value === 'yes' : false,
+      });
+      if (move.kind === 'refuse') throw new HttpError(move.status, move.message);
+      const answer = (state: Membership['state'], extra = {}) =>
+        jsonResponse({ group: gc.group.ref, username: target.username, role, state, ...extra }, { status: current ? 200 : 201 });
+      if (move.kind === 'invite' || move.kind === 'reinvite') return answer('pending', { invitation_sent: await invite(gc, target, current, role) });
+      if (current) await moveMembership(gc.db, gc.group.id, target.id, current, { role, state: 'active' });
+      else await addMembership(gc.db, gc.group.id, target.id, { role, state: 'active', invited_by: null });
+      return answer('active');
+    },
+  });
+
+  g.delete('/roles/:role/:user', {
+    summary: 'Remove a user from a role (or revoke their invite); anyone may leave their own role',
+    need: 'see',
+    responses: { 204: { description: 'Removed' } },
+    handler: async (gc) => {
+      const role = parseRole(gc.params.role!);
+      const target = await targetUser(gc);
+      const current = await membershipOf(gc.db, gc.group.id, target.id);
+      const ok = decideRoleDelete({ caller: callerMembership(gc), self: target.id === gc.caller!.id, target: current, wanted: role });
+      if (!ok.ok) throw new HttpError(ok.status, ok.status === 404 ? `${target.username} does not hold the role ${role} in ${gc.group.ref}` : ok.message);
+      await removeMembership(gc.db, gc.group.id, target.id, current!);
+      return noContent();
+    },
+  });
+}

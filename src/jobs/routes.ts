@@ -16,7 +16,7 @@ import { logResponse } from '../core/log';
 import { checkName } from '../core/names';
 import { fixedFolderRoute, listingItem, requireAccess, resourceRoutes, type ResourceCtx } from '../core/resource';
 import type { Perm } from '../core/perms';
-import { INLINE_OUTPUT, outputKey } from '../../durable/run';
+import { INLINE_OUTPUT, outputKey } from './run-output';
 import { bundleResponse, checkTriggerType, readTriggerInput } from './files';
 import { jobKind } from './kind';
 import { historyStream, isExpired, latestRun, recentRuns, runStats, statsText } from './runs';

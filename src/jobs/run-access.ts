@@ -26,6 +26,11 @@ export interface RunCtx extends ResourceCtx {
 
 const NEVER_PUBLIC = 'runs, logs and outputs of a job are never public: they need a share or ownership';
 
+/** Runs are never public: read access that comes only from a public share does not show them. */
+export function requireRunReader(rc: ResourceCtx): void {
+  if (rc.access.viaPublicOnly) throw forbidden(NEVER_PUBLIC);
+}
+
 /** Access that counts for runs: none when it comes only from a public share. */
 const forRuns = (a: Access | null): Access | null => (a && a.r && !a.viaPublicOnly ? a : null);
 

@@ -1,13 +1,14 @@
 /** Starting runs: the one entry point shared by POST data, the scheduler and inbound mail. */
 import { now } from '../core/clock';
 import type { Resource } from '../db/schema';
-import type { RunObject, RunOutcome } from '../../durable/run';
 import type { RunFile } from './files';
+import type { RunOutcome } from './run-machine';
 import { requestId, runName } from './runs';
 import type { Trigger } from './schema';
 
-export function runStub(env: Env, name: string): DurableObjectStub<RunObject> {
-  return env.RUNS.get(env.RUNS.idFromName(name)) as DurableObjectStub<RunObject>;
+/** The Durable Object of the run `name` (typed by the RUNS binding: src/ never imports durable/). */
+export function runStub(env: Env, name: string) {
+  return env.RUNS.get(env.RUNS.idFromName(name));
 }
 
 export interface TriggerSpec {

@@ -5,8 +5,8 @@
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import type { RunObject, RunOutcome } from '../../durable/run';
-import { INTERRUPTED, WATCHDOG_MS } from '../../durable/run';
+import type { RunObject } from '../../durable/run';
+import { INTERRUPTED, WATCHDOG_MS, type RunOutcome } from '../../src/jobs/run-machine';
 import type { Resource } from '../../src/db/schema';
 import { startRun } from '../../src/jobs/trigger';
 import { call, makeUser, type TestUser } from './helpers';

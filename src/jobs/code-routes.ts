@@ -1,0 +1,90 @@
+/** `<job>/code/`: the job's code files, kept in R2; each change renames its sandbox isolate (the code version). */
+import { now } from '../core/clock';
+import { sha256Hex } from '../core/crypto';
+import { conflict, notFound } from '../core/errors';
+import { MiB, noContent, readBytes } from '../core/http';
+import { listingResponse, listingResponses } from '../core/listing';
+import { checkName } from '../core/names';
+import { listingItem, type ResourceCtx, type ResourceRoutes } from '../core/resource';
+import { CODE_FILE, codePrefix, MAX_CODE_FILES } from './sandbox';
+import { jobMeta } from './schema';
+
+const CODE_LIMIT = 1 * MiB;
+
+/**
+ * The code version names the job's sandbox isolate: a hash of its code files (name, etag,
+ * size), so uploading identical code again keeps the warm isolate instead of making another
+ * (local workerd never evicts Worker Loader isolates; in production, same code, same isolate).
+ */
+async function bumpCodeVersion(rc: ResourceCtx): Promise<void> {
+  const listed = await rc.env.BLOBS.list({ prefix: codePrefix(rc.resource.id), limit: MAX_CODE_FILES });
+  const files = listed.objects.map((o) => `${o.key}\t${o.etag}\t${o.size}`).sort();
+  const version = (await sha256Hex(files.join('\n'))).slice(0, 20);
+  await rc.db.insert(jobMeta).values({ job_id: rc.resource.id, code_version: version }).onConflictDoUpdate({ target: jobMeta.job_id, set: { code_version: version } });
+}
+
+export function codeRoutes(r: ResourceRoutes): void {
+  r.get('/code', {
+    summary: "The job's code files",
+    need: 'r',
+    responses: listingResponses,
+    handler: async (rc) => {
+      const prefix = codePrefix(rc.resource.id);
+      const listed = await rc.env.BLOBS.list({ prefix, include: ['customMetadata'] });
+      const actions = rc.access.w ? (['GET', 'POST', 'DELETE'] as const) : (['GET'] as const);
+      return listingResponse(
+        listed.objects
+          .map((o) => {
+            const at = o.uploaded.toISOString();
+            return listingItem(rc, o.key.slice(prefix.length), `${rc.base}/code/${o.key.slice(prefix.length)}`, 'file', [...actions], o.customMetadata?.created_on ?? at, at);
+          })
+          .sort((a, b) => a.name.localeCompare(b.name)),
+      );
+    },
+  });
+  r.get('/code/:file', {
+    summary: 'A code file',
+    need: 'r',
+    responses: { 200: { description: 'The file', type: 'text/javascript' } },
+    handler: async (rc) => {
+      const obj = await rc.env.BLOBS.get(codePrefix(rc.resource.id) + checkName(rc.params.file!, CODE_FILE, 'code file name'));
+      if (!obj) throw notFound(`no such code file: ${rc.params.file}`);
+      return new Response(obj.body, { headers: { 'Content-Type': obj.httpMetadata?.contentType ?? 'application/octet-stream', 'X-NVM-Type': 'file' } });
+    },
+  });
+  r.post('/code/:file', {
+    summary: 'Create or replace a code file (raw body, at most 1 MiB; at most 32 files)',
+    need: 'w',
+    body: { type: 'text/javascript' },
+    responses: { 204: { description: 'Stored' }, 400: { description: 'Bad file name' }, 413: { description: 'Too large' }, 409: { description: 'Too many files' } },
+    handler: async (rc) => {
+      const file = checkName(rc.params.file!, CODE_FILE, 'code file name');
+      const key = codePrefix(rc.resource.id) + file;
+      const bytes = await readBytes(rc.req, CODE_LIMIT, `a code file is limited to ${CODE_LIMIT} bytes`);
+      const existing = await rc.env.BLOBS.head(key);
+      if (!existing) {
+        const listed = await rc.env.BLOBS.list({ prefix: codePrefix(rc.resource.id), limit: MAX_CODE_FILES });
+        if (listed.objects.length >= MAX_CODE_FILES) throw conflict(`a job has at most ${MAX_CODE_FILES} code files`);
+      }
+      const type = rc.req.headers.get('Content-Type') || (/\.m?js$/.test(file) ? 'text/javascript' : 'application/octet-stream');
+      await rc.env.BLOBS.put(key, bytes, {
+        httpMetadata: { contentType: type },
+        customMetadata: { created_on: existing?.customMetadata?.created_on ?? new Date(now()).toISOString() },
+      });
+      await bumpCodeVersion(rc);
+      return noContent();
+    },
+  });
+  r.delete('/code/:file', {
+    summary: 'Remove a code file',
+    need: 'w',
+    responses: { 204: { description: 'Removed' } },
+    handler: async (rc) => {
+      const key = codePrefix(rc.resource.id) + checkName(rc.params.file!, CODE_FILE, 'code file name');
+      if (!(await rc.env.BLOBS.head(key))) throw notFound(`no such code file: ${rc.params.file}`);
+      await rc.env.BLOBS.delete(key);
+      await bumpCodeVersion(rc);
+      return noContent();
+    },
+  });
+}

@@ -1,0 +1,207 @@
+/**
+ * Executing a run: the job's code in a sandbox, or its chain, whose job steps are child
+ * runs in their own objects and whose url steps are https calls. The run's object owns one
+ * RunSteps, so a cancel (cancel()) reaches the step the run awaits, its sandbox and children.
+ */
+import { and, eq } from 'drizzle-orm';
+import { now } from '../core/clock';
+import type { Db } from '../core/context';
+import type { Severity } from '../core/log';
+import { accessTo } from '../core/perms';
+import { resources, users, type User } from '../db/schema';
+import type { ChainStep } from './chains';
+import type { JobConfig } from './config';
+import { filesFromResponse, formOf, type RunFile } from './files';
+import type { RunOutcome, RunSpec, StepResult } from './run-machine';
+import { requestId, runName } from './runs';
+import { runSandbox, SandboxHost, stepLimits } from './sandbox';
+import { runStub } from './trigger';
+
+/** How long a canceled run's current step may take to stop before it is abandoned. */
+export const TEARDOWN_GRACE_MS = 1_000;
+/** The grace; JOBS_TEST_GRACE_MS (set by vitest.config.mts, never in wrangler.toml) lengthens it for loaded test machines. */
+export function teardownGrace(env: Env): number {
+  const ms = Number((env as unknown as { JOBS_TEST_GRACE_MS?: unknown }).JOBS_TEST_GRACE_MS);
+  return Number.isInteger(ms) && ms > 0 ? ms : TEARDOWN_GRACE_MS;
+}
+export const HTTPS_STEP_MS = 60_000;
+/** Composed jobs may nest this deep (a job that calls itself stops here). */
+export const MAX_DEPTH = 8;
+
+/** What the steps need of their run. */
+export interface StepHost {
+  env: Env;
+  db: Db;
+  log(message: string, severity?: Severity | string): void;
+  isCanceling(): boolean;
+  /** The run's row id (children name it as their parent). */
+  runId(): number;
+}
+
+type ChildRun = ReturnType<typeof runStub>;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export class RunSteps {
+  private readonly children = new Set<ChildRun>();
+  private resolveCancel!: () => void;
+  /** Resolves when a cancel is requested. */
+  private readonly cancelRequested = new Promise<void>((r) => (this.resolveCancel = r));
+  private readonly abort = new AbortController();
+  /** A fan-out branch failed: the step is over, its other branches start no child. */
+  private branchesStopped = false;
+
+  constructor(private readonly host: StepHost) {}
+
+  /** A cancel: the awaited step stops (sandbox, https call) and child runs are torn down. */
+  cancel(): void {
+    this.resolveCancel();
+    this.abort.abort(new DOMException('the run was canceled', 'AbortError'));
+    for (const child of this.children) child.teardown().catch(() => undefined);
+  }
+
+  /** The job's own code or its chain. */
+  async run(spec: RunSpec, cfg: JobConfig): Promise<StepResult> {
+    const env = this.host.env;
+    if (spec.depth > MAX_DEPTH) return { kind: 'failed', message: `composed jobs nest deeper than ${MAX_DEPTH} levels (does a chain call itself?)` };
+    if (!cfg.chains.length) {
+      this.host.log('running code/index.js');
+      const host = new SandboxHost((m, s) => this.host.log(m, s), this.cancelRequested);
+      try {
+        return await this.guard(
+          runSandbox(env, { id: spec.jobId, codeVersion: cfg.codeVersion, network: cfg.network }, spec.input, cfg.env, host).then((r): StepResult =>
+            r.ok ? { kind: 'ok', files: r.files } : r.aborted ? { kind: 'aborted', message: r.message } : { kind: 'failed', message: r.message },
+          ),
+        );
+      } finally {
+        // Code that ignored the cancel (or the wall limit) may still be running: it no longer writes this log.
+        host.close();
+      }
+    }
+    let files = spec.input;
+    for (const [i, step] of cfg.chains.entries()) {
+      if (this.host.isCanceling()) return { kind: 'aborted', message: `canceled before step ${step.label}` };
+      this.host.log(`step ${step.label}${step.fanOut ? ` (fan-out over ${files.length} files)` : ''}`);
+      const inputs = step.fanOut ? files.map((f) => [f]) : [files];
+      const results = await this.guard(this.branches(inputs.map((input) => this.runStep(spec, step, input))));
+      if (results.kind !== 'ok') return { ...results, message: `step ${step.label}: ${results.message}` };
+      files = results.files;
+      if (this.host.isCanceling() && i < cfg.chains.length - 1) return { kind: 'aborted', message: `canceled after step ${step.label}` };
+    }
+    return { kind: 'ok', files };
+  }
+
+  /**
+   * A step's branches (one, or one per file of a fan-out): all their files, or the first
+   * failure at once. A failed branch ends the step (its siblings are torn down), so the run
+   * finishes failed before a later cancel could be accepted (that cancel answers 409).
+   */
+  private async branches(runs: Promise<StepResult>[]): Promise<StepResult> {
+    const settled = runs.map((r) => r.catch((err): StepResult => ({ kind: 'failed', message: (err as Error).message ?? String(err) })));
+    const firstFailure = new Promise<StepResult>((resolve) => {
+      for (const r of settled) void r.then((o) => o.kind === 'failed' && resolve(o));
+    });
+    const all = Promise.all(settled).then((outs): StepResult => {
+      const aborted = outs.find((o) => o.kind === 'aborted');
+      if (aborted) return aborted;
+      return { kind: 'ok', files: outs.flatMap((o) => (o.kind === 'ok' ? o.files : [])) };
+    });
+    const out = await Promise.race([firstFailure, all]);
+    if (out.kind === 'failed' && runs.length > 1) {
+      this.branchesStopped = true;
+      this.abort.abort(new DOMException('another branch of the step failed', 'AbortError'));
+      for (const child of this.children) child.teardown().catch(() => undefined);
+    }
+    return out;
+  }
+
+  /**
+   * Waits for a step, but after a cancel no longer than the teardown grace. The wall-limit
+   * timer is cleared when the step ends: a pending 15-minute timer kept every finished run
+   * object resident (never idle, so never evicted), which grew the local server's memory.
+   */
+  private async guard(step: Promise<StepResult>): Promise<StepResult> {
+    const settled = step.catch((err): StepResult => ({ kind: 'failed', message: (err as Error).message ?? String(err) }));
+    const { wallMs } = stepLimits(this.host.env);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<StepResult>((r) => {
+      timer = setTimeout(() => r({ kind: 'failed', message: `the step ran longer than its wall-time limit of ${wallMs / 1000} s` }), wallMs);
+    });
+    const teardown = this.cancelRequested.then(() => sleep(teardownGrace(this.host.env))).then((): StepResult => ({ kind: 'aborted', message: 'torn down' }));
+    try {
+      return await Promise.race([settled, timeout, teardown]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async runStep(spec: RunSpec, step: ChainStep, input: RunFile[]): Promise<StepResult> {
+    if (step.ref.kind === 'url') {
+      const signal = AbortSignal.any([this.abort.signal, AbortSignal.timeout(HTTPS_STEP_MS)]);
+      try {
+        const res = await fetch(step.ref.url, { method: 'POST', body: formOf(input), signal });
+        if (!res.ok) return { kind: 'failed', message: `${step.ref.url} answered ${res.status}` };
+        return { kind: 'ok', files: await filesFromResponse(res) };
+      } catch (err) {
+        if (this.abort.signal.aborted) return { kind: 'aborted', message: this.branchesStopped ? 'another branch failed' : 'canceled' };
+        return { kind: 'failed', message: `${step.ref.url}: ${(err as Error).message}` };
+      }
+    }
+    const target = await this.resolveJob(spec, step.ref.owner, step.ref.job);
+    if (typeof target === 'string') return { kind: 'failed', message: target };
+    // Canceled (or a sibling branch failed) while the step resolved: start no child.
+    if (this.host.isCanceling() || this.branchesStopped) return { kind: 'aborted', message: 'canceled before the child run started' };
+    const childName = runName(now(), requestId());
+    const child = runStub(this.host.env, childName);
+    this.children.add(child);
+    this.host.log(`child run ${childName} of ${step.ref.owner ? `@${step.ref.owner}/` : ''}${step.ref.job}`);
+    try {
+      const out = (await child.execute({
+        name: childName,
+        jobId: target.id,
+        ownerId: target.owner_id,
+        rootJobId: spec.rootJobId,
+        parentId: this.host.runId(),
+        parentStep: step.label,
+        trigger: spec.trigger,
+        source: spec.source,
+        createdBy: spec.createdBy,
+        callerId: spec.callerId,
+        input,
+        depth: spec.depth + 1,
+      })) as unknown as RunOutcome;
+      if (out.status === 'success') return { kind: 'ok', files: out.files };
+      if (out.status === 'canceled') return { kind: 'aborted', message: `child run ${childName} was canceled` };
+      return { kind: 'failed', message: `child run ${childName} failed`, decidedAt: out.decidedAt };
+    } finally {
+      this.children.delete(child);
+    }
+  }
+
+  /**
+   * A job ref of a chain: a bare name is a job of the chain's owner; `@user/job` is a job
+   * shared with the caller (who triggered the top-level run) with execute access.
+   */
+  private async resolveJob(spec: RunSpec, ownerName: string | null, job: string): Promise<{ id: number; owner_id: number } | string> {
+    const db = this.host.db;
+    const missing = `no such job: ${ownerName ? `@${ownerName}/` : ''}${job}`;
+    let ownerId = spec.ownerId;
+    if (ownerName) {
+      const u = await db.select({ id: users.id }).from(users).where(eq(users.username, ownerName)).get();
+      if (!u) return missing;
+      ownerId = u.id;
+    }
+    const r = await db
+      .select()
+      .from(resources)
+      .where(and(eq(resources.owner_id, ownerId), eq(resources.kind, 'job'), eq(resources.name, job)))
+      .get();
+    if (!r) return missing;
+    if (ownerName && r.owner_id !== spec.callerId) {
+      const access = await accessTo(db, { id: spec.callerId } as User, r);
+      if (!access.r) return missing;
+      if (!access.x) return `${spec.createdBy} has no execute access to @${ownerName}/${job}`;
+    }
+    return { id: r.id, owner_id: r.owner_id };
+  }
+}

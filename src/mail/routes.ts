@@ -11,20 +11,16 @@ import { badRequest, forbidden, HttpError, notFound } from '../core/errors';
 import { jsonResponse, mediaType, noContent, readJson, readText, textResponse, wantsJson } from '../core/http';
 import { listingResponse, listingResponses } from '../core/listing';
 import { appendLog } from '../core/log';
-import { setBindingSender } from '../core/mailer';
 import { fixedFolderRoute, listingItem, resourceRoutes, type ResourceCtx } from '../core/resource';
 import { resources } from '../db/schema';
 import { assetName, assetTags, deleteAsset, getAsset, listAssets, putAsset } from './assets';
 import { composeStored, contentKey } from './compose';
 import { mailKind, mailObject } from './kind';
-import { sendThroughBinding } from './mime';
 import { planOf } from './recipients';
 import { isAddress, isFalsy, normaliseAddress, parseSendJson, parseSendText, recipientKey, SendRequestError, type SendRequest } from './rules';
 import { mailRuns, type MailRun } from './schema';
 import { sha256Hex } from '../core/crypto';
 import { suppress, verifyUnsubscribeToken } from './unsubscribe';
-
-setBindingSender(sendThroughBinding);
 
 const runSchema = z.object({
   timestamp: z.string(),

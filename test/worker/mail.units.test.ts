@@ -14,7 +14,7 @@ import {
   SendRequestError,
   WINDOW_MS,
 } from '../../src/mail/rules';
-import { runsTable } from '../../src/mail/routes';
+import { runsTable } from '../../src/mail/stats-routes';
 import { burstProblems } from './mail-burst';
 
 describe('send request bodies', () => {

@@ -4,19 +4,18 @@
  */
 import { badRequest, forbidden, HttpError, notFound } from '../core/errors';
 import { sha256Hex } from '../core/crypto';
-import { jsonResponse, mediaType, readJson, readText } from '../core/http';
+import { jsonResponse, KiB, mediaType, readJson, readText } from '../core/http';
 import { appendLog } from '../core/log';
 import type { ResourceCtx } from '../core/resource';
 import { assetTags } from './assets';
 import { composeStored, contentKey } from './compose';
 import { mailObject } from './kind';
-import { planOf } from './recipients';
-import { isFalsy, parseSendJson, parseSendText, recipientKey, SendRequestError, type SendRequest } from './rules';
+import { isFalsy, parseSendJson, parseSendText, planOf, recipientKey, SendRequestError, type SendRequest } from './rules';
 
 async function readSendRequest(rc: ResourceCtx): Promise<SendRequest> {
   try {
-    if (mediaType(rc.req) === 'application/json') return parseSendJson(await readJson(rc.req, 64 * 1024));
-    return parseSendText(await readText(rc.req, 64 * 1024));
+    if (mediaType(rc.req) === 'application/json') return parseSendJson(await readJson(rc.req, 64 * KiB));
+    return parseSendText(await readText(rc.req, 64 * KiB));
   } catch (err) {
     if (err instanceof SendRequestError) throw badRequest(err.message);
     throw err;

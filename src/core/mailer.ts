@@ -1,44 +1,23 @@
 /**
  * Outbound mail, behind one interface. Every message handed to the transport is recorded
  * in the outbox table (what GET /v1/ops/outbox reads); with MAIL_TRANSPORT=send_email it
- * is also sent through Cloudflare's send_email binding.
+ * is also sent through Cloudflare's send_email binding (SEND_EMAIL). The transport is read
+ * from the configuration on every hand-off: nothing registers it, whatever module loads first.
  */
+import { EmailMessage } from 'cloudflare:email';
 import { outbox } from '../db/schema';
 import { nowIso } from './clock';
 import { sha256Hex } from './crypto';
 import type { Db } from './context';
+import { buildMime } from './mime';
+import type { OutboundMail } from './outbound';
 
-export type MailKind = 'mail' | 'test' | 'invite' | 'reply';
+export type { Attachment, MailKind, OutboundMail } from './outbound';
 
-export interface Attachment {
-  filename: string;
-  content_type: string;
-  content: Uint8Array;
-}
-
-export interface OutboundMail {
-  kind: MailKind;
-  from?: string;
-  to: string[];
-  subject: string;
-  text: string;
-  html: string;
-  attachments?: Attachment[];
-  headers?: Record<string, string>;
-  /**
-   * Stable Message-ID (`<...@...>`) of this message: the outbox holds it at most once, so
-   * handing the same message off again (a send resumed after a hard kill) is a no-op, and
-   * the send_email transport gets it as the Message-ID header to drop repeats too.
-   */
-  messageId?: string;
-}
-
-/** Sends through the binding; set by the mail area (MIME building lives there). */
-export type BindingSender = (env: Env, mail: OutboundMail & { from: string }) => Promise<void>;
-let bindingSender: BindingSender | null = null;
-
-export function setBindingSender(sender: BindingSender): void {
-  bindingSender = sender;
+/** The send_email transport: one EmailMessage per envelope recipient (the binding takes one each). */
+async function sendThroughBinding(binding: SendEmail, mail: OutboundMail & { from: string }): Promise<void> {
+  const raw = buildMime(mail);
+  for (const to of mail.to) await binding.send(new EmailMessage(mail.from, to, raw));
 }
 
 /**
@@ -66,9 +45,8 @@ export async function deliver(env: Env, db: Db, mail: OutboundMail): Promise<boo
     .get();
   if (!row) return false;
   if (env.MAIL_TRANSPORT === 'send_email') {
-    if (!bindingSender) throw new Error('send_email transport selected but no sender is registered');
     const headers = mail.messageId ? { ...mail.headers, 'Message-ID': mail.messageId } : mail.headers;
-    await bindingSender(env, { ...mail, from, headers });
+    await sendThroughBinding(env.SEND_EMAIL, { ...mail, from, headers });
   }
   return true;
 }

@@ -15,8 +15,8 @@ import { resources, users, type Resource, type User } from '../db/schema';
 import { getAsset } from './assets';
 import { documentAttachments } from './attach';
 import { composeStored, personalise, type Composed } from './compose';
-import { planOf, resolveStoredRecipients } from './recipients';
-import { normaliseAddress, runStatus, type SendAction, type Tally } from './rules';
+import { resolveStoredRecipients } from './recipients';
+import { normaliseAddress, planOf, runStatus, type SendAction, type Tally } from './rules';
 import { mailRuns } from './schema';
 import { suppressedAmong, unsubscribeUrl } from './unsubscribe';
 

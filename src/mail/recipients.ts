@@ -8,13 +8,14 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { entriesQuery, entryValues } from '../core/entries';
 import { groups, members, users, type User } from '../db/schema';
 import { activeMembers } from '../groups/members';
-import { normaliseAddress, parseRecipientList, PLAN_LIMITS, RECIPIENT_LISTS, type RecipientItem, type RecipientList, type Rejected } from './rules';
+import { normaliseAddress, parseRecipientList, planOf, RECIPIENT_LISTS, type RecipientItem, type RecipientList, type Rejected } from './rules';
 
-const planOf = (u: Pick<User, 'plan'>) => PLAN_LIMITS[u.plan] ?? PLAN_LIMITS.free;
+/** IN lists of at most 90 values: D1 binds at most 100 parameters, the rest of the query included. */
+const chunks = <T>(values: T[]): T[][] => Array.from({ length: Math.ceil(values.length / 90) }, (_, i) => values.slice(i * 90, i * 90 + 90));
 
 async function chunked<T, R>(values: T[], fn: (chunk: T[]) => Promise<R[]>): Promise<R[]> {
   const out: R[] = [];
-  for (let i = 0; i < values.length; i += 90) out.push(...(await fn(values.slice(i, i + 90))));
+  for (const c of chunks(values)) out.push(...(await fn(c)));
   return out;
 }
 
@@ -36,7 +37,6 @@ export async function checkRecipientList(
   const names = [...new Set(items.flatMap(({ item }) => (item.kind === 'user' ? [item.username] : [])))];
   const refs = [...new Set(items.flatMap(({ item }) => (item.kind === 'group' ? [item.ref] : [])))];
   // Users, groups with the owner's active membership, and the stored lists: one D1 round trip.
-  const chunks = <T>(values: T[]) => Array.from({ length: Math.ceil(values.length / 90) }, (_, i) => values.slice(i * 90, i * 90 + 90));
   const userQueries = chunks(names).map((c) => db.select({ u: users.username }).from(users).where(inArray(users.username, c)));
   const groupQueries = chunks(refs).map((c) =>
     db
@@ -116,5 +116,3 @@ export async function resolveStoredRecipients(db: Db, owner: User, stored: Map<s
   }
   return { addresses: [...out], notes };
 }
-
-export { planOf };

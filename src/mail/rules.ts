@@ -29,6 +29,9 @@ export const PLAN_LIMITS: Record<'free' | 'premium', PlanLimits> = {
   premium: { recipients: 5000, direct: 500 },
 };
 
+/** The limits of a user's plan (free for a plan this table does not know). */
+export const planOf = (u: { plan: keyof typeof PLAN_LIMITS }): PlanLimits => PLAN_LIMITS[u.plan] ?? PLAN_LIMITS.free;
+
 // ---------------------------------------------------------------- addresses
 
 const emailSchema = z.email().max(254);

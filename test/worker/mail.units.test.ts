@@ -2,7 +2,7 @@
 import PostalMime from 'postal-mime';
 import { describe, expect, it } from 'vitest';
 import { composeMail, contentKey, personalise } from '../../src/mail/compose';
-import { buildMime } from '../../src/mail/mime';
+import { buildMime } from '../../src/core/mime';
 import {
   checkWindow,
   isFalsy,
@@ -14,7 +14,7 @@ import {
   SendRequestError,
   WINDOW_MS,
 } from '../../src/mail/rules';
-import { runsTable } from '../../src/mail/routes';
+import { runsTable } from '../../src/mail/stats-routes';
 import { burstProblems } from './mail-burst';
 
 describe('send request bodies', () => {

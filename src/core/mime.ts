@@ -1,11 +1,9 @@
 /**
- * The production transport: builds the MIME message with mimetext and hands it to
- * Cloudflare's send_email binding, one envelope per recipient. Registered with the core
- * mailer (setBindingSender) when the mail routes load.
+ * The raw message the send_email transport hands over, built with mimetext. Pure: the
+ * mailer (core/mailer.ts) sends it, tests parse it back.
  */
-import { EmailMessage } from 'cloudflare:email';
 import { createMimeMessage, Mailbox } from 'mimetext';
-import type { OutboundMail } from '../core/mailer';
+import type { OutboundMail } from './outbound';
 
 const b64 = (bytes: Uint8Array): string => {
   let bin = '';
@@ -35,10 +33,4 @@ export function buildMime(mail: OutboundMail & { from: string }): string {
     });
   }
   return msg.asRaw();
-}
-
-/** The BindingSender: one EmailMessage per envelope recipient (the binding takes one each). */
-export async function sendThroughBinding(env: Env, mail: OutboundMail & { from: string }): Promise<void> {
-  const raw = buildMime(mail);
-  for (const to of mail.to) await env.SEND_EMAIL.send(new EmailMessage(mail.from, to, raw));
 }

@@ -1,0 +1,67 @@
+/**
+ * POST status of an e-mail: the send. Steps 1-2 of the spec's validation order are checked
+ * here, 3-5 are decided by the e-mail's MailObject, which accepts and queues the send.
+ */
+import { badRequest, forbidden, HttpError, notFound } from '../core/errors';
+import { sha256Hex } from '../core/crypto';
+import { jsonResponse, KiB, mediaType, readJson, readText } from '../core/http';
+import { appendLog } from '../core/log';
+import type { ResourceCtx } from '../core/resource';
+import { assetTags } from './assets';
+import { composeStored, contentKey } from './compose';
+import { mailObject } from './kind';
+import { isFalsy, parseSendJson, parseSendText, planOf, recipientKey, SendRequestError, type SendRequest } from './rules';
+
+async function readSendRequest(rc: ResourceCtx): Promise<SendRequest> {
+  try {
+    if (mediaType(rc.req) === 'application/json') return parseSendJson(await readJson(rc.req, 64 * KiB));
+    return parseSendText(await readText(rc.req, 64 * KiB));
+  } catch (err) {
+    if (err instanceof SendRequestError) throw badRequest(err.message);
+    throw err;
+  }
+}
+
+export async function send(rc: ResourceCtx): Promise<Response> {
+  if (!rc.access.owner) throw notFound(`no such e-mail: ${rc.resource.name}`); // 1: only the owner sends
+  const who = rc.caller!.username;
+  // Rejections are logged after the answer: a burst of held re-fires must not queue on log writes.
+  const reject = async (err: HttpError): Promise<never> => {
+    rc.exec.waitUntil(appendLog(rc.db, rc.resource.id, `send by ${who} rejected (${err.status}): ${err.message}`, 'warning').catch(() => undefined));
+    throw err;
+  };
+  let req: SendRequest;
+  try {
+    req = await readSendRequest(rc);
+  } catch (err) {
+    if (err instanceof HttpError) return reject(err);
+    throw err;
+  }
+  // The caller as D1 has it now (not the auth cache) and the mail's entries came with the
+  // mail itself (preload): one D1 round trip before the MailObject decides.
+  const caller = rc.preloaded?.caller ?? rc.caller!;
+  if (!caller.email || !caller.email_verified) return reject(forbidden('verify your own e-mail address before sending')); // 2
+  const allowance = planOf(caller).direct;
+  if (req.to && req.to.length > allowance) {
+    return reject(badRequest(`to names ${req.to.length} addresses: the ${caller.plan} plan allows ${allowance} direct addresses per send`));
+  }
+  const key = recipientKey(req);
+  let windowKey: string | null = null;
+  let enabled = true;
+  if (req.action === 'send') {
+    const values = rc.preloaded?.entries ?? new Map<string, string>();
+    enabled = !isFalsy(values.get('config/enabled') ?? 'true');
+    const composed = await composeStored(rc, values);
+    windowKey = await sha256Hex(`${await contentKey(composed, await assetTags(rc.env, rc.resource.id, composed.assets))}|${key}`);
+  }
+  const outcome = await mailObject(rc.env, rc.resource.id).trigger({
+    job: { action: req.action, key, resourceId: rc.resource.id, callerId: caller.id, callerName: who, callerEmail: caller.email, ...(req.to ? { to: req.to } : {}) },
+    windowKey,
+    enabled,
+  });
+  if (outcome.status !== 202) {
+    return reject(new HttpError(outcome.status, outcome.message, outcome.retry_after_seconds ? { retry_after_seconds: outcome.retry_after_seconds } : {}));
+  }
+  // The trigger line is the first thing delivery logs (off the acceptance path).
+  return jsonResponse({ status: 202, message: `accepted: ${outcome.state}`, id: outcome.id, state: outcome.state }, { status: 202 });
+}

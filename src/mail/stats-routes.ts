@@ -1,0 +1,35 @@
+/** stats/runs of an e-mail: one row per send (mail_runs), as a text table or JSON. */
+import { asc, eq } from 'drizzle-orm';
+import { jsonResponse, textResponse, wantsJson } from '../core/http';
+import type { ResourceCtx } from '../core/resource';
+import { mailRuns, type MailRun } from './schema';
+
+/** One send as stats/runs answers it: the mail_runs row, its start named timestamp. */
+export type RunRow = Omit<MailRun, 'id' | 'resource_id' | 'started_on' | 'completed_on'> & { timestamp: string };
+
+const runRow = (r: MailRun): RunRow => ({
+  timestamp: r.started_on,
+  duration: r.duration,
+  status: r.status,
+  action: r.action,
+  adhoc: r.adhoc,
+  created_by: r.created_by,
+  recipients: r.recipients,
+  delivered: r.delivered,
+  suppressed: r.suppressed,
+  skipped: r.skipped,
+  failed: r.failed,
+});
+
+/** stats/runs as a plain-text table: a header, then one row per send, oldest first. */
+export function runsTable(rows: RunRow[]): string {
+  const head = ['timestamp', 'duration', 'status', 'action', 'recipients', 'delivered', 'suppressed', 'skipped', 'failed'];
+  const cells = rows.map((r) => [r.timestamp, r.duration.toFixed(2), r.status, r.action + (r.adhoc ? '(to)' : ''), ...[r.recipients, r.delivered, r.suppressed, r.skipped, r.failed].map(String)]);
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  return [head, ...cells].map((c) => c.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n') + '\n';
+}
+
+export async function statsRuns(rc: ResourceCtx): Promise<Response> {
+  const rows = (await rc.db.select().from(mailRuns).where(eq(mailRuns.resource_id, rc.resource.id)).orderBy(asc(mailRuns.id))).map(runRow);
+  return wantsJson(rc.req) ? jsonResponse(rows, { nvmType: 'file' }) : textResponse(runsTable(rows));
+}

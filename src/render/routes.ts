@@ -20,10 +20,10 @@ const OUTPUTS: { name: OutputName; alias: 'pdf' | 'pptx'; summary: string; dispo
   { name: 'doc.pptx', alias: 'pptx', summary: 'The document as a slide deck: one slide per page (its image, its text in the notes)', disposition: 'attachment', ext: 'pptx' },
 ];
 
-async function outputResponse(api: Api, rc: ResourceCtx, o: (typeof OUTPUTS)[number]): Promise<Response> {
+async function outputResponse(rc: ResourceCtx, o: (typeof OUTPUTS)[number]): Promise<Response> {
   const t0 = Date.now();
   // The key page names assets by version: a cache hit reads no asset bytes.
-  const pages = await documentPages(api, rc);
+  const pages = await documentPages(rc);
   const hash = await outputHash(o.name, await pages('key'));
   const t1 = Date.now();
   const etag = `"${hash}"`;
@@ -58,14 +58,14 @@ export function renderRoutes(api: Api): void {
       need: 'r',
       anonymous: true,
       responses: outputResponses(o.name),
-      handler: (rc) => outputResponse(api, rc, o),
+      handler: (rc) => outputResponse(rc, o),
     });
     api.get(`/v1/u/:user/d/:doc/${o.alias}`, {
       summary: `${o.summary} (read-only alias)`,
       tag: 'alias',
       auth: 'optional',
       responses: outputResponses(o.name),
-      handler: async (ctx) => outputResponse(api, await loadAliased(ctx), o),
+      handler: async (ctx) => outputResponse(await loadAliased(ctx), o),
     });
   }
 
@@ -77,7 +77,7 @@ export function renderRoutes(api: Api): void {
     handler: async (ctx) => {
       const rc = await loadAliased(ctx);
       // A private document's viewer has no token for asset urls in the browser: embed them.
-      const [pages, pub] = await Promise.all([documentPages(api, rc), isPublic(rc)]);
+      const [pages, pub] = await Promise.all([documentPages(rc), isPublic(rc)]);
       const mode = pub ? 'link' : 'inline';
       // Linked pages hold no asset bytes: the page is its own ETag source. Inline pages are
       // keyed by asset versions, so a 304 never reads the asset bytes.

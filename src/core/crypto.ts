@@ -24,6 +24,14 @@ export async function sha256Hex(data: string | BufferSource): Promise<string> {
   return toHex(await crypto.subtle.digest('SHA-256', bytes));
 }
 
+/** The SHA-256 of a text in standard base64: the form a Content-Security-Policy hash source takes. */
+export async function sha256Base64(text: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', enc.encode(text)));
+  let bin = '';
+  for (const b of digest) bin += String.fromCharCode(b);
+  return btoa(bin);
+}
+
 /** Workers caps PBKDF2 at 100,000 iterations; that is our cost. */
 export const PBKDF2_ITERATIONS = 100_000;
 

@@ -13,7 +13,7 @@ import { notFound } from '../core/errors';
 import { jsonResponse, textResponse } from '../core/http';
 import { type ListingItem, listingResponse, listingResponses } from '../core/listing';
 import { findUser, loadResource, visibleResources, type ResourceCtx } from '../core/resource';
-import { effectiveTheme } from '../render/page';
+import { effectiveTheme } from '../markup/page';
 import { docKind } from './kind';
 import { checkVarName } from './var-routes';
 import { ansiVar, formatVar, readVars, type DocVar } from './vars';

@@ -136,6 +136,17 @@ export function assetRoutes(r: ResourceRoutes): void {
   });
 }
 
+/**
+ * An asset's bytes and type, for a document's outputs (whose reader may read the document,
+ * so its assets too); null when there is none. Names that break the asset rule have none.
+ */
+export async function readAsset(env: Env, resourceId: number, name: string): Promise<{ bytes: ArrayBuffer; type: string } | null> {
+  if (assetNameProblem(name)) return null;
+  const obj = await env.BLOBS.get(assetKey(resourceId, name));
+  if (!obj) return null;
+  return { bytes: await obj.arrayBuffer(), type: obj.httpMetadata?.contentType ?? 'application/octet-stream' };
+}
+
 /** The rows of a document's assets (kind.copyRead: read with the document's load). */
 export function assetRowsQuery(ctx: Ctx, resourceId: SQL) {
   return ctx.db.select().from(docAssets).where(eq(docAssets.resource_id, resourceId));

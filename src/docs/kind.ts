@@ -7,13 +7,11 @@ import { and, eq } from 'drizzle-orm';
 import { groups } from '../db/schema';
 import type { EntrySpec, ResourceCtx, ResourceKind } from '../core/resource';
 import { MiB } from '../core/http';
-import { DEFAULT_THEME, ORG_THEME, THEMES } from '../render/themes';
+import { DEFAULT_THEME, DOC_TYPES, ORG_THEME, THEMES } from '../markup/themes';
 import { assetRowsQuery, copyAssets, type AssetRow } from './assets';
 
 /** Document content is capped at 2 MiB (decisions.md). */
 export const CONTENT_LIMIT = 2 * MiB;
-export const DOC_TYPES = ['doc', 'docs', 'pres', 'blog', 'web'] as const;
-export type DocType = (typeof DOC_TYPES)[number];
 /** The platform default theme (what config/theme reads when unset) is the renderer's. */
 export { DEFAULT_THEME };
 /** The renderer's built-in themes: the only plain names config/theme accepts. */

@@ -4,6 +4,8 @@
  * of the viewport). No script; one <style> element whose hash the route puts in the
  * Content-Security-Policy. Every text is escaped. Pure; unit-tested.
  */
+import { escapeHtml } from '../markup/escape';
+import { strictPage } from '../markup/strict-page';
 import type { GridData, GridNode, MetaData } from './build';
 
 export interface PlacedCell {
@@ -43,9 +45,6 @@ export function placeCells(data: GridData): PlacedCell[] {
   return out;
 }
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-
 const pct = (f: number) => `${+(f * 100).toFixed(6)}%`;
 
 export interface GridPage {
@@ -84,9 +83,5 @@ export function renderGridPage(title: string, data: GridData, meta: MetaData): G
   });
   const style = BASE_STYLE + rules.join('');
   const content = cells.length ? `<main class="grid">${body.join('')}</main>` : '<main class="none">this grid has no layout yet</main>';
-  const html =
-    `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
-    `<meta name="viewport" content="width=device-width,initial-scale=1">` +
-    `<title>${escapeHtml(title)}</title><style>${style}</style></head><body>${content}</body></html>`;
-  return { html, style };
+  return { html: strictPage({ title, style, body: content }), style };
 }

@@ -2,7 +2,8 @@
 import { canonicalEntries, typeWordProblem } from '../core/canonical';
 import type { ResourceKind } from '../core/resource';
 import { KiB } from '../core/http';
-import { DEFAULT_THEME, themeEntryProblem } from '../docs/kind';
+import { themeEntryProblem } from '../docs/kind';
+import { DEFAULT_THEME } from '../markup/themes';
 import { otherSourcePreload, parsedEntries, parseStatements, settleParse, validateLayout } from './store';
 
 export const LAYOUT_LIMIT = 128 * KiB;

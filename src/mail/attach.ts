@@ -6,16 +6,14 @@
  * its link) and the reason is returned for the log.
  */
 import { and, eq, inArray } from 'drizzle-orm';
-import type { Api } from '../core/api';
 import type { Db } from '../core/context';
-import { blobPrefix } from '../core/entries';
 import type { Attachment } from '../core/mailer';
 import { accessTo } from '../core/perms';
 import type { ResourceCtx } from '../core/resource';
 import { resources, users, type User } from '../db/schema';
 import { docKind } from '../docs/kind';
 import { cachedOutput, outputHash } from '../render/outputs';
-import type { RenderedMarkdown } from '../render/markdown';
+import type { RenderedMarkdown } from '../markup/markdown';
 import { documentPages } from '../render/source';
 
 /** Documents one mail may attach. */
@@ -25,22 +23,6 @@ export const MAX_DOCUMENTS = 5;
 export function attachmentName(name: string): string {
   const base = name.replace(/\.pdf$/i, '').replace(/[^\p{L}\p{N} ._-]+/gu, '').trim().slice(0, 100) || 'document';
   return `${base}.pdf`;
-}
-
-/**
- * Asset reads of the document being rendered, straight from R2 (the render area fetches
- * them through the Api with the caller's token; a delivery has none, and the owner's
- * read access was checked already). Only the asset route's path shape is answered.
- */
-function assetReader(env: Env, resourceId: number): Api {
-  return {
-    fetch: async (req: Request) => {
-      const name = /\/assets\/([a-z0-9][a-z0-9-]*(?:\.[a-z0-9]+)?)$/.exec(new URL(req.url).pathname)?.[1];
-      const obj = name ? await env.BLOBS.get(`${blobPrefix(resourceId)}assets/${name}`) : null;
-      if (!obj) return new Response(null, { status: 404 });
-      return new Response(obj.body, { headers: { 'Content-Type': obj.httpMetadata?.contentType ?? 'application/octet-stream' } });
-    },
-  } as unknown as Api;
 }
 
 export async function documentAttachments(env: Env, db: Db, mailOwner: User, docs: RenderedMarkdown['attachments']): Promise<{ attachments: Attachment[]; problems: string[] }> {
@@ -76,7 +58,7 @@ export async function documentAttachments(env: Env, db: Db, mailOwner: User, doc
         kind: docKind,
         base: `/v1/users/${owner.username}/vis/docs/${resource.name}`,
       } satisfies ResourceCtx;
-      const pages = await documentPages(assetReader(env, resource.id), rc);
+      const pages = await documentPages(rc);
       const out = await cachedOutput(rc, 'doc.pdf', () => pages('inline'), await outputHash('doc.pdf', await pages('key')));
       const content = out.bytes instanceof Uint8Array ? out.bytes : new Uint8Array(await new Response(out.bytes).arrayBuffer());
       let filename = attachmentName(d.name);

@@ -4,11 +4,11 @@
  * everything it embeds (referenced assets by their etag).
  */
 import { sha256Hex } from '../core/crypto';
-import { renderMarkdown, type RenderedMarkdown, type VarView } from '../render/markdown';
-import type { AuthorProfile } from '../render/sections';
+import { renderMarkdown, type RenderedMarkdown, type VarView } from '../markup/markdown';
+import type { AuthorProfile } from '../markup/sections';
 import { authorProfiles } from '../render/sections-data';
 import { resolveVars, type VarScope } from '../render/source';
-import { resolveTheme } from '../render/themes';
+import { resolveTheme } from '../markup/themes';
 import { DEFAULT_SIZE, SIZES } from './rules';
 
 export interface Composed {

@@ -14,8 +14,8 @@ import { HttpError, notFound } from '../core/errors';
 import { appendLog } from '../core/log';
 import type { ResourceCtx } from '../core/resource';
 import { resources } from '../db/schema';
-import type { BuiltPage } from './page';
-import { A4_SHEET, geometry, type DocType, type Geometry } from './themes';
+import type { BuiltPage } from '../markup/page';
+import { A4_SHEET, geometry, type DocType, type Geometry } from '../markup/themes';
 
 /** Bump when the output of the same page changes (layout, renderer options). */
 export const RENDERER_VERSION = 'render-1';

@@ -5,8 +5,8 @@
 import { inArray } from 'drizzle-orm';
 import type { Db } from '../core/context';
 import { users, type User } from '../db/schema';
-import { parseSections, sectionRefs, type AuthorProfile } from './sections';
-import { splitFrontMatter } from './markdown';
+import { parseSections, sectionRefs, type AuthorProfile } from '../markup/sections';
+import { splitFrontMatter } from '../markup/markdown';
 
 /** At most this many author blocks resolve per content (the rest show their username). */
 export const MAX_AUTHORS = 100;

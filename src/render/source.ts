@@ -1,22 +1,22 @@
 /**
  * Gathers what a document's rendering depends on (entries, variables, assets) and builds
  * its page. Variables of other documents resolve when the document's owner may read them.
- * Assets are fetched through the platform's own asset route (same access rules) when they
- * must be inlined (PDF, PPTX, the page of a private document); see `AssetMode`.
+ * Assets are read through the docs area (the reader may read the document, so its assets)
+ * when they must be inlined (PDF, PPTX, the page of a private document); see `AssetMode`.
  */
 import { and, eq, inArray } from 'drizzle-orm';
 import { resources, type Resource, type User } from '../db/schema';
 import { docAssets } from '../docs/schema';
 import type { Db } from '../core/context';
-import type { Api } from '../core/api';
 import { readEntries } from '../core/entries';
 import { accessTo } from '../core/perms';
 import { findUser, type ResourceCtx } from '../core/resource';
+import { readAsset } from '../docs/assets';
 import { docKind } from '../docs/kind';
 import { formatVar, readVars, varsFromEntries, type DocVar } from '../docs/vars';
-import { assetRefs, varRefs, type VarView } from './markdown';
+import { assetRefs, varRefs, type VarView } from '../markup/markdown';
 import { toBase64 } from './outputs';
-import { buildPage, type BuiltPage } from './page';
+import { buildPage, type BuiltPage } from '../markup/page';
 import { authorProfiles } from './sections-data';
 
 /** Asset names custom CSS refers to with url(assets/<name>). */
@@ -90,25 +90,15 @@ export async function resolveVars(scope: VarScope, content: string, own: DocVar[
   return { vars, colors };
 }
 
-/**
- * Fetches assets through the platform's own route with the caller's credentials, as data:
- * urls. Missing or forbidden assets are left out (their references stay as written).
- */
-async function inlineAssets(api: Api, rc: ResourceCtx, names: string[]): Promise<Map<string, string>> {
+/** The document's assets as data: urls. Missing assets are left out (their references stay as written). */
+async function inlineAssets(rc: ResourceCtx, names: string[]): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  const headers = new Headers();
-  const auth = rc.req.headers.get('Authorization');
-  if (auth) headers.set('Authorization', auth);
   await Promise.all(
     [...new Set(names)].map(async (name) => {
-      const url = new URL(assetPath(rc.owner.username, rc.resource.name, name), rc.url.origin);
-      const res = await api.fetch(new Request(url, { headers }), rc.env, rc.exec);
-      if (res.status !== 200) {
-        await res.body?.cancel();
-        return;
-      }
-      const type = (res.headers.get('Content-Type') ?? 'application/octet-stream').split(';')[0]!.trim();
-      out.set(name, `data:${type};base64,${toBase64(new Uint8Array(await res.arrayBuffer()))}`);
+      const asset = await readAsset(rc.env, rc.resource.id, name);
+      if (!asset) return;
+      const type = asset.type.split(';')[0]!.trim();
+      out.set(name, `data:${type};base64,${toBase64(new Uint8Array(asset.bytes))}`);
     }),
   );
   return out;
@@ -131,7 +121,7 @@ export function assetVersionUrl(a: { name: string; last_modified: string; size: 
   return `/asset-version/${a.name}/${encodeURIComponent(`${a.last_modified}|${a.size}|${a.content_type}`)}`;
 }
 
-export async function documentPages(api: Api, rc: ResourceCtx): Promise<PageBuilder> {
+export async function documentPages(rc: ResourceCtx): Promise<PageBuilder> {
   const e = await readEntries(rc.env, rc.db, rc.resource.id);
   const content = e.get('content') ?? '';
   const customCss = e.get('config/custom/custom.css') ?? '';
@@ -152,7 +142,7 @@ export async function documentPages(api: Api, rc: ResourceCtx): Promise<PageBuil
   return async (mode) => {
     if (mode === 'link') return build((name) => assetPath(rc.owner.username, rc.resource.name, name));
     if (mode === 'inline') {
-      const inlined = await inlineAssets(api, rc, names);
+      const inlined = await inlineAssets(rc, names);
       return build((name) => inlined.get(name) ?? null);
     }
     const rows = names.length ? await rc.db.select().from(docAssets).where(and(eq(docAssets.resource_id, rc.resource.id), inArray(docAssets.name, names))).all() : [];

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ASSET_TYPES, checkUpload, isSvg, sniffType, svgProblem } from '../../src/core/sniff';
 import { assetNameProblem, etagMatches } from '../../src/docs/assets';
 import { THEME_NAMES, themeProblem } from '../../src/docs/kind';
-import { THEMES } from '../../src/render/themes';
+import { THEMES } from '../../src/markup/themes';
 import { ansiVar, bandOf, formatVar, varAttrProblem, varsFromEntries, VAR_DEFAULTS, type DocVar } from '../../src/docs/vars';
 import { FILES, PNG } from './docs-fixtures';
 

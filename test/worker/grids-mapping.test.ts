@@ -1,7 +1,8 @@
 /** Mapping parser, meta_data builder and the page renderer (pure functions). */
 import { describe, expect, it } from 'vitest';
 import { buildData, buildMeta, lidFor } from '../../src/grids/build';
-import { escapeHtml, placeCells, renderGridPage } from '../../src/grids/html';
+import { placeCells, renderGridPage } from '../../src/grids/html';
+import { escapeHtml } from '../../src/markup/escape';
 import { parseLayout } from '../../src/grids/layout';
 import { flag, parseMapping } from '../../src/grids/mapping';
 

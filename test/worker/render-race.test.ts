@@ -3,7 +3,6 @@
 import { env } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { api } from '../../src/app';
 import { dbFor } from '../../src/core/context';
 import { HttpError } from '../../src/core/errors';
 import { loadResource } from '../../src/core/resource';
@@ -36,7 +35,7 @@ describe('a render racing a DELETE of its document', () => {
     const req = new Request(`http://platform.test${path}/files/doc.pdf`, { headers: { Authorization: `Bearer ${u.token}` } });
     const exec = { waitUntil: (p: Promise<unknown>) => void p, passThroughOnException: () => {} } as unknown as ExecutionContext;
     const rc = await loadResource({ req, env, exec, url: new URL(req.url), params: { doc: name }, caller, db }, docKind);
-    const pages = await documentPages(api, rc);
+    const pages = await documentPages(rc);
     const hash = await outputHash('doc.pdf', await pages('key'));
     // The DELETE lands while the render runs (after its page is built, before its output is stored).
     const built = pages('inline');

@@ -1,10 +1,10 @@
 /** Pure parts of rendering: the platform's markdown, sanitization, themes, page building, geometry. */
 import { describe, expect, it } from 'vitest';
-import { assetRefs, htmlToText, renderMarkdown, sanitizeHtml, splitFrontMatter, varRefs } from '../../src/render/markdown';
+import { assetRefs, htmlToText, renderMarkdown, sanitizeHtml, splitFrontMatter, varRefs } from '../../src/markup/markdown';
 import { fitImage, keepAliveMs, pdfPageCount, sheetScript } from '../../src/render/outputs';
-import { buildPage, effectiveTheme, prepareCustomCss, type PageInput } from '../../src/render/page';
+import { buildPage, effectiveTheme, prepareCustomCss, type PageInput } from '../../src/markup/page';
 import { assetVersionUrl, cssAssetRefs } from '../../src/render/source';
-import { geometry, resolveTheme, resolveType, THEMES } from '../../src/render/themes';
+import { geometry, resolveTheme, resolveType, THEMES } from '../../src/markup/themes';
 
 const input = (over: Partial<PageInput> = {}): PageInput => ({
   content: '# Hello',

@@ -13,7 +13,6 @@ import { users } from '../../src/db/schema';
 import { docKind } from '../../src/docs/kind';
 import { cachedOutput, closeReleasedSessions, outputHash, MAX_RENDER_PAGES, pdfPageCount, type OutputName, type RenderLimits } from '../../src/render/outputs';
 import { documentPages } from '../../src/render/source';
-import { api } from '../../src/app';
 import { call, makeUser, unique, type TestUser } from './helpers';
 
 /** A 1x1 PNG. */
@@ -43,7 +42,7 @@ async function rcFor(u: TestUser, doc: string, over: Partial<Record<keyof Env, u
 /** Renders (or reads from the cache) one output of the document as `rc` sees it. */
 async function outputOf(rc: ResourceCtx, name: OutputName, limits?: Partial<RenderLimits>): Promise<Uint8Array> {
   // As the route does: keyed by the page in `key` mode, rendered from the inline page on a miss.
-  const pages = await documentPages(api, rc);
+  const pages = await documentPages(rc);
   const out = await cachedOutput(rc, name, () => pages('inline'), await outputHash(name, await pages('key')), limits);
   return out.bytes instanceof Uint8Array ? out.bytes : new Uint8Array(await new Response(out.bytes).arrayBuffer());
 }

@@ -1,8 +1,8 @@
 /** Section blocks (client-contract.md "Section blocks in content"): the grammar and each block's HTML, pure. */
 import { describe, expect, it } from 'vitest';
-import { renderMarkdown } from '../../src/render/markdown';
-import { buildPage, type PageInput } from '../../src/render/page';
-import { commonDecls, parseDocRef, parseSections, sectionRefs, type BlockNode } from '../../src/render/sections';
+import { renderMarkdown } from '../../src/markup/markdown';
+import { buildPage, type PageInput } from '../../src/markup/page';
+import { commonDecls, parseDocRef, parseSections, sectionRefs, type BlockNode } from '../../src/markup/sections';
 
 const doc = (src: string, profiles?: Map<string, { username: string; name?: string; bio?: string }>) => renderMarkdown(src, { sections: { target: 'document', profiles } });
 const mail = (src: string) => renderMarkdown(src, { sections: { target: 'mail', origin: 'https://nvm.test' } });

@@ -25,7 +25,7 @@
  * inline `style` attributes for e-mail, generated classes (collected into `css`) for
  * documents, whose Content-Security-Policy forbids style attributes.
  */
-const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+import { escapeHtml } from './escape';
 
 export const SECTION_KINDS = ['callout', 'preview', 'paragraph', 'author', 'attachment', 'html', 'vis', 'page'] as const;
 export type SectionKind = (typeof SECTION_KINDS)[number];

@@ -4,8 +4,11 @@
  * a strict Content-Security-Policy (no scripts at all; the one style element is allowed by
  * its hash). Pure apart from WebCrypto hashing.
  */
-import { escapeHtml, renderMarkdown, splitFrontMatter, type RenderedMarkdown, type VarView } from './markdown';
+import { sha256Base64 } from '../core/crypto';
+import { escapeHtml } from './escape';
+import { renderMarkdown, splitFrontMatter, type RenderedMarkdown, type VarView } from './markdown';
 import { sectionsCss, type AuthorProfile } from './sections';
+import { strictPage, strictPolicy } from './strict-page';
 import { layoutCss, ORG_THEME, pageSizeCss, resolveTheme, resolveType, themeCss, type DocType, type Theme } from './themes';
 
 export interface PageInput {
@@ -22,7 +25,7 @@ export interface PageInput {
   varColors: Map<string, string>;
   /** Url for an asset name, or null to leave the reference as written. */
   asset: (name: string) => string | null;
-  /** Profiles author blocks may show, by username (sections-data.ts authorProfiles). */
+  /** Profiles author blocks may show, by username (render/sections-data.ts authorProfiles). */
   profiles?: Map<string, AuthorProfile>;
 }
 
@@ -53,25 +56,8 @@ export function prepareCustomCss(css: string, asset: (name: string) => string | 
     .replace(/<!--/g, '<\\!--');
 }
 
-async function sha256Base64(text: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
-  let bin = '';
-  for (const b of digest) bin += String.fromCharCode(b);
-  return btoa(bin);
-}
-
-export function contentSecurityPolicy(styleHash: string, forMeta = false): string {
-  return [
-    "default-src 'none'",
-    `style-src 'sha256-${styleHash}'`,
-    // No remote images: they would make renders slow and change output behind the cache key.
-    "img-src 'self' data:",
-    "font-src 'self' data:",
-    "base-uri 'none'",
-    "form-action 'none'",
-    ...(forMeta ? [] : ["frame-ancestors 'none'"]),
-  ].join('; ');
-}
+// No remote images: they would make renders slow and change output behind the cache key.
+const ALLOW = ["img-src 'self' data:", "font-src 'self' data:"];
 
 function header(meta: Record<string, string>): string {
   if (!meta.title && !meta.subtitle && !meta.author && !meta.date) return '';
@@ -115,13 +101,12 @@ export async function buildPage(input: PageInput): Promise<BuiltPage> {
   const sections = markdown.pages
     .map((p, i) => `<section class="page" id="page-${i + 1}">${i === 0 ? header(markdown.meta) : ''}${p}</section>`)
     .join('\n');
-  const html =
-    '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +
-    `<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy(hash, true)}">` +
-    '<meta name="viewport" content="width=device-width, initial-scale=1">' +
-    '<meta name="referrer" content="no-referrer">' +
-    `<title>${escapeHtml(title)}</title>` +
-    `<style>${style}</style></head>\n` +
-    `<body class="type-${type} theme-${theme.name}"><main class="document">\n${sections}\n</main></body></html>\n`;
-  return { html, title, csp: contentSecurityPolicy(hash), type, theme, unknownTheme: known ? null : requested, markdown };
+  const html = strictPage({
+    title,
+    style,
+    body: `<main class="document">\n${sections}\n</main>`,
+    bodyClass: `type-${type} theme-${theme.name}`,
+    policy: strictPolicy(hash, ALLOW, true),
+  });
+  return { html, title, csp: strictPolicy(hash, ALLOW), type, theme, unknownTheme: known ? null : requested, markdown };
 }

@@ -12,6 +12,7 @@
 import { Marked, type MarkedExtension, type Tokens, type TokensList } from 'marked';
 import * as xssModule from 'xss';
 import { parse as parseYaml } from 'yaml';
+import { escapeHtml } from './escape';
 import { parseSections, renderSections, type RenderedSections, type SectionContext, type TextNode } from './sections';
 
 export interface RenderedMarkdown {
@@ -211,10 +212,6 @@ const sanitizer = new xss.FilterXSS({
 /** HTML with only the allowed tags and attributes: no script, no event handlers, no javascript: urls. */
 export function sanitizeHtml(html: string): string {
   return sanitizer.process(html);
-}
-
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', '#39': "'" };

@@ -1,0 +1,42 @@
+/**
+ * The rendered outputs of a document (files/doc.pdf, files/doc.pptx and their read-only
+ * aliases): keyed by the page in `key` mode (ETag, R2 cache), rendered on a miss.
+ */
+import type { ResourceCtx } from '../core/resource';
+import { cachedOutput, MAX_RENDER_PAGES, outputHash, OUTPUT_TYPES, RENDER_DEADLINE_MS, type OutputName } from './outputs';
+import { documentPages } from './source';
+
+export const OUTPUTS: { name: OutputName; alias: 'pdf' | 'pptx'; summary: string; disposition: 'inline' | 'attachment'; ext: string }[] = [
+  { name: 'doc.pdf', alias: 'pdf', summary: 'The document as PDF (A4 pages for doc/docs, 16:9 for pres, one continuous page for blog/web)', disposition: 'inline', ext: 'pdf' },
+  { name: 'doc.pptx', alias: 'pptx', summary: 'The document as a slide deck: one slide per page (its image, its text in the notes)', disposition: 'attachment', ext: 'pptx' },
+];
+
+export async function outputResponse(rc: ResourceCtx, o: (typeof OUTPUTS)[number]): Promise<Response> {
+  const t0 = Date.now();
+  // The key page names assets by version: a cache hit reads no asset bytes.
+  const pages = await documentPages(rc);
+  const hash = await outputHash(o.name, await pages('key'));
+  const t1 = Date.now();
+  const etag = `"${hash}"`;
+  const headers: Record<string, string> = {
+    'Content-Type': OUTPUT_TYPES[o.name],
+    'Content-Disposition': `${o.disposition}; filename="${rc.resource.name}.${o.ext}"`,
+    ETag: etag,
+    'Cache-Control': 'private, no-cache',
+    'X-NVM-Type': 'file',
+    'X-Content-Type-Options': 'nosniff',
+  };
+  if (rc.req.headers.get('If-None-Match') === etag) return new Response(null, { status: 304, headers });
+  const out = await cachedOutput(rc, o.name, () => pages('inline'), hash);
+  headers['X-Render-Cache'] = out.cached ? 'hit' : 'miss';
+  headers['Server-Timing'] = `page;dur=${t1 - t0}, output;dur=${Date.now() - t1};desc="${out.cached ? 'cache hit' : 'rendered'}"`;
+  return new Response(out.bytes, { headers });
+}
+
+export const outputResponses = (name: OutputName) => ({
+  200: { description: name, type: OUTPUT_TYPES[name] },
+  304: { description: 'Not modified (If-None-Match)' },
+  413: { description: `More than ${MAX_RENDER_PAGES} pages` },
+  502: { description: 'The browser failed to render' },
+  504: { description: `The render took longer than ${RENDER_DEADLINE_MS / 1000} s` },
+});

@@ -1,0 +1,50 @@
+/**
+ * The pages of documents: the canonical page `/u/:user/d/:doc` (sanitized HTML under a
+ * strict Content-Security-Policy) and the short url `/s/:shortname` that redirects to it.
+ */
+import { and, eq } from 'drizzle-orm';
+import type { Ctx } from '../core/context';
+import { sha256Hex } from '../core/crypto';
+import { notFound } from '../core/errors';
+import { loadResource } from '../core/resource';
+import { resources, users } from '../db/schema';
+import { loadAliased } from '../docs/alias';
+import { docKind } from '../docs/kind';
+import { documentPages, isPublic } from './source';
+
+export async function canonicalPage(ctx: Ctx): Promise<Response> {
+  const rc = await loadAliased(ctx);
+  // A private document's viewer has no token for asset urls in the browser: embed them.
+  const [pages, pub] = await Promise.all([documentPages(rc), isPublic(rc)]);
+  const mode = pub ? 'link' : 'inline';
+  // Linked pages hold no asset bytes: the page is its own ETag source. Inline pages are
+  // keyed by asset versions, so a 304 never reads the asset bytes.
+  const linked = mode === 'link' ? await pages('link') : null;
+  const key = linked ?? (await pages('key'));
+  const etag = `"${await sha256Hex(`page\n${mode}\n${key.html}`)}"`;
+  const headers: Record<string, string> = {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Security-Policy': key.csp,
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'Cache-Control': 'private, no-cache',
+    ETag: etag,
+  };
+  if (ctx.req.headers.get('If-None-Match') === etag) return new Response(null, { status: 304, headers });
+  const built = linked ?? (await pages('inline'));
+  headers['Content-Security-Policy'] = built.csp;
+  return new Response(built.html, { headers });
+}
+
+export async function shortUrl(ctx: Ctx): Promise<Response> {
+  const missing = () => notFound(`no such document: ${ctx.params.shortname}`);
+  const row = await ctx.db
+    .select({ name: resources.name, owner: users.username })
+    .from(resources)
+    .innerJoin(users, eq(users.id, resources.owner_id))
+    .where(and(eq(resources.shortname, ctx.params.shortname!), eq(resources.kind, docKind.kind)))
+    .get();
+  if (!row) throw missing();
+  await loadResource({ ...ctx, params: { owner: row.owner } }, docKind, row.name); // 404 unless readable
+  return new Response(null, { status: 302, headers: { Location: `/u/${row.owner}/d/${row.name}` } });
+}

@@ -1,4 +1,7 @@
-/** The route table of the whole platform: each area adds its routes here. */
+/**
+ * The route table of the whole platform: each area mounts its routes here. The order is
+ * the router's (the first matching route answers) and the OpenAPI document's.
+ */
 import { accountRoutes } from './accounts/routes';
 import { Api } from './core/api';
 import { docRoutes } from './docs/routes';

@@ -1,5 +1,6 @@
 /** Accounts: creating and updating users, checking passwords, issuing tokens. */
 import { eq } from 'drizzle-orm';
+import { z } from 'zod';
 import { tokens, users, type User } from '../db/schema';
 import { forgetUser, hashToken, newToken } from '../core/auth';
 import { nowIso } from '../core/clock';
@@ -64,6 +65,16 @@ export async function issueToken(db: Db, user: User, name: string, description: 
   await db.insert(tokens).values({ user_id: user.id, token_hash: await hashToken(token), name, description, created_on: nowIso() });
   return token;
 }
+
+/** The account as the API shows it (GET /v1/admin/profile, PUT /v1/ops/users/:user). */
+export const profileSchema = z.object({
+  username: z.string(),
+  email: z.string(),
+  email_verified: z.boolean(),
+  account: z.enum(['user', 'organisation']),
+  plan: z.enum(['free', 'premium']),
+  profile_public: z.boolean(),
+});
 
 export function profileOf(u: User) {
   return {

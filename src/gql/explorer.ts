@@ -65,3 +65,13 @@ $('run').onclick = run;
 document.addEventListener('keydown', (e) => { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); run(); } });
 schema();
 </script></body></html>`;
+
+/** The page, under a CSP that lets it run only its own inline code and talk only to this origin. */
+export function explorerPage(): Response {
+  return new Response(EXPLORER_HTML, {
+    headers: {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Content-Security-Policy': "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'",
+    },
+  });
+}

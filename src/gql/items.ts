@@ -11,7 +11,6 @@ import { gridKind } from '../grids/kind';
 import { jobKind } from '../jobs/kind';
 import { mailKind } from '../mail/kind';
 import { entryValues } from '../core/entries';
-import type { ShareRow, TagRow } from './loaders';
 import { page, userError } from './values';
 import type { Db } from '../core/context';
 
@@ -19,6 +18,23 @@ import type { Db } from '../core/context';
 export type KindInfo = Pick<ResourceKind, 'kind' | 'entries' | 'url'>;
 
 export const KINDS: Record<ResourceKindName, KindInfo> = { doc: docKind, grid: gridKind, mail: mailKind, job: jobKind };
+
+/** One sharing row of a listed resource (with the group it names, if any). */
+export interface ShareRow {
+  resource_id: number;
+  entry: string;
+  group_id: number | null;
+  perms: string;
+  ref: string | null;
+  slug: string | null;
+  kind: Group['kind'] | null;
+}
+
+/** One of the caller's tags on a resource. */
+export interface TagRow {
+  id: number;
+  tag: string;
+}
 
 /** One listed resource: its row, owner, kind, and what its listing fetched for it. */
 export interface Item {

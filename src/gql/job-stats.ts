@@ -1,7 +1,7 @@
 /**
  * Run statistics of jobs for the client's job listing (`last_run_status last_run_time
  * run_count current_step triggers`), for many jobs in one statement. Runs are never
- * public: the resolvers show them only where src/gql/jobs.ts `lastRunOf` would.
+ * public: the resolvers show them only where src/gql/jobs.ts shows runs.
  */
 import DataLoader from 'dataloader';
 import { sql } from 'drizzle-orm';

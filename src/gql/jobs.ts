@@ -1,18 +1,23 @@
 /**
- * The last run of a job. Runs are never public: the run is shown only to callers whose
- * access to the job comes from ownership or a group share (src/core/perms.ts), exactly
- * as REST hides runs/ from a public-only reader.
+ * The runs of a job (its last run, its run statistics). Runs are never public: they are
+ * shown only to callers whose access to the job comes from ownership or a group share
+ * (src/core/perms.ts), exactly as REST hides runs/ from a public-only reader.
  */
-import DataLoader from 'dataloader';
-import type { Db } from '../core/context';
 import { accessFromGrants, OWNER_ACCESS, type Access } from '../core/perms';
 import type { User } from '../db/schema';
-import { lastRuns, type LastRun } from '../jobs/runs';
+import type { LastRun } from '../jobs/runs';
 import type { Item } from './items';
+import type { JobStats } from './job-stats';
 import type { Loaders } from './loaders';
 
+/** What the run fields read of a request: who asks, and its loaders. */
+interface RunReader {
+  caller: User | null;
+  loaders: Loaders;
+}
+
 /** The caller's access to a listed item, from the share rows its listing fetched. */
-export async function accessOf(loaders: Loaders, caller: User | null, item: Item): Promise<Access> {
+async function accessOf(loaders: Loaders, caller: User | null, item: Item): Promise<Access> {
   if (caller?.id === item.row.owner_id) return OWNER_ACCESS;
   const roles = await loaders.rolesOfCaller();
   return accessFromGrants(
@@ -21,15 +26,18 @@ export async function accessOf(loaders: Loaders, caller: User | null, item: Item
   );
 }
 
-export function lastRunLoader(db: Db): DataLoader<number, LastRun | null> {
-  return new DataLoader(async (ids) => {
-    const runs = await lastRuns(db, [...ids]);
-    return ids.map((id) => runs.get(id) ?? null);
-  });
+async function runsShown(c: RunReader, item: Item): Promise<boolean> {
+  const access = await accessOf(c.loaders, c.caller, item);
+  return access.r && !access.viaPublicOnly;
 }
 
-export async function lastRunOf(c: { caller: User | null; loaders: Loaders }, item: Item): Promise<LastRun | null> {
-  const access = await accessOf(c.loaders, c.caller, item);
-  if (!access.r || access.viaPublicOnly) return null;
+export async function lastRunOf(c: RunReader, item: Item): Promise<LastRun | null> {
+  if (!(await runsShown(c, item))) return null;
   return c.loaders.lastRun.load(item.row.id);
+}
+
+/** Run statistics, shown where `last_run` is. */
+export async function runStats(item: Item, c: RunReader): Promise<{ shown: boolean; stats: JobStats | null }> {
+  if (!(await runsShown(c, item))) return { shown: false, stats: null };
+  return { shown: true, stats: await c.loaders.jobStats.load(item.row.id) };
 }

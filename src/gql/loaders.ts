@@ -9,43 +9,16 @@ import DataLoader from 'dataloader';
 import { and, asc, eq, like, or } from 'drizzle-orm';
 import type { Db } from '../core/context';
 import { readableThroughShare } from '../core/resource';
-import { groups, members, resources, users, type Group, type ResourceKindName, type Role, type User } from '../db/schema';
+import { groups, members, resources, users, type ResourceKindName, type Role, type User } from '../db/schema';
 import { groupEntries } from '../groups/schema';
 import { readableSharedWith } from '../groups/shared-items';
 import { optionsOf, shapeGroups, type GqlGroup } from './groups';
 import { selectItems, shapeItems, type Item, type Want } from './items';
 import { jobStatsLoader } from './job-stats';
-import { lastRunLoader } from './jobs';
+import { lastRunLoader } from './last-run';
+import { PERSON_COLUMNS, type PersonRow } from './people';
 import { topicsOf } from './topics';
 import { inJson } from './values';
-
-export interface ShareRow {
-  resource_id: number;
-  entry: string;
-  group_id: number | null;
-  perms: string;
-  ref: string | null;
-  slug: string | null;
-  kind: Group['kind'] | null;
-}
-
-/** One of the caller's tags on a resource. */
-export interface TagRow {
-  id: number;
-  tag: string;
-}
-
-/** What a user field shows of an account (never the e-mail address). */
-export interface PersonRow {
-  id: number;
-  username: string;
-  name: string;
-  bio: string;
-  account: User['account'];
-  public: boolean;
-}
-
-export const PERSON_COLUMNS = { id: users.id, username: users.username, name: users.name, bio: users.bio, account: users.account, public: users.profile_public };
 
 /** Entry paths an item nested in a user or group may show (all item fields). */
 export const ALL_PATHS = ['name', 'config/type', 'summary', 'config/schedule', 'config/enabled', 'config/chains'];

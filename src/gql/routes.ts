@@ -1,99 +1,12 @@
 /**
- * The GraphQL read API at /gql (graphql-yoga on graphql-js). POST /gql takes JSON
+ * The GraphQL read API at /gql (the server: server.ts). POST /gql takes JSON
  * {query, variables, operationName}; GET /gql with ?query= runs a query, and without it
- * serves the explorer page. Bearer auth is optional (anonymous callers see what REST
- * shows them); a token that is sent but unknown answers 401 like REST.
+ * serves the explorer page.
  */
-import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
-import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
-import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
-import { execute as executeGraphql, parse, type ExecutionArgs, type GraphQLError, type ValidationContext } from 'graphql';
-import { createYoga, type Plugin } from 'graphql-yoga';
 import { z } from 'zod';
 import type { Api } from '../core/api';
-import { bearerToken } from '../core/auth';
-import type { Ctx } from '../core/context';
-import { unauthorized } from '../core/errors';
-import { readBytes } from '../core/http';
-import type { User } from '../db/schema';
-import { EXPLORER_HTML } from './explorer';
-import { makeLoaders } from './loaders';
-import { schema, type GqlContext } from './schema';
-import { LIMITS } from './values';
-
-interface ServerContext {
-  env: Env;
-  db: GqlContext['db'];
-  caller: User | null;
-}
-
-// Limits found during validation are reported as validation errors (so a client that
-// accepts application/graphql-response+json gets 400, like any invalid query).
-const asValidationError = { propagateOnRejection: false, onReject: [(ctx: ValidationContext | null, err: GraphQLError) => ctx?.reportError(err)] };
-// Tokens are counted by graphql-js's own parser (its maxTokens option), so the error is the
-// library's own syntax error (400), before any validation work.
-const maxTokens: Plugin = {
-  onParse: ({ setParseFn }) => setParseFn((source, options) => parse(source, { ...options, maxTokens: LIMITS.tokens })),
-};
-// graphql-js's own executor instead of yoga's default (@graphql-tools/executor, which adds
-// @defer/@stream this API does not offer): the latter builds two closures per resolved
-// field, which the Worker bundle's keep-names helper makes costly (a third of a 100-item
-// listing's execution time in the bench). Like the default, a request that cannot start
-// (variables of the wrong type) answers 400.
-const graphqlJsExecutor: Plugin = {
-  onExecute: ({ setExecuteFn }) =>
-    setExecuteFn((args: ExecutionArgs) => {
-      const result = executeGraphql(args);
-      if (!(result instanceof Promise) && !('data' in result)) result.errors?.forEach(asBadRequest);
-      return result;
-    }),
-};
-function asBadRequest(err: GraphQLError): void {
-  Object.defineProperty(err, 'extensions', { value: { ...err.extensions, http: { status: 400 } } });
-}
-const plugins = [
-  graphqlJsExecutor,
-  maxTokens,
-  maxDepthPlugin({ n: LIMITS.depth, ignoreIntrospection: false, flattenFragments: true, ...asValidationError }),
-  // Introspection is bounded by depth and tokens; its static cost is large but fixed.
-  costLimitPlugin({ maxCost: LIMITS.cost, ...asValidationError }),
-  maxAliasesPlugin({ n: LIMITS.aliases, ...asValidationError }),
-] as Plugin[];
-
-const yoga = createYoga<ServerContext, GqlContext>({
-  schema,
-  graphqlEndpoint: '/gql',
-  graphiql: false,
-  landingPage: false,
-  logging: false,
-  // Unexpected errors never leak their message or stack, in development either.
-  maskedErrors: { isDev: false },
-  batching: false,
-  // The body is bounded before yoga sees it (execute), without yoga's per-request stream.
-  maxRequestBodySize: false,
-  plugins,
-  context: ({ env, db, caller }) => ({ env, db, caller, loaders: makeLoaders(db, caller, env) }),
-});
-
-/** Runs one GraphQL request for the caller (the router has authenticated it). */
-async function execute(ctx: Ctx): Promise<Response> {
-  if (bearerToken(ctx.req) && !ctx.caller) throw unauthorized('unknown or revoked token');
-  return yoga.fetch(await bounded(ctx.req), { env: ctx.env, db: ctx.db, caller: ctx.caller });
-}
-
-/**
- * The request with a body of at most LIMITS.body bytes (413 above it). A declared
- * Content-Length within the limit is a bound the runtime enforces (the body ends there),
- * so that request goes to yoga as it is; a body of undeclared length is read, counted and
- * handed over as a fresh request.
- */
-async function bounded(req: Request): Promise<Request> {
-  if (req.method !== 'POST' || !req.body) return req;
-  const declared = req.headers.get('Content-Length');
-  if (declared !== null && /^\d+$/.test(declared) && Number(declared) <= LIMITS.body) return req;
-  const body = await readBytes(req, LIMITS.body);
-  return new Request(req.url, { method: 'POST', headers: req.headers, body: new Uint8Array(body) });
-}
+import { explorerPage } from './explorer';
+import { execute } from './server';
 
 const gqlBody = z.object({
   query: z.string(),
@@ -125,14 +38,6 @@ export function gqlRoutes(api: Api): void {
       200: { description: 'Explorer page, or a GraphQL result for ?query=', type: 'text/html' },
       400: { description: 'Malformed query (GraphQL errors)', type: 'application/json', schema: gqlResult },
     },
-    handler: async (ctx) => {
-      if (ctx.url.searchParams.has('query')) return execute(ctx);
-      return new Response(EXPLORER_HTML, {
-        headers: {
-          'Content-Type': 'text/html; charset=utf-8',
-          'Content-Security-Policy': "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'",
-        },
-      });
-    },
+    handler: async (ctx) => (ctx.url.searchParams.has('query') ? execute(ctx) : explorerPage()),
   });
 }

@@ -12,9 +12,8 @@ import { candidateGroups, myGroups, shapeGroups, type GqlGroup, type GroupFilter
 import { entryOf, KINDS, listItems, type Item, type ListArgs } from './items';
 import type { Loaders } from './loaders';
 import { enabledFlag, page, rfc2822, tagInfo, textOrNull } from './values';
-import { accessOf, lastRunOf } from './jobs';
-import type { JobStats } from './job-stats';
-import { PERSON_COLUMNS, type PersonRow } from './loaders';
+import { lastRunOf, runStats } from './jobs';
+import { PERSON_COLUMNS, type PersonRow } from './people';
 import { mentionsOf, type GqlComment, type GqlTopic } from './topics';
 import { varsFromEntries } from '../docs/vars';
 import { parseChains } from '../jobs/chains';
@@ -433,13 +432,6 @@ const list = (kind: keyof typeof KINDS) => (_: unknown, args: Args<ListArgs>, c:
 /** The caller's own resources of a kind (`me { docs }`): the root listing without author. */
 const mine = (kind: keyof typeof KINDS) => (_: Me, args: Args<ListArgs>, c: GqlContext, info: GraphQLResolveInfo) =>
   list(kind)(null, { limit: args.limit, offset: args.offset }, c, info);
-
-/** Runs are shown where `last_run` is (never through a public share only). */
-async function runStats(i: Item, c: GqlContext): Promise<{ shown: boolean; stats: JobStats | null }> {
-  const access = await accessOf(c.loaders, c.caller, i);
-  if (!access.r || access.viaPublicOnly) return { shown: false, stats: null };
-  return { shown: true, stats: await c.loaders.jobStats.load(i.row.id) };
-}
 
 function jobSteps(i: Item): number {
   const chains = i.entries.get('config/chains');

@@ -1,0 +1,101 @@
+/** The operator interface (only with OPS_TOKEN set): users, the outbox, the platform clock. */
+import { asc, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { outbox, users } from '../db/schema';
+import type { Api } from '../core/api';
+import { setClockOffset } from '../core/clock';
+import { HttpError, notFound } from '../core/errors';
+import { jsonResponse, noContent } from '../core/http';
+import { isTimeZone, username as checkUsername } from '../core/names';
+import { profileOf, profileSchema, upsertUser } from './users';
+
+const opsUser = z
+  .object({
+    password: z.string().min(1).max(1024).optional(),
+    email: z.string().email().max(254).nullable().optional(),
+    email_verified: z.boolean().optional(),
+    account: z.enum(['user', 'organisation']).optional(),
+    plan: z.enum(['free', 'premium']).optional(),
+    profile_public: z.boolean().optional(),
+    timezone: z.string().max(64).refine(isTimeZone, 'timezone: an IANA name such as Europe/Paris').optional(),
+  })
+  .strict();
+
+const outboxEntry = z.object({
+  id: z.number().int(),
+  kind: z.enum(['mail', 'test', 'invite', 'reply']),
+  from: z.string(),
+  to: z.array(z.string()),
+  subject: z.string(),
+  text: z.string(),
+  html: z.string(),
+  attachments: z.array(z.object({ filename: z.string(), content_type: z.string(), size: z.number().int() })),
+  created_on: z.string(),
+});
+
+export function opsRoutes(api: Api): void {
+  api.put('/v1/ops/users/:user', {
+    summary: 'Create (201) or update (200) a user',
+    tag: 'ops',
+    auth: 'ops',
+    json: opsUser,
+    responses: {
+      200: { description: 'Updated: the account', type: 'application/json', schema: profileSchema },
+      201: { description: 'Created: the account', type: 'application/json', schema: profileSchema },
+    },
+    handler: async (ctx) => {
+      const name = checkUsername(ctx.params.user!);
+      const exists = await ctx.db.select({ id: users.id }).from(users).where(eq(users.username, name)).get();
+      if (!exists && !ctx.body.password) throw new HttpError(400, 'password is required to create a user');
+      const { created, user } = await upsertUser(ctx.db, name, ctx.body);
+      return jsonResponse(profileOf(user), { status: created ? 201 : 200 });
+    },
+  });
+
+  api.get('/v1/ops/outbox', {
+    summary: 'Every outbound e-mail handed to the transport, newest last',
+    tag: 'ops',
+    auth: 'ops',
+    responses: { 200: { description: 'Outbox', type: 'application/json', schema: z.array(outboxEntry) } },
+    handler: async (ctx) => {
+      const rows = await ctx.db.select().from(outbox).orderBy(asc(outbox.id));
+      return jsonResponse(
+        rows.map((r) => ({
+          id: r.id,
+          kind: r.kind,
+          from: r.sender,
+          to: r.recipients,
+          subject: r.subject,
+          text: r.text,
+          html: r.html,
+          attachments: r.attachments,
+          created_on: r.created_on,
+        })),
+      );
+    },
+  });
+
+  api.delete('/v1/ops/outbox', {
+    summary: 'Empty the outbox',
+    tag: 'ops',
+    auth: 'ops',
+    responses: { 204: { description: 'Emptied' } },
+    handler: async (ctx) => {
+      await ctx.db.delete(outbox);
+      return noContent();
+    },
+  });
+
+  api.post('/v1/ops/clock', {
+    summary: 'Move the platform clock (tests; only where ALLOW_CLOCK_OVERRIDE is "true")',
+    tag: 'ops',
+    auth: 'ops',
+    json: z.object({ offset_ms: z.number().int() }),
+    responses: { 204: { description: 'Set' } },
+    handler: async (ctx) => {
+      if (ctx.env.ALLOW_CLOCK_OVERRIDE !== 'true') throw notFound('clock override is disabled');
+      setClockOffset(ctx.body.offset_ms);
+      return noContent();
+    },
+  });
+}

@@ -24,6 +24,9 @@ import type { RunStatus } from '../src/jobs/schema';
 
 class StepFailure extends Error {}
 
+/** How long a final run's instance stays in memory after its last call (see touch). */
+const RELEASE_IDLE_MS = 5_000;
+
 const sse = (event: string, data: unknown) => new TextEncoder().encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
 
 export class RunObject extends DurableObject<Env> {
@@ -38,6 +41,7 @@ export class RunObject extends DurableObject<Env> {
   private canceledAt = 0;
   private db: Db;
   private readonly steps: RunSteps;
+  private releaseTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -82,6 +86,7 @@ export class RunObject extends DurableObject<Env> {
   }
 
   readLog(): LogEntry[] {
+    this.touch();
     return this.ctx.storage.sql.exec<{ log_time: string; severity: string; message: string }>('SELECT log_time, severity, message FROM log ORDER BY id').toArray();
   }
 
@@ -92,10 +97,12 @@ export class RunObject extends DurableObject<Env> {
 
   /** The stored output when it is small enough to live here (see INLINE_OUTPUT). */
   output(): ArrayBuffer | null {
+    this.touch();
     return (this.ctx.storage.kv.get<ArrayBuffer>('output') as ArrayBuffer | undefined) ?? null;
   }
 
   getStatus(): RunStatus | null {
+    this.touch();
     return this.status;
   }
 
@@ -104,6 +111,7 @@ export class RunObject extends DurableObject<Env> {
    * instance if it was reset, which finishes the cut-off run (see the constructor).
    */
   async recover(): Promise<RunStatus | null> {
+    this.touch();
     if (!this.executing) await this.interrupt();
     return this.status;
   }
@@ -115,6 +123,7 @@ export class RunObject extends DurableObject<Env> {
 
   /** A live tail: every log entry so far, then new ones as they come, then `end` with the final status. */
   liveLog(): ReadableStream<Uint8Array> {
+    this.touch();
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
     const writer = writable.getWriter();
     for (const e of this.readLog()) void writer.write(sse('log', e)).catch(() => undefined);
@@ -144,12 +153,14 @@ export class RunObject extends DurableObject<Env> {
     await insertRejected(this.db, spec, at);
     this.log(`run rejected: ${reason}`, 'error');
     await this.retain();
+    this.touch();
   }
 
   // ---- cancel ----
 
   /** A cancel from the API (the route has already refused child runs). */
   async cancel(by: string): Promise<CancelAnswer> {
+    this.touch();
     const refusal = cancelRefusal(this.status);
     if (refusal) return refusal;
     this.accept(`cancel requested by ${by}`);
@@ -159,6 +170,7 @@ export class RunObject extends DurableObject<Env> {
 
   /** Cancel from the parent run (the top-level run is being canceled). */
   async teardown(): Promise<void> {
+    this.touch();
     if (this.status === null) {
       // execute() has not arrived yet: it will end the run canceled without running it.
       this.pendingCancel = true;
@@ -252,6 +264,7 @@ export class RunObject extends DurableObject<Env> {
     this.log(`run ${status}${out ? ` (output ${out.filename}, ${out.data.byteLength} bytes)` : ''}`, status === 'success' ? 'info' : status === 'failed' ? 'error' : 'warning');
     this.endTails();
     this.ctx.waitUntil(this.retain());
+    this.touch();
     return { name: head.name, status, files, bundle: out, message, ...(status === 'failed' ? { decidedAt } : {}) };
   }
 
@@ -260,6 +273,26 @@ export class RunObject extends DurableObject<Env> {
     if (this.status !== 'processing' && this.status !== 'canceling') return;
     const canceling = this.status === 'canceling';
     await this.finish(this.head(), canceling ? { kind: 'aborted', message: `${INTERRUPTED} while canceling` } : { kind: 'failed', message: INTERRUPTED });
+  }
+
+  /**
+   * A final run's instance leaves memory once idle for RELEASE_IDLE_MS (its storage and
+   * retention alarm stay; the next call or the alarm constructs it again from storage).
+   * Local workerd keeps every object with a pending alarm in memory until the alarm fires,
+   * so without this each run held ~0.4 MiB for its 30 days of retention (issue 16: the soak's
+   * memory grew without bound). Every call re-arms the timer, so an object in use stays.
+   */
+  private touch(): void {
+    clearTimeout(this.releaseTimer);
+    this.releaseTimer = undefined;
+    if (!this.idleAndFinal()) return;
+    this.releaseTimer = setTimeout(() => {
+      if (this.idleAndFinal()) this.ctx.abort('released: the run is final and idle');
+    }, RELEASE_IDLE_MS);
+  }
+
+  private idleAndFinal(): boolean {
+    return this.status !== null && isFinal(this.status) && !this.executing && !this.tails.size;
   }
 
   /** The retention alarm of a final run; remembers when it is due (see alarm). */
@@ -271,6 +304,15 @@ export class RunObject extends DurableObject<Env> {
 
   /** While running: the watchdog (see WATCHDOG_MS). Once final: retention, the log and the output go after 30 days. */
   override async alarm(): Promise<void> {
+    clearTimeout(this.releaseTimer);
+    try {
+      await this.onAlarm();
+    } finally {
+      this.touch();
+    }
+  }
+
+  private async onAlarm(): Promise<void> {
     if (this.status === 'processing' || this.status === 'canceling') {
       if (this.executing) await this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS);
       else await this.interrupt();

@@ -2,7 +2,7 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers';
 import { fetch as passThrough, Response as MfResponse, type Request as MfRequest } from 'miniflare';
 import { defineConfig } from 'vitest/config';
-import { STEP_HOST, stepServer } from './test/worker/jobs-outbound.ts';
+import { STEP_HOST, stepServer } from './test/worker/jobs/outbound.ts';
 
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = 'false';
 process.env.WRANGLER_SEND_METRICS = 'false';

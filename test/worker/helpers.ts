@@ -8,7 +8,8 @@ export const OPS = 'test-ops-token';
 const BASE = 'http://platform.test';
 
 const worker = () => (exports as unknown as { default: Fetcher }).default;
-export const call = requester(async (url, init) => worker().fetch(new Request(url, init)), () => BASE);
+const send = async (url: string, init: RequestInit) => worker().fetch(new Request(url, init));
+export const call = requester(send, () => BASE);
 
 /** Creates a user through the operator interface and signs in through POST /v1/token. */
 export function makeUser(fields: Record<string, unknown> = {}, prefix = 'u'): Promise<TestUser> {

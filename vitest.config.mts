@@ -2,7 +2,7 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers';
 import { fetch as passThrough, Response as MfResponse, type Request as MfRequest } from 'miniflare';
 import { defineConfig } from 'vitest/config';
-import { STEP_HOST, stepServer } from './test/worker/jobs-outbound.ts';
+import { STEP_HOST, stepServer } from './test/worker/jobs/outbound.ts';
 
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = 'false';
 process.env.WRANGLER_SEND_METRICS = 'false';
@@ -20,7 +20,7 @@ export default defineConfig(async () => {
           bindings: { OPS_TOKEN: 'test-ops-token', ALLOW_CLOCK_OVERRIDE: 'true', TEST_MIGRATIONS: migrations, JOBS_TEST_LIMITS: '2000,6000', JOBS_TEST_GRACE_MS: '3000' },
           // The suite's own volume (thousands of requests on few tokens) must not be throttled:
           // RATE_LIMIT gets a limit no test reaches. RATE_LIMIT_LOW (test-only) is the low limit
-          // test/worker/ratelimit.test.ts hands the Worker in place of RATE_LIMIT.
+          // test/worker/platform/ratelimit.test.ts hands the Worker in place of RATE_LIMIT.
           ratelimits: {
             RATE_LIMIT: { simple: { limit: 1_000_000, period: 60 } },
             RATE_LIMIT_LOW: { simple: { limit: 3, period: 60 } },

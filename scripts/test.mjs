@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// npm test: the workerd suite (vitest + Workers pool: real local D1, R2, Durable Objects),
-// then the end-to-end suite (real server over HTTP). Prints one closing line
-// `tests: N passed, N failed, N skipped` and exits non-zero on any failure.
+// npm test: the lint checks (formatting, import layering), then the workerd suite (vitest +
+// Workers pool: real local D1, R2, Durable Objects), then the end-to-end suite (real server
+// over HTTP). Prints one closing line `tests: N passed, N failed, N skipped` and exits
+// non-zero on any failure, a failed lint check included. SKIP_LINT=1 skips the lint checks.
 // Extra arguments are passed to both vitest runs (e.g. a file filter).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -15,6 +16,22 @@ const out = join(root, '.test-results');
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' };
+
+// The same checks as `npm run lint`, each run even when the other fails, so both are reported.
+const checks = [
+  ['format', 'prettier', ['--check', '.']],
+  ['layering', 'depcruise', ['src', 'durable', '--config', '.dependency-cruiser.cjs']],
+];
+const lintFailures = [];
+if (process.env.SKIP_LINT === '1') console.log('=== lint skipped (SKIP_LINT=1)');
+else {
+  for (const [name, tool, toolArgs] of checks) {
+    console.log(`\n=== lint: ${name} (${tool} ${toolArgs.join(' ')})`);
+    const r = spawnSync(join(root, 'node_modules', '.bin', tool), toolArgs, { cwd: root, env, stdio: 'inherit' });
+    if (r.status !== 0) lintFailures.push(name);
+  }
+}
+
 localBrowserSetup();
 
 const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
@@ -48,5 +65,6 @@ for (const [name, config] of suites) {
     broken = true;
   }
 }
+if (lintFailures.length) console.error(`\nlint failed: ${lintFailures.join(', ')} (npm run lint)`);
 console.log(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
-process.exit(failed || broken ? 1 : 0);
+process.exit(failed || broken || lintFailures.length ? 1 : 0);

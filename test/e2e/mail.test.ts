@@ -1,7 +1,7 @@
 // E-mail sending over HTTP against the server started as `npm start` does: the whole
 // send cycle, concurrency, the clock-moved rate window, and the public unsubscribe link.
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { burstProblems, type BurstRun } from '../worker/mail-burst';
+import { burstProblems, type BurstRun } from '../worker/mail/burst';
 import { http, makeUser, opsToken, unique, type E2EUser } from './harness';
 
 // Sends wait for delivery to end; a loaded machine makes that slow, never wrong.

@@ -1,52 +1,17 @@
 /** Test helpers: requests go through the real Worker (exports.default.fetch) in workerd. */
 import { exports } from 'cloudflare:workers';
+import { createUser, requester, type TestUser } from '../client';
+
+export { unique, type CallOptions, type TestUser } from '../client';
 
 export const OPS = 'test-ops-token';
 const BASE = 'http://platform.test';
 
-let seq = 0;
-/** A name no other test uses (tests share one local D1). */
-export function unique(prefix = 'u'): string {
-  return `${prefix}${Date.now().toString(36)}${(seq++).toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`.slice(0, 60);
-}
-
-export interface CallOptions {
-  token?: string | null;
-  text?: string;
-  json?: unknown;
-  body?: BodyInit;
-  type?: string;
-  headers?: Record<string, string>;
-}
-
-export async function call(method: string, path: string, o: CallOptions = {}): Promise<Response> {
-  const headers = new Headers(o.headers);
-  if (o.token) headers.set('Authorization', `Bearer ${o.token}`);
-  let body: BodyInit | undefined = o.body;
-  if (o.text !== undefined) {
-    body = o.text;
-    headers.set('Content-Type', o.type ?? 'text/plain');
-  } else if (o.json !== undefined) {
-    body = JSON.stringify(o.json);
-    headers.set('Content-Type', o.type ?? 'application/json');
-  } else if (o.type) headers.set('Content-Type', o.type);
-  return (exports as unknown as { default: Fetcher }).default.fetch(new Request(BASE + path, { method, headers, body }));
-}
-
-export interface TestUser {
-  username: string;
-  password: string;
-  token: string;
-}
+const worker = () => (exports as unknown as { default: Fetcher }).default;
+const send = async (url: string, init: RequestInit) => worker().fetch(new Request(url, init));
+export const call = requester(send, () => BASE);
 
 /** Creates a user through the operator interface and signs in through POST /v1/token. */
-export async function makeUser(fields: Record<string, unknown> = {}, prefix = 'u'): Promise<TestUser> {
-  const username = unique(prefix);
-  const password = `pw-${username}`;
-  const created = await call('PUT', `/v1/ops/users/${username}`, { token: OPS, json: { password, ...fields } });
-  if (created.status !== 201) throw new Error(`ops user create: ${created.status} ${await created.text()}`);
-  const res = await call('POST', '/v1/token', { json: { username, password } });
-  if (res.status !== 200) throw new Error(`token: ${res.status} ${await res.text()}`);
-  const { token } = (await res.json()) as { token: string };
-  return { username, password, token };
+export function makeUser(fields: Record<string, unknown> = {}, prefix = 'u'): Promise<TestUser> {
+  return createUser(call, OPS, fields, prefix);
 }

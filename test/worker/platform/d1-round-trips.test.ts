@@ -1,0 +1,167 @@
+// D1 round trips per request (issue 17), read from each answer's Server-Timing: a hot
+// authenticated read costs at most one once the token is cached, and the common writes
+// no more than three. A change that adds a round trip to these fails here.
+import { env } from 'cloudflare:workers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { orgWorld, person, userGroupWorld } from '../groups/fixtures';
+import { call, makeUser, unique, type TestUser } from '../helpers';
+
+function roundTrips(res: Response): number {
+  const m = /d1;desc="(\d+) round trips"/.exec(res.headers.get('Server-Timing') ?? '');
+  if (!m) throw new Error(`no d1 Server-Timing on ${res.status}: ${res.headers.get('Server-Timing')}`);
+  return Number(m[1]);
+}
+
+/** The answer's status and round trips, its body read. */
+async function measured(method: string, path: string, u: TestUser | null, o: { text?: string; json?: unknown; body?: BodyInit; type?: string; headers?: Record<string, string> } = {}) {
+  const res = await call(method, path, { token: u?.token ?? null, ...o });
+  await res.arrayBuffer();
+  return { status: res.status, trips: roundTrips(res) };
+}
+
+describe('D1 round trips per request', () => {
+  let owner: TestUser;
+  let reader: TestUser;
+  let run: string;
+
+  beforeAll(async () => {
+    owner = await makeUser({ profile_public: true });
+    reader = await makeUser();
+    expect((await call('PUT', '/v1/vis/docs/hot', { token: owner.token })).status).toBe(201);
+    expect((await call('POST', '/v1/vis/docs/hot/content', { token: owner.token, text: 'hello' })).status).toBe(204);
+    expect((await call('PUT', '/v1/vis/docs/hot/shared/public', { token: owner.token })).status).toBe(201);
+    expect((await call('PUT', '/v1/code/jobs/hotjob', { token: owner.token })).status).toBe(201);
+    // A finished run of the job, written straight to D1 (no sandbox needed to read its status).
+    run = '20250101-000000-hotjob0000001';
+    await env.DB.prepare(
+      `INSERT INTO job_runs (name, shortname, job_id, top, parent_id, root_job_id, parent_step, status, trigger, source, created_by, started_on, completed_on, duration)
+       SELECT ?1, ?2, r.id, 1, NULL, r.id, NULL, 'success', 'api', 'test', ?3, '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:01.000Z', 1.0
+       FROM resources r JOIN users u ON u.id = r.owner_id WHERE u.username = ?3 AND r.name = 'hotjob' AND r.kind = 'job'`,
+    )
+      .bind(run, `s${owner.username}`.slice(0, 40), owner.username)
+      .run();
+    // Cache both tokens in the isolate (a token's first request reads it from D1).
+    await call('GET', '/v1/whoami', { token: owner.token });
+    await call('GET', '/v1/whoami', { token: reader.token });
+  });
+
+  it('a hot read of an own document entry is one round trip', async () => {
+    expect(await measured('GET', '/v1/vis/docs/hot/content', owner)).toEqual({ status: 200, trips: 1 });
+    // An entry never written (its default) too, and a config entry.
+    expect(await measured('GET', '/v1/vis/docs/hot/summary', owner)).toMatchObject({ trips: 1 });
+  });
+
+  it('a hot read of a shared document entry by a reader is one round trip', async () => {
+    expect(await measured('GET', `/v1/users/${owner.username}/vis/docs/hot/content`, reader)).toEqual({ status: 200, trips: 1 });
+  });
+
+  it('a document folder listing is one round trip', async () => {
+    expect(await measured('GET', '/v1/vis/docs/hot', owner)).toEqual({ status: 200, trips: 1 });
+    expect(await measured('GET', `/v1/users/${owner.username}/vis/docs/hot`, reader)).toEqual({ status: 200, trips: 1 });
+    expect(await measured('GET', '/v1/vis/docs/hot/config', owner)).toEqual({ status: 200, trips: 1 });
+  });
+
+  it('a listing of documents is one round trip, own or shared', async () => {
+    expect(await measured('GET', '/v1/vis/docs', owner)).toEqual({ status: 200, trips: 1 });
+    expect(await measured('GET', `/v1/users/${owner.username}/vis/docs`, reader)).toEqual({ status: 200, trips: 1 });
+    expect(await measured('GET', `/v1/users/${owner.username}/vis/docs`, owner)).toEqual({ status: 200, trips: 1 });
+  });
+
+  it("a run's status is one round trip", async () => {
+    expect(await measured('GET', `/v1/code/jobs/hotjob/runs/${run}/status`, owner)).toEqual({ status: 200, trips: 1 });
+    expect(await measured('GET', `/v1/code/jobs/hotjob/runs/${run}`, owner)).toEqual({ status: 200, trips: 1 });
+  });
+
+  it('a missing or unreadable resource costs one round trip too (404)', async () => {
+    expect(await measured('GET', '/v1/vis/docs/nosuch/content', owner)).toEqual({ status: 404, trips: 1 });
+    expect(await measured('GET', `/v1/users/nosuchuser${Date.now()}/vis/docs/hot/content`, reader)).toEqual({ status: 404, trips: 1 });
+  });
+
+  it('common writes cost at most three round trips', async () => {
+    const u = await makeUser({ profile_public: true });
+    await call('GET', '/v1/whoami', { token: u.token });
+    // [method, path, body, most round trips]
+    const steps: [string, string, { text?: string }, number][] = [
+      ['PUT', '/v1/vis/docs/w', {}, 3],
+      ['POST', '/v1/vis/docs/w/content', { text: 'x' }, 2], // the entry, last_modified and the log line: one batch
+      ['DELETE', '/v1/vis/docs/w/content', {}, 2],
+      ['PUT', '/v1/vis/docs/w/shared/public', {}, 3],
+      ['DELETE', '/v1/vis/docs/w/shared/public', {}, 3],
+      ['PUT', '/v1/vis/docs/w/tags/fav', {}, 3],
+      ['DELETE', '/v1/vis/docs/w', {}, 3],
+    ];
+    for (const [method, path, o, most] of steps) {
+      const r = await measured(method, path, u, o);
+      expect(r.status, `${method} ${path}`).toBeLessThan(300);
+      expect(r.trips, `${method} ${path}`).toBeLessThanOrEqual(most);
+    }
+  });
+
+  it('renaming or copying a resource costs at most three round trips, whatever its kind carries', async () => {
+    const u = await makeUser();
+    await call('GET', '/v1/whoami', { token: u.token });
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0]);
+    // A document with entries, a tag and an asset; a grid with layout and mapping (its parse names its id).
+    expect((await call('PUT', '/v1/vis/docs/r', { token: u.token })).status).toBe(201);
+    expect((await call('POST', '/v1/vis/docs/r/content', { token: u.token, text: 'x' })).status).toBe(204);
+    expect((await call('PUT', '/v1/vis/docs/r/tags/fav', { token: u.token })).status).toBe(201);
+    expect((await call('POST', '/v1/vis/docs/r/assets/logo.png', { token: u.token, body: png, type: 'image/png' })).status).toBe(201);
+    expect((await call('PUT', '/v1/vis/grids/g', { token: u.token })).status).toBe(201);
+    expect((await call('POST', '/v1/vis/grids/g/layout', { token: u.token, text: '+---+\n| A |\n+---+' })).status).toBeLessThan(300);
+    expect((await call('POST', '/v1/vis/grids/g/mapping', { token: u.token, text: 'A => /u/x/p/y' })).status).toBeLessThan(300);
+    expect(await measured('PATCH', '/v1/vis/docs/r', u, { text: 'r2' })).toMatchObject({ status: 200, trips: 2 });
+    expect(await measured('PATCH', '/v1/vis/docs/r2', u, { text: 'r2' })).toMatchObject({ status: 200, trips: 1 });
+    expect(await measured('PATCH', '/v1/vis/docs/r2', u, { json: { name: 'r3', copy: true } })).toMatchObject({ status: 201 });
+    expect((await measured('PATCH', '/v1/vis/docs/r2', u, { json: { name: 'r4', copy: true } })).trips).toBeLessThanOrEqual(3);
+    expect((await measured('PATCH', '/v1/vis/grids/g', u, { json: { name: 'g2', copy: true } })).trips).toBeLessThanOrEqual(3);
+    expect((await measured('PATCH', '/v1/vis/grids/g', u, { text: 'g3' })).trips).toBeLessThanOrEqual(2);
+  });
+
+  it('an organisation card or its groups cost at most three round trips, for a member or a stranger', async () => {
+    const w = await orgWorld();
+    for (const u of [w.orgMember, w.stranger, w.account]) await call('GET', '/v1/whoami', { token: u.token });
+    for (const u of [w.orgMember, w.account]) {
+      expect(await measured('GET', `/v1/orgs/${w.org}`, u)).toMatchObject({ status: 200, trips: 3 });
+      expect(await measured('GET', `/v1/o/${w.org}`, u)).toMatchObject({ status: 200, trips: 3 });
+      expect(await measured('GET', `/v1/orgs/${w.org}/groups`, u)).toMatchObject({ status: 200, trips: 2 });
+    }
+    // A private organisation is 404 to a stranger, in two round trips.
+    expect(await measured('GET', `/v1/orgs/${w.org}`, w.stranger)).toMatchObject({ status: 404, trips: 2 });
+  });
+
+  it('a role PUT costs three round trips (promote, demote), four with an invitation e-mail (its outbox row)', async () => {
+    const w = await userGroupWorld();
+    const newcomer = await person('n');
+    await call('GET', '/v1/whoami', { token: w.founder.token });
+    expect(await measured('PUT', `${w.path}/roles/superusers/${w.member.username}`, w.founder)).toEqual({ status: 200, trips: 3 });
+    expect(await measured('PUT', `${w.path}/roles/members/${w.member.username}`, w.founder)).toEqual({ status: 200, trips: 3 });
+    expect(await measured('PUT', `${w.path}/roles/members/${newcomer.username}`, w.founder)).toEqual({ status: 201, trips: 4 });
+    expect(await measured('PUT', `${w.path}/roles/admins/${newcomer.username}`, w.founder)).toEqual({ status: 200, trips: 4 });
+  });
+
+  it('writing or clearing a recipient list costs at most three round trips, users and groups checked together', async () => {
+    const u = await makeUser({ email: `${unique('r')}@example.com`, email_verified: true });
+    const other = await makeUser();
+    await call('GET', '/v1/whoami', { token: u.token });
+    const slug = unique('g').slice(0, 30);
+    expect((await call('PUT', `/v1/admin/groups/${slug}`, { token: u.token })).status).toBe(201);
+    expect((await call('PUT', '/v1/vis/mails/m', { token: u.token })).status).toBe(201);
+    expect((await call('POST', '/v1/vis/mails/m/recipients/cc', { token: u.token, text: 'b@example.com' })).status).toBe(204);
+    const list = `a@example.com @${other.username} @${u.username}~${slug}`;
+    expect(await measured('POST', '/v1/vis/mails/m/recipients/to', u, { text: list })).toEqual({ status: 204, trips: 3 });
+    expect(await measured('POST', '/v1/vis/mails/m/recipients/bcc', u, { text: 'c@example.com' })).toEqual({ status: 204, trips: 2 });
+    expect(await measured('DELETE', '/v1/vis/mails/m/recipients/to', u)).toEqual({ status: 204, trips: 2 });
+    // A rejected list stores nothing, in as many.
+    expect(await measured('POST', '/v1/vis/mails/m/recipients/to', u, { text: `@nosuch${Date.now()}` })).toEqual({ status: 400, trips: 2 });
+  });
+
+  it('writing or clearing a grid layout or mapping costs at most three round trips, its parse stored in the same batch', async () => {
+    const u = await makeUser();
+    await call('GET', '/v1/whoami', { token: u.token });
+    expect((await call('PUT', '/v1/vis/grids/lm', { token: u.token })).status).toBe(201);
+    expect(await measured('POST', '/v1/vis/grids/lm/layout', u, { text: '+---+\n| A |\n+---+' })).toEqual({ status: 204, trips: 3 });
+    expect(await measured('POST', '/v1/vis/grids/lm/mapping', u, { text: 'A => /u/x/p/y' })).toEqual({ status: 204, trips: 3 });
+    expect(await measured('DELETE', '/v1/vis/grids/lm/mapping', u)).toEqual({ status: 204, trips: 3 });
+    expect(await measured('DELETE', '/v1/vis/grids/lm/layout', u)).toEqual({ status: 204, trips: 3 });
+  });
+});

@@ -21,10 +21,7 @@ const filter = process.argv[2] ?? '';
 
 function load(url, { method = 'GET', headers = {}, body, connections = CONNECTIONS, duration = DURATION, amount } = {}) {
   return new Promise((ok, fail) => {
-    autocannon(
-      { url, method, headers, body, connections, ...(amount ? { amount } : { duration }) },
-      (err, r) => (err ? fail(err) : ok(r)),
-    );
+    autocannon({ url, method, headers, body, connections, ...(amount ? { amount } : { duration }) }, (err, r) => (err ? fail(err) : ok(r)));
   });
 }
 
@@ -54,7 +51,9 @@ function record(name, r, target, lat = r, d1 = '') {
   };
   results.push(row);
   const extra = `${row.floor !== '' ? `  floor ${row.floor}` : ''}${d1 !== '' ? `  d1 ${d1}` : ''}`;
-  console.log(`${name.padEnd(48)} ${String(row.rps).padStart(7)} req/s  p50 ${String(row.p50_ms).padStart(5)} ms  p99 ${String(row.p99_ms).padStart(5)} ms  ratio ${row.ratio}${extra}  ${row.errors ? `ERRORS ${row.errors}` : ''} ${row.target}`);
+  console.log(
+    `${name.padEnd(48)} ${String(row.rps).padStart(7)} req/s  p50 ${String(row.p50_ms).padStart(5)} ms  p99 ${String(row.p99_ms).padStart(5)} ms  ratio ${row.ratio}${extra}  ${row.errors ? `ERRORS ${row.errors}` : ''} ${row.target}`,
+  );
   return row;
 }
 
@@ -69,8 +68,13 @@ async function main() {
     const http = async (method, path, { token, text, json, body, type, headers = {} } = {}) => {
       const h = { ...headers };
       if (token) h.Authorization = `Bearer ${token}`;
-      if (text !== undefined) { body = text; h['Content-Type'] = type ?? 'text/plain'; }
-      else if (json !== undefined) { body = JSON.stringify(json); h['Content-Type'] = type ?? 'application/json'; }
+      if (text !== undefined) {
+        body = text;
+        h['Content-Type'] = type ?? 'text/plain';
+      } else if (json !== undefined) {
+        body = JSON.stringify(json);
+        h['Content-Type'] = type ?? 'application/json';
+      }
       return fetch(platform.base + path, { method, headers: h, body });
     };
     const base = new URL(platform.base);
@@ -144,7 +148,9 @@ async function main() {
     b.d1Floor = record('D1 floor: bare Worker, one D1 query per request', await load(`${constant.base}/d1`), undefined, await load(`${constant.base}/d1`, { connections: 1 }), 1);
     floor = b.d1Floor;
 
-    const files = readdirSync(join(root, 'bench', 'scenarios')).filter((f) => f.endsWith('.mjs') && f.includes(filter)).sort();
+    const files = readdirSync(join(root, 'bench', 'scenarios'))
+      .filter((f) => f.endsWith('.mjs') && f.includes(filter))
+      .sort();
     for (const f of files) {
       console.log(`\n# ${f}`);
       const mod = await import(pathToFileURL(join(root, 'bench', 'scenarios', f)).href);

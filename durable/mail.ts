@@ -55,7 +55,10 @@ export class MailObject extends DurableObject<Env> {
       } catch (err) {
         console.error('mail delivery', err);
       }
-      this.kv.put('queue', (this.kv.get<MailJob[]>('queue') ?? []).filter((j) => j.id !== job.id));
+      this.kv.put(
+        'queue',
+        (this.kv.get<MailJob[]>('queue') ?? []).filter((j) => j.id !== job.id),
+      );
       const inflight = this.inFlight();
       if (inflight[job.key] === job.id) delete inflight[job.key];
       this.kv.put('inflight', inflight);

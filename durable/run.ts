@@ -15,7 +15,19 @@ import { dbFor, type Db } from '../src/core/context';
 import type { LogEntry, Severity } from '../src/core/log';
 import { jobConfig } from '../src/jobs/config';
 import { bundle } from '../src/jobs/files';
-import { afterCancel, cancelRefusal, INTERRUPTED, isFinal, statusOf, WATCHDOG_MS, type CancelAnswer, type RunHead, type RunOutcome, type RunSpec, type StepResult } from '../src/jobs/run-machine';
+import {
+  afterCancel,
+  cancelRefusal,
+  INTERRUPTED,
+  isFinal,
+  statusOf,
+  WATCHDOG_MS,
+  type CancelAnswer,
+  type RunHead,
+  type RunOutcome,
+  type RunSpec,
+  type StepResult,
+} from '../src/jobs/run-machine';
 import { INLINE_OUTPUT, outputKey, putLargeOutput } from '../src/jobs/run-output';
 import { RunSteps } from '../src/jobs/run-steps';
 import { insertRejected, insertStarted, markCanceling, recordEnd } from '../src/jobs/run-store';

@@ -34,7 +34,10 @@ export function localBrowserSetup() {
     const exe = join(cache, '.wrangler', 'chrome', `linux-${version}`, 'chrome-linux64', 'chrome');
     if (existsSync(exe)) continue;
     mkdirSync(dirname(exe), { recursive: true });
-    writeFileSync(exe, `#!/bin/sh\nexec ${chromium} --no-sandbox --disable-gpu --disable-dev-shm-usage --disable-background-networking --disable-component-update --disable-sync --no-first-run "$@"\n`);
+    writeFileSync(
+      exe,
+      `#!/bin/sh\nexec ${chromium} --no-sandbox --disable-gpu --disable-dev-shm-usage --disable-background-networking --disable-component-update --disable-sync --no-first-run "$@"\n`,
+    );
     chmodSync(exe, 0o755);
   }
   return true;

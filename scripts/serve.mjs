@@ -109,7 +109,19 @@ export async function startWorker(configPath) {
   const log = [];
   const child = spawn(
     process.execPath,
-    [join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js'), 'dev', '-c', configPath, '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspector), '--show-interactive-dev-session=false'],
+    [
+      join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js'),
+      'dev',
+      '-c',
+      configPath,
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--inspector-port',
+      String(inspector),
+      '--show-interactive-dev-session=false',
+    ],
     { cwd: root, env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   );
   child.stdout.on('data', (d) => log.push(String(d)));

@@ -27,9 +27,13 @@ function workerdRss() {
   } catch {
     return 0;
   }
-  const rows = out.split('\n').map((l) => /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(.*)$/.exec(l)).filter(Boolean).map((m) => ({ pid: +m[1], ppid: +m[2], rss: +m[3], args: m[4] }));
+  const rows = out
+    .split('\n')
+    .map((l) => /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(.*)$/.exec(l))
+    .filter(Boolean)
+    .map((m) => ({ pid: +m[1], ppid: +m[2], rss: +m[3], args: m[4] }));
   const mine = new Set([process.pid]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const r of rows) if (!mine.has(r.pid) && mine.has(r.ppid)) (mine.add(r.pid), (grew = true));
   }
@@ -85,12 +89,16 @@ const MIX = [
   [10, 'doc write', () => req('POST', `/v1/vis/docs/${docs[seq % 4]}/content`, { token, body: `# v${seq}\n\n${'text '.repeat(seq % 200)}`, type: 'text/plain' })],
   [8, 'doc html', () => req('GET', `/v1/u/soak/d/${docs[seq % 4]}`, { token })],
   [8, 'listing', () => req('GET', '/v1/vis/docs', { token })],
-  [8, 'doc churn', async () => {
-    const n = `c${seq}`;
-    await req('PUT', `/v1/vis/docs/${n}`, { token });
-    await req('POST', `/v1/vis/docs/${n}/assets/a.png`, { token, body: PNG, type: 'image/png' });
-    return req('DELETE', `/v1/vis/docs/${n}`, { token });
-  }],
+  [
+    8,
+    'doc churn',
+    async () => {
+      const n = `c${seq}`;
+      await req('PUT', `/v1/vis/docs/${n}`, { token });
+      await req('POST', `/v1/vis/docs/${n}/assets/a.png`, { token, body: PNG, type: 'image/png' });
+      return req('DELETE', `/v1/vis/docs/${n}`, { token });
+    },
+  ],
   [8, 'job run', () => req('POST', '/v1/code/jobs/j0/data', { token, body: JSON.stringify({ seq }), type: json })],
   [2, 'job code', () => req('POST', '/v1/code/jobs/j0/code/index.js', { token, body: `${CODE}\n// ${seq % 3}`, type: 'text/javascript' })],
   [3, 'mail test', () => req('POST', '/v1/vis/mails/m0/status', { token, body: 'test', type: 'text/plain' })],
@@ -160,7 +168,9 @@ const third = samples.filter((s) => s.t >= (MINUTES * 60 * 2) / 3);
 const from = third[0]?.rss ?? 0;
 const to = Math.max(...third.map((s) => s.rss));
 const growth = from ? (to - from) / from : 0;
-console.log(`last third: RSS ${(from / 1024).toFixed(0)} -> ${(to / 1024).toFixed(0)} MiB (${(growth * 100).toFixed(1)}%); errors ${allErrors}${errorKinds.size ? ` (${[...errorKinds].map(([k, v]) => `${k}: ${v}`).join(', ')})` : ''}`);
+console.log(
+  `last third: RSS ${(from / 1024).toFixed(0)} -> ${(to / 1024).toFixed(0)} MiB (${(growth * 100).toFixed(1)}%); errors ${allErrors}${errorKinds.size ? ` (${[...errorKinds].map(([k, v]) => `${k}: ${v}`).join(', ')})` : ''}`,
+);
 for (let t = 15; t <= IDLE_S; t += 15) {
   await new Promise((r) => setTimeout(r, 15_000));
   console.log(`idle ${String(t).padStart(4)}s  workerd RSS ${(workerdRss() / 1024).toFixed(0)} MiB`);

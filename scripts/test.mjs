@@ -40,7 +40,10 @@ const suites = [
   ['e2e', 'vitest.e2e.config.mts'],
 ];
 const args = process.argv.slice(2);
-let passed = 0, failed = 0, skipped = 0, broken = false;
+let passed = 0,
+  failed = 0,
+  skipped = 0,
+  broken = false;
 for (const [name, config] of suites) {
   const json = join(out, `${name}.json`);
   console.log(`\n=== ${name} suite (${config})`);

@@ -22,7 +22,10 @@ export default async function hotReads(b) {
   await b.measure("hot: GET a user's shared documents (reader)", `/v1/users/${owner.username}/vis/docs`, { headers: auth(reader), target });
 
   await ok(await b.http('PUT', '/v1/code/jobs/hot', { token: owner.token }), 'create job');
-  await ok(await b.http('POST', '/v1/code/jobs/hot/code/index.js', { token: owner.token, text: "export default { async run() { return 'ok'; } }", type: 'text/javascript' }), 'code');
+  await ok(
+    await b.http('POST', '/v1/code/jobs/hot/code/index.js', { token: owner.token, text: "export default { async run() { return 'ok'; } }", type: 'text/javascript' }),
+    'code',
+  );
   const run = await b.http('POST', '/v1/code/jobs/hot/data', { token: owner.token, json: {} });
   const name = run.headers.get('X-Run-Id');
   if (!name) throw new Error(`trigger: ${run.status} ${await run.text()}`);

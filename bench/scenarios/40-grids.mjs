@@ -10,7 +10,17 @@ export function bigLayout() {
   const lines = [border];
   for (let band = 0; band < 10; band++) {
     const label = (i) => `{C${band * 20 + i}${['', ':^', ':v', ':-'][i % 4]}}`;
-    lines.push('|' + widths.map((w, i) => label(i).padStart(Math.floor((w + label(i).length) / 2)).padEnd(w)).join('|') + '|');
+    lines.push(
+      '|' +
+        widths
+          .map((w, i) =>
+            label(i)
+              .padStart(Math.floor((w + label(i).length) / 2))
+              .padEnd(w),
+          )
+          .join('|') +
+        '|',
+    );
     lines.push('|' + widths.map((w) => ' '.repeat(w)).join('|') + '|');
     lines.push('|' + widths.map((w) => ' '.repeat(w)).join('|') + '|');
     lines.push(border);
@@ -26,12 +36,21 @@ export function bigLayout() {
  */
 export function nestedLayout() {
   const stripes = [74, 74, 74, 73]; // interiors: 1 + 74 * 3 + 73 + 4 = 300 columns
-  const bands = [[3, 3, 3, 3, 3, 3, 3, 3, 3, 3], [4, 3, 3, 3, 3, 3, 3, 3, 3, 2], [2, 3, 3, 3, 3, 3, 3, 3, 3, 4], [5, 3, 3, 3, 3, 3, 3, 3, 3, 1]];
+  const bands = [
+    [3, 3, 3, 3, 3, 3, 3, 3, 3, 3],
+    [4, 3, 3, 3, 3, 3, 3, 3, 3, 2],
+    [2, 3, 3, 3, 3, 3, 3, 3, 3, 4],
+    [5, 3, 3, 3, 3, 3, 3, 3, 3, 1],
+  ];
   const rows = 1 + 30 + 10; // each stripe: 30 inside rows and 9 dividers + the two borders
   const g = Array.from({ length: rows }, () => Array.from({ length: 300 }, () => ' '));
   const put = (y, x, c) => (g[y][x] = g[y][x] === ' ' || g[y][x] === c ? c : '+');
-  const hline = (y, l, r) => { for (let x = l; x <= r; x++) put(y, x, x === l || x === r ? '+' : '-'); };
-  const vline = (x, t, b) => { for (let y = t; y <= b; y++) put(y, x, y === t || y === b ? '+' : '|'); };
+  const hline = (y, l, r) => {
+    for (let x = l; x <= r; x++) put(y, x, x === l || x === r ? '+' : '-');
+  };
+  const vline = (x, t, b) => {
+    for (let y = t; y <= b; y++) put(y, x, y === t || y === b ? '+' : '|');
+  };
   let n = 0;
   let l = 0;
   stripes.forEach((inside, s) => {
@@ -98,13 +117,24 @@ export default async function grids(b) {
     const w = await b.http('POST', `/v1/vis/grids/${g}/layout`, { token: u.token, text: layout });
     if (w.status !== 204) throw new Error(`write layout: ${w.status} ${await w.text()}`);
   }
-  for (const [g, kind] of [['bench', 'flat'], ['nested', 'nested']]) {
+  for (const [g, kind] of [
+    ['bench', 'flat'],
+    ['nested', 'nested'],
+  ]) {
     const t = await parseTimes(b, u.token, g);
     console.log(
       `grids: inside the Worker, ${kind} layout (${t.shape.columns} columns x ${t.shape.rows} rows, ${t.shape.cells} cells): ` +
         `p50 ${t.p50} ms, p99 ${t.p99} ms per parse over ${t.count} batches of 5; mean ${t.mean.toFixed(3)} ms   target: <= 5 ms per parse`,
     );
-    b.results.push({ name: `grids: ms per parse in workerd (${kind}, 300 cols, 200 cells)`, rps: '', p50_ms: t.p50, p99_ms: t.p99, errors: 0, ratio: '', target: `mean ${t.mean.toFixed(3)} ms; target: <= 5 ms per parse` });
+    b.results.push({
+      name: `grids: ms per parse in workerd (${kind}, 300 cols, 200 cells)`,
+      rps: '',
+      p50_ms: t.p50,
+      p99_ms: t.p99,
+      errors: 0,
+      ratio: '',
+      target: `mean ${t.mean.toFixed(3)} ms; target: <= 5 ms per parse`,
+    });
   }
   await b.measure('grids: POST layout (300 cols, 200 cells: validate, parse, store)', '/v1/vis/grids/benchw/layout', {
     method: 'POST',

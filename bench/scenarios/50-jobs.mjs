@@ -24,11 +24,15 @@ function stateDirOf(port) {
 }
 
 function d1(stateDir, sql) {
-  const r = spawnSync(process.execPath, [join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js'), 'd1', 'execute', 'DB', '--local', '--persist-to', stateDir, '--command', sql], {
-    cwd: root,
-    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: 'true' },
-    encoding: 'utf8',
-  });
+  const r = spawnSync(
+    process.execPath,
+    [join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js'), 'd1', 'execute', 'DB', '--local', '--persist-to', stateDir, '--command', sql],
+    {
+      cwd: root,
+      env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: 'true' },
+      encoding: 'utf8',
+    },
+  );
   if (r.status !== 0) throw new Error(`d1 execute failed: ${r.stderr || r.stdout}`);
 }
 
@@ -69,8 +73,12 @@ export default async function jobs(b) {
   const small = await b.measure('jobs: GET runs, 100 runs of history', '/v1/code/jobs/small/runs', { headers: auth });
   const large = await b.measure('jobs: GET runs, 100,000 runs of history', '/v1/code/jobs/large/runs', { headers: auth, target: 'target: within 1.5x of 100 runs' });
   console.log(`jobs: GET runs p50 100k/100 = ${(large.p50_ms / small.p50_ms).toFixed(2)}x, req/s 100/100k = ${(small.rps / large.rps).toFixed(2)}x`);
-  await b.time('jobs: GET stats/runs, 100,000 runs (streamed)', async () => {
-    const r = await b.http('GET', '/v1/code/jobs/large/stats/runs', { token: u.token });
-    await r.arrayBuffer();
-  }, 3);
+  await b.time(
+    'jobs: GET stats/runs, 100,000 runs (streamed)',
+    async () => {
+      const r = await b.http('GET', '/v1/code/jobs/large/stats/runs', { token: u.token });
+      await r.arrayBuffer();
+    },
+    3,
+  );
 }

@@ -26,7 +26,9 @@ function noisyPng(w, h, seed) {
   const raw = Buffer.alloc(h * (w * 3 + 1));
   let x = seed >>> 0 || 1;
   for (let i = 0; i < raw.length; i++) {
-    x ^= x << 13; x ^= x >>> 17; x ^= x << 5;
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
     raw[i] = i % (w * 3 + 1) === 0 ? 0 : x & 0xff;
   }
   const ihdr = Buffer.alloc(13);
@@ -42,7 +44,9 @@ export default async function render(b) {
   const doc = `/v1/vis/docs/bench_render`;
   await b.http('PUT', doc, { token: u.token });
   const tenPages = (tag) =>
-    Array.from({ length: 10 }, (_, i) => `# Page ${i + 1} (${tag})\n\nParagraph of page ${i + 1} with **bold** text.\n\n| a | b |\n|---|---|\n| ${i} | ${i * 2} |`).join('\n\n{{ page }}\n\n');
+    Array.from({ length: 10 }, (_, i) => `# Page ${i + 1} (${tag})\n\nParagraph of page ${i + 1} with **bold** text.\n\n| a | b |\n|---|---|\n| ${i} | ${i * 2} |`).join(
+      '\n\n{{ page }}\n\n',
+    );
   const write = async (tag) => {
     const r = await b.http('POST', `${doc}/content`, { token: u.token, text: tenPages(tag) });
     if (r.status !== 204) throw new Error(`write content: ${r.status}`);
@@ -57,14 +61,23 @@ export default async function render(b) {
   // (BROWSER_KEEP_ALIVE_MS unset): each timed render starts and closes its own session.
   await write('warm');
   await get(`${doc}/files/doc.pdf`);
-  await b.time('render: first PDF of a 10-page doc', async (i) => {
-    await write(`pdf-${i}`);
-    await get(`${doc}/files/doc.pdf`);
-  }, 5, 'target: <= 3000 ms');
-  await b.time('render: first PPTX of a 10-page doc', async (i) => {
-    await write(`pptx-${i}`);
-    await get(`${doc}/files/doc.pptx`);
-  }, 3);
+  await b.time(
+    'render: first PDF of a 10-page doc',
+    async (i) => {
+      await write(`pdf-${i}`);
+      await get(`${doc}/files/doc.pdf`);
+    },
+    5,
+    'target: <= 3000 ms',
+  );
+  await b.time(
+    'render: first PPTX of a 10-page doc',
+    async (i) => {
+      await write(`pptx-${i}`);
+      await get(`${doc}/files/doc.pptx`);
+    },
+    3,
+  );
   await get(`${doc}/files/doc.pdf`);
   await b.measure('render: cached PDF of a 10-page doc (R2)', `${doc}/files/doc.pdf`, { headers: auth, target: 'target: p50 <= 20 ms' });
   await b.measure('render: canonical HTML page of a 10-page doc', `/u/${u.username}/d/bench_render`, { headers: auth });
@@ -83,5 +96,8 @@ export default async function render(b) {
   await get(`${pictured}/files/doc.pdf`);
   // Each response sends the whole ~3 MB PDF: that transfer, not the cache key (no asset bytes
   // are read on a hit; see Server-Timing page;dur), is most of this row.
-  await b.measure('render: cached PDF of a 10-page doc with 3 MB of images (R2, 3 MB body)', `${pictured}/files/doc.pdf`, { headers: auth, target: 'target: p50 <= 20 ms + transfer' });
+  await b.measure('render: cached PDF of a 10-page doc with 3 MB of images (R2, 3 MB body)', `${pictured}/files/doc.pdf`, {
+    headers: auth,
+    target: 'target: p50 <= 20 ms + transfer',
+  });
 }

@@ -126,7 +126,9 @@ async function thousand(b) {
   );
   record(b, `gql: REST GET /v1/vis/docs (${BIG}), interleaved x${BIG_SAMPLES}`, restLat);
   record(b, `gql: GraphQL me { docs } (${BIG}, client item fields), interleaved x${BIG_SAMPLES}`, gqlLat);
-  console.log(`gql: ${BIG} documents: GraphQL p50 / REST p50 = ${quantile(gqlLat, 0.5).toFixed(2)} / ${quantile(restLat, 0.5).toFixed(2)} ms = ${(quantile(gqlLat, 0.5) / quantile(restLat, 0.5)).toFixed(2)}`);
+  console.log(
+    `gql: ${BIG} documents: GraphQL p50 / REST p50 = ${quantile(gqlLat, 0.5).toFixed(2)} / ${quantile(restLat, 0.5).toFixed(2)} ms = ${(quantile(gqlLat, 0.5) / quantile(restLat, 0.5)).toFixed(2)}`,
+  );
 }
 
 /**

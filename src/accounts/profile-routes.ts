@@ -57,7 +57,10 @@ export function profileRoutes(api: Api): void {
       const [me, kinds, groupCount] = await ctx.db.batch([
         ctx.db.select().from(users).where(eq(users.id, id)),
         ctx.db.select({ kind: resources.kind, n: count() }).from(resources).where(eq(resources.owner_id, id)).groupBy(resources.kind),
-        ctx.db.select({ n: count() }).from(members).where(and(eq(members.user_id, id), eq(members.state, 'active'))),
+        ctx.db
+          .select({ n: count() })
+          .from(members)
+          .where(and(eq(members.user_id, id), eq(members.state, 'active'))),
       ]);
       const u = me[0] ?? ctx.caller!;
       const n = (k: string) => kinds.find((r) => r.kind === k)?.n ?? 0;

@@ -42,7 +42,11 @@ export const PROFILE_FIELDS: Record<TextField, FieldSpec> = {
 export const profileUrl = (env: Env, username: string) => `${env.PUBLIC_ORIGIN}/u/${username}`;
 
 /** Pure: the overview text of an account. */
-export function overviewText(u: Pick<User, 'username' | 'name' | 'email' | 'email_verified' | 'plan' | 'account' | 'timezone' | 'profile_public'>, counts: Record<'docs' | 'grids' | 'mails' | 'jobs' | 'groups', number>, url: string): string {
+export function overviewText(
+  u: Pick<User, 'username' | 'name' | 'email' | 'email_verified' | 'plan' | 'account' | 'timezone' | 'profile_public'>,
+  counts: Record<'docs' | 'grids' | 'mails' | 'jobs' | 'groups', number>,
+  url: string,
+): string {
   const lines: [string, string][] = [
     ['Username', u.username],
     ['Name', u.name || '(not set)'],

@@ -49,7 +49,11 @@ export function tokenRoutes(api: Api): void {
       },
     },
     handler: async (ctx) => {
-      const row = await ctx.db.select().from(tokens).where(eq(tokens.token_hash, await hashToken(bearerToken(ctx.req)!))).get();
+      const row = await ctx.db
+        .select()
+        .from(tokens)
+        .where(eq(tokens.token_hash, await hashToken(bearerToken(ctx.req)!)))
+        .get();
       if (!row) throw notFound('token not found');
       return jsonResponse({ token_name: row.name, token_description: row.description, created_on: row.created_on });
     },

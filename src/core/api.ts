@@ -171,11 +171,21 @@ export class Api implements Scope<Ctx, { tag: string; auth: Auth }> {
     (this.router as unknown as Record<Method, (p: string, h: typeof run) => void>)[method](path, run);
   }
 
-  get<S extends ZodType | undefined = undefined>(path: string, spec: RouteSpec<S>) { this.route('get', path, spec); }
-  put<S extends ZodType | undefined = undefined>(path: string, spec: RouteSpec<S>) { this.route('put', path, spec); }
-  post<S extends ZodType | undefined = undefined>(path: string, spec: RouteSpec<S>) { this.route('post', path, spec); }
-  patch<S extends ZodType | undefined = undefined>(path: string, spec: RouteSpec<S>) { this.route('patch', path, spec); }
-  delete<S extends ZodType | undefined = undefined>(path: string, spec: RouteSpec<S>) { this.route('delete', path, spec); }
+  get<S extends ZodType | undefined = undefined>(path: string, spec: RouteSpec<S>) {
+    this.route('get', path, spec);
+  }
+  put<S extends ZodType | undefined = undefined>(path: string, spec: RouteSpec<S>) {
+    this.route('put', path, spec);
+  }
+  post<S extends ZodType | undefined = undefined>(path: string, spec: RouteSpec<S>) {
+    this.route('post', path, spec);
+  }
+  patch<S extends ZodType | undefined = undefined>(path: string, spec: RouteSpec<S>) {
+    this.route('patch', path, spec);
+  }
+  delete<S extends ZodType | undefined = undefined>(path: string, spec: RouteSpec<S>) {
+    this.route('delete', path, spec);
+  }
 
   with<K extends 'tag' | 'auth'>(fixed: Pick<{ tag: string; auth: Auth }, K>): Scope<Ctx, Omit<{ tag: string; auth: Auth }, K>> {
     return scopeOf<Ctx, { tag: string; auth: Auth }>((m, p, s) => this.route(m, p, s as RouteSpec<ZodType | undefined>)).with(fixed);

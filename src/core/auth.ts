@@ -54,12 +54,7 @@ export async function authenticate(db: Db, req: Request): Promise<User | null> {
 }
 
 async function lookupToken(db: Db, hash: string): Promise<User | null> {
-  const rows = await db
-    .select({ user: users })
-    .from(tokens)
-    .innerJoin(users, eq(tokens.user_id, users.id))
-    .where(eq(tokens.token_hash, hash))
-    .limit(1);
+  const rows = await db.select({ user: users }).from(tokens).innerJoin(users, eq(tokens.user_id, users.id)).where(eq(tokens.token_hash, hash)).limit(1);
   return rows[0]?.user ?? null;
 }
 

@@ -35,12 +35,15 @@ export function addressKey(ip: string | null): string {
   const left = head ? head.split(':') : [];
   const right = tail ? tail.split(':') : [];
   const groups = tail === undefined ? left : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 /** Seconds until the current period's window ends (the binding counts in fixed windows). */
 export function retryAfterSeconds(now = Date.now(), period = RATE_LIMIT_PERIOD_SECONDS): number {
-  return Math.max(1, Math.ceil(period - (now / 1000) % period));
+  return Math.max(1, Math.ceil(period - ((now / 1000) % period)));
 }
 
 /** Throws 429 (Retry-After, `{status, message, retry_after_seconds}`) when the caller is over its limit. */

@@ -45,5 +45,8 @@ export async function resolveGroupRef(db: Db, ref: ShareRef): Promise<number | n
 
 /** The query behind resolveGroupRef (no row for public or an unknown group), for db.batch. */
 export function groupRefQuery(db: Db, ref: ShareRef) {
-  return db.select({ id: groups.id }).from(groups).where(eq(groups.ref, ref.groupRef ?? ''));
+  return db
+    .select({ id: groups.id })
+    .from(groups)
+    .where(eq(groups.ref, ref.groupRef ?? ''));
 }

@@ -190,7 +190,12 @@ export function threadRoutes<C extends Ctx>(scope: Scope<C, object>, host: Threa
 
   scope.put('/threads/:topic', {
     summary: `Open a comment thread on a ${host.noun}`,
-    responses: { 201: created('Opened'), 400: { description: 'Invalid topic' }, 403: { description: 'The caller may not open threads here' }, 409: { description: 'The thread exists' } },
+    responses: {
+      201: created('Opened'),
+      400: { description: 'Invalid topic' },
+      403: { description: 'The caller may not open threads here' },
+      409: { description: 'The thread exists' },
+    },
     handler: async (c) => {
       host.rights(c);
       const topic = checkTopic(c.params.topic!);
@@ -208,7 +213,9 @@ export function threadRoutes<C extends Ctx>(scope: Scope<C, object>, host: Threa
 
   scope.get('/threads/:topic', {
     summary: `List the comments of a thread on a ${host.noun}, newest last`,
-    responses: { 200: { description: 'Comments: listing items with id, author, text and reply_to (the comment answered, or null)', type: 'application/json', schema: z.array(commentSchema) } },
+    responses: {
+      200: { description: 'Comments: listing items with id, author, text and reply_to (the comment answered, or null)', type: 'application/json', schema: z.array(commentSchema) },
+    },
     handler: async (c) => {
       const rights = host.rights(c);
       const topic = checkTopic(c.params.topic!);
@@ -216,7 +223,14 @@ export function threadRoutes<C extends Ctx>(scope: Scope<C, object>, host: Threa
       const [found, rows] = await c.db.batch([
         c.db.select({ id: threads.id }).from(threads).where(where),
         c.db
-          .select({ id: threadComments.id, author_id: threadComments.author_id, author: users.username, text: threadComments.text, created_on: threadComments.created_on, reply_to: threadComments.parent_id })
+          .select({
+            id: threadComments.id,
+            author_id: threadComments.author_id,
+            author: users.username,
+            text: threadComments.text,
+            created_on: threadComments.created_on,
+            reply_to: threadComments.parent_id,
+          })
           .from(threadComments)
           .innerJoin(threads, eq(threads.id, threadComments.thread_id))
           .leftJoin(users, eq(users.id, threadComments.author_id))
@@ -361,7 +375,11 @@ export function threadRoutes<C extends Ctx>(scope: Scope<C, object>, host: Threa
     handler: async (c) => {
       const rights = host.rights(c);
       const topic = checkTopic(c.params.topic!);
-      const t = await c.db.select({ id: threads.id, created_by: threads.created_by }).from(threads).where(threadIs(host.subject(c), topic)).get();
+      const t = await c.db
+        .select({ id: threads.id, created_by: threads.created_by })
+        .from(threads)
+        .where(threadIs(host.subject(c), topic))
+        .get();
       if (!t) throw missing(topic);
       if (!mayRemove(rights, c.caller!.id, t.created_by)) throw forbidden('only whoever opened a thread or a moderator may remove it');
       await c.db.delete(threads).where(eq(threads.id, t.id)); // comments go with it (ON DELETE CASCADE)

@@ -17,8 +17,12 @@ export const users = sqliteTable('users', {
   password_salt: text('password_salt').notNull(),
   email: text('email'),
   email_verified: integer('email_verified', { mode: 'boolean' }).notNull().default(false),
-  account: text('account', { enum: ['user', 'organisation'] }).notNull().default('user'),
-  plan: text('plan', { enum: ['free', 'premium'] }).notNull().default('free'),
+  account: text('account', { enum: ['user', 'organisation'] })
+    .notNull()
+    .default('user'),
+  plan: text('plan', { enum: ['free', 'premium'] })
+    .notNull()
+    .default('free'),
   profile_public: integer('profile_public', { mode: 'boolean' }).notNull().default(false),
   timezone: text('timezone').notNull().default('UTC'),
   name: text('name').notNull().default(''),
@@ -28,7 +32,9 @@ export const users = sqliteTable('users', {
 
 export const tokens = sqliteTable('tokens', {
   id: integer('id').primaryKey({ autoIncrement: true }),
-  user_id: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  user_id: integer('user_id')
+    .notNull()
+    .references(() => users.id, { onDelete: 'cascade' }),
   token_hash: text('token_hash').notNull().unique(),
   name: text('name').notNull(),
   description: text('description').notNull().default(''),
@@ -73,8 +79,12 @@ export type Role = (typeof ROLES)[number];
 export const members = sqliteTable(
   'members',
   {
-    group_id: integer('group_id').notNull().references(() => groups.id, { onDelete: 'cascade' }),
-    user_id: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    group_id: integer('group_id')
+      .notNull()
+      .references(() => groups.id, { onDelete: 'cascade' }),
+    user_id: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     role: text('role', { enum: ROLES }).notNull(),
     state: text('state', { enum: ['pending', 'active', 'declined'] }).notNull(),
     invited_by: integer('invited_by'),
@@ -92,7 +102,9 @@ export const resources = sqliteTable(
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
     kind: text('kind', { enum: RESOURCE_KINDS }).notNull(),
-    owner_id: integer('owner_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    owner_id: integer('owner_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     shortname: text('shortname').notNull().unique(),
     ...timestamps,
@@ -107,7 +119,9 @@ export const resources = sqliteTable(
 export const entries = sqliteTable(
   'entries',
   {
-    resource_id: integer('resource_id').notNull().references(() => resources.id, { onDelete: 'cascade' }),
+    resource_id: integer('resource_id')
+      .notNull()
+      .references(() => resources.id, { onDelete: 'cascade' }),
     path: text('path').notNull(),
     value: text('value'),
     blob_key: text('blob_key'),
@@ -121,7 +135,9 @@ export const entries = sqliteTable(
 export const shares = sqliteTable(
   'shares',
   {
-    resource_id: integer('resource_id').notNull().references(() => resources.id, { onDelete: 'cascade' }),
+    resource_id: integer('resource_id')
+      .notNull()
+      .references(() => resources.id, { onDelete: 'cascade' }),
     entry: text('entry').notNull(),
     /** NULL for `public`. */
     group_id: integer('group_id').references(() => groups.id, { onDelete: 'cascade' }),
@@ -135,8 +151,12 @@ export const shares = sqliteTable(
 export const tags = sqliteTable(
   'tags',
   {
-    resource_id: integer('resource_id').notNull().references(() => resources.id, { onDelete: 'cascade' }),
-    user_id: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    resource_id: integer('resource_id')
+      .notNull()
+      .references(() => resources.id, { onDelete: 'cascade' }),
+    user_id: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     tag: text('tag').notNull(),
     created_on: text('created_on').notNull(),
   },
@@ -151,7 +171,9 @@ export const resourceLog = sqliteTable(
   'resource_log',
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
-    resource_id: integer('resource_id').notNull().references(() => resources.id, { onDelete: 'cascade' }),
+    resource_id: integer('resource_id')
+      .notNull()
+      .references(() => resources.id, { onDelete: 'cascade' }),
     log_time: text('log_time').notNull(),
     severity: text('severity').notNull(),
     message: text('message').notNull(),

@@ -76,7 +76,11 @@ export function aliasRoutes(api: Api): void {
       if (!owner) throw notFound(`no such user: ${ctx.params.user}`);
       const rows =
         ctx.caller?.id === owner.id
-          ? await ctx.db.select().from(resources).where(and(eq(resources.owner_id, owner.id), eq(resources.kind, 'doc'))).orderBy(asc(resources.name))
+          ? await ctx.db
+              .select()
+              .from(resources)
+              .where(and(eq(resources.owner_id, owner.id), eq(resources.kind, 'doc')))
+              .orderBy(asc(resources.name))
           : await visibleResources(ctx, docKind, owner.id);
       const items: ListingItem[] = rows.map((r) => ({
         name: r.name,

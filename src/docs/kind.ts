@@ -29,12 +29,15 @@ export async function themeEntryProblem(value: string, rc: ResourceCtx): Promise
   if (problem) return problem;
   const org = /^\+([^/]+)\//.exec(value)?.[1];
   if (!org) return undefined;
-  const row = await rc.db.select({ id: groups.id }).from(groups).where(and(eq(groups.kind, 'org'), eq(groups.ref, `+${org}`))).get();
+  const row = await rc.db
+    .select({ id: groups.id })
+    .from(groups)
+    .where(and(eq(groups.kind, 'org'), eq(groups.ref, `+${org}`)))
+    .get();
   return row ? undefined : `no such organisation: +${org}`;
 }
 
-const oneOf = (allowed: readonly string[]) => (value: string) =>
-  allowed.includes(value) ? undefined : `'${value}' is not allowed: use one of ${allowed.join(', ')}`;
+const oneOf = (allowed: readonly string[]) => (value: string) => (allowed.includes(value) ? undefined : `'${value}' is not allowed: use one of ${allowed.join(', ')}`);
 
 const entries: EntrySpec[] = [
   { path: 'content', access: 'rw', default: '', limit: CONTENT_LIMIT, summary: "Read the document's content (markdown)" },

@@ -6,7 +6,9 @@ import { resources, users } from '../db/schema';
 export const docAssets = sqliteTable(
   'doc_assets',
   {
-    resource_id: integer('resource_id').notNull().references(() => resources.id, { onDelete: 'cascade' }),
+    resource_id: integer('resource_id')
+      .notNull()
+      .references(() => resources.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     content_type: text('content_type').notNull(),
     size: integer('size').notNull(),
@@ -22,8 +24,12 @@ export type NotificationLevel = (typeof NOTIFICATION_LEVELS)[number];
 export const docNotifications = sqliteTable(
   'doc_notifications',
   {
-    resource_id: integer('resource_id').notNull().references(() => resources.id, { onDelete: 'cascade' }),
-    user_id: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    resource_id: integer('resource_id')
+      .notNull()
+      .references(() => resources.id, { onDelete: 'cascade' }),
+    user_id: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     level: text('level', { enum: NOTIFICATION_LEVELS }).notNull(),
     last_modified: text('last_modified').notNull(),
   },

@@ -41,7 +41,12 @@ async function storedVars(rc: ResourceCtx, name?: string): Promise<Map<string, S
     .where(
       and(
         eq(entries.resource_id, rc.resource.id),
-        name ? inArray(entries.path, VAR_ATTRS.map((a) => varPath(name, a))) : like(entries.path, 'vars/%'),
+        name
+          ? inArray(
+              entries.path,
+              VAR_ATTRS.map((a) => varPath(name, a)),
+            )
+          : like(entries.path, 'vars/%'),
       ),
     )
     .orderBy(asc(entries.path));
@@ -83,13 +88,18 @@ export function varRoutes(r: ResourceRoutes): void {
     handler: async (rc) => {
       const name = checkVarName(rc.params.var!);
       const now = nowIso();
-      const rows = VAR_ATTRS.map((a) => ({ resource_id: rc.resource.id, path: varPath(name, a), value: VAR_DEFAULTS[a], blob_key: null, size: new TextEncoder().encode(VAR_DEFAULTS[a]).byteLength, created_on: now, last_modified: now }));
+      const rows = VAR_ATTRS.map((a) => ({
+        resource_id: rc.resource.id,
+        path: varPath(name, a),
+        value: VAR_DEFAULTS[a],
+        blob_key: null,
+        size: new TextEncoder().encode(VAR_DEFAULTS[a]).byteLength,
+        created_on: now,
+        last_modified: now,
+      }));
       try {
         // One statement: the five rows land together or not at all (a racing create gets 409).
-        await rc.db.batch([
-          rc.db.insert(entries).values(rows),
-          rc.db.update(resources).set({ last_modified: now }).where(eq(resources.id, rc.resource.id)),
-        ]);
+        await rc.db.batch([rc.db.insert(entries).values(rows), rc.db.update(resources).set({ last_modified: now }).where(eq(resources.id, rc.resource.id))]);
       } catch (err) {
         if (isUniqueViolation(err)) throw conflict(`variable '${name}' already exists`);
         throw err;
@@ -118,7 +128,15 @@ export function varRoutes(r: ResourceRoutes): void {
       const name = checkVarName(rc.params.var!);
       const gone = await rc.db
         .delete(entries)
-        .where(and(eq(entries.resource_id, rc.resource.id), inArray(entries.path, VAR_ATTRS.map((a) => varPath(name, a)))))
+        .where(
+          and(
+            eq(entries.resource_id, rc.resource.id),
+            inArray(
+              entries.path,
+              VAR_ATTRS.map((a) => varPath(name, a)),
+            ),
+          ),
+        )
         .returning({ path: entries.path });
       if (!gone.length) throw notFound(`no such variable: ${name}`);
       await rc.db.update(resources).set({ last_modified: nowIso() }).where(eq(resources.id, rc.resource.id));
@@ -167,4 +185,3 @@ export function varRoutes(r: ResourceRoutes): void {
     handler: (rc) => write(rc, null),
   });
 }
-

@@ -99,4 +99,3 @@ export async function optionsOf(db: Db, ids: readonly number[]): Promise<Options
   const on = new Set(rows.map((r) => `${r.id}:${r.path.slice('options/'.length)}`));
   return ids.map((id) => Object.fromEntries(COMMON_OPTIONS.map((o) => [o, on.has(`${id}:${o}`)])) as Options);
 }
-

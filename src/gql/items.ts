@@ -85,7 +85,10 @@ export async function listItems(ctx: Caller & { env: Env }, kind: KindInfo, args
   const where: SQL[] = [sql`${resources.owner_id} = ${ownerId}`, eq(resources.kind, kind.kind)];
   if (!self) where.push(readableThroughShare(ctx.caller?.id ?? -1));
   if (args.id != null) where.push(eq(resources.name, args.id));
-  const page_ = selectItems(ctx, want, and(...where)!).orderBy(asc(resources.name)).limit(limit).offset(offset);
+  const page_ = selectItems(ctx, want, and(...where)!)
+    .orderBy(asc(resources.name))
+    .limit(limit)
+    .offset(offset);
   let rows: Awaited<typeof page_>;
   if (self) rows = await page_;
   else {

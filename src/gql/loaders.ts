@@ -93,7 +93,11 @@ export function makeLoaders(db: Db, caller: User | null, env: Env) {
 
   /** The groups of organisations the caller may see (shaped by the groups area's rules). */
   const groupsOfOrg = new DataLoader(async (orgIds: readonly number[]): Promise<GqlGroup[][]> => {
-    const rows = await db.select().from(groups).where(and(eq(groups.kind, 'org_group'), inJson(groups.parent_id, orgIds))).orderBy(asc(groups.ref));
+    const rows = await db
+      .select()
+      .from(groups)
+      .where(and(eq(groups.kind, 'org_group'), inJson(groups.parent_id, orgIds)))
+      .orderBy(asc(groups.ref));
     const shaped = await shapeGroups(env, db, caller, rows);
     return byKey(orgIds, shaped, (g) => [g.group.parent_id!]);
   });

@@ -422,12 +422,17 @@ export function selectedFields(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fr
 
 const list = (kind: keyof typeof KINDS) => (_: unknown, args: Args<ListArgs>, c: GqlContext, info: GraphQLResolveInfo) => {
   const fields = selectedFields(info);
-  return listItems(c, KINDS[kind], { author: args.author, id: args.id, limit: args.limit, offset: args.offset }, {
-    paths: [...new Set([...fields].filter((f) => f in ENTRY_FIELDS).map((f) => ENTRY_FIELDS[f]!))],
-    shares: fields.has('public') || fields.has('shared') || RUN_FIELDS.some((f) => fields.has(f)),
-    tags: fields.has('tags'),
-    vars: fields.has('vars'),
-  });
+  return listItems(
+    c,
+    KINDS[kind],
+    { author: args.author, id: args.id, limit: args.limit, offset: args.offset },
+    {
+      paths: [...new Set([...fields].filter((f) => f in ENTRY_FIELDS).map((f) => ENTRY_FIELDS[f]!))],
+      shares: fields.has('public') || fields.has('shared') || RUN_FIELDS.some((f) => fields.has(f)),
+      tags: fields.has('tags'),
+      vars: fields.has('vars'),
+    },
+  );
 };
 /** The caller's own resources of a kind (`me { docs }`): the root listing without author. */
 const mine = (kind: keyof typeof KINDS) => (_: Me, args: Args<ListArgs>, c: GqlContext, info: GraphQLResolveInfo) =>
@@ -530,7 +535,16 @@ function once<T>(fn: () => Promise<T>): () => Promise<T> {
 
 async function groupsByRole(c: GqlContext, caller: User) {
   const held = await myGroups(c.db, caller);
-  const shaped = new Map((await shapeGroups(c.env, c.db, caller, held.map((h) => h.group))).map((g) => [g.group.id, g]));
+  const shaped = new Map(
+    (
+      await shapeGroups(
+        c.env,
+        c.db,
+        caller,
+        held.map((h) => h.group),
+      )
+    ).map((g) => [g.group.id, g]),
+  );
   const byRole = (role: string) => held.filter((h) => h.role === role && shaped.has(h.group.id)).map((h) => shaped.get(h.group.id)!);
   return { founder: byRole('founders'), admin: byRole('admins'), superuser: byRole('superusers'), member: byRole('members') };
 }
@@ -547,13 +561,7 @@ export const resolvers = {
       const reach = or(eq(users.profile_public, true), eq(users.id, c.caller?.id ?? -1));
       const where = args.username != null ? eq(users.username, args.username) : reach;
       if (limit === 0) return [];
-      return c.db
-        .select(PERSON_COLUMNS)
-        .from(users)
-        .where(and(where))
-        .orderBy(asc(users.username))
-        .limit(limit)
-        .offset(offset);
+      return c.db.select(PERSON_COLUMNS).from(users).where(and(where)).orderBy(asc(users.username)).limit(limit).offset(offset);
     },
     groups: async (_: unknown, args: Args<GroupFilter>, c: GqlContext) => shapeGroups(c.env, c.db, c.caller, await candidateGroups(c.db, c.caller, args)),
     orgs: async (_: unknown, __: unknown, c: GqlContext) => shapeGroups(c.env, c.db, c.caller, await candidateOrgs(c.db, c.caller)),
@@ -643,4 +651,3 @@ export const resolvers = {
 };
 
 export const schema = createSchema<GqlContext>({ typeDefs, resolvers: resolvers as never });
-

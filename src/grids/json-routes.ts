@@ -78,7 +78,10 @@ export function jsonRoutes(r: ResourceRoutes): void {
       const one = Math.max(1, (await timeInBatches(1, 1, () => (last = parse()))).mean);
       const maxRuns = Math.max(1, Math.min(PARSE_TIME_MAX_RUNS, Math.floor(PARSE_TIME_BUDGET_MS / one)));
       if (runs > maxRuns) {
-        throw badRequest(`runs=${runs} is too many for this grid: one parse takes about ${one} ms, so at most ${maxRuns} runs fit in the ${PARSE_TIME_BUDGET_MS} ms a request may spend`, { max_runs: maxRuns });
+        throw badRequest(
+          `runs=${runs} is too many for this grid: one parse takes about ${one} ms, so at most ${maxRuns} runs fit in the ${PARSE_TIME_BUDGET_MS} ms a request may spend`,
+          { max_runs: maxRuns },
+        );
       }
       const timing = await timeInBatches(runs, PARSE_TIME_BATCH, () => (last = parse()));
       return Response.json({

@@ -86,7 +86,17 @@ const BAR = 124;
 const SPACE = 32;
 /** The whitespace of JavaScript's \s, by code point. */
 const isSpace = (c: number) =>
-  c === SPACE || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+  c === SPACE ||
+  (c >= 9 && c <= 13) ||
+  c === 0xa0 ||
+  c === 0x1680 ||
+  (c >= 0x2000 && c <= 0x200a) ||
+  c === 0x2028 ||
+  c === 0x2029 ||
+  c === 0x202f ||
+  c === 0x205f ||
+  c === 0x3000 ||
+  c === 0xfeff;
 const isDrawing = (c: number) => c === PLUS || c === DASH || c === BAR;
 const describe = (c: number) => (c === SPACE ? 'a space' : c === 9 ? 'a tab' : `'${String.fromCharCode(c)}'`);
 /** Astral characters count as one column: each becomes one placeholder (never part of a valid instruction). */
@@ -221,9 +231,7 @@ export function parseLayout(text: string): ParsedLayout {
       const hi = cuts[i + 1]!;
       const wlo = i === 0 ? (dir === 'rows' ? box.wt : box.wl) : 0.5;
       const whi = i + 2 === cuts.length ? (dir === 'rows' ? box.wb : box.wr) : 0.5;
-      children.push(
-        split(dir === 'rows' ? { ...box, t: lo, b: hi, wt: wlo, wb: whi } : { ...box, l: lo, r: hi, wl: wlo, wr: whi }),
-      );
+      children.push(split(dir === 'rows' ? { ...box, t: lo, b: hi, wt: wlo, wb: whi } : { ...box, l: lo, r: hi, wl: wlo, wr: whi }));
     }
     return { width, height, children, split: dir, cell: null };
   };
@@ -231,8 +239,26 @@ export function parseLayout(text: string): ParsedLayout {
   /** The lines of a box in one direction: rows (i = y, j = x) or columns (i = x, j = y). */
   const linesOf = (box: Box, dir: 'rows' | 'columns') =>
     dir === 'rows'
-      ? { from: box.t, to: box.b, lo: box.l, hi: box.r, get: (i: number, j: number) => at(i, j), fault: (i: number, j: number, m: string) => fault(i, j, m), along: DASH, cross: BAR }
-      : { from: box.l, to: box.r, lo: box.t, hi: box.b, get: (i: number, j: number) => at(j, i), fault: (i: number, j: number, m: string) => fault(j, i, m), along: BAR, cross: DASH };
+      ? {
+          from: box.t,
+          to: box.b,
+          lo: box.l,
+          hi: box.r,
+          get: (i: number, j: number) => at(i, j),
+          fault: (i: number, j: number, m: string) => fault(i, j, m),
+          along: DASH,
+          cross: BAR,
+        }
+      : {
+          from: box.l,
+          to: box.r,
+          lo: box.t,
+          hi: box.b,
+          get: (i: number, j: number) => at(j, i),
+          fault: (i: number, j: number, m: string) => fault(j, i, m),
+          along: BAR,
+          cross: DASH,
+        };
 
   /**
    * The dividers of a box in one direction: its inside lines made only of the direction's

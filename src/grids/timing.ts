@@ -23,7 +23,7 @@ export function quantile(values: number[], q: number): number {
 export async function timeInBatches(runs: number, batch: number, work: () => void): Promise<Timing> {
   const samples: number[] = [];
   let total = 0;
-  for (let done = 0; done < runs; ) {
+  for (let done = 0; done < runs;) {
     const n = Math.min(batch, runs - done);
     await scheduler.wait(1);
     const t0 = Date.now();

@@ -89,7 +89,10 @@ export function callerGroupRoutes(api: Api): void {
     handler: async (ctx) => {
       const caller = ctx.caller!;
       const rows = await groupsOfMember(ctx.db, caller.id, ['user_group', 'org_group']);
-      const pathOf = await adminPaths(ctx, rows.map((r) => r.group));
+      const pathOf = await adminPaths(
+        ctx,
+        rows.map((r) => r.group),
+      );
       const mine = `@${caller.username}~`;
       return listingResponse(
         rows.map(({ group, role }) => {
@@ -118,7 +121,10 @@ export function callerGroupRoutes(api: Api): void {
     responses: listingResponses,
     handler: async (ctx) => {
       const rows = await groupsOfMember(ctx.db, ctx.caller!.id);
-      const pathOf = await adminPaths(ctx, rows.map((r) => r.group));
+      const pathOf = await adminPaths(
+        ctx,
+        rows.map((r) => r.group),
+      );
       return listingResponse(rows.map(({ group, role }) => groupItem(group, memberView(role), group.ref, pathOf(group))));
     },
   });
@@ -130,7 +136,13 @@ export function groupFolderRoutes(g: GroupRoutes): void {
     need: 'see',
     responses: listingResponses,
     handler: (gc) => {
-      const at = (name: string, type: 'dir' | 'file', actions: Verb[] = ['GET']): ListingItem => ({ name, uri: `${gc.base}/${name}`, ...groupEntry(gc.group, gc.view), type, actions });
+      const at = (name: string, type: 'dir' | 'file', actions: Verb[] = ['GET']): ListingItem => ({
+        name,
+        uri: `${gc.base}/${name}`,
+        ...groupEntry(gc.group, gc.view),
+        type,
+        actions,
+      });
       const items = [at('profile', 'dir'), at('roles', 'dir'), at('role', 'file')];
       if (gc.view.insider) items.push(at('threads', 'dir'));
       if (gc.group.kind === 'org') items.push(at('groups', 'dir'));
@@ -165,7 +177,11 @@ export function userGroupsRoute(api: Api): void {
       const name = ctx.params.user!;
       const owner = await ctx.db.select({ id: users.id }).from(users).where(eq(users.username, name)).get();
       if (!owner) throw notFound(`no such user: ${name}`);
-      const list = await ctx.db.select().from(groups).where(and(eq(groups.kind, 'user_group'), eq(groups.owner_id, owner.id))).orderBy(asc(groups.slug));
+      const list = await ctx.db
+        .select()
+        .from(groups)
+        .where(and(eq(groups.kind, 'user_group'), eq(groups.owner_id, owner.id)))
+        .orderBy(asc(groups.slug));
       const seen = await visibleGroups(ctx.db, ctx.caller, list);
       return listingResponse(seen.map(({ group, view }) => groupItem(group, view, group.slug, `/v1/admin/groups/${group.ref}`)));
     },

@@ -23,4 +23,3 @@ export async function sendInvite(env: Env, gc: GroupCtx, target: User, role: Rol
   await deliver(env, gc.db, { kind: 'invite', to: [target.email], subject: `Invitation to join ${ref} as ${role}`, text, html });
   return true;
 }
-

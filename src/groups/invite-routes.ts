@@ -60,7 +60,15 @@ export function inviteRoutes(api: Api): void {
     handler: async (ctx) => {
       const { group } = await pendingInvite(ctx);
       return listingResponse([
-        { name: 'accept', uri: `${inviteUri(group.ref)}/accept`, type: 'file', permissions: ['w'], actions: ['POST'], created_on: group.created_on, last_modified: group.last_modified },
+        {
+          name: 'accept',
+          uri: `${inviteUri(group.ref)}/accept`,
+          type: 'file',
+          permissions: ['w'],
+          actions: ['POST'],
+          created_on: group.created_on,
+          last_modified: group.last_modified,
+        },
       ]);
     },
   });

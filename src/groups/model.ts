@@ -62,8 +62,7 @@ export function optionsFor(kind: GroupKind): OptionName[] {
 }
 
 /** show_* options of organisations and their groups need a premium plan. */
-export const needsPremium = (kind: GroupKind, option: string): boolean =>
-  kind !== 'user_group' && (PREMIUM_OPTIONS as readonly string[]).includes(option);
+export const needsPremium = (kind: GroupKind, option: string): boolean => kind !== 'user_group' && (PREMIUM_OPTIONS as readonly string[]).includes(option);
 
 // ---------------------------------------------------------------- profile values
 

@@ -24,8 +24,7 @@ const tag = 'groups';
 
 type Seen = { group: Group; view: GroupView }[];
 
-const orgGroupItems = (org: Group, seen: Seen, prefix: string) =>
-  seen.map(({ group, view }) => groupItem(group, view, group.slug, `${prefix}/${org.slug}/groups/${group.slug}`));
+const orgGroupItems = (org: Group, seen: Seen, prefix: string) => seen.map(({ group, view }) => groupItem(group, view, group.slug, `${prefix}/${org.slug}/groups/${group.slug}`));
 
 /**
  * The organisation a request names with its groups and the caller's views of them all, in
@@ -38,7 +37,11 @@ async function loadOrgWithGroups(ctx: Ctx): Promise<{ org: GroupCtx; seen: Seen 
   const orgId = sql`(select ${groups.id} from ${groups} where ${groups.ref} = ${ref})`;
   const [rows, children] = await ctx.db.batch([
     ctx.db.select().from(groups).where(eq(groups.ref, ref)),
-    ctx.db.select().from(groups).where(and(eq(groups.kind, 'org_group'), eq(groups.parent_id, orgId))).orderBy(asc(groups.slug)),
+    ctx.db
+      .select()
+      .from(groups)
+      .where(and(eq(groups.kind, 'org_group'), eq(groups.parent_id, orgId)))
+      .orderBy(asc(groups.slug)),
   ]);
   const group = rows[0];
   if (!group || group.kind !== scope.kind) throw notFound(`no such group: ${ref}`);
@@ -95,7 +98,9 @@ export function orgRoutes(api: Api): void {
       "The organisation's visuals visible to the caller: d (documents), g (grids), m (e-mails), v (variables of its documents, as <doc>/<var>); p (plots) is always empty: the platform has no plot resources. With a group reference (@user~group, +org~group, +org) instead of an organisation: the items of kind d, g, m or j shared with that group that the caller can read ({id, name, type, summary, uri, shared, updated})",
     tag,
     auth: 'optional',
-    responses: { 200: { description: 'Listing (organisation), or the shared items (group reference)', type: 'application/json', schema: z.union([listingSchema, z.array(sharedItemSchema)]) } },
+    responses: {
+      200: { description: 'Listing (organisation), or the shared items (group reference)', type: 'application/json', schema: z.union([listingSchema, z.array(sharedItemSchema)]) },
+    },
     handler: orgSection,
   });
 

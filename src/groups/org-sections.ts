@@ -26,7 +26,11 @@ export async function orgSection(ctx: Ctx): Promise<Response> {
   const own = ctx.caller?.id === org.group.owner_id;
   if (section === 'v') return listingResponse(await orgVariables(ctx, org.group.owner_id, owner.username, own));
   const kind = SECTIONS[section]!;
-  const list = await ctx.db.select().from(resources).where(visibleWhere(ctx, kind.kind, org.group.owner_id, own)).orderBy(asc(resources.name));
+  const list = await ctx.db
+    .select()
+    .from(resources)
+    .where(visibleWhere(ctx, kind.kind, org.group.owner_id, own))
+    .orderBy(asc(resources.name));
   return listingResponse(
     list.map((r) => ({
       name: r.name,

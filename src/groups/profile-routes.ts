@@ -47,7 +47,14 @@ function profileFolderRoute(g: GroupRoutes): void {
     responses: listingResponses,
     handler: async (gc) => {
       const rows = await rowsUnder(gc.db, gc.group.id, '');
-      const file = (p: string) => item(gc, p, 'file', textActions(gc), rows.find((r) => r.path === p));
+      const file = (p: string) =>
+        item(
+          gc,
+          p,
+          'file',
+          textActions(gc),
+          rows.find((r) => r.path === p),
+        );
       return listingResponse([file('name'), ...(gc.view.description ? [file('description')] : []), item(gc, 'picture', 'dir', ['GET']), item(gc, 'options', 'dir', ['GET'])]);
     },
   });
@@ -180,7 +187,15 @@ function optionRoutes(g: GroupRoutes): void {
     handler: async (gc) => {
       const rows = await rowsUnder(gc.db, gc.group.id, 'options/');
       return listingResponse(
-        optionsFor(gc.group.kind).map((o) => item(gc, `options/${o}`, 'file', gc.view.manage ? ['GET', 'POST'] : ['GET'], rows.find((r) => r.path === `options/${o}`))),
+        optionsFor(gc.group.kind).map((o) =>
+          item(
+            gc,
+            `options/${o}`,
+            'file',
+            gc.view.manage ? ['GET', 'POST'] : ['GET'],
+            rows.find((r) => r.path === `options/${o}`),
+          ),
+        ),
       );
     },
   });

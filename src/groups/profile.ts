@@ -14,7 +14,13 @@ import { groupEntries } from './schema';
 export const pictureKey = (groupId: number, which: Picture) => `g/${groupId}/picture/${which}`;
 
 export async function readRow(db: Db, groupId: number, path: string) {
-  return (await db.select().from(groupEntries).where(and(eq(groupEntries.group_id, groupId), eq(groupEntries.path, path))).get()) ?? null;
+  return (
+    (await db
+      .select()
+      .from(groupEntries)
+      .where(and(eq(groupEntries.group_id, groupId), eq(groupEntries.path, path)))
+      .get()) ?? null
+  );
 }
 
 export async function upsertRow(db: Db, groupId: number, path: string, value: string | null, contentType: string | null, size: number): Promise<void> {
@@ -27,7 +33,10 @@ export async function upsertRow(db: Db, groupId: number, path: string, value: st
 
 /** Rows whose path starts with `prefix` (`picture/`, `options/`). */
 export async function rowsUnder(db: Db, groupId: number, prefix: string) {
-  return db.select().from(groupEntries).where(and(eq(groupEntries.group_id, groupId), like(groupEntries.path, `${prefix}%`)));
+  return db
+    .select()
+    .from(groupEntries)
+    .where(and(eq(groupEntries.group_id, groupId), like(groupEntries.path, `${prefix}%`)));
 }
 
 export async function deleteRow(db: Db, groupId: number, path: string): Promise<void> {

@@ -97,7 +97,10 @@ export function roleRoutes(g: GroupRoutes): void {
           .select({ role: members.role, state: members.state })
           .from(members)
           .where(and(eq(members.group_id, groupId), eq(members.user_id, sql`(select ${users.id} from ${users} where ${users.username} = ${name})`))),
-        ctx.db.select({ value: groupEntries.value }).from(groupEntries).where(and(eq(groupEntries.group_id, groupId), eq(groupEntries.path, 'options/is_open'))),
+        ctx.db
+          .select({ value: groupEntries.value })
+          .from(groupEntries)
+          .where(and(eq(groupEntries.group_id, groupId), eq(groupEntries.path, 'options/is_open'))),
       ];
     },
     responses: {

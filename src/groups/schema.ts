@@ -6,7 +6,9 @@ import { groups } from '../db/schema';
 export const groupEntries = sqliteTable(
   'group_entries',
   {
-    group_id: integer('group_id').notNull().references(() => groups.id, { onDelete: 'cascade' }),
+    group_id: integer('group_id')
+      .notNull()
+      .references(() => groups.id, { onDelete: 'cascade' }),
     path: text('path').notNull(),
     value: text('value'),
     content_type: text('content_type'),

@@ -97,7 +97,11 @@ export async function groupSharedItems(ctx: Ctx, ref: string, section: string): 
       .select({ resource_id: entries.resource_id, path: entries.path, value: entries.value, blob_key: entries.blob_key })
       .from(entries)
       .where(and(sql`${entries.resource_id} in ${ids}`, inArray(entries.path, ITEM_ENTRIES))),
-    ctx.db.select({ resource_id: shares.resource_id, entry: shares.entry }).from(shares).where(sql`${shares.resource_id} in ${ids}`).orderBy(asc(shares.entry)),
+    ctx.db
+      .select({ resource_id: shares.resource_id, entry: shares.entry })
+      .from(shares)
+      .where(sql`${shares.resource_id} in ${ids}`)
+      .orderBy(asc(shares.entry)),
   ]);
   const values = new Map<number, Map<string, string>>();
   await Promise.all([...byResource(entryRows)].map(async ([id, list]) => values.set(id, await entryValues(ctx.env, list))));

@@ -104,9 +104,18 @@ export async function viewsOf(db: Db, caller: User | null, list: Group[], loaded
   const uid = caller?.id ?? -1;
 
   const [mine, opts, plans, childOf] = await db.batch([
-    db.select({ group_id: members.group_id, role: members.role, state: members.state }).from(members).where(and(eq(members.user_id, uid), inArray(members.group_id, ids))),
-    db.select({ group_id: groupEntries.group_id, path: groupEntries.path }).from(groupEntries).where(and(inArray(groupEntries.group_id, ids), like(groupEntries.path, 'options/%'), eq(groupEntries.value, 'yes'))),
-    db.select({ id: users.id, plan: users.plan }).from(users).where(inArray(users.id, ownerIds.length ? ownerIds : [-1])),
+    db
+      .select({ group_id: members.group_id, role: members.role, state: members.state })
+      .from(members)
+      .where(and(eq(members.user_id, uid), inArray(members.group_id, ids))),
+    db
+      .select({ group_id: groupEntries.group_id, path: groupEntries.path })
+      .from(groupEntries)
+      .where(and(inArray(groupEntries.group_id, ids), like(groupEntries.path, 'options/%'), eq(groupEntries.value, 'yes'))),
+    db
+      .select({ id: users.id, plan: users.plan })
+      .from(users)
+      .where(inArray(users.id, ownerIds.length ? ownerIds : [-1])),
     db
       .selectDistinct({ parent_id: groups.parent_id })
       .from(members)
@@ -216,8 +225,14 @@ export async function groupInfos(env: Env, db: Db, caller: User | null, list: Gr
   const insiderIds = seen.filter((g) => views.get(g.id)!.insider).map((g) => g.id);
   const none = [-1];
   const [entries, parents, roster, shared, mailOpts] = await db.batch([
-    db.select().from(groupEntries).where(and(inArray(groupEntries.group_id, ids), or(eq(groupEntries.path, 'name'), eq(groupEntries.path, 'description'), like(groupEntries.path, 'picture/%')))),
-    db.select().from(groups).where(inArray(groups.id, parentIds.length ? parentIds : none)),
+    db
+      .select()
+      .from(groupEntries)
+      .where(and(inArray(groupEntries.group_id, ids), or(eq(groupEntries.path, 'name'), eq(groupEntries.path, 'description'), like(groupEntries.path, 'picture/%')))),
+    db
+      .select()
+      .from(groups)
+      .where(inArray(groups.id, parentIds.length ? parentIds : none)),
     db
       .select({ group_id: members.group_id, username: users.username, role: members.role, state: members.state })
       .from(members)
@@ -234,7 +249,13 @@ export async function groupInfos(env: Env, db: Db, caller: User | null, list: Gr
     db
       .select({ group_id: groupEntries.group_id, path: groupEntries.path })
       .from(groupEntries)
-      .where(and(inArray(groupEntries.group_id, [...ids, ...parentIds]), inArray(groupEntries.path, ['options/enable_subdomain', 'options/allow_inbound_mail']), eq(groupEntries.value, 'yes'))),
+      .where(
+        and(
+          inArray(groupEntries.group_id, [...ids, ...parentIds]),
+          inArray(groupEntries.path, ['options/enable_subdomain', 'options/allow_inbound_mail']),
+          eq(groupEntries.value, 'yes'),
+        ),
+      ),
   ]);
   const parentById = new Map(parents.map((p) => [p.id, p]));
   const mailOn = new Set(mailOpts.map((o) => `${o.group_id}:${o.path}`));
@@ -257,7 +278,9 @@ export async function groupInfos(env: Env, db: Db, caller: User | null, list: Gr
       role: v.role ?? '',
       members: v.roster ? roster.filter((m) => m.group_id === g.id).map((m) => ({ username: m.username, role: m.role, state: m.state as 'active' | 'pending' })) : null,
       shared: v.insider
-        ? shared.filter((s) => s.group_id === g.id).map((s) => ({ kind: s.kind, owner: s.owner, name: s.name, entry: s.entry, uri: `/v1/users/${s.owner}/${COLLECTION_OF[s.kind]}/${s.name}` }))
+        ? shared
+            .filter((s) => s.group_id === g.id)
+            .map((s) => ({ kind: s.kind, owner: s.owner, name: s.name, entry: s.entry, uri: `/v1/users/${s.owner}/${COLLECTION_OF[s.kind]}/${s.name}` }))
         : [],
       email: v.insider && mailEnabled ? inboundAddress(org!.slug, g.slug, env.ORG_MAIL_DOMAIN) : null,
       created_on: g.created_on,

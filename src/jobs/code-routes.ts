@@ -20,7 +20,10 @@ async function bumpCodeVersion(rc: ResourceCtx): Promise<void> {
   const listed = await rc.env.BLOBS.list({ prefix: codePrefix(rc.resource.id), limit: MAX_CODE_FILES });
   const files = listed.objects.map((o) => `${o.key}\t${o.etag}\t${o.size}`).sort();
   const version = (await sha256Hex(files.join('\n'))).slice(0, 20);
-  await rc.db.insert(jobMeta).values({ job_id: rc.resource.id, code_version: version }).onConflictDoUpdate({ target: jobMeta.job_id, set: { code_version: version } });
+  await rc.db
+    .insert(jobMeta)
+    .values({ job_id: rc.resource.id, code_version: version })
+    .onConflictDoUpdate({ target: jobMeta.job_id, set: { code_version: version } });
 }
 
 export function codeRoutes(r: ResourceRoutes): void {

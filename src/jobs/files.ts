@@ -22,7 +22,11 @@ export function textFile(name: string, text: string, type = 'text/plain; charset
 
 /** A file name safe to keep: its last path segment, control characters removed. */
 export function cleanName(name: string, fallback: string): string {
-  const base = name.split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f"]/g, '').trim();
+  const base = name
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/[\u0000-\u001f\u007f"]/g, '')
+    .trim();
   return base && base !== '.' && base !== '..' ? base.slice(0, 200) : fallback;
 }
 

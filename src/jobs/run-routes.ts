@@ -81,7 +81,7 @@ export function runRoutes(r: ResourceRoutes, runs: RunRoutes): void {
       200: { description: 'Cancel already pending' },
       202: { description: 'Cancel accepted; the run is being torn down' },
       400: { description: 'Body other than canceled' },
-      409: { description: 'The run already finished (the body\'s status is the final run status, also as final_status), or a child run' },
+      409: { description: "The run already finished (the body's status is the final run status, also as final_status), or a child run" },
     },
     handler: async (rc) => {
       const row = rc.run;
@@ -91,7 +91,10 @@ export function runRoutes(r: ResourceRoutes, runs: RunRoutes): void {
       const answer = await runStub(rc.env, row.name).cancel(rc.caller!.username);
       if (answer.code === 404) throw conflict(`run ${row.name} has ended`, { status: row.status, final_status: row.status, run: row.name });
       if (answer.code === 409) throw conflict(`run ${row.name} already finished: ${answer.status}`, { status: answer.status, final_status: answer.status, run: row.name });
-      return jsonResponse({ status: answer.code, message: answer.code === 202 ? 'cancel accepted: the run is being torn down' : 'cancel already pending', run: row.name, run_status: answer.status }, { status: answer.code });
+      return jsonResponse(
+        { status: answer.code, message: answer.code === 202 ? 'cancel accepted: the run is being torn down' : 'cancel already pending', run: row.name, run_status: answer.status },
+        { status: answer.code },
+      );
     },
   });
   runs.get('/stats', {

@@ -41,7 +41,11 @@ export async function insertRejected(db: Db, spec: Omit<RunSpec, 'input' | 'dept
 
 /** Records a started run; answers its id. */
 export async function insertStarted(db: Db, spec: RunSpec, started: string): Promise<number> {
-  const row = await db.insert(jobRuns).values(newRunRow(spec, 'processing', started)).returning({ id: jobRuns.id }).get();
+  const row = await db
+    .insert(jobRuns)
+    .values(newRunRow(spec, 'processing', started))
+    .returning({ id: jobRuns.id })
+    .get();
   return row.id;
 }
 
@@ -51,7 +55,11 @@ export async function insertStarted(db: Db, spec: RunSpec, started: string): Pro
  */
 export async function markCanceling(db: Db, runId: number, log: Log): Promise<void> {
   try {
-    if (runId) await db.update(jobRuns).set({ status: 'canceling' }).where(and(eq(jobRuns.id, runId), eq(jobRuns.status, 'processing')));
+    if (runId)
+      await db
+        .update(jobRuns)
+        .set({ status: 'canceling' })
+        .where(and(eq(jobRuns.id, runId), eq(jobRuns.status, 'processing')));
   } catch (err) {
     log(`the run record could not be marked canceling: ${(err as Error).message}`, 'warning');
   }
@@ -74,7 +82,14 @@ export async function recordEnd(env: Env, db: Db, head: RunHead, status: RunOutc
     // A successful top-level run ends any failure streak: in the same round trip as its row
     // (conditional, so the common case writes nothing more).
     if (!head.top) await row;
-    else if (status === 'success') await db.batch([row, db.update(jobMeta).set({ failures: 0 }).where(and(eq(jobMeta.job_id, head.jobId), gt(jobMeta.failures, 0)))]);
+    else if (status === 'success')
+      await db.batch([
+        row,
+        db
+          .update(jobMeta)
+          .set({ failures: 0 })
+          .where(and(eq(jobMeta.job_id, head.jobId), gt(jobMeta.failures, 0))),
+      ]);
     else await Promise.all([row, countFailures(env, db, head.jobId, status, log)]);
   } catch (err) {
     log(`the run record could not be updated: ${(err as Error).message}`, 'error');
@@ -101,7 +116,12 @@ async function countFailures(env: Env, db: Db, jobId: number, status: 'failed' |
     await db.batch([db.delete(jobSchedules).where(eq(jobSchedules.job_id, jobId)), db.update(jobMeta).set({ failures: 0 }).where(eq(jobMeta.job_id, jobId))]);
     log(`job paused: ${AUTO_PAUSE_AFTER} consecutive failed runs; config/enabled is now false (scheduled runs stop; manual runs still work)`, 'warning');
   } catch (err) {
-    const gone = !(await db.select({ id: resources.id }).from(resources).where(eq(resources.id, jobId)).get().catch(() => null));
+    const gone = !(await db
+      .select({ id: resources.id })
+      .from(resources)
+      .where(eq(resources.id, jobId))
+      .get()
+      .catch(() => null));
     log(gone ? 'the job was deleted during the run: nothing to count toward auto-pause' : `auto-pause bookkeeping failed: ${(err as Error).message}`, 'warning');
   }
 }

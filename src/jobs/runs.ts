@@ -23,13 +23,20 @@ export const RUN_NAME = /^\d{8}-\d{6}-[a-z0-9]{6,40}$/;
 
 /** A request id: the cf-ray when there is one, else random. Lowercase alphanumerics. */
 export function requestId(req?: Request): string {
-  const ray = req?.headers.get('cf-ray')?.split('-')[0]?.toLowerCase().replace(/[^a-z0-9]/g, '');
+  const ray = req?.headers
+    .get('cf-ray')
+    ?.split('-')[0]
+    ?.toLowerCase()
+    .replace(/[^a-z0-9]/g, '');
   const rand = [...randomBytes(6)].map((b) => b.toString(16).padStart(2, '0')).join('');
   // A ray is unique per request, but a run name must be unique across subrequests too.
   return ray && ray.length >= 6 ? `${ray.slice(0, 16)}${rand.slice(0, 4)}` : rand;
 }
 
-export const runShortname = () => base64url(randomBytes(6)).toLowerCase().replace(/[^a-z0-9]/g, 'x');
+export const runShortname = () =>
+  base64url(randomBytes(6))
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, 'x');
 
 /** Seconds between two ISO timestamps, two decimals. */
 export function durationOf(started: string, completed: string): number {
@@ -47,7 +54,10 @@ export function isExpired(row: Pick<RunRow, 'started_on'>, nowMs: number): boole
  * batches this with the job's own load.
  */
 export function runQuery(db: Db, jobId: number | SQL, name: string) {
-  return db.select().from(jobRuns).where(and(eq(jobRuns.name, name), or(eq(jobRuns.root_job_id, jobId), eq(jobRuns.job_id, jobId))));
+  return db
+    .select()
+    .from(jobRuns)
+    .where(and(eq(jobRuns.name, name), or(eq(jobRuns.root_job_id, jobId), eq(jobRuns.job_id, jobId))));
 }
 
 export interface ChildStats {
@@ -141,7 +151,15 @@ export async function recentRuns(db: Db, jobId: number, limit = 30) {
 }
 
 export async function latestRun(db: Db, jobId: number): Promise<RunRow | null> {
-  return (await db.select().from(jobRuns).where(and(eq(jobRuns.job_id, jobId), eq(jobRuns.top, 1))).orderBy(...NEWEST_FIRST).limit(1).get()) ?? null;
+  return (
+    (await db
+      .select()
+      .from(jobRuns)
+      .where(and(eq(jobRuns.job_id, jobId), eq(jobRuns.top, 1)))
+      .orderBy(...NEWEST_FIRST)
+      .limit(1)
+      .get()) ?? null
+  );
 }
 
 export interface HistoryRow {
@@ -197,9 +215,7 @@ export function historyStream(db: Db, jobId: number, json: boolean): ReadableStr
         controller.close();
         return;
       }
-      const text = json
-        ? page.value.map((r) => (first ? ((first = false), '') : ',') + JSON.stringify(r)).join('')
-        : page.value.map(historyLine).join('');
+      const text = json ? page.value.map((r) => (first ? ((first = false), '') : ',') + JSON.stringify(r)).join('') : page.value.map(historyLine).join('');
       controller.enqueue(enc.encode(text));
     },
   });

@@ -25,7 +25,11 @@ export async function syncSchedule(env: Env, db: Db, jobId: number): Promise<voi
     next = null; // validated on write; never index a broken schedule
   }
   if (next === null) await db.delete(jobSchedules).where(eq(jobSchedules.job_id, jobId));
-  else await db.insert(jobSchedules).values({ job_id: jobId, next_fire: next }).onConflictDoUpdate({ target: jobSchedules.job_id, set: { next_fire: next } });
+  else
+    await db
+      .insert(jobSchedules)
+      .values({ job_id: jobId, next_fire: next })
+      .onConflictDoUpdate({ target: jobSchedules.job_id, set: { next_fire: next } });
 }
 
 /** Starts the runs that are due at `at`; answers their job ids. */
@@ -49,9 +53,19 @@ export async function fireDue(env: Env, at: number, waitUntil: (p: Promise<unkno
     }
     const next = s ? nextFire(s, at) : null;
     // Claim this fire time: a concurrent tick that read the same row updates nothing.
-    const claimed = next === null
-      ? await db.delete(jobSchedules).where(and(eq(jobSchedules.job_id, row.job_id), eq(jobSchedules.next_fire, row.next_fire))).returning().get()
-      : await db.update(jobSchedules).set({ next_fire: next }).where(and(eq(jobSchedules.job_id, row.job_id), eq(jobSchedules.next_fire, row.next_fire))).returning().get();
+    const claimed =
+      next === null
+        ? await db
+            .delete(jobSchedules)
+            .where(and(eq(jobSchedules.job_id, row.job_id), eq(jobSchedules.next_fire, row.next_fire)))
+            .returning()
+            .get()
+        : await db
+            .update(jobSchedules)
+            .set({ next_fire: next })
+            .where(and(eq(jobSchedules.job_id, row.job_id), eq(jobSchedules.next_fire, row.next_fire)))
+            .returning()
+            .get();
     if (!claimed || !job || !s) continue;
     started.push(row.job_id);
     waitUntil(

@@ -13,7 +13,9 @@ export const jobRuns = sqliteTable(
     id: integer('id').primaryKey({ autoIncrement: true }),
     name: text('name').notNull().unique(),
     shortname: text('shortname').notNull().unique(),
-    job_id: integer('job_id').notNull().references(() => resources.id, { onDelete: 'cascade' }),
+    job_id: integer('job_id')
+      .notNull()
+      .references(() => resources.id, { onDelete: 'cascade' }),
     /** 1 for a top-level run, 0 for a child run of a composed chain. */
     top: integer('top').notNull(),
     parent_id: integer('parent_id'),
@@ -34,7 +36,9 @@ export const jobRuns = sqliteTable(
 );
 
 export const jobMeta = sqliteTable('job_meta', {
-  job_id: integer('job_id').primaryKey().references(() => resources.id, { onDelete: 'cascade' }),
+  job_id: integer('job_id')
+    .primaryKey()
+    .references(() => resources.id, { onDelete: 'cascade' }),
   code_version: text('code_version').notNull().default(''),
   failures: integer('failures').notNull().default(0),
 });
@@ -42,7 +46,9 @@ export const jobMeta = sqliteTable('job_meta', {
 export const jobSchedules = sqliteTable(
   'job_schedules',
   {
-    job_id: integer('job_id').primaryKey().references(() => resources.id, { onDelete: 'cascade' }),
+    job_id: integer('job_id')
+      .primaryKey()
+      .references(() => resources.id, { onDelete: 'cascade' }),
     next_fire: integer('next_fire').notNull(),
   },
   (t) => [index('job_schedules_next').on(t.next_fire)],

@@ -45,7 +45,9 @@ export async function startRun(env: Env, t: TriggerSpec): Promise<RunOutcome> {
     });
     return out as unknown as RunOutcome;
   } catch (err) {
-    const status = await runStub(env, name).recover().catch(() => null);
+    const status = await runStub(env, name)
+      .recover()
+      .catch(() => null);
     // A run whose cancel was accepted before the break ends canceled (the object finished it
     // so, or, still executing, is finishing it: canceling ends canceled unless it succeeds).
     if (status === 'canceled' || status === 'canceling') return { name, status: 'canceled', files: [], bundle: null, message: 'canceled' };

@@ -21,7 +21,12 @@ export const MAX_DOCUMENTS = 5;
 
 /** A file name for the attachment: the block's `name`, made safe, ending in `.pdf`. */
 export function attachmentName(name: string): string {
-  const base = name.replace(/\.pdf$/i, '').replace(/[^\p{L}\p{N} ._-]+/gu, '').trim().slice(0, 100) || 'document';
+  const base =
+    name
+      .replace(/\.pdf$/i, '')
+      .replace(/[^\p{L}\p{N} ._-]+/gu, '')
+      .trim()
+      .slice(0, 100) || 'document';
   return `${base}.pdf`;
 }
 
@@ -31,12 +36,22 @@ export async function documentAttachments(env: Env, db: Db, mailOwner: User, doc
   const wanted = docs.slice(0, MAX_DOCUMENTS);
   if (docs.length > MAX_DOCUMENTS) problems.push(`only the first ${MAX_DOCUMENTS} attachment blocks are attached`);
   if (!wanted.length) return { attachments, problems };
-  const owners = await db.select().from(users).where(inArray(users.username, [...new Set(wanted.map((d) => d.user))])).all();
+  const owners = await db
+    .select()
+    .from(users)
+    .where(inArray(users.username, [...new Set(wanted.map((d) => d.user))]))
+    .all();
   const names = new Set<string>();
   for (const d of wanted) {
     const ref = `/u/${d.user}/d/${d.doc}`;
     const owner = owners.find((u) => u.username === d.user);
-    const resource = owner ? await db.select().from(resources).where(and(eq(resources.owner_id, owner.id), eq(resources.kind, docKind.kind), eq(resources.name, d.doc))).get() : undefined;
+    const resource = owner
+      ? await db
+          .select()
+          .from(resources)
+          .where(and(eq(resources.owner_id, owner.id), eq(resources.kind, docKind.kind), eq(resources.name, d.doc)))
+          .get()
+      : undefined;
     const access = resource ? await accessTo(db, mailOwner, resource) : null;
     if (!owner || !resource || !access?.r) {
       problems.push(`attachment ${ref}: no such document readable by the mail's owner; only its link is in the mail`);

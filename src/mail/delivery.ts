@@ -84,7 +84,10 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
     const [, mailRows, ownerRows, callerRows, entryRows] = await db.batch([
       logInsert(db, job.resourceId, `send ${job.id} triggered by ${job.callerName}: ${triggerTarget(job)}`),
       db.select().from(resources).where(eq(resources.id, job.resourceId)),
-      db.select().from(users).where(eq(users.id, sql`(select ${resources.owner_id} from ${resources} where ${resources.id} = ${job.resourceId})`)),
+      db
+        .select()
+        .from(users)
+        .where(eq(users.id, sql`(select ${resources.owner_id} from ${resources} where ${resources.id} = ${job.resourceId})`)),
       db.select().from(users).where(eq(users.id, job.callerId)),
       entriesQuery(db, job.resourceId),
     ]);
@@ -165,7 +168,11 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
         status,
         ...tally,
       }),
-      logInsert(db, resource.id, `send ${job.id} (${job.action}) ${status}: ${tally.delivered} delivered, ${tally.suppressed} suppressed, ${tally.skipped} skipped, ${tally.failed} failed`),
+      logInsert(
+        db,
+        resource.id,
+        `send ${job.id} (${job.action}) ${status}: ${tally.delivered} delivered, ${tally.suppressed} suppressed, ${tally.skipped} skipped, ${tally.failed} failed`,
+      ),
     ]);
   } catch (err) {
     console.error('mail run not recorded', err);

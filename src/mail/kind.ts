@@ -52,7 +52,14 @@ export const mailKind: ResourceKind = {
     { path: 'summary', access: 'rw', limit: 4 * KiB },
     { path: 'config/subject', aliases: ['subject'], access: 'rw', limit: 4 * KiB, validate: oneLine(998), summary: 'The subject line (also at subject)' },
     { path: 'config/theme', access: 'rw', limit: 1 * KiB, validate: oneLine(128) },
-    { path: 'config/template', access: 'rw', default: '', limit: 1 * KiB, validate: oneLine(128), summary: 'Template name (one line, at most 128 characters; stored for the clients)' },
+    {
+      path: 'config/template',
+      access: 'rw',
+      default: '',
+      limit: 1 * KiB,
+      validate: oneLine(128),
+      summary: 'Template name (one line, at most 128 characters; stored for the clients)',
+    },
     ...canonicalEntries(() => mailKind),
     {
       path: 'config/reply_to',
@@ -65,7 +72,12 @@ export const mailKind: ResourceKind = {
       access: 'rw',
       default: 'm',
       limit: 16,
-      validate: (v) => (Object.hasOwn(SIZES, v) ? undefined : `expected ${Object.entries(SIZES).map(([k, px]) => `${k} (${px} px)`).join(', ')}`),
+      validate: (v) =>
+        Object.hasOwn(SIZES, v)
+          ? undefined
+          : `expected ${Object.entries(SIZES)
+              .map(([k, px]) => `${k} (${px} px)`)
+              .join(', ')}`,
     },
     { path: 'config/enabled', access: 'rw', default: 'true', limit: 64, validate: oneLine(64), summary: 'Falsy (no, n, nope, false, f, off, 0) stops production sends' },
     ...RECIPIENT_LISTS.map(recipientEntry),

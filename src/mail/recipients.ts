@@ -24,15 +24,7 @@ async function chunked<T, R>(values: T[], fn: (chunk: T[]) => Promise<R[]>): Pro
  * `owner`: syntax, unknown users and groups, groups the owner is not an active member of,
  * and direct addresses beyond the owner's plan allowance (counted across to, cc and bcc).
  */
-export async function checkRecipientList(
-  env: Env,
-  db: Db,
-  resourceId: number,
-  owner: User,
-  list: RecipientList,
-  text: string,
-  stored?: Map<string, string>,
-): Promise<Rejected[]> {
+export async function checkRecipientList(env: Env, db: Db, resourceId: number, owner: User, list: RecipientList, text: string, stored?: Map<string, string>): Promise<Rejected[]> {
   const { items, rejected } = parseRecipientList(text);
   const names = [...new Set(items.flatMap(({ item }) => (item.kind === 'user' ? [item.username] : [])))];
   const refs = [...new Set(items.flatMap(({ item }) => (item.kind === 'group' ? [item.ref] : [])))];

@@ -67,7 +67,13 @@ export function mailRoutes(api: Api): void {
       summary: 'Upload or replace an asset (PNG, JPEG, GIF, SVG, WebP, WOFF, WOFF2, TTF, OTF; at most 5 MiB, 25 per e-mail)',
       need: 'w',
       body: { type: 'application/octet-stream', description: 'The raw file with its Content-Type' },
-      responses: { 201: { description: 'Uploaded' }, 204: { description: 'Replaced' }, 409: { description: '25 assets already' }, 413: { description: 'Too large' }, 415: { description: 'Type not allowed' } },
+      responses: {
+        201: { description: 'Uploaded' },
+        204: { description: 'Replaced' },
+        409: { description: '25 assets already' },
+        413: { description: 'Too large' },
+        415: { description: 'Type not allowed' },
+      },
       handler: assetUpload,
     });
     r.delete('/assets/:asset', {

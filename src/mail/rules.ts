@@ -45,11 +45,7 @@ export const normaliseAddress = (a: string): string => a.trim().toLowerCase();
 
 // ---------------------------------------------------------------- recipient lists
 
-export type RecipientItem =
-  | { kind: 'address'; address: string }
-  | { kind: 'user'; username: string }
-  | { kind: 'group'; ref: string }
-  | { kind: 'me' };
+export type RecipientItem = { kind: 'address'; address: string } | { kind: 'user'; username: string } | { kind: 'group'; ref: string } | { kind: 'me' };
 
 export interface Rejected {
   line: string;

@@ -9,7 +9,9 @@ export const mailRuns = sqliteTable(
   'mail_runs',
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
-    resource_id: integer('resource_id').notNull().references(() => resources.id, { onDelete: 'cascade' }),
+    resource_id: integer('resource_id')
+      .notNull()
+      .references(() => resources.id, { onDelete: 'cascade' }),
     action: text('action', { enum: ['send', 'test'] }).notNull(),
     adhoc: integer('adhoc', { mode: 'boolean' }).notNull().default(false),
     created_by: text('created_by').notNull(),

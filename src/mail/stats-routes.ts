@@ -24,9 +24,24 @@ const runRow = (r: MailRun): RunRow => ({
 /** stats/runs as a plain-text table: a header, then one row per send, oldest first. */
 export function runsTable(rows: RunRow[]): string {
   const head = ['timestamp', 'duration', 'status', 'action', 'recipients', 'delivered', 'suppressed', 'skipped', 'failed'];
-  const cells = rows.map((r) => [r.timestamp, r.duration.toFixed(2), r.status, r.action + (r.adhoc ? '(to)' : ''), ...[r.recipients, r.delivered, r.suppressed, r.skipped, r.failed].map(String)]);
+  const cells = rows.map((r) => [
+    r.timestamp,
+    r.duration.toFixed(2),
+    r.status,
+    r.action + (r.adhoc ? '(to)' : ''),
+    ...[r.recipients, r.delivered, r.suppressed, r.skipped, r.failed].map(String),
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  return [head, ...cells].map((c) => c.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n') + '\n';
+  return (
+    [head, ...cells]
+      .map((c) =>
+        c
+          .map((v, i) => v.padEnd(widths[i]!))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
 }
 
 export async function statsRuns(rc: ResourceCtx): Promise<Response> {

@@ -22,7 +22,10 @@ const keys = new WeakMap<D1Database, Promise<CryptoKey>>();
 async function loadSecret(env: Env, db: Db): Promise<string> {
   const configured = env.MAIL_UNSUBSCRIBE_KEY;
   if (configured) return configured;
-  await db.insert(mailKeys).values({ id: 1, secret: toHex(randomBytes(32)) }).onConflictDoNothing();
+  await db
+    .insert(mailKeys)
+    .values({ id: 1, secret: toHex(randomBytes(32)) })
+    .onConflictDoNothing();
   return (await db.select().from(mailKeys).where(eq(mailKeys.id, 1)).get())!.secret;
 }
 

@@ -61,7 +61,10 @@ const ALLOW = ["img-src 'self' data:", "font-src 'self' data:"];
 
 function header(meta: Record<string, string>): string {
   if (!meta.title && !meta.subtitle && !meta.author && !meta.date) return '';
-  const byline = [meta.author, meta.date].filter(Boolean).map((s) => escapeHtml(s!)).join(' · ');
+  const byline = [meta.author, meta.date]
+    .filter(Boolean)
+    .map((s) => escapeHtml(s!))
+    .join(' · ');
   return (
     '<header class="doc-header">' +
     (meta.title ? `<h1 class="title">${escapeHtml(meta.title)}</h1>` : '') +
@@ -95,12 +98,11 @@ export async function buildPage(input: PageInput): Promise<BuiltPage> {
     .map(([cls, c]) => `.${cls}{color:${c}}`)
     .join('');
   const blockCss = markdown.sectionBlocks ? sectionsCss() + markdown.css.join('') : '';
-  const style = themeCss(theme) + layoutCss(type) + varCss + blockCss + (input.customCss ? `\n/* custom.css */\n${prepareCustomCss(input.customCss, input.asset)}\n` : '') + pageSizeCss(type);
+  const style =
+    themeCss(theme) + layoutCss(type) + varCss + blockCss + (input.customCss ? `\n/* custom.css */\n${prepareCustomCss(input.customCss, input.asset)}\n` : '') + pageSizeCss(type);
   const hash = await sha256Base64(style);
   const title = markdown.meta.title || input.title;
-  const sections = markdown.pages
-    .map((p, i) => `<section class="page" id="page-${i + 1}">${i === 0 ? header(markdown.meta) : ''}${p}</section>`)
-    .join('\n');
+  const sections = markdown.pages.map((p, i) => `<section class="page" id="page-${i + 1}">${i === 0 ? header(markdown.meta) : ''}${p}</section>`).join('\n');
   const html = strictPage({
     title,
     style,

@@ -229,7 +229,8 @@ export interface DocRef {
 }
 export function parseDocRef(ref: string | undefined): DocRef | null {
   if (!ref) return null;
-  const m = /^(?:https?:\/\/[^/\s]+)?\/u\/([a-z0-9_]{1,64})\/d\/([a-z0-9][a-z0-9_-]{0,127})\/?$/i.exec(ref.trim()) ?? /^@([a-z0-9_]{1,64})~([a-z0-9][a-z0-9_-]{0,127})$/i.exec(ref.trim());
+  const m =
+    /^(?:https?:\/\/[^/\s]+)?\/u\/([a-z0-9_]{1,64})\/d\/([a-z0-9][a-z0-9_-]{0,127})\/?$/i.exec(ref.trim()) ?? /^@([a-z0-9_]{1,64})~([a-z0-9][a-z0-9_-]{0,127})$/i.exec(ref.trim());
   return m ? { user: m[1]!.toLowerCase(), doc: m[2]!.toLowerCase() } : null;
 }
 
@@ -346,7 +347,16 @@ export function commonDecls(params: Map<string, string>): Decl[] {
 
 export const CALLOUT_TYPES = ['info', 'warning', 'error', 'success'] as const;
 export type CalloutType = (typeof CALLOUT_TYPES)[number];
-const CALLOUT_ALIASES: Record<string, CalloutType> = { info: 'info', warn: 'warning', warning: 'warning', err: 'error', error: 'error', alert: 'error', ok: 'success', success: 'success' };
+const CALLOUT_ALIASES: Record<string, CalloutType> = {
+  info: 'info',
+  warn: 'warning',
+  warning: 'warning',
+  err: 'error',
+  error: 'error',
+  alert: 'error',
+  ok: 'success',
+  success: 'success',
+};
 /** Icon, accent and fill of each callout type (the same in documents and e-mail). */
 export const CALLOUT_STYLE: Record<CalloutType, { icon: string; accent: string; fill: string }> = {
   info: { icon: 'ℹ', accent: '#0969da', fill: '#ddf4ff' },
@@ -359,7 +369,14 @@ export function calloutType(v: string | undefined): CalloutType {
 }
 
 const FONT_SIZES: Record<string, string> = { xs: '0.75em', s: '0.875em', m: '1em', l: '1.25em', xl: '1.5em' };
-const FONT_STYLES: Record<string, Decl> = { r: ['font-style', 'normal'], regular: ['font-style', 'normal'], b: ['font-weight', '700'], bold: ['font-weight', '700'], i: ['font-style', 'italic'], italic: ['font-style', 'italic'] };
+const FONT_STYLES: Record<string, Decl> = {
+  r: ['font-style', 'normal'],
+  regular: ['font-style', 'normal'],
+  b: ['font-weight', '700'],
+  bold: ['font-weight', '700'],
+  i: ['font-style', 'italic'],
+  italic: ['font-style', 'italic'],
+};
 
 const truthy = (v: string | undefined, dflt: boolean) => (v === undefined || v.trim() === '' ? dflt : /^(true|yes|1|on)$/i.test(v.trim()));
 
@@ -377,17 +394,50 @@ function mailBase(cls: string, callout?: CalloutType): Decl[] {
         ['color', '#1f2328'],
       ];
     case 'sb-callout-head':
-      return [['font-weight', '700'], ['margin-bottom', '4px'], ['color', c!.accent]];
+      return [
+        ['font-weight', '700'],
+        ['margin-bottom', '4px'],
+        ['color', c!.accent],
+      ];
     case 'sb-author':
-      return [['margin', '1em 0'], ['display', 'flex'], ['align-items', 'center']];
+      return [
+        ['margin', '1em 0'],
+        ['display', 'flex'],
+        ['align-items', 'center'],
+      ];
     case 'sb-author-pic':
-      return [['display', 'inline-block'], ['width', '40px'], ['height', '40px'], ['line-height', '40px'], ['border-radius', '50%'], ['text-align', 'center'], ['background-color', '#d1d9e0'], ['color', '#1f2328'], ['font-weight', '700'], ['margin-right', '12px'], ['flex', 'none']];
+      return [
+        ['display', 'inline-block'],
+        ['width', '40px'],
+        ['height', '40px'],
+        ['line-height', '40px'],
+        ['border-radius', '50%'],
+        ['text-align', 'center'],
+        ['background-color', '#d1d9e0'],
+        ['color', '#1f2328'],
+        ['font-weight', '700'],
+        ['margin-right', '12px'],
+        ['flex', 'none'],
+      ];
     case 'sb-author-img':
-      return [['width', '40px'], ['height', '40px'], ['border-radius', '50%'], ['margin-right', '12px']];
+      return [
+        ['width', '40px'],
+        ['height', '40px'],
+        ['border-radius', '50%'],
+        ['margin-right', '12px'],
+      ];
     case 'sb-author-bio':
-      return [['color', '#59636e'], ['margin', '0']];
+      return [
+        ['color', '#59636e'],
+        ['margin', '0'],
+      ];
     case 'sb-box':
-      return [['margin', '1em 0'], ['padding', '12px 16px'], ['border', '1px dashed #8c959f'], ['border-radius', '6px']];
+      return [
+        ['margin', '1em 0'],
+        ['padding', '12px 16px'],
+        ['border', '1px dashed #8c959f'],
+        ['border-radius', '6px'],
+      ];
     default:
       return [];
   }
@@ -444,7 +494,8 @@ export function renderSections(nodes: SectionNode[], ctx: SectionContext, markdo
   };
   const docUrl = (r: DocRef) => `${ctx.origin ?? ''}/u/${r.user}/d/${r.doc}`;
 
-  const render = (ns: SectionNode[], rawText = false): string => ns.map((n) => (n.type === 'text' ? (rawText ? html(n.text) : markdown(n)) : n.type === 'block' ? block(n) : '')).join('\n');
+  const render = (ns: SectionNode[], rawText = false): string =>
+    ns.map((n) => (n.type === 'text' ? (rawText ? html(n.text) : markdown(n)) : n.type === 'block' ? block(n) : '')).join('\n');
 
   let used = false;
   const block = (b: BlockNode): string => {
@@ -457,7 +508,15 @@ export function renderSections(nodes: SectionNode[], ctx: SectionContext, markdo
         const desc = b.params.get('desc') ?? b.params.get('title');
         const border = (b.params.get('cborder') ?? '').trim().toLowerCase();
         const borderCls = ['dashed', 'solid', 'none'].includes(border) ? [`sb-cborder-${border}`] : [];
-        const borderDecl: Decl[] = mail && borderCls.length ? (border === 'none' ? [['border', '0']] : [['border', `1px ${border} ${s.accent}`], ['border-left-width', '4px']]) : [];
+        const borderDecl: Decl[] =
+          mail && borderCls.length
+            ? border === 'none'
+              ? [['border', '0']]
+              : [
+                  ['border', `1px ${border} ${s.accent}`],
+                  ['border-left-width', '4px'],
+                ]
+            : [];
         return (
           `<div${attrs(['sb', 'sb-callout', `sb-callout-${t}`, ...borderCls], [...borderDecl, ...common], t)}>` +
           `<div${attrs(['sb-callout-head'], [], t)}><span class="sb-callout-icon">${s.icon}</span>${desc ? ` <span class="sb-callout-title">${escapeHtml(desc)}</span>` : ''}</div>` +
@@ -515,7 +574,15 @@ export function renderSections(nodes: SectionNode[], ctx: SectionContext, markdo
         const title = b.params.get('override title') ?? (truthy(b.params.get('include title'), false) ? ref : undefined);
         const caption = b.params.get('override caption');
         const link = truthy(b.params.get('include link'), false) && /^\/[a-z0-9_/~-]+$/i.test(ref) ? `${ctx.origin ?? ''}${ref}` : null;
-        const box = `<div${attrs(['sb-box', 'sb-vis-box'], width ? [['width', width], ['display', 'inline-block']] : [])}>Visual: ${link ? `<a href="${escapeHtml(link)}">${escapeHtml(ref)}</a>` : escapeHtml(ref || 'no reference')}</div>`;
+        const box = `<div${attrs(
+          ['sb-box', 'sb-vis-box'],
+          width
+            ? [
+                ['width', width],
+                ['display', 'inline-block'],
+              ]
+            : [],
+        )}>Visual: ${link ? `<a href="${escapeHtml(link)}">${escapeHtml(ref)}</a>` : escapeHtml(ref || 'no reference')}</div>`;
         return (
           `<div${attrs(['sb', 'sb-vis', ...alignCls], [...(mail && align ? ([['text-align', align === 'center' ? 'center' : align]] as Decl[]) : []), ...common])}>` +
           (title ? `<p class="sb-vis-title"><strong>${escapeHtml(title)}</strong></p>` : '') +

@@ -10,14 +10,7 @@ import { escapeHtml } from './escape';
  * (img-src, font-src, ...); `forMeta` leaves out what a meta element may not carry.
  */
 export function strictPolicy(styleHash: string, allow: readonly string[], forMeta = false): string {
-  return [
-    "default-src 'none'",
-    `style-src 'sha256-${styleHash}'`,
-    ...allow,
-    "base-uri 'none'",
-    "form-action 'none'",
-    ...(forMeta ? [] : ["frame-ancestors 'none'"]),
-  ].join('; ');
+  return ["default-src 'none'", `style-src 'sha256-${styleHash}'`, ...allow, "base-uri 'none'", "form-action 'none'", ...(forMeta ? [] : ["frame-ancestors 'none'"])].join('; ');
 }
 
 export interface ShellInput {

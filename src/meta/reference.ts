@@ -15,7 +15,8 @@ export const REFERENCE_CONFIG = {
   hideClientButton: false,
   authentication: { preferredSecurityScheme: 'bearer' },
   // System font stacks (Scalar's own default fonts are not bundled and never fetched).
-  customCss: ':root{--scalar-font:system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","DejaVu Sans",sans-serif;--scalar-font-code:ui-monospace,"SFMono-Regular","DejaVu Sans Mono","Liberation Mono",monospace}',
+  customCss:
+    ':root{--scalar-font:system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","DejaVu Sans",sans-serif;--scalar-font-code:ui-monospace,"SFMono-Regular","DejaVu Sans Mono","Liberation Mono",monospace}',
 } as const;
 
 export const BUNDLE_PATH = '/v1/docs/scalar.js';
@@ -25,7 +26,10 @@ export const BUNDLE_PATH = '/v1/docs/scalar.js';
  * inline code runs. `origin` (the page's own) is the server of code samples and "try it".
  */
 export function referencePage(origin: string): string {
-  const config = JSON.stringify({ ...REFERENCE_CONFIG, servers: [{ url: origin, description: 'this deployment' }] }).replace(/&/g, '&amp;').replace(/'/g, '&#39;').replace(/</g, '&lt;');
+  const config = JSON.stringify({ ...REFERENCE_CONFIG, servers: [{ url: origin, description: 'this deployment' }] })
+    .replace(/&/g, '&amp;')
+    .replace(/'/g, '&#39;')
+    .replace(/</g, '&lt;');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Edge platform API reference</title><link rel="icon" href="data:,"></head><body>
 <script id="api-reference" data-url="/v1/openapi.json" data-configuration='${config}'></script>
 <script src="${BUNDLE_PATH}?v=${SCALAR_VERSION}"></script>

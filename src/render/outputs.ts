@@ -154,7 +154,11 @@ interface RenderRun {
 }
 
 /** Opens the page in print layout, cut into its sheets; `fn` gets the page and each sheet's text. */
-async function withSheets<T>(run: RenderRun, viewport: { width: number; height: number; deviceScaleFactor?: number }, fn: (p: Page, texts: string[]) => Promise<T>): Promise<{ value: T; session: 'reused' | 'new' }> {
+async function withSheets<T>(
+  run: RenderRun,
+  viewport: { width: number; height: number; deviceScaleFactor?: number },
+  fn: (p: Page, texts: string[]) => Promise<T>,
+): Promise<{ value: T; session: 'reused' | 'new' }> {
   return withBrowser(run.env, run.signal, async (browser) => {
     const page = await browser.newPage();
     try {
@@ -312,7 +316,13 @@ const inflight = new Map<string, Promise<Rendered>>();
  * Concurrent requests for the same output in one isolate share one render.
  * `page` builds the page with its assets embedded (only needed on a miss).
  */
-export async function cachedOutput(rc: ResourceCtx, name: OutputName, page: () => Promise<BuiltPage>, hash: string, limits: Partial<RenderLimits> = {}): Promise<{ bytes: ReadableStream | Uint8Array<ArrayBuffer>; cached: boolean }> {
+export async function cachedOutput(
+  rc: ResourceCtx,
+  name: OutputName,
+  page: () => Promise<BuiltPage>,
+  hash: string,
+  limits: Partial<RenderLimits> = {},
+): Promise<{ bytes: ReadableStream | Uint8Array<ArrayBuffer>; cached: boolean }> {
   const key = outputKey(rc.resource.id, name, hash);
   const hit = await rc.env.BLOBS.get(key);
   if (hit) return { bytes: hit.body, cached: true };
@@ -379,7 +389,11 @@ async function renderAndStore(rc: ResourceCtx, name: OutputName, built: BuiltPag
   const stale = (await rc.env.BLOBS.list({ prefix })).objects.map((o) => o.key).filter((k) => k !== key);
   if (stale.length) await rc.env.BLOBS.delete(stale);
   const notes = built.unknownTheme ? `; theme '${built.unknownTheme}' is unknown, default used` : '';
-  await appendLog(rc.db, rc.resource.id, `rendered ${name}: ${out.pages} ${out.pages === 1 ? 'page' : 'pages'}, type ${built.type}, theme ${built.theme.name}, ${Date.now() - started} ms, ${out.session === 'reused' ? 'browser session reused' : 'new browser session'}${notes}`);
+  await appendLog(
+    rc.db,
+    rc.resource.id,
+    `rendered ${name}: ${out.pages} ${out.pages === 1 ? 'page' : 'pages'}, type ${built.type}, theme ${built.theme.name}, ${Date.now() - started} ms, ${out.session === 'reused' ? 'browser session reused' : 'new browser session'}${notes}`,
+  );
   return out;
 }
 

@@ -145,7 +145,13 @@ export async function documentPages(rc: ResourceCtx): Promise<PageBuilder> {
       const inlined = await inlineAssets(rc, names);
       return build((name) => inlined.get(name) ?? null);
     }
-    const rows = names.length ? await rc.db.select().from(docAssets).where(and(eq(docAssets.resource_id, rc.resource.id), inArray(docAssets.name, names))).all() : [];
+    const rows = names.length
+      ? await rc.db
+          .select()
+          .from(docAssets)
+          .where(and(eq(docAssets.resource_id, rc.resource.id), inArray(docAssets.name, names)))
+          .all()
+      : [];
     const versions = new Map(rows.map((a) => [a.name, assetVersionUrl(a)]));
     return build((name) => versions.get(name) ?? null);
   };

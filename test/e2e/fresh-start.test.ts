@@ -37,7 +37,11 @@ describe('npm start on a fresh checkout', () => {
         });
         expect(created.status).toBe(201);
         // Migrations were applied: the new user can sign in.
-        const tok = await fetch(`${server.base}/v1/token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'freshstart', password: 'pw-fresh' }) });
+        const tok = await fetch(`${server.base}/v1/token`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ username: 'freshstart', password: 'pw-fresh' }),
+        });
         expect(tok.status).toBe(200);
       } finally {
         await server.stop();

@@ -68,7 +68,11 @@ describe('job runs over HTTP (real server, Worker Loader sandbox)', () => {
   });
   it('cancel over HTTP: 202, the blocked data call answers 409, status canceled', async () => {
     const u = await makeUser();
-    await job(u, 'slow', `export default { async run(i, ctx) { await new Promise((res, rej) => { ctx.signal.addEventListener('abort', () => rej(ctx.signal.reason)); setTimeout(res, 20000); }); } }`);
+    await job(
+      u,
+      'slow',
+      `export default { async run(i, ctx) { await new Promise((res, rej) => { ctx.signal.addEventListener('abort', () => rej(ctx.signal.reason)); setTimeout(res, 20000); }); } }`,
+    );
     const data = http('POST', `${J}/slow/data`, { token: u.token, json: {} });
     let list: { name: string }[] = [];
     while (!list.length) list = await runs(u, 'slow');
@@ -115,7 +119,7 @@ describe('job runs over HTTP (real server, Worker Loader sandbox)', () => {
     expect(stats).toMatchObject({ trigger: 'schedule', source: 'scheduler', status: 'success' });
     await http('POST', '/v1/ops/clock', { token: opsToken(), json: { offset_ms: 0 } });
   });
-  it('inbound mail through /cdn-cgi/handler/email runs the group\'s jobs and replies with the output', async () => {
+  it("inbound mail through /cdn-cgi/handler/email runs the group's jobs and replies with the output", async () => {
     const g = await mailGroup();
     await job(g.owner, 'inbox', `export default { async run(input) { const j = JSON.parse(await input[0].text()); return 'subject was ' + j.subject; } }`);
     await ok(http('PUT', `${J}/inbox/shared/+${g.org}~ops`, { token: g.owner.token }));

@@ -17,7 +17,7 @@ function killServerHard(): void {
     .filter((m): m is RegExpExecArray => !!m)
     .map((m) => [Number(m[1]), Number(m[2])] as const);
   const mine = new Set([process.pid]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const [pid, ppid] of rows) if (!mine.has(pid) && mine.has(ppid)) (mine.add(pid), (grew = true));
   }
@@ -42,8 +42,14 @@ describe('hard kill', () => {
     try {
       const first = await startPlatform({ persistTo: dir, keepState: true });
       const ops = { Authorization: `Bearer ${first.ops}` };
-      await fetch(`${first.base}/v1/ops/users/killer`, { method: 'PUT', headers: { ...json, ...ops }, body: JSON.stringify({ password: 'pw', plan: 'premium', email: 'killer@example.com', email_verified: true }) });
-      const { token } = (await (await fetch(`${first.base}/v1/token`, { method: 'POST', headers: json, body: JSON.stringify({ username: 'killer', password: 'pw' }) })).json()) as { token: string };
+      await fetch(`${first.base}/v1/ops/users/killer`, {
+        method: 'PUT',
+        headers: { ...json, ...ops },
+        body: JSON.stringify({ password: 'pw', plan: 'premium', email: 'killer@example.com', email_verified: true }),
+      });
+      const { token } = (await (await fetch(`${first.base}/v1/token`, { method: 'POST', headers: json, body: JSON.stringify({ username: 'killer', password: 'pw' }) })).json()) as {
+        token: string;
+      };
       const auth = { Authorization: `Bearer ${token}` };
       const mail = `${first.base}/v1/vis/mails/big`;
       expect((await fetch(mail, { method: 'PUT', headers: auth })).status).toBe(201);
@@ -51,7 +57,9 @@ describe('hard kill', () => {
       expect((await fetch(`${mail}/recipients/to`, { method: 'POST', headers: { ...auth, 'Content-Type': 'text/plain' }, body: addresses.join(' ') })).status).toBe(204);
       expect((await fetch(`${mail}/status`, { method: 'POST', headers: { ...auth, 'Content-Type': 'text/plain' }, body: 'sent' })).status).toBe(202);
       const outboxCount = async (base: string, opsToken: string) =>
-        ((await (await fetch(`${base}/v1/ops/outbox`, { headers: { Authorization: `Bearer ${opsToken}` } })).json()) as { to: string[] }[]).filter((m) => addresses.includes(m.to[0]!));
+        ((await (await fetch(`${base}/v1/ops/outbox`, { headers: { Authorization: `Bearer ${opsToken}` } })).json()) as { to: string[] }[]).filter((m) =>
+          addresses.includes(m.to[0]!),
+        );
       // Kill while the alarm delivers (local delivery of 400 takes well under a second).
       await new Promise((r) => setTimeout(r, KILL_AFTER_MS));
       killServerHard();
@@ -69,10 +77,15 @@ describe('hard kill', () => {
         for (const m of got) per.set(m.to[0]!, (per.get(m.to[0]!) ?? 0) + 1);
         expect([...per.values()].filter((n) => n !== 1)).toEqual([]);
         expect(per.size).toBe(N);
-        const runs = (await (await fetch(`${second.base}/v1/vis/mails/big/stats/runs`, { headers: { ...auth, Accept: 'application/json' } })).json()) as { delivered: number; status: string }[];
+        const runs = (await (await fetch(`${second.base}/v1/vis/mails/big/stats/runs`, { headers: { ...auth, Accept: 'application/json' } })).json()) as {
+          delivered: number;
+          status: string;
+        }[];
         expect(runs.at(-1)).toMatchObject({ status: 'delivered', delivered: N });
         const log = await (await fetch(`${second.base}/v1/vis/mails/big/log`, { headers: auth })).text();
-        console.log(`kill after ${KILL_AFTER_MS} ms: ${log.includes('resumed after an interruption') ? 'the send was resumed' : 'the kill landed outside delivery'}; ${runs.length} stats row(s)`);
+        console.log(
+          `kill after ${KILL_AFTER_MS} ms: ${log.includes('resumed after an interruption') ? 'the send was resumed' : 'the kill landed outside delivery'}; ${runs.length} stats row(s)`,
+        );
       } finally {
         await second.stop();
       }
@@ -89,12 +102,15 @@ describe('hard kill', () => {
       const first = await startPlatform({ persistTo: dir, keepState: true });
       const ops = { Authorization: `Bearer ${first.ops}` };
       await fetch(`${first.base}/v1/ops/users/runkiller`, { method: 'PUT', headers: { ...json, ...ops }, body: JSON.stringify({ password: 'pw' }) });
-      const { token } = (await (await fetch(`${first.base}/v1/token`, { method: 'POST', headers: json, body: JSON.stringify({ username: 'runkiller', password: 'pw' }) })).json()) as { token: string };
+      const { token } = (await (
+        await fetch(`${first.base}/v1/token`, { method: 'POST', headers: json, body: JSON.stringify({ username: 'runkiller', password: 'pw' }) })
+      ).json()) as { token: string };
       const auth = { Authorization: `Bearer ${token}` };
       const job = (base: string) => `${base}/v1/code/jobs/slow`;
       expect((await fetch(job(first.base), { method: 'PUT', headers: auth })).status).toBe(201);
       expect((await fetch(`${job(first.base)}/code/index.js`, { method: 'POST', headers: { ...auth, 'Content-Type': 'text/javascript' }, body: code })).status).toBe(204);
-      const runNames = async (base: string) => ((await (await fetch(`${job(base)}/runs`, { headers: { ...auth, Accept: 'application/json' } })).json()) as { name: string }[]).map((r) => r.name);
+      const runNames = async (base: string) =>
+        ((await (await fetch(`${job(base)}/runs`, { headers: { ...auth, Accept: 'application/json' } })).json()) as { name: string }[]).map((r) => r.name);
       // The trigger answers when the run ends: it never does here (the kill breaks it off).
       void fetch(`${job(first.base)}/data`, { method: 'POST', headers: { ...auth, ...json }, body: '{}' }).catch(() => undefined);
       let names: string[] = [];

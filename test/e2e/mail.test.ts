@@ -50,7 +50,10 @@ describe('e-mail sending over HTTP', () => {
     await untilReady(u, path);
     expect(await outboxTo(a)).toHaveLength(1);
     const runs = (await (await http('GET', `${path}/stats/runs`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as { status: string; suppressed: number }[];
-    expect(runs.map((r) => [r.status, r.suppressed])).toEqual([['delivered', 0], ['delivered', 1]]);
+    expect(runs.map((r) => [r.status, r.suppressed])).toEqual([
+      ['delivered', 0],
+      ['delivered', 1],
+    ]);
   });
 
   it('50 concurrent sends are decided exactly: never two in flight, the held ones answer 425', { timeout: 240_000 }, async () => {

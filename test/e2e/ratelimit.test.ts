@@ -30,7 +30,11 @@ describe('rate limits as npm start configures them', () => {
     try {
       const json = { 'Content-Type': 'application/json' };
       const token = async (name: string) => {
-        await fetch(`${server.base}/v1/ops/users/${name}`, { method: 'PUT', headers: { ...json, Authorization: `Bearer ${server.ops}` }, body: JSON.stringify({ password: `pw-${name}` }) });
+        await fetch(`${server.base}/v1/ops/users/${name}`, {
+          method: 'PUT',
+          headers: { ...json, Authorization: `Bearer ${server.ops}` },
+          body: JSON.stringify({ password: `pw-${name}` }),
+        });
         const res = await fetch(`${server.base}/v1/token`, { method: 'POST', headers: json, body: JSON.stringify({ username: name, password: `pw-${name}` }) });
         return ((await res.json()) as { token: string }).token;
       };

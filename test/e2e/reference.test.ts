@@ -61,7 +61,12 @@ describe.skipIf(!existsSync(CHROMIUM))(`API reference in headless Chromium (${CH
     // Open an operation from the sidebar: GET /v1/whoami ("The caller's username").
     await click(cdp, s, `[...document.querySelectorAll('a, button')].find((e) => /^The caller's username/.test(e.innerText))`, 'the whoami entry');
     await waitFor(cdp, s, `location.hash.endsWith('/GET/v1/whoami')`, 'the operation in the url');
-    const op = await waitFor<string>(cdp, s, `(() => { const e = document.getElementById('api-1/tag/accounts/GET/v1/whoami'); return e && /Test Request/.test(e.innerText) && e.innerText; })()`, 'the opened operation');
+    const op = await waitFor<string>(
+      cdp,
+      s,
+      `(() => { const e = document.getElementById('api-1/tag/accounts/GET/v1/whoami'); return e && /Test Request/.test(e.innerText) && e.innerText; })()`,
+      'the opened operation',
+    );
     expect(op).toMatch(/Auth Required/);
     expect(op).toMatch(/200/);
 

@@ -125,7 +125,9 @@ describe('PPTX (LibreOffice)', () => {
     const pres = Buffer.from(zip['ppt/presentation.xml']!).toString();
     const [cx, cy] = /<p:sldSz cx="(\d+)" cy="(\d+)"/.exec(pres)!.slice(1).map(Number) as [number, number];
     expect(cy / cx).toBeCloseTo(11.69 / 8.27, 2);
-    const notes = Object.keys(zip).filter((k) => /^ppt\/notesSlides\/notesSlide\d+\.xml$/.test(k)).map((k) => Buffer.from(zip[k]!).toString());
+    const notes = Object.keys(zip)
+      .filter((k) => /^ppt\/notesSlides\/notesSlide\d+\.xml$/.test(k))
+      .map((k) => Buffer.from(zip[k]!).toString());
     expect(notes.join(' ')).toContain('Body text leaf number 2');
   });
 });
@@ -146,7 +148,8 @@ describe('section blocks (pdftotext, PPTX notes)', () => {
     ].join('\n\n');
     const path = await makeDoc(u, 'blocks', content);
     const text = await pdfText(await download(u, `${path}/files/doc.pdf`, 'blocks.pdf'));
-    for (const w of ['Quarter closed', 'Callout body words.', 'Paragraph words.', u.username, 'Bio words', 'Other report', `/u/${u.username}/p/chart`, 'Second page words.']) expect(text).toContain(w);
+    for (const w of ['Quarter closed', 'Callout body words.', 'Paragraph words.', u.username, 'Bio words', 'Other report', `/u/${u.username}/p/chart`, 'Second page words.'])
+      expect(text).toContain(w);
     expect(text).not.toContain('Hidden preview words');
     expect(text).not.toMatch(/\{\{|\}\}/);
     const zip = unzipSync(new Uint8Array(await (await http('GET', `${path}/files/doc.pptx`, { token: u.token })).arrayBuffer()));
@@ -177,7 +180,11 @@ describe('pages and slides agree (pdfinfo, pdftotext, LibreOffice)', () => {
     const notes = Object.keys(zip)
       .filter((k) => /^ppt\/notesSlides\/notesSlide\d+\.xml$/.test(k))
       .sort((a, b) => num(a) - num(b))
-      .map((k) => Buffer.from(zip[k]!).toString().replace(/<[^>]+>/g, ' '));
+      .map((k) =>
+        Buffer.from(zip[k]!)
+          .toString()
+          .replace(/<[^>]+>/g, ' '),
+      );
     for (let page = 1; page <= pages; page++) {
       const text = (await run('pdftotext', ['-f', String(page), '-l', String(page), pdf, '-'])).stdout;
       const paragraphs = [...text.matchAll(/Paragraph (\d+):/g)].map((m) => m[0]);
@@ -190,7 +197,16 @@ describe('pages and slides agree (pdfinfo, pdftotext, LibreOffice)', () => {
     expect(Number(last![1])).toBeLessThan(841.89 - 40); // inside the sheet, above its bottom margin
     const outDir = mkdtempSync(join(work, 'lo-long-'));
     await run('libreoffice', [`-env:UserInstallation=file://${outDir}/profile`, '--headless', '--convert-to', 'pdf', '--outdir', outDir, deck], { timeout: 180_000 });
-    expect((await pdfInfo(join(outDir, readdirSync(outDir).find((f) => f.endsWith('.pdf'))!))).pages).toBe(pages);
+    expect(
+      (
+        await pdfInfo(
+          join(
+            outDir,
+            readdirSync(outDir).find((f) => f.endsWith('.pdf'))!,
+          ),
+        )
+      ).pages,
+    ).toBe(pages);
   }, 240_000);
 });
 
@@ -205,17 +221,27 @@ describe('canonical page in a browser', () => {
     const profile = mkdtempSync(join(work, 'chrome-'));
     await run(
       '/usr/bin/chromium',
-      ['--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars', `--user-data-dir=${profile}`, '--force-color-profile=srgb', `--screenshot=${shot}`, '--window-size=1100,640', `${base()}/u/${u.username}/d/darkdeck`],
+      [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--hide-scrollbars',
+        `--user-data-dir=${profile}`,
+        '--force-color-profile=srgb',
+        `--screenshot=${shot}`,
+        '--window-size=1100,640',
+        `${base()}/u/${u.username}/d/darkdeck`,
+      ],
       { timeout: 60_000 },
     );
     const img = decodePng(readFileSync(shot));
     const counts = new Map<string, number>();
-    for (let y = 0; y < img.height; y += 2) for (let x = 0; x < img.width; x += 2) {
-      const k = img.rgb(x, y).join(',');
-      counts.set(k, (counts.get(k) ?? 0) + 1);
-    }
-    const near = (rgb: [number, number, number]) =>
-      [...counts].filter(([k]) => k.split(',').every((v, i) => Math.abs(Number(v) - rgb[i]!) <= 3)).reduce((s, [, n]) => s + n, 0);
+    for (let y = 0; y < img.height; y += 2)
+      for (let x = 0; x < img.width; x += 2) {
+        const k = img.rgb(x, y).join(',');
+        counts.set(k, (counts.get(k) ?? 0) + 1);
+      }
+    const near = (rgb: [number, number, number]) => [...counts].filter(([k]) => k.split(',').every((v, i) => Math.abs(Number(v) - rgb[i]!) <= 3)).reduce((s, [, n]) => s + n, 0);
     const total = [...counts.values()].reduce((s, n) => s + n, 0);
     // The slide's background, the desk around it, and the accent bar on top of the slide.
     expect(near(hex('#0d1117')) / total).toBeGreaterThan(0.3);

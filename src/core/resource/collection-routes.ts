@@ -19,7 +19,11 @@ const listedColumns = { name: resources.name, created_on: resources.created_on, 
 
 /** The owner's own resources of the kind, listed under `uriBase`. */
 async function ownListing(ctx: Ctx, kind: ResourceKind, owner: User, uriBase: string): Promise<Response> {
-  const rows = await ctx.db.select(listedColumns).from(resources).where(visibleWhere(ctx, kind.kind, owner.id, true)).orderBy(asc(resources.name));
+  const rows = await ctx.db
+    .select(listedColumns)
+    .from(resources)
+    .where(visibleWhere(ctx, kind.kind, owner.id, true))
+    .orderBy(asc(resources.name));
   return listingResponse(rows.map((r) => resourceItem(kind, uriBase, r, OWNER_ACCESS)));
 }
 

@@ -25,7 +25,7 @@ export function folderRoutes(routes: ResourceRoutes, kind: ResourceKind): void {
     summary: `List the entries of a ${kind.noun}`,
     need: 'r',
     preload: { listing: true },
-    responses: { 200: { description: 'Folder listing (X-NVM-Permissions carries the caller\'s permissions)', type: 'application/json', schema: listingSchema } },
+    responses: { 200: { description: "Folder listing (X-NVM-Permissions carries the caller's permissions)", type: 'application/json', schema: listingSchema } },
     handler: async (rc) => {
       const items = await folderItems(rc, '');
       return listingResponse(items, { 'X-NVM-Permissions': permList(rc.access).join(', ') });
@@ -104,7 +104,6 @@ export function fixedFolderRoute(r: ResourceRoutes, folder: string, files: strin
     summary: `List ${folder}/`,
     need: 'r',
     responses: listingResponses,
-    handler: async (rc) =>
-      listingResponse(files.map((f) => listingItem(rc, f, `${rc.base}/${folder}/${f}`, 'file', ['GET'], rc.resource.created_on, rc.resource.last_modified))),
+    handler: async (rc) => listingResponse(files.map((f) => listingItem(rc, f, `${rc.base}/${folder}/${f}`, 'file', ['GET'], rc.resource.created_on, rc.resource.last_modified))),
   });
 }

@@ -45,7 +45,14 @@ export async function loadResource(ctx: Ctx, kind: ResourceKind, name = ctx.para
         .where(named),
     ),
     owner: own ? -1 : add(ctx.db.select().from(users).where(eq(users.username, ownerName))),
-    caller: preload.caller ? add(ctx.db.select().from(users).where(eq(users.id, caller?.id ?? -1))) : -1,
+    caller: preload.caller
+      ? add(
+          ctx.db
+            .select()
+            .from(users)
+            .where(eq(users.id, caller?.id ?? -1)),
+        )
+      : -1,
     entries: preload.entries ? add(entriesQuery(ctx.db, id)) : -1,
     listing: preload.listing ? add(listEntriesQuery(ctx.db, id)) : -1,
     rows: preload.rows ? add(preload.rows(ctx, id)) : -1,

@@ -36,7 +36,10 @@ export function shareRoutes(routes: ResourceRoutes, kind: ResourceKind): void {
       // The group and an existing share read together; the share and its log line written together.
       const [groupRows, existing] = await rc.db.batch([
         groupRefQuery(rc.db, ref),
-        rc.db.select({ e: shares.entry }).from(shares).where(and(eq(shares.resource_id, rc.resource.id), eq(shares.entry, ref.entry))),
+        rc.db
+          .select({ e: shares.entry })
+          .from(shares)
+          .where(and(eq(shares.resource_id, rc.resource.id), eq(shares.entry, ref.entry))),
       ]);
       if (ref.groupRef && !groupRows[0]) throw notFound(`no such group: ${ref.groupRef}`);
       if (existing[0]) throw conflict(`already shared: ${ref.entry}`);
@@ -52,7 +55,11 @@ export function shareRoutes(routes: ResourceRoutes, kind: ResourceKind): void {
     responses: { 204: { description: 'Revoked' } },
     handler: async (rc) => {
       const entry = rc.params.entry!;
-      const gone = await rc.db.delete(shares).where(and(eq(shares.resource_id, rc.resource.id), eq(shares.entry, entry))).returning().get();
+      const gone = await rc.db
+        .delete(shares)
+        .where(and(eq(shares.resource_id, rc.resource.id), eq(shares.entry, entry)))
+        .returning()
+        .get();
       if (!gone) throw notFound(`not shared with ${entry}`);
       await logEvent(rc, `sharing with ${entry} revoked`);
       return noContent();

@@ -11,11 +11,18 @@ import { logInsert } from '../log';
 import type { ResourceCtx, ResourceKind } from './kind';
 import { namedResource } from './load';
 
-const shortnameOf = () => base64url(randomBytes(6)).toLowerCase().replace(/[^a-z0-9]/g, 'x');
+const shortnameOf = () =>
+  base64url(randomBytes(6))
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, 'x');
 
 /** After a failed insert or rename: 409 when the failure was the owner's name already taken by a resource of the kind. */
 async function refuseTakenName(ctx: Ctx, kind: ResourceKind, ownerId: number, name: string): Promise<void> {
-  const exists = await ctx.db.select({ id: resources.id }).from(resources).where(namedResource(ownerId, kind, name)).get();
+  const exists = await ctx.db
+    .select({ id: resources.id })
+    .from(resources)
+    .where(namedResource(ownerId, kind, name))
+    .get();
   if (exists) throw conflict(`${kind.noun} '${name}' already exists`);
 }
 
@@ -53,7 +60,10 @@ export async function renameResource(rc: ResourceCtx, name: string): Promise<Res
 
 /** What the PATCH route preloads for a copy besides the listing: the caller's tags on the resource (rows). */
 export function callerTagsQuery(ctx: Ctx, id: SQL) {
-  return ctx.db.select().from(tags).where(and(eq(tags.resource_id, id), eq(tags.user_id, ctx.caller?.id ?? -1)));
+  return ctx.db
+    .select()
+    .from(tags)
+    .where(and(eq(tags.resource_id, id), eq(tags.user_id, ctx.caller?.id ?? -1)));
 }
 
 /**

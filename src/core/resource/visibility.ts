@@ -53,7 +53,11 @@ export function withAccess(rows: (Resource & { grants: string })[]): { resource:
 
 /** Resources of `owner` of this kind that the caller may read through a share. */
 export async function visibleResources(ctx: Ctx, kind: ResourceKind, ownerId: number): Promise<Resource[]> {
-  return ctx.db.select().from(resources).where(visibleWhere(ctx, kind.kind, ownerId)).orderBy(asc(resources.name));
+  return ctx.db
+    .select()
+    .from(resources)
+    .where(visibleWhere(ctx, kind.kind, ownerId))
+    .orderBy(asc(resources.name));
 }
 
 /** Loads several resources' share entries in one query (GraphQL and listings). */

@@ -31,7 +31,9 @@ describe('POST /v1/token', () => {
 
   it('passwords are hashed with PBKDF2 and a per-user salt', async () => {
     const a = await makeUser();
-    const row = await env.DB.prepare('select password_hash, password_salt from users where username = ?').bind(a.username).first<{ password_hash: string; password_salt: string }>();
+    const row = await env.DB.prepare('select password_hash, password_salt from users where username = ?')
+      .bind(a.username)
+      .first<{ password_hash: string; password_salt: string }>();
     expect(row!.password_hash).not.toContain(a.password);
     expect(row!.password_salt).toMatch(/^[0-9a-f]{32}$/);
     // Recompute PBKDF2-HMAC-SHA-256, 100,000 iterations, over the stored salt: a plain hash would not match.
@@ -89,7 +91,9 @@ describe('POST /v1/token', () => {
 describe('token lifecycle', () => {
   it('GET /v1/token describes the token; POST /v1/logout revokes it', async () => {
     const u = await makeUser();
-    const t = (await (await call('POST', '/v1/token', { json: { username: u.username, password: u.password, token_name: 'ci.bot', token_description: 'for ci' } })).json()) as { token: string };
+    const t = (await (await call('POST', '/v1/token', { json: { username: u.username, password: u.password, token_name: 'ci.bot', token_description: 'for ci' } })).json()) as {
+      token: string;
+    };
     const info = await call('GET', '/v1/token', { token: t.token });
     expect(await info.json()).toEqual({ token_name: 'ci.bot', token_description: 'for ci', created_on: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
     expect((await call('POST', '/v1/logout', { token: t.token })).status).toBe(204);
@@ -176,10 +180,27 @@ describe('operator interface', () => {
     const { deliver } = await import('../../../src/core/mailer');
     const { dbFor } = await import('../../../src/core/context');
     await call('DELETE', '/v1/ops/outbox', { token: OPS });
-    await deliver(env, dbFor(env), { kind: 'invite', to: ['a@example.com'], subject: 'Hi', text: 'hello', html: '<p>hello</p>', attachments: [{ filename: 'a.txt', content_type: 'text/plain', content: new Uint8Array(3) }] });
+    await deliver(env, dbFor(env), {
+      kind: 'invite',
+      to: ['a@example.com'],
+      subject: 'Hi',
+      text: 'hello',
+      html: '<p>hello</p>',
+      attachments: [{ filename: 'a.txt', content_type: 'text/plain', content: new Uint8Array(3) }],
+    });
     const list = (await (await call('GET', '/v1/ops/outbox', { token: OPS })).json()) as unknown[];
     expect(list).toEqual([
-      { id: expect.any(Number), kind: 'invite', from: env.MAIL_FROM, to: ['a@example.com'], subject: 'Hi', text: 'hello', html: '<p>hello</p>', attachments: [{ filename: 'a.txt', content_type: 'text/plain', size: 3 }], created_on: expect.any(String) },
+      {
+        id: expect.any(Number),
+        kind: 'invite',
+        from: env.MAIL_FROM,
+        to: ['a@example.com'],
+        subject: 'Hi',
+        text: 'hello',
+        html: '<p>hello</p>',
+        attachments: [{ filename: 'a.txt', content_type: 'text/plain', size: 3 }],
+        created_on: expect.any(String),
+      },
     ]);
     expect((await call('DELETE', '/v1/ops/outbox', { token: OPS })).status).toBe(204);
     expect(await (await call('GET', '/v1/ops/outbox', { token: OPS })).json()).toEqual([]);

@@ -41,7 +41,12 @@ describe('permission model folds share grants', () => {
     expect(accessFromGrants('doc', [{ group_id: 1, perms: 'r', role: 'founders' }]).x).toBe(false);
   });
   it('public plus group share is not public-only', () => {
-    expect(accessFromGrants('job', [{ group_id: null, perms: 'r', role: null }, { group_id: 2, perms: 'r', role: 'members' }]).viaPublicOnly).toBe(false);
+    expect(
+      accessFromGrants('job', [
+        { group_id: null, perms: 'r', role: null },
+        { group_id: 2, perms: 'r', role: 'members' },
+      ]).viaPublicOnly,
+    ).toBe(false);
   });
 });
 

@@ -132,20 +132,36 @@ describe('resource lifecycle', () => {
     ]);
   });
 
-  it('the collection lists the caller\'s resources in the listing shape', async () => {
+  it("the collection lists the caller's resources in the listing shape", async () => {
     const v = await makeUser();
     await req('PUT', '/v1/test/things/one', { token: v.token });
     await req('PUT', '/v1/test/things/two', { token: v.token });
     const list = (await (await req('GET', '/v1/test/things/', { token: v.token })).json()) as Record<string, unknown>[];
     expect(list).toEqual([
-      { name: 'one', uri: '/v1/test/things/one', type: 'dir', permissions: ['r', 'w', 'd'], actions: ['GET', 'PATCH', 'DELETE'], created_on: expect.any(String), last_modified: expect.any(String) },
-      { name: 'two', uri: '/v1/test/things/two', type: 'dir', permissions: ['r', 'w', 'd'], actions: ['GET', 'PATCH', 'DELETE'], created_on: expect.any(String), last_modified: expect.any(String) },
+      {
+        name: 'one',
+        uri: '/v1/test/things/one',
+        type: 'dir',
+        permissions: ['r', 'w', 'd'],
+        actions: ['GET', 'PATCH', 'DELETE'],
+        created_on: expect.any(String),
+        last_modified: expect.any(String),
+      },
+      {
+        name: 'two',
+        uri: '/v1/test/things/two',
+        type: 'dir',
+        permissions: ['r', 'w', 'd'],
+        actions: ['GET', 'PATCH', 'DELETE'],
+        created_on: expect.any(String),
+        last_modified: expect.any(String),
+      },
     ]);
   });
 });
 
 describe('a fixed folder (stats/)', () => {
-  it('lists its read-only files with the resource\'s dates, for readers only', async () => {
+  it("lists its read-only files with the resource's dates, for readers only", async () => {
     const u = await makeUser();
     const stranger = await makeUser();
     const name = unique('f');
@@ -260,7 +276,11 @@ describe('text entries', () => {
     const text = await (await req('GET', '/v1/test/things/t/log', { token: u.token })).text();
     expect(text).toMatch(/^\d{4}-\d\d-\d\dT\S+ INFO thing created\n/);
     expect(text).toContain('INFO name written (6 bytes)\n');
-    const res = await api.fetch(new Request('http://x/v1/test/things/t/log', { headers: { Authorization: `Bearer ${u.token}`, Accept: 'application/json' } }), env, createExecutionContext());
+    const res = await api.fetch(
+      new Request('http://x/v1/test/things/t/log', { headers: { Authorization: `Bearer ${u.token}`, Accept: 'application/json' } }),
+      env,
+      createExecutionContext(),
+    );
     const entries = (await res.json()) as { log_time: string; severity: string; message: string }[];
     expect(entries[0]).toEqual({ log_time: expect.stringMatching(/Z$/), severity: 'info', message: 'thing created' });
   });
@@ -325,22 +345,23 @@ describe('sharing and the permission model', () => {
     expect(list[0]!.uri).toBe(`/v1/test/things/s/shared/${list[0]!.name}`);
   });
 
-  it('the owner\'s collection as seen by a grantee lists only what is shared with them', async () => {
+  it("the owner's collection as seen by a grantee lists only what is shared with them", async () => {
     await req('PUT', '/v1/test/things/hidden', { token: owner.token });
     const list = (await (await req('GET', `/v1/users/${owner.username}/test/things`, { token: member.token })).json()) as { name: string }[];
     expect(list.map((i) => i.name)).toEqual(['s']);
     expect(await (await req('GET', `/v1/users/${owner.username}/test/things`, { token: stranger.token })).json()).toEqual([]);
   });
 
-  it('the owner\'s collection lists each resource with what the share grants the caller (~rw: r, w)', async () => {
-    const item = async (u: TestUser) => ((await (await req('GET', `/v1/users/${owner.username}/test/things`, { token: u.token })).json()) as { permissions: string[]; actions: string[] }[])[0];
+  it("the owner's collection lists each resource with what the share grants the caller (~rw: r, w)", async () => {
+    const item = async (u: TestUser) =>
+      ((await (await req('GET', `/v1/users/${owner.username}/test/things`, { token: u.token })).json()) as { permissions: string[]; actions: string[] }[])[0];
     expect(await item(writer)).toMatchObject({ permissions: ['r', 'w'], actions: ['GET', 'PATCH'] });
     expect(await item(member)).toMatchObject({ permissions: ['r'], actions: ['GET', 'PATCH'] });
     // the same as the resource's own folder says
     expect((await shared(writer)).headers.get('X-NVM-Permissions')).toBe('r, w');
   });
 
-  it('tags are per caller: a read-only grantee\'s listing offers PUT below tags/', async () => {
+  it("tags are per caller: a read-only grantee's listing offers PUT below tags/", async () => {
     const items = (await (await shared(member)).json()) as { name: string; actions: string[] }[];
     expect(items.find((i) => i.name === 'tags')!.actions).toEqual(['GET', 'PUT']);
     expect((await req('PUT', `/v1/users/${owner.username}/test/things/s/tags/fav`, { token: member.token })).status).toBe(201);
@@ -384,7 +405,7 @@ describe('rename, copy, tags, delete', () => {
     await req('PUT', '/v1/test/things/orig/tags/fav', { token: u.token });
   });
 
-  it('tags: PUT adds (409 again), invalid tag 400, GET lists the caller\'s own, DELETE removes', async () => {
+  it("tags: PUT adds (409 again), invalid tag 400, GET lists the caller's own, DELETE removes", async () => {
     expect((await req('PUT', '/v1/test/things/orig/tags/+mine', { token: u.token })).status).toBe(201);
     expect((await req('PUT', '/v1/test/things/orig/tags/+mine', { token: u.token })).status).toBe(409);
     expect((await req('PUT', '/v1/test/things/orig/tags/star', { token: u.token })).status).toBe(400);
@@ -396,7 +417,7 @@ describe('rename, copy, tags, delete', () => {
     expect((await req('DELETE', '/v1/test/things/orig/tags/+mine', { token: u.token })).status).toBe(404);
   });
 
-  it('copy clones entries and the caller\'s tags, gets a fresh shortname, starts private', async () => {
+  it("copy clones entries and the caller's tags, gets a fresh shortname, starts private", async () => {
     const res = await req('PATCH', '/v1/test/things/orig', { token: u.token, json: { name: 'dup', copy: true } });
     expect(res.status).toBe(201);
     expect(await (await req('GET', '/v1/test/things/dup/content', { token: u.token })).text()).toBe('body');
@@ -410,7 +431,7 @@ describe('rename, copy, tags, delete', () => {
     expect((await req('GET', `/v1/users/${u.username}/test/things/dup`, { token: g.token })).status).toBe(404);
   });
 
-  it('a grantee copies into their own collection, with the grantee\'s tags and not the owner\'s', async () => {
+  it("a grantee copies into their own collection, with the grantee's tags and not the owner's", async () => {
     const res = await req('PATCH', `/v1/users/${u.username}/test/things/orig`, { token: g.token, json: { name: 'mycopy', copy: true } });
     expect(res.status).toBe(201);
     expect(await (await req('GET', '/v1/test/things/mycopy/content', { token: g.token })).text()).toBe('body');
@@ -418,7 +439,7 @@ describe('rename, copy, tags, delete', () => {
     expect(tags.map((t) => t.name)).toEqual(['=work']);
   });
 
-  it('a copy carries every one of the caller\'s tags (30: more than one D1 statement binds)', async () => {
+  it("a copy carries every one of the caller's tags (30: more than one D1 statement binds)", async () => {
     await req('PUT', '/v1/test/things/tagged', { token: u.token });
     const all = Array.from({ length: 30 }, (_, i) => `+t${String(i).padStart(2, '0')}`);
     for (const t of all) expect((await req('PUT', `/v1/test/things/tagged/tags/${t}`, { token: u.token })).status).toBe(201);
@@ -466,7 +487,9 @@ describe('rename, copy, tags, delete', () => {
 
   it('DELETE removes the resource, its entries and its blobs', async () => {
     await req('POST', '/v1/test/things/dup/content', { token: u.token, text: 'z'.repeat(INLINE_LIMIT + 1) });
-    const id = (await env.DB.prepare("select id from resources where name = 'dup' and owner_id = (select id from users where username = ?)").bind(u.username).first<{ id: number }>())!.id;
+    const id = (await env.DB.prepare("select id from resources where name = 'dup' and owner_id = (select id from users where username = ?)")
+      .bind(u.username)
+      .first<{ id: number }>())!.id;
     expect((await env.BLOBS.list({ prefix: `r/${id}/` })).objects.length).toBe(1);
     expect((await req('DELETE', '/v1/test/things/dup', { token: u.token })).status).toBe(204);
     await waitOnExecutionContext(lastCtx);
@@ -482,7 +505,9 @@ describe('the entry store', () => {
     const { dbFor } = await import('../../../src/core/context');
     const u = await makeUser();
     await req('PUT', '/v1/test/things/store', { token: u.token });
-    const resource = (await env.DB.prepare("select * from resources where name = 'store' and owner_id = (select id from users where username = ?)").bind(u.username).first())! as never;
+    const resource = (await env.DB.prepare("select * from resources where name = 'store' and owner_id = (select id from users where username = ?)")
+      .bind(u.username)
+      .first())! as never;
     const db = dbFor(env);
     for (const p of ['vars/a_b/value', 'vars/axb/value', 'vars/a_b2/value']) await writeEntry(env, db, resource, p, p);
     await clearEntries(env, db, resource, 'vars/a_b/');

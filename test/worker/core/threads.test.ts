@@ -109,13 +109,15 @@ describe('document threads', T, () => {
         expect((await say(u, base, topic, 'hello')).status).toBe(403);
       }
       expect(await comments(w.reader, w.theirs, topic)).toHaveLength(1);
-      expect((await json<{ actions: string[]; name: string }[]>(await call('GET', `${w.theirs}/threads`, { token: w.reader.token }))).find((t) => t.name === topic)!.actions).toEqual(['GET', 'DELETE']);
+      expect(
+        (await json<{ actions: string[]; name: string }[]>(await call('GET', `${w.theirs}/threads`, { token: w.reader.token }))).find((t) => t.name === topic)!.actions,
+      ).toEqual(['GET', 'DELETE']);
     } finally {
       await call('POST', `${w.own}/config/comments`, { token: w.owner.token, text: 'true' });
     }
   });
 
-  it('the owner moderates: removes anyone\'s comments and threads; a reader removes only their own', async () => {
+  it("the owner moderates: removes anyone's comments and threads; a reader removes only their own", async () => {
     const w = await world();
     const mine = await thread(w.owner, w.own);
     const theirs = await thread(w.reader, w.theirs);
@@ -136,7 +138,14 @@ describe('document threads', T, () => {
     const w = await world();
     const { topic, id } = await thread(w.owner, w.own);
     const base = w.theirs;
-    for (const [m, p] of [['GET', '/threads'], ['PUT', `/threads/${topic}x`], ['GET', `/threads/${topic}`], ['POST', `/threads/${topic}`], ['DELETE', `/threads/${topic}/${id}`], ['DELETE', `/threads/${topic}`]] as const) {
+    for (const [m, p] of [
+      ['GET', '/threads'],
+      ['PUT', `/threads/${topic}x`],
+      ['GET', `/threads/${topic}`],
+      ['POST', `/threads/${topic}`],
+      ['DELETE', `/threads/${topic}/${id}`],
+      ['DELETE', `/threads/${topic}`],
+    ] as const) {
       expect((await call(m, base + p, { token: w.stranger.token, text: m === 'POST' ? 'x' : undefined })).status, `${m} ${p}`).toBe(404);
       expect((await call(m, base + p, { text: m === 'POST' ? 'x' : undefined })).status, `${m} ${p}`).toBe(401);
     }
@@ -373,8 +382,8 @@ describe('the migration of document threads', T, () => {
   });
 });
 
-describe('/v1/o/:org/v: variables of the organisation\'s documents', T, () => {
-  it('the account sees every document\'s variables; others only those of documents they may read; p stays empty', async () => {
+describe("/v1/o/:org/v: variables of the organisation's documents", T, () => {
+  it("the account sees every document's variables; others only those of documents they may read; p stays empty", async () => {
     const account = await makeUser({ account: 'organisation', profile_public: true }, 'o');
     const slug = unique('org');
     expect((await call('PUT', `/v1/admin/orgs/${slug}`, { token: account.token })).status).toBe(201);

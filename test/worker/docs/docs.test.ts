@@ -30,8 +30,7 @@ async function sharedDoc(content?: string) {
 
 const text = async (res: Response) => ({ status: res.status, body: await res.text() });
 const names = async (res: Response) => ((await res.json()) as { name: string }[]).map((i) => i.name);
-const upload = (u: TestUser | null, path: string, type: string, body: Uint8Array<ArrayBuffer>) =>
-  call('POST', path, { token: u?.token, body, headers: { 'Content-Type': type } });
+const upload = (u: TestUser | null, path: string, type: string, body: Uint8Array<ArrayBuffer>) => call('POST', path, { token: u?.token, body, headers: { 'Content-Type': type } });
 
 describe('the document collection', () => {
   it('PUT creates (201), re-PUT answers 409 with a JSON message, a bad name 400', async () => {
@@ -49,7 +48,7 @@ describe('the document collection', () => {
     expect(codes.filter((c) => c === 201)).toHaveLength(1);
     expect(codes.filter((c) => c === 409)).toHaveLength(5);
   });
-  it('GET /v1/vis/docs lists the caller\'s documents only', async () => {
+  it("GET /v1/vis/docs lists the caller's documents only", async () => {
     const u = await makeUser();
     const other = await makeUser();
     const a = await newDoc(u);
@@ -65,7 +64,9 @@ describe('the document collection', () => {
     const res = await call('GET', path, { token: u.token });
     expect(res.headers.get('X-NVM-Permissions')).toBe('r, w, d');
     expect(await names(res)).toEqual(
-      ['assets', 'config', 'content', 'description', 'files', 'log', 'name', 'notifications', 'shared', 'shortname', 'summary', 'tags', 'threads', 'url', 'vars'].sort((a, b) => a.localeCompare(b)),
+      ['assets', 'config', 'content', 'description', 'files', 'log', 'name', 'notifications', 'shared', 'shortname', 'summary', 'tags', 'threads', 'url', 'vars'].sort((a, b) =>
+        a.localeCompare(b),
+      ),
     );
   });
   it('DELETE removes the document (then 404), its assets with it', async () => {
@@ -174,7 +175,11 @@ describe('configuration', () => {
   it('custom.css, title and toc store any text exactly', async () => {
     const u = await makeUser();
     const { path } = await newDoc(u);
-    for (const [k, v] of [['custom/custom.css', 'h1 { color: red; }\n'], ['title', 'Reserved'], ['toc', 'yes please']]) {
+    for (const [k, v] of [
+      ['custom/custom.css', 'h1 { color: red; }\n'],
+      ['title', 'Reserved'],
+      ['toc', 'yes please'],
+    ]) {
       expect((await call('POST', `${path}/config/${k}`, { token: u.token, text: v })).status).toBe(204);
       expect(await (await call('GET', `${path}/config/${k}`, { token: u.token })).text()).toBe(v);
     }
@@ -190,7 +195,11 @@ describe('the document log', () => {
     expect(plain).toMatch(/INFO document created\n/);
     expect(plain).toMatch(/content written \(5 bytes\)/);
     expect(plain).toMatch(/asset a\.png uploaded/);
-    const json = (await (await call('GET', `${path}/log`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as { log_time: string; severity: string; message: string }[];
+    const json = (await (await call('GET', `${path}/log`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as {
+      log_time: string;
+      severity: string;
+      message: string;
+    }[];
     expect(json[0]).toEqual({ log_time: expect.stringMatching(/Z$/), severity: 'info', message: 'document created' });
     expect((await call('POST', `${path}/log`, { token: u.token, text: 'x' })).status).toBe(405);
   });
@@ -210,7 +219,9 @@ describe('the document log', () => {
     const moved = `/v1/vis/docs/${to}`;
     const cp = unique('c');
     expect((await call('PATCH', moved, { token: u.token, json: { name: cp, copy: true } })).status).toBe(201);
-    const messages = ((await (await call('GET', `${moved}/log`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as { message: string }[]).map((e) => e.message);
+    const messages = ((await (await call('GET', `${moved}/log`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as { message: string }[]).map(
+      (e) => e.message,
+    );
     expect(messages).toEqual(
       expect.arrayContaining([
         `shared with ${g.ref}`,
@@ -250,7 +261,7 @@ describe('rename and copy', () => {
     expect((await call('PATCH', a.path, { token: u.token, text: 'Bad Name' })).status).toBe(400);
     expect((await call('PATCH', a.path, { token: u.token, json: { name: 5 } })).status).toBe(400);
   });
-  it('copy clones content, configuration, variables, assets and the caller\'s tags; fresh shortname; private', async () => {
+  it("copy clones content, configuration, variables, assets and the caller's tags; fresh shortname; private", async () => {
     const u = await makeUser({ profile_public: true });
     const { path } = await newDoc(u, 'original');
     await call('POST', `${path}/config/type`, { token: u.token, text: 'pres' });
@@ -284,7 +295,9 @@ describe('rename and copy', () => {
     const renames = (await Promise.all(docs.map((d) => call('PATCH', d.path, { token: u.token, text: target })))).map((r) => r.status);
     expect(renames.sort()).toEqual([200, 409, 409, 409]);
     const copyTo = unique('c');
-    const copies = (await Promise.all(Array.from({ length: 4 }, () => call('PATCH', `/v1/vis/docs/${target}`, { token: u.token, json: { name: copyTo, copy: true } })))).map((r) => r.status);
+    const copies = (await Promise.all(Array.from({ length: 4 }, () => call('PATCH', `/v1/vis/docs/${target}`, { token: u.token, json: { name: copyTo, copy: true } })))).map(
+      (r) => r.status,
+    );
     expect(copies.sort()).toEqual([201, 409, 409, 409]);
     expect(await names(await call('GET', '/v1/vis/docs', { token: u.token }))).toHaveLength(5);
   });
@@ -487,9 +500,20 @@ describe('variables', () => {
     await call('POST', `${path}/vars/total/format`, { token: u.token, text: ',.2f' });
     const base = `/v1/u/${u.username}/d/${name}/v`;
     const list = (await (await call('GET', base, { token: u.token })).json()) as { name: string; text: string }[];
-    expect(list.map((v) => [v.name, v.text])).toEqual([['growth', '↓ \u22124.2%'], ['total', '1,234,567.50']]);
+    expect(list.map((v) => [v.name, v.text])).toEqual([
+      ['growth', '↓ \u22124.2%'],
+      ['total', '1,234,567.50'],
+    ]);
     expect(await (await call('GET', `${base}/growth`, { token: u.token })).json()).toEqual({
-      name: 'growth', value: '-0.042', type: 'relative', format: '+.1%', about: '', threshold: '', text: '↓ \u22124.2%', band: 'down', color: '#cf222e',
+      name: 'growth',
+      value: '-0.042',
+      type: 'relative',
+      format: '+.1%',
+      about: '',
+      threshold: '',
+      text: '↓ \u22124.2%',
+      band: 'down',
+      color: '#cf222e',
     });
     expect(await (await call('GET', `${base}/growth/txt`, { token: u.token })).text()).toBe('↓ \u22124.2%');
     expect(await (await call('GET', `${base}/growth/ansi`, { token: u.token })).text()).toBe('\u001b[31m↓ \u22124.2%\u001b[0m');
@@ -518,14 +542,14 @@ describe('sharing', () => {
     expect(((await res.json()) as { message: string }).message).toMatch(/profile/);
     expect(await (await call('GET', `${path}/shared`, { token: u.token })).json()).toEqual([]);
   });
-  it('shared/public reads the owner\'s profile fresh (a change made in another isolate counts at once)', async () => {
+  it("shared/public reads the owner's profile fresh (a change made in another isolate counts at once)", async () => {
     const u = await makeUser();
     const { path } = await newDoc(u);
     expect((await call('PUT', `${path}/shared/public`, { token: u.token })).status).toBe(403); // this isolate caches the private profile
     await env.DB.prepare('update users set profile_public = 1 where username = ?').bind(u.username).run();
     expect((await call('PUT', `${path}/shared/public`, { token: u.token })).status).toBe(201);
   });
-  it('a read-only grantee\'s listing offers POST/DELETE on notifications and PUT below tags (both per user)', async () => {
+  it("a read-only grantee's listing offers POST/DELETE on notifications and PUT below tags (both per user)", async () => {
     const { member, theirs } = await sharedDoc();
     const items = (await (await call('GET', theirs, { token: member.token })).json()) as { name: string; actions: string[] }[];
     const actions = (n: string) => items.find((i) => i.name === n)!.actions;
@@ -615,7 +639,7 @@ describe('tags, threads and notifications (per user)', () => {
     expect(codes.every((c) => c === 204)).toBe(true);
     expect(levels).toContain(await (await call('GET', `${path}/notifications`, { token: u.token })).text());
   });
-  it('notifications: info by default, POST sets the caller\'s level, others 400 and keep it, DELETE resets', async () => {
+  it("notifications: info by default, POST sets the caller's level, others 400 and keep it, DELETE resets", async () => {
     const shared = await sharedDoc();
     const { owner, member, path } = shared;
     const theirs = `${shared.theirs}/notifications`;

@@ -37,9 +37,7 @@ describe('SVG must be XML with an <svg> root', () => {
     '\uFEFF<?xml version="1.0" encoding="UTF-8"?><!-- c --><!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "x.dtd"><svg><g/></svg>',
     '  <svg width="2">\n</svg>\n<!-- trailing -->',
   ])('accepts %j', (s) => expect(isSvg(enc(s))).toBe(true));
-  it.each(['<html><svg></svg></html>', 'svg', '<svg>', '<svgx></svgx>', '<?xml version="1.0"?><foo/>', '{"svg": true}'])('rejects %j', (s) =>
-    expect(isSvg(enc(s))).toBe(false),
-  );
+  it.each(['<html><svg></svg></html>', 'svg', '<svg>', '<svgx></svgx>', '<?xml version="1.0"?><foo/>', '{"svg": true}'])('rejects %j', (s) => expect(isSvg(enc(s))).toBe(false));
   it('rejects invalid UTF-8 and NUL bytes', () => {
     expect(isSvg(new Uint8Array([0x3c, 0x73, 0x76, 0x67, 0xff, 0x3e]))).toBe(false);
     expect(isSvg(enc('<svg>\u0000</svg>'))).toBe(false);
@@ -105,7 +103,12 @@ describe('SVG must be well-formed XML', () => {
   });
 
   it('stays linear on 5 MiB of adversarial input', () => {
-    const cases = ['<svg>' + '&amp;'.repeat(1_000_000) + '</svg>', '<svg>' + '<g>'.repeat(1_000_000) + '</g>'.repeat(1_000_000) + '</svg>', '<svg ' + 'a'.repeat(5_000_000), '<svg>' + ']]'.repeat(2_500_000)];
+    const cases = [
+      '<svg>' + '&amp;'.repeat(1_000_000) + '</svg>',
+      '<svg>' + '<g>'.repeat(1_000_000) + '</g>'.repeat(1_000_000) + '</svg>',
+      '<svg ' + 'a'.repeat(5_000_000),
+      '<svg>' + ']]'.repeat(2_500_000),
+    ];
     const start = Date.now();
     expect(svgProblem(cases[0]!)).toBeUndefined();
     expect(svgProblem(cases[1]!)).toBeUndefined();
@@ -143,7 +146,7 @@ describe('If-None-Match', () => {
 describe('theme names', () => {
   it.each([...THEME_NAMES, '+acme/brand', '+acme/dark-2'])('accepts %s', (t) => expect(themeProblem(t)).toBeUndefined());
   it.each(['', 'Dark', '+acme', 'acme/brand', '+acme/', '+/x', 'a b'])('rejects %j', (t) => expect(themeProblem(t)).toBeDefined());
-  it('config/theme accepts only the renderer\'s built-in theme names (unknown names are 400)', () => {
+  it("config/theme accepts only the renderer's built-in theme names (unknown names are 400)", () => {
     expect(THEME_NAMES).toEqual(Object.keys(THEMES));
     expect(themeProblem('nosuchtheme')).toMatch(/use one of default, dark/);
     expect(themeProblem('dark-2')).toBeDefined();
@@ -214,7 +217,14 @@ describe('variable attributes are validated', () => {
     expect(varAttrProblem('threshold', '5,high', v({}))).toMatch(/comma-separated/);
   });
   it('stored entries fold into variables with defaults', () => {
-    const vars = varsFromEntries(new Map([['vars/b/value', '2'], ['vars/a/type', 'text'], ['vars/a/value', 'hi'], ['vars/a/junk', 'x']]));
+    const vars = varsFromEntries(
+      new Map([
+        ['vars/b/value', '2'],
+        ['vars/a/type', 'text'],
+        ['vars/a/value', 'hi'],
+        ['vars/a/junk', 'x'],
+      ]),
+    );
     expect(vars).toEqual([
       { name: 'a', value: 'hi', type: 'text', format: '', about: '', threshold: '' },
       { name: 'b', value: '2', type: 'number', format: '', about: '', threshold: '' },

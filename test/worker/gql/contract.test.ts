@@ -55,25 +55,46 @@ beforeAll(async () => {
   await sql("update users set name = 'Olive Owner', bio = 'writes things' where id = ?", ownerId).run();
   // Entries the client reads: a grid summary and type, a document variable.
   const grid = await idOf('resources', "owner_id = ? and kind = 'grid' and name = ?", ownerId, w.names.team);
-  await sql("insert into entries (resource_id, path, value, size, created_on, last_modified) values (?1, 'summary', 'grid about', 10, ?2, ?2), (?1, 'config/type', 'board', 5, ?2, ?2)", grid, now).run();
+  await sql(
+    "insert into entries (resource_id, path, value, size, created_on, last_modified) values (?1, 'summary', 'grid about', 10, ?2, ?2), (?1, 'config/type', 'board', 5, ?2, ?2)",
+    grid,
+    now,
+  ).run();
   await ok(call('PUT', `/v1/vis/docs/${w.names.team}/vars/growth`, { token: w.owner.token }));
   await ok(call('POST', `/v1/vis/docs/${w.names.team}/vars/growth/value`, { token: w.owner.token, text: '12.5' }));
   // Two top-level runs of the team job (rows of the jobs area's table).
   const job = await idOf('resources', "owner_id = ? and kind = 'job' and name = ?", ownerId, w.names.team);
-  for (const [i, status, trigger, at] of [[1, 'success', 'api', '2024-11-29T09:39:33.000Z'], [2, 'failed', 'email', '2024-11-30T10:00:00.000Z']] as const) {
+  for (const [i, status, trigger, at] of [
+    [1, 'success', 'api', '2024-11-29T09:39:33.000Z'],
+    [2, 'failed', 'email', '2024-11-30T10:00:00.000Z'],
+  ] as const) {
     await sql(
       "insert into job_runs (name, shortname, job_id, top, root_job_id, status, trigger, source, created_by, started_on) values (?, ?, ?, 1, ?, ?, ?, 'test', 'test', ?)",
-      `r${job}x${i}`, `s${job}x${i}`, job, job, status, trigger, at,
+      `r${job}x${i}`,
+      `s${job}x${i}`,
+      job,
+      job,
+      status,
+      trigger,
+      at,
     ).run();
   }
   // A topic with a comment mentioning the owner, on the team document.
   topic = 'review';
   await ok(call('PUT', `/v1/users/${w.owner.username}/vis/docs/${w.names.team}/threads/${topic}`, { token: w.member.token }));
-  await ok(call('POST', `/v1/users/${w.owner.username}/vis/docs/${w.names.team}/threads/${topic}`, { token: w.member.token, text: `looks good @${w.owner.username} and @nobody_here` }));
+  await ok(
+    call('POST', `/v1/users/${w.owner.username}/vis/docs/${w.names.team}/threads/${topic}`, { token: w.member.token, text: `looks good @${w.owner.username} and @nobody_here` }),
+  );
   // The sales group: a thread, a pending invitee, the DKIM check on.
   const sales = await idOf('groups', 'ref = ?', `+${w.org}~sales`);
   await sql("insert into threads (group_id, topic, created_by, created_on) values (?, 'plans', ?, ?)", sales, ownerId, now).run();
-  await sql("insert into members (group_id, user_id, role, state, created_on, last_modified) values (?, ?, 'members', 'pending', ?, ?)", sales, await idOf('users', 'username = ?', invitee.username), now, now).run();
+  await sql(
+    "insert into members (group_id, user_id, role, state, created_on, last_modified) values (?, ?, 'members', 'pending', ?, ?)",
+    sales,
+    await idOf('users', 'username = ?', invitee.username),
+    now,
+    now,
+  ).run();
   await sql("insert into group_entries (group_id, path, value, size, created_on, last_modified) values (?, 'options/mail_verify_dkim', 'yes', 3, ?, ?)", sales, now, now).run();
 }, 180_000);
 
@@ -124,7 +145,9 @@ describe('item fields and listings (contract: Listings)', () => {
   }
 
   it('grid summary and type come from the summary and config/type entries; docs type defaults to doc; url is canonical', async () => {
-    const d = await data(w.member.token, `query List($author: String) { grids(author: $author) { id summary type } docs(author: $author) { id type url } }`, { author: w.owner.username });
+    const d = await data(w.member.token, `query List($author: String) { grids(author: $author) { id summary type } docs(author: $author) { id type url } }`, {
+      author: w.owner.username,
+    });
     expect((d.grids as Row[]).find((g) => g.id === w.names.team)).toMatchObject({ summary: 'grid about', type: 'board' });
     expect((d.docs as Row[]).find((g) => g.id === w.names.team)).toMatchObject({ type: 'doc', url: expect.stringContaining(`/u/${w.owner.username}/d/${w.names.team}`) });
   });
@@ -137,12 +160,20 @@ describe('item fields and listings (contract: Listings)', () => {
   it('job fields: runs counted, the latest run status and time in RFC 2822, steps, triggers; runs hidden from a public-only reader', async () => {
     const q = `query List($author: String, $limit: Int, $offset: Int) { jobs(author: $author, limit: $limit, offset: $offset) { ${JOB} } }`;
     const team = ((await data(w.member.token, q, { author: w.owner.username }))['jobs'] as Row[]).find((j) => j.id === w.names.team)!;
-    expect(team).toMatchObject({ last_run_status: 'failed', last_run_time: 'Sat, 30 Nov 2024 10:00:00 UTC', run_count: 2, job_steps: 1, current_step: null, schedule: null, triggers: ['api', 'email'] });
+    expect(team).toMatchObject({
+      last_run_status: 'failed',
+      last_run_time: 'Sat, 30 Nov 2024 10:00:00 UTC',
+      run_count: 2,
+      job_steps: 1,
+      current_step: null,
+      schedule: null,
+      triggers: ['api', 'email'],
+    });
     const pub = ((await data(w.stranger.token, q, { author: w.owner.username }))['jobs'] as Row[])[0]!;
     expect(pub).toMatchObject({ id: w.names.pub, last_run_status: null, last_run_time: null, run_count: null, triggers: ['api'] });
   });
 
-  it('Me.timezone is the account\'s timezone (users.timezone); a new account lists no items', async () => {
+  it("Me.timezone is the account's timezone (users.timezone); a new account lists no items", async () => {
     const u = await makeUser();
     // Set before the token is first used (the token cache holds the account row briefly).
     await sql("update users set timezone = 'Europe/Oslo' where username = ?", u.username).run();
@@ -190,7 +221,7 @@ describe('users (contract: users(limit, offset))', () => {
 });
 
 describe('groups and organisations (contract: Groups and organisations)', () => {
-  it('me { founder admin superuser member } (singular) and the plural forms list the caller\'s groups by role', async () => {
+  it("me { founder admin superuser member } (singular) and the plural forms list the caller's groups by role", async () => {
     const d = await data(w.orgAccount.token, `query { me { founder { ${GROUP} } admin { id } superuser { id } member { id } founders { id } members { id } } }`);
     const me = d.me as Row;
     const founded = (me.founder as Row[]).map((g) => g.id);
@@ -202,7 +233,15 @@ describe('groups and organisations (contract: Groups and organisations)', () => 
   it('groups(id, type: org) is the organisation: options as booleans, roster as users, its groups', async () => {
     const q = `query Org($id: ID, $type: GroupType) { groups(id: $id, type: $type) { ${GROUP} } }`;
     const org = ((await data(w.orgAdmin.token, q, { id: `+${w.org}`, type: 'org' })).groups as Row[])[0]!;
-    expect(org).toMatchObject({ id: `+${w.org}`, name: w.org, type: 'org', enable_subdomain: true, public: false, mail_verify_dkim: false, created: expect.stringMatching(RFC2822_UTC) });
+    expect(org).toMatchObject({
+      id: `+${w.org}`,
+      name: w.org,
+      type: 'org',
+      enable_subdomain: true,
+      public: false,
+      mail_verify_dkim: false,
+      created: expect.stringMatching(RFC2822_UTC),
+    });
     expect((org.founders as Row[]).map((u) => u.username)).toEqual([w.orgAccount.username]);
     expect((org.admins as Row[]).map((u) => u.username)).toEqual([w.orgAdmin.username]);
     expect((org.founders as Row[])[0]).toMatchObject({ type: 'organisation', relationship: { follower: false } });
@@ -216,7 +255,8 @@ describe('groups and organisations (contract: Groups and organisations)', () => 
     expect(sales).toMatchObject({ id: `+${w.org}~sales`, allow_inbound_mail: true, mail_verify_dkim: true, mail_verify_spf: false });
     expect((sales.members as Row[]).map((u) => u.username)).toEqual([w.salesMember.username]);
     expect(sales.invited).toEqual({ admins: [], superusers: [], members: [{ username: invitee.username }] });
-    for (const f of FIELDS) expect(sales[f]).toEqual([{ id: w.names.sales, name: w.names.sales, author: { username: w.owner.username }, ...(f === 'jobs' ? { last_run_time: null } : {}) }]);
+    for (const f of FIELDS)
+      expect(sales[f]).toEqual([{ id: w.names.sales, name: w.names.sales, author: { username: w.owner.username }, ...(f === 'jobs' ? { last_run_time: null } : {}) }]);
     // org oversight sees the group and its roster, but reads no item only shared with it (as GET /v1/o/<group ref>/d)
     const overseen = ((await data(w.orgAdmin.token, q, vars)).groups as Row[])[0]!;
     expect((overseen.members as Row[]).map((u) => u.username)).toEqual([w.salesMember.username]);
@@ -241,7 +281,17 @@ describe('topics (contract: Topics)', () => {
         return;
       }
       const [t] = item.topics as Row[];
-      expect(t).toMatchObject({ slug: topic, audience: 'readers', status: 'open', num_comments: 1, likes: 0, dislikes: 0, my_reaction: null, edited: false, creator: { username: w.member.username } });
+      expect(t).toMatchObject({
+        slug: topic,
+        audience: 'readers',
+        status: 'open',
+        num_comments: 1,
+        likes: 0,
+        dislikes: 0,
+        my_reaction: null,
+        edited: false,
+        creator: { username: w.member.username },
+      });
       expect(t!.created).toMatch(RFC2822_UTC);
       const [c] = t!.comments as Row[];
       expect(c).toMatchObject({
@@ -265,7 +315,7 @@ describe('topics (contract: Topics)', () => {
     expect(none).toEqual([]);
   });
 
-  it('GetGroupTopics answers a group\'s threads to members and org oversight, nothing to others', async () => {
+  it("GetGroupTopics answers a group's threads to members and org oversight, nothing to others", async () => {
     const vars = { name: 'sales', type: 'org_group', parent_group: w.org };
     const slugs = async (u: TestUser) => ((await data(u.token, GET_GROUP_TOPICS, vars)).groups as Row[]).flatMap((g) => (g.topics as Row[]).map((t) => t.slug));
     expect(await slugs(w.salesMember)).toEqual(['plans']);
@@ -276,8 +326,8 @@ describe('topics (contract: Topics)', () => {
   });
 });
 
-describe('query limits leave room for the client\'s shapes', () => {
-  it('me with every role\'s full Group selection, and GetTopics with vars, are within depth and cost limits', async () => {
+describe("query limits leave room for the client's shapes", () => {
+  it("me with every role's full Group selection, and GetTopics with vars, are within depth and cost limits", async () => {
     await data(w.orgAccount.token, `query { me { username founder { ${GROUP} topics { slug } } admin { ${GROUP} } superuser { ${GROUP} } member { ${GROUP} } } }`);
     await data(w.member.token, getTopics('docs'), { id: w.names.team, author: w.owner.username });
     await data(w.member.token, `query { me { username timezone docs { ${ITEM} } grids { ${ITEM} } mails { ${ITEM} } jobs { ${JOB} } } }`);

@@ -27,8 +27,7 @@ export async function gql(token: string | null, query: string, variables?: Recor
   return { status: res.status, body: (await res.json()) as { data?: Record<string, unknown> | null; errors?: { message: string; extensions?: Record<string, unknown> }[] } };
 }
 
-const user = (prefix: string, fields: Record<string, unknown> = {}) =>
-  makeUser({ email: `${unique(prefix)}@example.com`, email_verified: true, ...fields }, prefix);
+const user = (prefix: string, fields: Record<string, unknown> = {}) => makeUser({ email: `${unique(prefix)}@example.com`, email_verified: true, ...fields }, prefix);
 
 const db = () => drizzle(env.DB);
 
@@ -48,14 +47,18 @@ async function makeGroup(kind: Group['kind'], slug: string, ref: string, owner: 
     .returning()
     .get();
   for (const [u, role] of roster) {
-    await db().insert(members).values({ group_id: g.id, user_id: await userId(u), role, state: 'active', created_on: now, last_modified: now });
+    await db()
+      .insert(members)
+      .values({ group_id: g.id, user_id: await userId(u), role, state: 'active', created_on: now, last_modified: now });
   }
   return g.id;
 }
 
 async function option(groupId: number, name: string): Promise<void> {
   const now = new Date().toISOString();
-  await db().insert(groupEntries).values({ group_id: groupId, path: `options/${name}`, value: 'yes', size: 3, created_on: now, last_modified: now });
+  await db()
+    .insert(groupEntries)
+    .values({ group_id: groupId, path: `options/${name}`, value: 'yes', size: 3, created_on: now, last_modified: now });
 }
 
 export interface World {
@@ -83,9 +86,18 @@ export async function buildWorld(): Promise<World> {
   const org = unique('acme').slice(0, 30);
   const teamSlug = 'team';
   const team = `@${owner.username}~${teamSlug}`;
-  await makeGroup('user_group', teamSlug, team, owner, null, [[owner, 'founders'], [member, 'members']]);
-  const orgId = await makeGroup('org', org, `+${org}`, orgAccount, null, [[orgAccount, 'founders'], [orgAdmin, 'admins']]);
-  const salesId = await makeGroup('org_group', 'sales', `+${org}~sales`, orgAccount, orgId, [[orgAccount, 'founders'], [salesMember, 'members']]);
+  await makeGroup('user_group', teamSlug, team, owner, null, [
+    [owner, 'founders'],
+    [member, 'members'],
+  ]);
+  const orgId = await makeGroup('org', org, `+${org}`, orgAccount, null, [
+    [orgAccount, 'founders'],
+    [orgAdmin, 'admins'],
+  ]);
+  const salesId = await makeGroup('org_group', 'sales', `+${org}~sales`, orgAccount, orgId, [
+    [orgAccount, 'founders'],
+    [salesMember, 'members'],
+  ]);
   await makeGroup('org_group', 'ops', `+${org}~ops`, orgAccount, orgId, [[orgAccount, 'founders']]);
   // Inbound mail: the org's subdomain and the sales group (not ops).
   await option(orgId, 'enable_subdomain');

@@ -39,7 +39,7 @@ describe('resource listings: the caller x resource visibility table matches REST
     });
   }
 
-  it('without author a listing is the caller\'s own, as GET /v1/vis/docs', async () => {
+  it("without author a listing is the caller's own, as GET /v1/vis/docs", async () => {
     const { body } = await gql(w.owner.token, '{ docs { id } grids { id } mails { id } jobs { id } }');
     for (const f of FIELDS) expect((body.data![f] as { id: string }[]).map((i) => i.id)).toEqual(Object.values(w.names).sort());
     const other = await gql(w.member.token, '{ docs { id } }');
@@ -85,10 +85,7 @@ describe('item fields', () => {
     await ok(call('PUT', `/v1/vis/docs/${w.names.team}/tags/fav`, { token: w.owner.token }));
     await ok(call('PUT', `/v1/vis/docs/${w.names.team}/tags/+mine`, { token: w.owner.token }));
     await ok(call('PUT', `/v1/vis/docs/${w.names.team}/shared/+${w.org}`, { token: w.owner.token }));
-    const { body } = await gql(
-      w.owner.token,
-      `{ docs(id: "${w.names.team}") { id name type summary url updated public shared { id name type } tags { id name type } } }`,
-    );
+    const { body } = await gql(w.owner.token, `{ docs(id: "${w.names.team}") { id name type summary url updated public shared { id name type } tags { id name type } } }`);
     const [d] = body.data!.docs as Record<string, unknown>[];
     expect(d).toMatchObject({
       id: w.names.team,
@@ -119,7 +116,7 @@ describe('item fields', () => {
     expect((body.data!.grids as Record<string, unknown>[])[0]).toMatchObject({ type: 'grid' });
   });
 
-  it('tags are the caller\'s own: another reader sees none of the owner\'s tags', async () => {
+  it("tags are the caller's own: another reader sees none of the owner's tags", async () => {
     await ok(call('PUT', `/v1/vis/docs/${w.names.pub}/tags/wip`, { token: w.owner.token }));
     await ok(call('PUT', `/v1/users/${w.owner.username}/vis/docs/${w.names.pub}/tags/=finance`, { token: w.stranger.token }));
     const q = `query($a: String) { docs(author: $a, id: "${w.names.pub}") { tags { id type } } }`;
@@ -165,7 +162,7 @@ describe('jobs: last_run', () => {
 });
 
 describe('me', () => {
-  it('username, timezone and the caller\'s groups by role', async () => {
+  it("username, timezone and the caller's groups by role", async () => {
     const q = '{ me { username timezone founder { id } admin { id } superuser { id } member { id } } }';
     const owner = await gql(w.owner.token, q);
     expect(owner.body.data!.me).toEqual({ username: w.owner.username, timezone: 'UTC', founder: [{ id: w.team }], admin: [], superuser: [], member: [] });
@@ -268,7 +265,10 @@ describe('groups and orgs: the same rules as REST', () => {
     await ok(call('POST', `/v1/admin/groups/team/profile/name`, { token: w.owner.token, text: 'The Team' }));
     await ok(call('POST', `/v1/admin/groups/team/profile/description`, { token: w.owner.token, text: 'We *build*' }));
     await ok(call('POST', `/v1/admin/groups/team/profile/options/is_open`, { token: w.owner.token, text: 'yes' }));
-    const { body } = await gql(w.member.token, `{ groups(id: "${w.team}") { description profile { name description } options { public show_profile show_description show_members is_open } } }`);
+    const { body } = await gql(
+      w.member.token,
+      `{ groups(id: "${w.team}") { description profile { name description } options { public show_profile show_description show_members is_open } } }`,
+    );
     expect(body.data!.groups).toEqual([
       {
         description: 'We *build*',
@@ -293,8 +293,7 @@ describe('groups and orgs: the same rules as REST', () => {
 describe('protocol: errors are GraphQL errors, never 500', () => {
   // GraphQL over HTTP: a client that accepts application/graphql-response+json gets 400 for
   // a request that cannot execute; a legacy application/json client gets 200 with errors.
-  const post = (body: BodyInit, type = 'application/json', token?: string) =>
-    call('POST', '/gql', { body, type, token, headers: { Accept: 'application/graphql-response+json' } });
+  const post = (body: BodyInit, type = 'application/json', token?: string) => call('POST', '/gql', { body, type, token, headers: { Accept: 'application/graphql-response+json' } });
 
   it('with Accept: application/json, request errors answer 200 with errors (legacy clients)', async () => {
     const res = await call('POST', '/gql', { json: { query: '{ docs { id ' }, headers: { Accept: 'application/json' } });

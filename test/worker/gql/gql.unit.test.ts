@@ -73,7 +73,10 @@ describe('commentTree: replies nest under the comment they answer (thread_commen
   it('top level without a parent; depth +1 per level; replies oldest first; all in id order', () => {
     const { comments, all } = commentTree([row(1, null), row(2, 1), row(3, null), row(4, 2), row(5, 1)]);
     expect(comments.map((c) => c.id)).toEqual([1, 3]);
-    expect(comments[0]!.replies.map((c) => [c.id, c.depth])).toEqual([[2, 1], [5, 1]]);
+    expect(comments[0]!.replies.map((c) => [c.id, c.depth])).toEqual([
+      [2, 1],
+      [5, 1],
+    ]);
     expect(comments[0]!.replies[0]!.replies.map((c) => [c.id, c.depth])).toEqual([[4, 2]]);
     expect(all.map((c) => c.id)).toEqual([1, 2, 3, 4, 5]);
   });

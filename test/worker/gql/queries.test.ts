@@ -58,13 +58,24 @@ async function seedDocs(owner: TestUser, n: number): Promise<void> {
   const names = Array.from({ length: n }, (_, i) => `doc_${String(i).padStart(3, '0')}`);
   await env.DB.batch(
     names.map((name) =>
-      env.DB.prepare("insert into resources (kind, owner_id, name, shortname, created_on, last_modified) values ('doc', ?, ?, ?, ?, ?)").bind(id, name, `${owner.username}_${name}`, now, now),
+      env.DB.prepare("insert into resources (kind, owner_id, name, shortname, created_on, last_modified) values ('doc', ?, ?, ?, ?, ?)").bind(
+        id,
+        name,
+        `${owner.username}_${name}`,
+        now,
+        now,
+      ),
     ),
   );
   const sub = "(select id from resources where owner_id = ?1 and kind = 'doc' and name = ?2)";
   await env.DB.batch(
     names.flatMap((name) => [
-      env.DB.prepare(`insert into entries (resource_id, path, value, size, created_on, last_modified) values (${sub}, 'summary', ?3, 9, ?4, ?4)`).bind(id, name, `about ${name}`, now),
+      env.DB.prepare(`insert into entries (resource_id, path, value, size, created_on, last_modified) values (${sub}, 'summary', ?3, 9, ?4, ?4)`).bind(
+        id,
+        name,
+        `about ${name}`,
+        now,
+      ),
       env.DB.prepare(`insert into shares (resource_id, entry, group_id, perms, created_on) values (${sub}, 'public', null, 'r', ?3)`).bind(id, name, now),
       env.DB.prepare(`insert into tags (resource_id, user_id, tag, created_on) values (${sub}, ?1, 'fav', ?3)`).bind(id, name, now),
       env.DB.prepare(`insert into tags (resource_id, user_id, tag, created_on) values (${sub}, ?1, '+work', ?3)`).bind(id, name, now),
@@ -99,7 +110,7 @@ describe('no N+1: statements per query do not grow with the number of items', ()
     expect(d).toMatchObject({ id: 'doc_007', summary: 'about doc_007', public: true, tags: [{ id: '+work' }, { id: 'fav' }] });
   });
 
-  it('a reader listing another user\'s 100 shared docs also stays bounded', async () => {
+  it("a reader listing another user's 100 shared docs also stays bounded", async () => {
     const q = (owner: string) => `{ docs(author: "${owner}", limit: 100) { ${FULL} } }`;
     const many = await measured(reader.token, q(big.username));
     const few = await measured(reader.token, q(small.username));
@@ -116,7 +127,7 @@ describe('no N+1: statements per query do not grow with the number of items', ()
   });
 });
 
-describe('the client contract\'s listings of 1000 items stay a bounded number of D1 statements', () => {
+describe("the client contract's listings of 1000 items stay a bounded number of D1 statements", () => {
   // The client's item selection (client-contract.md: Item fields), topics and vars included.
   const ITEM = `id name type summary url updated created public shared { id name type } tags { id name type } author { username } social { views }
     topics { num_comments num_likes num_dislikes } vars { id value format type threshold }`;
@@ -159,7 +170,9 @@ describe('the client contract\'s listings of 1000 items stay a bounded number of
         .bind(id, ref, now, now)
         .first<{ id: number }>())!.id;
       await env.DB.prepare("insert into members (group_id, user_id, role, state, created_on, last_modified) values (?, ?, 'founders', 'active', ?, ?)").bind(g, id, now, now).run();
-      await env.DB.prepare(`insert into shares (resource_id, entry, group_id, perms, created_on) select id, ?, ?, 'r', ? from resources where owner_id = ? and kind = 'doc'`).bind(ref, g, now, id).run();
+      await env.DB.prepare(`insert into shares (resource_id, entry, group_id, perms, created_on) select id, ?, ?, 'r', ? from resources where owner_id = ? and kind = 'doc'`)
+        .bind(ref, g, now, id)
+        .run();
       return ref;
     };
     const q = (ref: string) => `{ groups(id: "${ref}") { id docs { ${ITEM} } } }`;

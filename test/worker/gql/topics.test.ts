@@ -70,20 +70,47 @@ describe('GetTopics: comments nest by the replies posted through REST', () => {
     const got = await data(w.member.token, getTopics(), vars);
     expect(got.me).toEqual({ username: w.member.username });
     const [t] = (got.docs as Row[])[0]!.topics as Row[];
-    expect(t).toMatchObject({ slug: 'review', message: '', audience: 'readers', status: 'open', num_comments: 7, likes: 0, dislikes: 0, my_reaction: null, creator: { username: owner.username } });
+    expect(t).toMatchObject({
+      slug: 'review',
+      message: '',
+      audience: 'readers',
+      status: 'open',
+      num_comments: 7,
+      likes: 0,
+      dislikes: 0,
+      my_reaction: null,
+      creator: { username: owner.username },
+    });
     // three levels of replies as asked: d (depth 3) says it has a reply the query did not reach
     expect((t!.comments as Row[]).map(pick)).toEqual([
       {
-        id: String(a), depth: 0, num_replies: 2,
+        id: String(a),
+        depth: 0,
+        num_replies: 2,
         replies: [
-          { id: String(b), depth: 1, num_replies: 1, replies: [{ id: String(c), depth: 2, num_replies: 1, replies: [{ id: String(d), depth: 3, num_replies: 1, replies: undefined }] }] },
+          {
+            id: String(b),
+            depth: 1,
+            num_replies: 1,
+            replies: [{ id: String(c), depth: 2, num_replies: 1, replies: [{ id: String(d), depth: 3, num_replies: 1, replies: undefined }] }],
+          },
           { id: String(b2), depth: 1, num_replies: 0, replies: [] },
         ],
       },
       { id: String(f), depth: 0, num_replies: 0, replies: [] },
     ]);
     const [ca] = t!.comments as Row[];
-    expect(ca).toMatchObject({ slug: String(a), message: `first, @${w.admin.username}`, creator: { username: w.member.username }, mentions: [{ nonce: `@${w.admin.username}`, user: { username: w.admin.username } }], deleted: false, edited: false, likes: 0, dislikes: 0, my_reaction: null });
+    expect(ca).toMatchObject({
+      slug: String(a),
+      message: `first, @${w.admin.username}`,
+      creator: { username: w.member.username },
+      mentions: [{ nonce: `@${w.admin.username}`, user: { username: w.admin.username } }],
+      deleted: false,
+      edited: false,
+      likes: 0,
+      dislikes: 0,
+      my_reaction: null,
+    });
     const cc = ((ca!.replies as Row[])[0]!.replies as Row[])[0]!;
     expect(cc).toMatchObject({ message: `@${owner.username} deeper`, mentions: [{ nonce: `@${owner.username}`, user: { username: owner.username } }] });
 
@@ -94,16 +121,22 @@ describe('GetTopics: comments nest by the replies posted through REST', () => {
 
     // asking again deeper reaches the rest of the branch
     const deeper = ((await data(w.member.token, getTopics(5), vars)).docs as Row[])[0]!.topics as Row[];
-    const dd = (((((deeper[0]!.comments as Row[])[0]!.replies as Row[])[0]!.replies as Row[])[0]!.replies as Row[])[0]!);
+    const dd = ((((deeper[0]!.comments as Row[])[0]!.replies as Row[])[0]!.replies as Row[])[0]!.replies as Row[])[0]!;
     expect(pick(dd)).toEqual({ id: String(d), depth: 3, num_replies: 1, replies: [{ id: String(e), depth: 4, num_replies: 0, replies: [] }] });
-    expect((dd.replies as Row[])[0]).toMatchObject({ message: `deepest @${w.member.username}`, mentions: [{ nonce: `@${w.member.username}`, user: { username: w.member.username } }] });
+    expect((dd.replies as Row[])[0]).toMatchObject({
+      message: `deepest @${w.member.username}`,
+      mentions: [{ nonce: `@${w.member.username}`, user: { username: w.member.username } }],
+    });
 
     // the slug GraphQL answers is the one REST replies to
     const g = await post(owner, reply(Number(dd.slug)), 'answering by the GraphQL slug');
     const again = ((await data(w.member.token, getTopics(5), vars)).docs as Row[])[0]!.topics as Row[];
     expect(again[0]!.num_comments).toBe(8);
-    const d2 = (((((again[0]!.comments as Row[])[0]!.replies as Row[])[0]!.replies as Row[])[0]!.replies as Row[])[0]!);
-    expect((d2.replies as Row[]).map((r) => [r.comment_id, r.depth])).toEqual([[String(e), 4], [String(g), 4]]);
+    const d2 = ((((again[0]!.comments as Row[])[0]!.replies as Row[])[0]!.replies as Row[])[0]!.replies as Row[])[0]!;
+    expect((d2.replies as Row[]).map((r) => [r.comment_id, r.depth])).toEqual([
+      [String(e), 4],
+      [String(g), 4],
+    ]);
     expect(d2.num_replies).toBe(2);
 
     // a caller who may not read the document gets neither it nor its topics (org oversight included)
@@ -146,7 +179,19 @@ describe('GetGroupTopics: a group thread with replies posted through REST', () =
       const [t] = (await read(who)).filter((t) => t.slug === topic);
       expect(t, who.username).toMatchObject({ audience: 'members', num_comments: 5, message: '', creator: { username: w.admin.username } });
       expect((t!.comments as Row[]).map(pick)).toEqual([
-        { id: String(x), depth: 0, num_replies: 1, replies: [{ id: String(y), depth: 1, num_replies: 1, replies: [{ id: String(z), depth: 2, num_replies: 1, replies: [{ id: String(v), depth: 3, num_replies: 1, replies: undefined }] }] }] },
+        {
+          id: String(x),
+          depth: 0,
+          num_replies: 1,
+          replies: [
+            {
+              id: String(y),
+              depth: 1,
+              num_replies: 1,
+              replies: [{ id: String(z), depth: 2, num_replies: 1, replies: [{ id: String(v), depth: 3, num_replies: 1, replies: undefined }] }],
+            },
+          ],
+        },
       ]);
       const yy = ((t!.comments as Row[])[0]!.replies as Row[])[0]!;
       expect(yy.mentions).toEqual([{ nonce: `@${w.member.username}`, user: { username: w.member.username } }]);
@@ -183,7 +228,11 @@ describe('GetTopics stays a bounded number of D1 statements whatever the number 
       const rows = await env.DB.batch(
         round.map((i) =>
           env.DB.prepare('insert into thread_comments (thread_id, author_id, text, created_on, parent_id) values (?, ?, ?, ?, ?) returning id').bind(
-            thread, author, `comment ${i} for @${mention[i % mention.length]} and @nobody_${i}`, now, i < chains ? null : ids[i - chains]!,
+            thread,
+            author,
+            `comment ${i} for @${mention[i % mention.length]} and @nobody_${i}`,
+            now,
+            i < chains ? null : ids[i - chains]!,
           ),
         ),
       );

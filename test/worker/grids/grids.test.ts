@@ -61,7 +61,22 @@ describe('grid resource', () => {
     expect(res.headers.get('X-NVM-Permissions')).toBe('r, w, d');
     const items = (await res.json()) as { name: string; type: string }[];
     expect(items.map((i) => `${i.name}:${i.type}`).sort()).toEqual(
-      ['config:dir', 'description:file', 'html:file', 'json:dir', 'layout:file', 'log:file', 'mapping:file', 'name:file', 'shared:dir', 'shortname:file', 'summary:file', 'tags:dir', 'threads:dir', 'url:file'].sort(),
+      [
+        'config:dir',
+        'description:file',
+        'html:file',
+        'json:dir',
+        'layout:file',
+        'log:file',
+        'mapping:file',
+        'name:file',
+        'shared:dir',
+        'shortname:file',
+        'summary:file',
+        'tags:dir',
+        'threads:dir',
+        'url:file',
+      ].sort(),
     );
     const json = (await (await call('GET', `/v1/vis/grids/${name}/json`, { token: u.token })).json()) as { name: string; uri: string }[];
     expect(json.map((i) => i.name)).toEqual(['data.json', 'meta_data.json', 'parse_time']);
@@ -73,7 +88,9 @@ describe('grid resource', () => {
     const base = `/v1/vis/grids/${await newGrid(u)}`;
     expect((await call('GET', `${base}/layout`, { token: u.token })).status).toBe(200);
     expect(await (await call('GET', `${base}/layout`, { token: u.token })).text()).toBe('');
-    const text = `\n${LAYOUT.split('\n').map((l) => `  ${l}  `).join('\n')}\n\n`;
+    const text = `\n${LAYOUT.split('\n')
+      .map((l) => `  ${l}  `)
+      .join('\n')}\n\n`;
     expect((await write(u, `${base}/layout`, text)).status).toBe(204);
     expect((await write(u, `${base}/mapping`, MAPPING + '\n')).status).toBe(204);
     expect((await write(u, `${base}/name`, 'Sales board')).status).toBe(204);
@@ -154,7 +171,13 @@ describe('writing either file re-parses both', () => {
             width: 13,
             height: 2.5,
             children: [
-              { type: 'wrapper container', width: 6.5, height: 2.5, children: [], inst: { lid: lidFor(id, 'A'), position: 'middle', include_header: true, include_caption: false } },
+              {
+                type: 'wrapper container',
+                width: 6.5,
+                height: 2.5,
+                children: [],
+                inst: { lid: lidFor(id, 'A'), position: 'middle', include_header: true, include_caption: false },
+              },
               { type: 'wrapper container', width: 6.5, height: 2.5, children: [], inst: { lid: '', position: 'bottom', include_header: false, include_caption: false } },
             ],
           },
@@ -254,7 +277,7 @@ describe('layout faults of rules 1-3', () => {
     const base = `/v1/vis/grids/${await newGrid(u)}`;
     const alphabet = '+-|  {}A:^v\n';
     let seed = 42;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
     for (let i = 0; i < 40; i++) {
       const text = Array.from({ length: 5 + Math.floor(rand() * 80) }, () => alphabet[Math.floor(rand() * alphabet.length)]).join('');
       const res = await write(u, `${base}/layout`, text);
@@ -271,10 +294,7 @@ describe('concurrency', () => {
     const layouts = [LAYOUT, '+-----+\n| {A} |\n+-----+', '+---+---+\n|{C}|{A}|\n+---+---+'];
     const mappings = [MAPPING, 'A => /u/x/p/1', 'C => /u/x/p/2, h=t\nA => /u/x/p/3'];
     for (let round = 0; round < 2; round++) {
-      const results = await Promise.all([
-        ...layouts.map((l) => write(u, `${base}/layout`, l)),
-        ...mappings.map((m) => write(u, `${base}/mapping`, m)),
-      ]);
+      const results = await Promise.all([...layouts.map((l) => write(u, `${base}/layout`, l)), ...mappings.map((m) => write(u, `${base}/mapping`, m))]);
       expect(results.map((r) => r.status)).toEqual([204, 204, 204, 204, 204, 204]);
       const finalLayout = await (await call('GET', `${base}/layout`, { token: u.token })).text();
       const finalMapping = await (await call('GET', `${base}/mapping`, { token: u.token })).text();
@@ -356,7 +376,15 @@ describe('parse timing (diagnostics, authenticated)', () => {
     const res = await call('GET', `${base}/json/parse_time?runs=20`, { token: u.token });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { samples: number[]; ms_per_parse: number };
-    expect(body).toMatchObject({ runs: 20, columns: 13, rows: 5, cells: 3, ms_per_parse: expect.any(Number), mean_ms_per_parse: expect.any(Number), best_ms_per_parse: expect.any(Number) });
+    expect(body).toMatchObject({
+      runs: 20,
+      columns: 13,
+      rows: 5,
+      cells: 3,
+      ms_per_parse: expect.any(Number),
+      mean_ms_per_parse: expect.any(Number),
+      best_ms_per_parse: expect.any(Number),
+    });
     expect(body.samples).toHaveLength(4); // batches of 5
     expect(body.ms_per_parse).toBe([...body.samples].sort((a, b) => a - b)[1]);
     for (const bad of ['0', '501', 'x', '1.5']) expect((await call('GET', `${base}/json/parse_time?runs=${bad}`, { token: u.token })).status).toBe(400);

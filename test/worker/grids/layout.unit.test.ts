@@ -42,11 +42,7 @@ describe('layout table: exact data.json written by hand from the rules', () => {
       draw('+-----+-----+', '| {A} | {B} |', '+-----+-----+'),
       wrap(13, 3, leaf(6.5, 3, 'A'), leaf(6.5, 3, 'B')),
     ],
-    [
-      'uneven shares: 3 and 7 inside columns give 4.5 and 8.5',
-      draw('+---+-------+', '|{A}|  {B}  |', '+---+-------+'),
-      wrap(13, 3, leaf(4.5, 3, 'A'), leaf(8.5, 3, 'B')),
-    ],
+    ['uneven shares: 3 and 7 inside columns give 4.5 and 8.5', draw('+---+-------+', '|{A}|  {B}  |', '+---+-------+'), wrap(13, 3, leaf(4.5, 3, 'A'), leaf(8.5, 3, 'B'))],
     [
       'a middle box between two dividers counts half of each: 4.5 + 4 + 4.5',
       draw('+---+---+---+', '|{A}|{B}|{C}|', '+---+---+---+'),
@@ -67,11 +63,7 @@ describe('layout table: exact data.json written by hand from the rules', () => {
       draw('+-----+-----+', '| {A} | {B} |', '+-----+-----+', '| {C} | {D} |', '+-----+-----+'),
       wrap(13, 5, wrap(13, 2.5, leaf(6.5, 2.5, 'A'), leaf(6.5, 2.5, 'B')), wrap(13, 2.5, leaf(6.5, 2.5, 'C'), leaf(6.5, 2.5, 'D'))),
     ],
-    [
-      'blank rows and columns around the rectangle are ignored',
-      '\n\n    \n   +-----+   \n   | {A} |\t\n   +-----+\n\n  \n',
-      wrap(7, 3, leaf(7, 3, 'A')),
-    ],
+    ['blank rows and columns around the rectangle are ignored', '\n\n    \n   +-----+   \n   | {A} |\t\n   +-----+\n\n  \n', wrap(7, 3, leaf(7, 3, 'A'))],
     ['CRLF line ends read like LF', '+-----+\r\n| {A} |\r\n+-----+\r\n', wrap(7, 3, leaf(7, 3, 'A'))],
     ['position ^ is top', draw('+-------+', '| {A:^} |', '+-------+'), wrap(9, 3, leaf(9, 3, 'A', 'top'))],
     ['position v is bottom', draw('+-------+', '| {A:v} |', '+-------+'), wrap(9, 3, leaf(9, 3, 'A', 'bottom'))],
@@ -243,7 +235,7 @@ function randomLayout(seed: number) {
       cuts.push(at);
       at += int(min, Math.max(min, Math.floor((end - at) / 2)));
     }
-    for (const c of cuts) (dir === 'rows' ? hline(c, l, r) : vline(c, t, b));
+    for (const c of cuts) dir === 'rows' ? hline(c, l, r) : vline(c, t, b);
     const edges = [dir === 'rows' ? t : l, ...cuts, end];
     const next = dir === 'rows' ? 'columns' : 'rows';
     for (let i = 0; i + 1 < edges.length; i++) {

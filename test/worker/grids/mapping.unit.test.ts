@@ -56,9 +56,7 @@ describe('mapping rules', () => {
   });
   it('unknown parameters are kept in meta_data as written but never reach inst', () => {
     const mapping = parseMapping('A => /u/ann/p/a, colour=blue, __proto__=x, constructor=y, size=3=4, novalue, =orphan,,');
-    expect(JSON.stringify(buildMeta(mapping, 3).A!.params)).toBe(
-      '{"include_header":false,"include_caption":false,"colour":"blue","__proto__":"x","constructor":"y","size":"3=4"}',
-    );
+    expect(JSON.stringify(buildMeta(mapping, 3).A!.params)).toBe('{"include_header":false,"include_caption":false,"colour":"blue","__proto__":"x","constructor":"y","size":"3=4"}');
     expect(Object.getPrototypeOf(buildMeta(mapping, 3).A!.params)).toBe(Object.prototype);
     const data = buildData(parseLayout('+---+\n|{A}|\n+---+'), mapping, 3);
     expect(data.structure.children[0]!.inst).toEqual({ lid: lidFor(3, 'A'), position: 'middle', include_header: false, include_caption: false });

@@ -66,7 +66,9 @@ describe('GET /v1/o/<group ref>/<d|g|m|j> (client contract)', () => {
     expect(item).toMatchObject({ id: doc, name: 'Quarterly', type: 'pres', summary: 'Numbers  ', uri: `/v1/users/${w.admin.username}/vis/docs/${doc}` });
     expect(item.shared).toEqual([{ id: `${w.ref}~rw`, name: w.ref, type: 'user_group' }]);
     expect(item.updated).toMatch(/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} UTC$/);
-    const row = (await json<{ last_modified: string }[]>(await call('GET', '/v1/vis/docs', { token: w.admin.token }))).find((r) => (r as unknown as { name: string }).name === doc)!;
+    const row = (await json<{ last_modified: string }[]>(await call('GET', '/v1/vis/docs', { token: w.admin.token }))).find(
+      (r) => (r as unknown as { name: string }).name === doc,
+    )!;
     expect(item.updated).toBe(rfc2822Utc(row.last_modified));
     expect(items.map((i) => i.id)).not.toContain(hidden);
     expect(Object.keys(item).sort()).toEqual(['id', 'name', 'shared', 'summary', 'type', 'updated', 'uri']);

@@ -60,7 +60,15 @@ export async function orgWorld(plan: 'free' | 'premium' = 'free'): Promise<OrgWo
   const account = await makeUser({ account: 'organisation', plan, email: `${unique('o')}@example.com` }, 'o');
   const org = unique('org');
   expect((await call('PUT', `/v1/admin/orgs/${org}`, { token: account.token })).status).toBe(201);
-  const [orgAdmin, orgMember, admin, superuser, member, pending, stranger] = await Promise.all([person('oa'), person('om'), person('a'), person('s'), person('m'), person('p'), person('x')]);
+  const [orgAdmin, orgMember, admin, superuser, member, pending, stranger] = await Promise.all([
+    person('oa'),
+    person('om'),
+    person('a'),
+    person('s'),
+    person('m'),
+    person('p'),
+    person('x'),
+  ]);
   await join(`/v1/admin/orgs/${org}`, `+${org}`, account, orgAdmin, 'admins');
   await join(`/v1/admin/orgs/${org}`, `+${org}`, account, orgMember, 'members');
   const group = unique('g');

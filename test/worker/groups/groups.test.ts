@@ -21,7 +21,7 @@ const sharedOrg = once(() => orgWorld('premium'));
 const T = { timeout: 180_000 };
 
 const outbox = async (to: string) =>
-  ((await json<{ kind: string; to: string[]; subject: string; text: string }[]>(await call('GET', '/v1/ops/outbox', { token: OPS })))).filter((m) => m.to.includes(to));
+  (await json<{ kind: string; to: string[]; subject: string; text: string }[]>(await call('GET', '/v1/ops/outbox', { token: OPS }))).filter((m) => m.to.includes(to));
 
 describe('creating groups and organisations', T, () => {
   it('PUT /v1/admin/groups/:group creates a user group whose creator is its founder; a second PUT is 409', async () => {
@@ -99,7 +99,9 @@ describe('creating groups and organisations', T, () => {
   it('GET /v1/admin/groups lists the groups the caller belongs to, keyed by slug (others by reference)', async () => {
     const w = await sharedGroup();
     const own = await json(await call('GET', '/v1/admin/groups', { token: w.founder.token }));
-    expect(own).toEqual(expect.arrayContaining([expect.objectContaining({ name: w.ref.split('~')[1], uri: `/v1/admin/groups/${w.ref.split('~')[1]}`, type: 'dir', role: 'founders' })]));
+    expect(own).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: w.ref.split('~')[1], uri: `/v1/admin/groups/${w.ref.split('~')[1]}`, type: 'dir', role: 'founders' })]),
+    );
     const theirs = await json(await call('GET', '/v1/admin/groups', { token: w.member.token }));
     expect(theirs).toEqual([expect.objectContaining({ name: w.ref, uri: `/v1/admin/groups/${w.ref}`, role: 'members', permissions: ['r'] })]);
     expect(await json(await call('GET', '/v1/admin/groups', { token: w.pending.token }))).toEqual([]);
@@ -353,7 +355,8 @@ describe('profiles and options', T, () => {
 
   it('a bad mask answers 400 and keeps the old one', async () => {
     await call('POST', `${w.path}/profile/picture/mask`, { token: w.founder.token, text: '1,2,3' });
-    for (const bad of ['1,2', 'a,b,c', '-1,2,3', '1,2,0']) expect((await call('POST', `${w.path}/profile/picture/mask`, { token: w.founder.token, text: bad })).status, bad).toBe(400);
+    for (const bad of ['1,2', 'a,b,c', '-1,2,3', '1,2,0'])
+      expect((await call('POST', `${w.path}/profile/picture/mask`, { token: w.founder.token, text: bad })).status, bad).toBe(400);
     expect(await (await call('GET', `${w.path}/profile/picture/mask`, { token: w.founder.token })).text()).toBe('1,2,3');
   });
 
@@ -447,7 +450,9 @@ describe('browsing and visibility', T, () => {
     expect(list.map((i: { name: string }) => i.name)).toContain(w.group);
     const body = await json(await info(w.orgAdmin));
     expect(body.role).toBe('');
-    expect(body.members.map((m: { username: string }) => m.username)).toEqual(expect.arrayContaining([w.account, w.admin, w.superuser, w.member, w.pending].map((u) => u.username)));
+    expect(body.members.map((m: { username: string }) => m.username)).toEqual(
+      expect.arrayContaining([w.account, w.admin, w.superuser, w.member, w.pending].map((u) => u.username)),
+    );
     const names = (await json(await call('GET', `${w.path}/roles/members`, { token: w.orgAdmin.token }))).map((i: { name: string }) => i.name);
     expect(names).toEqual(expect.arrayContaining([w.member.username, `I-${w.pending.username}`]));
   });
@@ -572,7 +577,9 @@ describe('sharing through groups', T, () => {
     const db = dbFor(env as Env);
     const g = await groupByRef(db, w.ref);
     const names = (await activeMembers(db, g!.id)).map((m) => `${m.user.username}:${m.role}`);
-    expect(names).toEqual(expect.arrayContaining([`${w.founder.username}:founders`, `${w.admin.username}:admins`, `${w.superuser.username}:superusers`, `${w.member.username}:members`]));
+    expect(names).toEqual(
+      expect.arrayContaining([`${w.founder.username}:founders`, `${w.admin.username}:admins`, `${w.superuser.username}:superusers`, `${w.member.username}:members`]),
+    );
     expect(names.some((n) => n.startsWith(`${w.pending.username}:`))).toBe(false);
     expect(await groupByRef(db, '@nobody~nothing')).toBeNull();
   });

@@ -34,7 +34,11 @@ const behaviours: { what: string; code: string; final: Final }[] = [
 
 const dataCode = (final: Final) => (final === 'canceled' ? 409 : 200);
 
-interface Child { name: string; job: string; status: string }
+interface Child {
+  name: string;
+  job: string;
+  status: string;
+}
 async function children(token: string, job: string, run: string): Promise<Child[]> {
   const res = await call('GET', `${J}/${job}/runs/${run}/stats`, { token, headers: { Accept: 'application/json' } });
   return ((await res.json()) as { children: Child[] }).children;
@@ -204,7 +208,9 @@ describe('a cancel whose D1 bookkeeping fails', () => {
     const u = await makeUser();
     const { data, run } = await running(u, 'dbfail', OWN_ERROR);
     const trig = `fail_canceling_${Math.floor(Math.random() * 1e9).toString(36)}`;
-    await env.DB.prepare(`CREATE TRIGGER ${trig} BEFORE UPDATE OF status ON job_runs WHEN NEW.status = 'canceling' AND NEW.name = '${run}' BEGIN SELECT RAISE(ABORT, 'simulated D1 failure'); END`).run();
+    await env.DB.prepare(
+      `CREATE TRIGGER ${trig} BEFORE UPDATE OF status ON job_runs WHEN NEW.status = 'canceling' AND NEW.name = '${run}' BEGIN SELECT RAISE(ABORT, 'simulated D1 failure'); END`,
+    ).run();
     try {
       const res = await cancel(u.token, 'dbfail', run);
       expect(res.status).toBe(202);
@@ -243,7 +249,11 @@ describe('canceled runs and auto-pause', () => {
 
   it('a canceled run does not reset the failure streak either', async () => {
     const u = await makeUser();
-    await makeJob(u, 'streak', `export default { async run(input, ctx) { const j = JSON.parse(await input[0].text()); if (j.fail) throw new Error('down'); ctx.log('waiting'); await new Promise((res, rej) => { ctx.signal.addEventListener('abort', () => rej(new Error('canceled'))); setTimeout(res, 20000); }); } }`);
+    await makeJob(
+      u,
+      'streak',
+      `export default { async run(input, ctx) { const j = JSON.parse(await input[0].text()); if (j.fail) throw new Error('down'); ctx.log('waiting'); await new Promise((res, rej) => { ctx.signal.addEventListener('abort', () => rej(new Error('canceled'))); setTimeout(res, 20000); }); } }`,
+    );
     for (let i = 0; i < 4; i++) expect((await trigger(u.token, `${J}/streak`, { fail: true })).status).toBe(502);
     const known = new Set(((await (await call('GET', `${J}/streak/runs`, { token: u.token })).json()) as { name: string }[]).map((r) => r.name));
     await cancelOnce(u, 'streak', known);

@@ -107,7 +107,11 @@ describe('run state machine', () => {
   });
   it('a live tail streams the log as Server-Sent Events while the run runs, then ends with the status', async () => {
     const u = await makeUser();
-    const { data, run } = await started(u, 'c9', `export default { async run(i, ctx) { ctx.log('one'); await new Promise((r) => setTimeout(r, 300)); ctx.log('two'); return 'x'; } }`);
+    const { data, run } = await started(
+      u,
+      'c9',
+      `export default { async run(i, ctx) { ctx.log('one'); await new Promise((r) => setTimeout(r, 300)); ctx.log('two'); return 'x'; } }`,
+    );
     const res = await call('GET', `${J}/c9/runs/${run}/log`, { token: u.token, headers: { Accept: 'text/event-stream' } });
     expect(res.headers.get('Content-Type')).toBe('text/event-stream');
     const text = await res.text(); // ends when the run ends
@@ -127,7 +131,9 @@ describe('composed runs', () => {
     const run = await newestRun(u.token, 'parent');
     let child = '';
     for (let i = 0; i < 200 && !child; i++) {
-      const stats = (await (await call('GET', `${J}/parent/runs/${run}/stats`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as { children: { name: string; status: string }[] };
+      const stats = (await (await call('GET', `${J}/parent/runs/${run}/stats`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as {
+        children: { name: string; status: string }[];
+      };
       if (stats.children[0]?.status === 'processing') child = stats.children[0].name;
       else await new Promise((r) => setTimeout(r, 20));
     }

@@ -10,7 +10,17 @@ const UPPER = `export default { async run(input, ctx) { ctx.log('upper ' + input
 
 interface Stats {
   status: string;
-  children: { name: string; shortname: string; job: string; job_shortname: string; parent_step: string; status: string; started_on: string; completed_on: string; duration: number }[];
+  children: {
+    name: string;
+    shortname: string;
+    job: string;
+    job_shortname: string;
+    parent_step: string;
+    status: string;
+    started_on: string;
+    completed_on: string;
+    duration: number;
+  }[];
 }
 
 describe('composed chains', () => {
@@ -62,7 +72,7 @@ describe('composed chains', () => {
     await makeJob(u, 'loop', undefined, { 'config/chains': 'loop' });
     expect((await trigger(u.token, `${J}/loop`)).status).toBe(502);
   });
-  it('@user/job runs another user\'s job shared with execute access; without it the step fails', async () => {
+  it("@user/job runs another user's job shared with execute access; without it the step fails", async () => {
     const alice = await makeUser();
     const bob = await makeUser();
     await makeJob(bob, 'tool', `export default { async run() { return 'from bob'; } }`);
@@ -75,7 +85,7 @@ describe('composed chains', () => {
     expect(ok.status).toBe(200);
     expect(await ok.text()).toBe('from bob');
   });
-  it('@user/job needs execute access of the caller who triggers, not only of the chain\'s owner', async () => {
+  it("@user/job needs execute access of the caller who triggers, not only of the chain's owner", async () => {
     const [alice, bob, carol] = await Promise.all([makeUser(), makeUser(), makeUser()]);
     await makeJob(bob, 'tool', `export default { async run() { return 'from bob'; } }`);
     await makeJob(alice, 'uses', undefined, { 'config/chains': `t <- @${bob.username}/tool\nt` });

@@ -71,13 +71,13 @@ describe('a child run is addressable under its own job', () => {
     }
   });
 
-  it('child runs stay out of the child job\'s runs/ and stats/runs, and its log', async () => {
+  it("child runs stay out of the child job's runs/ and stats/runs, and its log", async () => {
     expect(await (await call('GET', `${J}/worker/runs`, { token: alice.token })).json()).toEqual([]);
     expect(await (await call('GET', `${J}/worker/stats/runs`, { token: alice.token, headers: json })).json()).toEqual([]);
     expect(await (await call('GET', `${J}/worker/log`, { token: alice.token })).text()).toBe('');
   });
 
-  it('a reader of the top-level run (the parent job is shared with their group) reads the child under the child\'s job, which they cannot see', async () => {
+  it("a reader of the top-level run (the parent job is shared with their group) reads the child under the child's job, which they cannot see", async () => {
     const at = `/v1/users/${alice.username}/code/jobs/worker/runs/${child}`;
     expect((await call('GET', `/v1/users/${alice.username}/code/jobs/worker`, { token: parentReader.token })).status).toBe(404);
     await readable(parentReader.token, at, 'child out', 'worker ran');
@@ -87,13 +87,13 @@ describe('a child run is addressable under its own job', () => {
     expect((await call('GET', `/v1/users/${alice.username}/code/jobs/worker/runs`, { token: parentReader.token })).status).toBe(404);
   });
 
-  it('a reader of the child\'s job reads the child there, though they cannot read the top-level run\'s job', async () => {
+  it("a reader of the child's job reads the child there, though they cannot read the top-level run's job", async () => {
     await readable(childReader.token, `/v1/users/${alice.username}/code/jobs/worker/runs/${child}`, 'child out', 'worker ran');
     expect((await call('GET', `/v1/users/${alice.username}/code/jobs/parent/runs/${child}`, { token: childReader.token })).status).toBe(404);
     expect((await call('GET', `/v1/users/${alice.username}/code/jobs/parent/runs/${top}`, { token: childReader.token })).status).toBe(404);
   });
 
-  it('the owner of a job called by someone else\'s chain reads its child run under their own job', async () => {
+  it("the owner of a job called by someone else's chain reads its child run under their own job", async () => {
     await readable(bob.token, `${J}/tool/runs/${crossChild}`, 'tool out', 'run success');
     // ... but not the top-level run of alice's job
     expect((await call('GET', `/v1/users/${alice.username}/code/jobs/cross/runs/${crossTop}`, { token: bob.token })).status).toBe(404);

@@ -13,7 +13,12 @@ describe('reading DKIM and SPF results (pure)', () => {
   it('reads dkim= and spf= of the first Authentication-Results header', () => {
     const a = mailAuth(h(['authentication-results', 'mx.cloudflare.net; dkim=pass header.d=example.com header.s=s1; dmarc=pass; spf=pass smtp.mailfrom=a@example.com']));
     expect(a).toMatchObject({ dkim: true, spf: true });
-    const b = mailAuth(h(['authentication-results', 'mx.cloudflare.net; dkim=fail (bad signature) header.d=x.com; spf=softfail smtp.mailfrom=x.com'], ['authentication-results', 'forged; dkim=pass; spf=pass']));
+    const b = mailAuth(
+      h(
+        ['authentication-results', 'mx.cloudflare.net; dkim=fail (bad signature) header.d=x.com; spf=softfail smtp.mailfrom=x.com'],
+        ['authentication-results', 'forged; dkim=pass; spf=pass'],
+      ),
+    );
     expect(b).toMatchObject({ dkim: false, spf: false, dkimResult: 'fail', spfResult: 'softfail' });
   });
   it('any passing signature passes DKIM; comments and the authserv-id are not results', () => {
@@ -70,7 +75,7 @@ describe('org groups: mail_verify_dkim and mail_verify_spf (client contract)', (
     expect(listed).toEqual(expect.arrayContaining(['options/mail_verify_dkim', 'options/mail_verify_spf']));
   });
 
-  it('with mail_verify_dkim yes, a member\'s mail without a passing DKIM result records a rejected run with the reason, and no reply', async () => {
+  it("with mail_verify_dkim yes, a member's mail without a passing DKIM result records a rejected run with the reason, and no reply", async () => {
     const g = await mailGroup();
     await makeJob(g.owner, 'dkimjob', `export default { async run() { return 'ran'; } }`);
     expect((await call('PUT', `${J}/dkimjob/shared/+${g.org}~sales`, { token: g.owner.token })).status).toBe(201);
@@ -104,7 +109,11 @@ describe('org groups: mail_verify_dkim and mail_verify_spf (client contract)', (
     expect(runs).toHaveLength(1);
     expect(await (await call('GET', `${J}/spfjob/runs/${runs[0]!.name}/status`, { token: g.owner.token })).text()).toBe('rejected');
     expect(await (await call('GET', `${J}/spfjob/runs/${runs[0]!.name}/log`, { token: g.owner.token })).text()).toMatch(/SPF did not pass \(softfail\)/);
-    await handleInboundEmail(message(g.email, g.address, ['Received-SPF: pass (mx.cloudflare.net: domain designates 1.2.3.4 as permitted sender)']).msg, env, {} as ExecutionContext);
+    await handleInboundEmail(
+      message(g.email, g.address, ['Received-SPF: pass (mx.cloudflare.net: domain designates 1.2.3.4 as permitted sender)']).msg,
+      env,
+      {} as ExecutionContext,
+    );
     const after = await runsOf(g.owner, 'spfjob');
     expect(after).toHaveLength(2);
     const fresh = after.find((r) => r.name !== runs[0]!.name)!;

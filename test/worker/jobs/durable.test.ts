@@ -18,7 +18,9 @@ const WAITS = `export default { async run(i, ctx) { ctx.log('waiting'); await ne
 const stubOf = (run: string) => env.RUNS.get(env.RUNS.idFromName(run)) as DurableObjectStub<RunObject>;
 
 async function jobId(u: TestUser, job: string): Promise<number> {
-  const row = await env.DB.prepare("SELECT r.id FROM resources r JOIN users u ON u.id = r.owner_id WHERE u.username = ? AND r.kind = 'job' AND r.name = ?").bind(u.username, job).first<{ id: number }>();
+  const row = await env.DB.prepare("SELECT r.id FROM resources r JOIN users u ON u.id = r.owner_id WHERE u.username = ? AND r.kind = 'job' AND r.name = ?")
+    .bind(u.username, job)
+    .first<{ id: number }>();
   return row!.id;
 }
 
@@ -79,7 +81,9 @@ describe('watchdog: a run cut off by a reset of its Durable Object', () => {
 describe('a trigger whose call to the run object broke', () => {
   // The object may still be executing (only the call broke): recover() then answers its live status.
   const broken = (status: string) =>
-    ({ RUNS: { idFromName: (n: string) => n, get: () => ({ execute: () => Promise.reject(new Error('connection lost')), recover: () => Promise.resolve(status) }) } }) as unknown as Env;
+    ({
+      RUNS: { idFromName: (n: string) => n, get: () => ({ execute: () => Promise.reject(new Error('connection lost')), recover: () => Promise.resolve(status) }) },
+    }) as unknown as Env;
   const spec = { job: { id: 1, owner_id: 1 } as Resource, trigger: 'api' as const, source: 'api', createdBy: 'x', callerId: 1, input: [] };
   it('reports canceled for a run still canceling (it ends canceled unless it succeeds), failed for one still processing', async () => {
     expect((await startRun(broken('canceling'), spec)).status).toBe('canceled');
@@ -97,7 +101,18 @@ describe('cancel races of composed runs', () => {
     const child = stubOf(name);
     await child.teardown();
     const out = (await child.execute({
-      name, jobId: id, ownerId: 0, rootJobId: id, parentId: null, parentStep: null, trigger: 'api', source: 'api', createdBy: u.username, callerId: await userId(u), input: [], depth: 0,
+      name,
+      jobId: id,
+      ownerId: 0,
+      rootJobId: id,
+      parentId: null,
+      parentStep: null,
+      trigger: 'api',
+      source: 'api',
+      createdBy: u.username,
+      callerId: await userId(u),
+      input: [],
+      depth: 0,
     })) as unknown as RunOutcome;
     expect(out.status).toBe('canceled');
     const log = (await child.readLog()) as unknown as { message: string }[];
@@ -109,7 +124,11 @@ describe('cancel races of composed runs', () => {
 describe('a step that ignores the cancel', () => {
   it('code that keeps logging after the cancel adds no log lines after the final one', async () => {
     const u = await makeUser();
-    const { data, run } = await running(u, 'chatty', `export default { async run(i, ctx) { setInterval(() => ctx.log('tick'), 50); await new Promise((r) => setTimeout(r, 20000)); } }`);
+    const { data, run } = await running(
+      u,
+      'chatty',
+      `export default { async run(i, ctx) { setInterval(() => ctx.log('tick'), 50); await new Promise((r) => setTimeout(r, 20000)); } }`,
+    );
     expect((await call('POST', `${J}/chatty/runs/${run}/status`, { token: u.token, text: 'canceled' })).status).toBe(202);
     expect((await data).status).toBe(409);
     await sleep(400);
@@ -135,7 +154,11 @@ describe('a job deleted during its run', () => {
 describe('auto-pause counts consecutive failures only', () => {
   it('a success that started before a streak of failures still resets the count when it ends', async () => {
     const u = await makeUser();
-    await makeJob(u, 'flaky', `export default { async run(input) { const j = JSON.parse(await input[0].text()); if (j.slow) await new Promise((r) => setTimeout(r, 1500)); if (j.fail) throw new Error('flake'); return 'ok'; } }`);
+    await makeJob(
+      u,
+      'flaky',
+      `export default { async run(input) { const j = JSON.parse(await input[0].text()); if (j.slow) await new Promise((r) => setTimeout(r, 1500)); if (j.fail) throw new Error('flake'); return 'ok'; } }`,
+    );
     const id = await jobId(u, 'flaky');
     const slow = trigger(u.token, `${J}/flaky`, { slow: true });
     await waitStatus(u.token, `${J}/flaky`, await newestRun(u.token, 'flaky'), (s) => s === 'processing');

@@ -75,7 +75,9 @@ describe('POST data content types', () => {
 describe('runs list newest first to the millisecond, ties by creation order', () => {
   /** Rows as D1 holds them; inserted in this order (creation order), whatever their start times. */
   async function seed(owner: string, job: string, runs: { name: string; started: string; status: string }[]): Promise<void> {
-    const row = await env.DB.prepare(`SELECT r.id FROM resources r JOIN users u ON u.id = r.owner_id WHERE u.username = ? AND r.name = ? AND r.kind = 'job'`).bind(owner, job).first<{ id: number }>();
+    const row = await env.DB.prepare(`SELECT r.id FROM resources r JOIN users u ON u.id = r.owner_id WHERE u.username = ? AND r.name = ? AND r.kind = 'job'`)
+      .bind(owner, job)
+      .first<{ id: number }>();
     for (const r of runs) {
       await env.DB.prepare(
         `INSERT INTO job_runs (name, shortname, job_id, top, parent_id, root_job_id, parent_step, status, trigger, source, created_by, started_on, completed_on, duration)
@@ -104,7 +106,12 @@ describe('runs list newest first to the millisecond, ties by creation order', ()
     const history = (await (await call('GET', `${J}/ordered/stats/runs`, { token: u.token, headers: json })).json()) as { name: string }[];
     expect(history.map((r) => r.name)).toEqual(want);
     const table = await (await call('GET', `${J}/ordered/stats/runs`, { token: u.token })).text();
-    expect(table.split('\n').slice(1, 5).map((l) => l.split(' ')[0])).toEqual(want);
+    expect(
+      table
+        .split('\n')
+        .slice(1, 5)
+        .map((l) => l.split(' ')[0]),
+    ).toEqual(want);
     const gql = (await (await call('POST', '/gql', { token: u.token, json: { query: '{ jobs { id last_run { status started_on } } }' } })).json()) as {
       data: { jobs: { id: string; last_run: { status: string; started_on: string } | null }[] };
     };

@@ -45,7 +45,12 @@ export async function waitStatus(token: string, base: string, run: string, want:
 }
 
 /** A user group of `owner` with `member` accepted in `role` (through the groups API). */
-export async function groupWith(owner: TestUser, member: TestUser, role: 'members' | 'superusers' | 'admins' | 'founders', slug = `g${Math.floor(Math.random() * 1e9).toString(36)}`): Promise<string> {
+export async function groupWith(
+  owner: TestUser,
+  member: TestUser,
+  role: 'members' | 'superusers' | 'admins' | 'founders',
+  slug = `g${Math.floor(Math.random() * 1e9).toString(36)}`,
+): Promise<string> {
   const c = await call('PUT', `/v1/admin/groups/${slug}`, { token: owner.token });
   if (c.status !== 201) throw new Error(`group: ${c.status} ${await c.text()}`);
   const ref = `@${owner.username}~${slug}`;

@@ -8,9 +8,13 @@ import { mailGroup, rawMail as raw, repliesTo } from './mail-fixtures';
 const J = '/v1/code/jobs';
 
 describe('inbound mail', () => {
-  it('a member\'s mail runs every job shared with the group with input.json plus attachments, and the reply carries the output', async () => {
+  it("a member's mail runs every job shared with the group with input.json plus attachments, and the reply carries the output", async () => {
     const g = await mailGroup();
-    await makeJob(g.owner, 'mailjob', `export default { async run(input) { const j = JSON.parse(await input[0].text()); return j.subject + '|' + j.from + '|' + input.map((f) => f.name).join(','); } }`);
+    await makeJob(
+      g.owner,
+      'mailjob',
+      `export default { async run(input) { const j = JSON.parse(await input[0].text()); return j.subject + '|' + j.from + '|' + input.map((f) => f.name).join(','); } }`,
+    );
     expect((await call('PUT', `${J}/mailjob/shared/+${g.org}~sales`, { token: g.owner.token })).status).toBe(201);
     expect(await handleInbound(env, raw(g.email, g.address, 'Numbers'), g.email, g.address)).toBe('accepted');
     const replies = await repliesTo(g.email);
@@ -18,12 +22,15 @@ describe('inbound mail', () => {
     expect(replies[0]!.subject).toBe('Re: Numbers');
     expect(replies[0]!.attachments).toEqual([{ filename: 'output.txt', content_type: 'text/plain; charset=utf-8', size: expect.any(Number) }]);
     const runs = (await (await call('GET', `${J}/mailjob/runs`, { token: g.owner.token })).json()) as { name: string }[];
-    const stats = (await (await call('GET', `${J}/mailjob/runs/${runs[0]!.name}/stats`, { token: g.owner.token, headers: { Accept: 'application/json' } })).json()) as Record<string, unknown>;
+    const stats = (await (await call('GET', `${J}/mailjob/runs/${runs[0]!.name}/stats`, { token: g.owner.token, headers: { Accept: 'application/json' } })).json()) as Record<
+      string,
+      unknown
+    >;
     expect(stats).toMatchObject({ trigger: 'email', source: 'email', created_by: g.member.username, status: 'success' });
     const out = await (await call('GET', `${J}/mailjob/runs/${runs[0]!.name}/output`, { token: g.owner.token })).text();
     expect(out).toBe(`Numbers|${g.email}|input.json,rows.csv`);
   });
-  it('a non-member\'s mail records a rejected run (never started) and gets a reply saying so', async () => {
+  it("a non-member's mail records a rejected run (never started) and gets a reply saying so", async () => {
     const g = await mailGroup();
     await makeJob(g.owner, 'mailjob', `export default { async run() { return 'x'; } }`);
     await call('PUT', `${J}/mailjob/shared/+${g.org}~sales`, { token: g.owner.token });
@@ -36,7 +43,7 @@ describe('inbound mail', () => {
     expect(replies).toHaveLength(1);
     expect(replies[0]!.text).toContain('rejected');
   });
-  it('a failing job\'s reply names the failure', async () => {
+  it("a failing job's reply names the failure", async () => {
     const g = await mailGroup();
     await makeJob(g.owner, 'mailfail', `export default { async run() { throw new Error('bad sheet'); } }`);
     await call('PUT', `${J}/mailfail/shared/+${g.org}~sales`, { token: g.owner.token });
@@ -48,9 +55,13 @@ describe('inbound mail', () => {
   it('an address no group accepts is unknown (the handler rejects the message)', async () => {
     expect(await handleInbound(env, raw('a@b.c', 'nobody@nowhere.example', 'x'), 'a@b.c', 'nobody@nowhere.example')).toBe('unknown');
   });
-  it('a canceled run\'s reply names the cancel', async () => {
+  it("a canceled run's reply names the cancel", async () => {
     const g = await mailGroup();
-    await makeJob(g.owner, 'mailcancel', `export default { async run(i, ctx) { await new Promise((res, rej) => { ctx.signal.addEventListener('abort', () => rej(ctx.signal.reason)); setTimeout(res, 20000); }); } }`);
+    await makeJob(
+      g.owner,
+      'mailcancel',
+      `export default { async run(i, ctx) { await new Promise((res, rej) => { ctx.signal.addEventListener('abort', () => rej(ctx.signal.reason)); setTimeout(res, 20000); }); } }`,
+    );
     await call('PUT', `${J}/mailcancel/shared/+${g.org}~sales`, { token: g.owner.token });
     const handled = handleInbound(env, raw(g.email, g.address, 'Stop me'), g.email, g.address);
     const run = await newestRun(g.owner.token, 'mailcancel');

@@ -17,7 +17,11 @@ describe('chain grammar', () => {
   });
   it('bindings label <- ref and edges a -> b -> .c, with a dot fanning out', () => {
     const steps = parseChains('fetch <- @alice/dl\nclean <- https://example.com/x#frag\nfetch -> clean -> .render # comment');
-    expect(steps.map((s) => [s.label, s.fanOut])).toEqual([['fetch', false], ['clean', false], ['render', true]]);
+    expect(steps.map((s) => [s.label, s.fanOut])).toEqual([
+      ['fetch', false],
+      ['clean', false],
+      ['render', true],
+    ]);
     expect(steps[0]!.ref).toEqual({ kind: 'job', owner: 'alice', job: 'dl' });
     expect(steps[1]!.ref).toEqual({ kind: 'url', url: 'https://example.com/x#frag' });
     expect(steps[2]!.ref).toEqual({ kind: 'job', owner: null, job: 'render' });
@@ -38,7 +42,7 @@ describe('chain grammar', () => {
     ['X <- job', 'invalid label'],
     ['x <- a\nx <- b\nx', 'bound twice'],
     ['a ->', 'expected'],
-    ['a -> B', "neither a bound label"],
+    ['a -> B', 'neither a bound label'],
     ['x <- a\ny <- b', 'no edges'],
     ['x <- a\nb -> c', 'bound but not used'],
     ['a -> b\nc -> d', 'starts'],
@@ -92,12 +96,34 @@ describe('runs', () => {
   });
   it('stats text is key: value with every field', () => {
     const text = statsText({
-      name: 'n', shortname: 's', status: 'success', origin: 'j', origin_shortname: 'js', started_on: 'a', completed_on: null,
-      duration: 1.5, trigger: 'api', source: 'cli', has_output: true, created_by: 'u', children: [],
+      name: 'n',
+      shortname: 's',
+      status: 'success',
+      origin: 'j',
+      origin_shortname: 'js',
+      started_on: 'a',
+      completed_on: null,
+      duration: 1.5,
+      trigger: 'api',
+      source: 'cli',
+      has_output: true,
+      created_by: 'u',
+      children: [],
     });
     expect(text.split('\n')).toEqual([
-      'name: n', 'shortname: s', 'status: success', 'origin: j', 'origin_shortname: js', 'started_on: a', 'completed_on: null',
-      'duration: 1.50', 'trigger: api', 'source: cli', 'has_output: true', 'created_by: u', 'children: []',
+      'name: n',
+      'shortname: s',
+      'status: success',
+      'origin: j',
+      'origin_shortname: js',
+      'started_on: a',
+      'completed_on: null',
+      'duration: 1.50',
+      'trigger: api',
+      'source: cli',
+      'has_output: true',
+      'created_by: u',
+      'children: []',
     ]);
   });
   it('history rows carry time, trigger, duration, status', () => {

@@ -2,7 +2,13 @@
 import { env } from 'cloudflare:workers';
 import { call, makeUser, OPS, unique, type TestUser } from '../helpers';
 
-export interface Outbox { kind: string; to: string[]; subject: string; text: string; attachments: { filename: string; content_type: string; size: number }[] }
+export interface Outbox {
+  kind: string;
+  to: string[];
+  subject: string;
+  text: string;
+  attachments: { filename: string; content_type: string; size: number }[];
+}
 
 export async function mailGroup(): Promise<{ org: string; owner: TestUser; member: TestUser; address: string; email: string }> {
   const owner = await makeUser({ account: 'organisation' });
@@ -26,9 +32,23 @@ export async function mailGroup(): Promise<{ org: string; owner: TestUser; membe
 export const rawMail = (from: string, to: string, subject: string) =>
   new TextEncoder().encode(
     [
-      `From: ${from}`, `To: ${to}`, `Subject: ${subject}`, 'MIME-Version: 1.0', 'Content-Type: multipart/mixed; boundary="b"', '',
-      '--b', 'Content-Type: text/plain', '', 'please process', '--b',
-      'Content-Type: text/csv', 'Content-Disposition: attachment; filename="rows.csv"', '', 'a,b', '--b--', '',
+      `From: ${from}`,
+      `To: ${to}`,
+      `Subject: ${subject}`,
+      'MIME-Version: 1.0',
+      'Content-Type: multipart/mixed; boundary="b"',
+      '',
+      '--b',
+      'Content-Type: text/plain',
+      '',
+      'please process',
+      '--b',
+      'Content-Type: text/csv',
+      'Content-Disposition: attachment; filename="rows.csv"',
+      '',
+      'a,b',
+      '--b--',
+      '',
     ].join('\r\n'),
   ).buffer as ArrayBuffer;
 

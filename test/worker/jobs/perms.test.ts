@@ -26,7 +26,11 @@ beforeAll(async () => {
   await makeJob(owner, job, `export default { async run() { return 'ok'; } }`);
   const xref = await groupWith(owner, executor, 'admins');
   const rref = await groupWith(owner, reader, 'members');
-  await makeJob(owner, slow, `export default { async run(i, ctx) { await new Promise((res, rej) => { ctx.signal.addEventListener('abort', () => rej(ctx.signal.reason)); setTimeout(res, 20000); }); } }`);
+  await makeJob(
+    owner,
+    slow,
+    `export default { async run(i, ctx) { await new Promise((res, rej) => { ctx.signal.addEventListener('abort', () => rej(ctx.signal.reason)); setTimeout(res, 20000); }); } }`,
+  );
   for (const j of [job, slow]) {
     for (const entry of [xref, rref, 'public']) expect((await call('PUT', `/v1/code/jobs/${j}/shared/${entry}`, { token: owner.token })).status).toBe(201);
   }

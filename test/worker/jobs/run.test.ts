@@ -83,19 +83,27 @@ describe('POST data runs code/index.js in a sandbox and answers the result', () 
   });
   it('ctx.env holds the env values; the sandbox has no network by default', async () => {
     const u = await makeUser();
-    await makeJob(u, 'envy', `export default { async run(i, ctx) { let net = 'ok'; try { await fetch('https://example.com'); } catch (e) { net = 'blocked'; } return { key: ctx.env.API_KEY, net, bindings: typeof DB }; } }`);
+    await makeJob(
+      u,
+      'envy',
+      `export default { async run(i, ctx) { let net = 'ok'; try { await fetch('https://example.com'); } catch (e) { net = 'blocked'; } return { key: ctx.env.API_KEY, net, bindings: typeof DB }; } }`,
+    );
     expect((await call('POST', `${J}/envy/config/env/API_KEY`, { token: u.token, text: 's3cret' })).status).toBe(204);
     const res = await trigger(u.token, `${J}/envy`);
     expect(await res.json()).toEqual({ key: 's3cret', net: 'blocked', bindings: 'undefined' });
   });
-  it('the sandbox has no platform bindings: ctx carries only env, log and signal; ctx.env only the job\'s env values; no binding is reachable', async () => {
+  it("the sandbox has no platform bindings: ctx carries only env, log and signal; ctx.env only the job's env values; no binding is reachable", async () => {
     const u = await makeUser();
-    await makeJob(u, 'probe', `import * as cfw from 'cloudflare:workers';
+    await makeJob(
+      u,
+      'probe',
+      `import * as cfw from 'cloudflare:workers';
       export default { async run(i, ctx) {
         const names = ['DB', 'BLOBS', 'RUNS', 'MAILS', 'LOADER', 'BROWSER', 'SEND_EMAIL', 'OPS_TOKEN'];
         const workerEnv = cfw.env ?? {};
         return { ctx: Object.keys(ctx).sort(), env: Object.keys(ctx.env), globals: names.filter((n) => n in globalThis), workerEnv: Object.keys(workerEnv) };
-      } }`);
+      } }`,
+    );
     expect((await call('POST', `${J}/probe/config/env/ONLY_THIS`, { token: u.token, text: 'x' })).status).toBe(204);
     const res = await trigger(u.token, `${J}/probe`);
     expect(res.status).toBe(200);
@@ -339,7 +347,10 @@ describe('lastRuns (for GraphQL)', () => {
       .innerJoin(users, eq(users.id, resources.owner_id))
       .where(and(eq(users.username, u.username), inArray(resources.name, ['lr_a', 'lr_b', 'lr_c'])));
     const ids = Object.fromEntries(mine.map((r) => [r.name, r.id]));
-    const last = await lastRuns(db, mine.map((r) => r.id));
+    const last = await lastRuns(
+      db,
+      mine.map((r) => r.id),
+    );
     expect(last.get(ids.lr_a!)).toMatchObject({ status: 'success', started_on: expect.stringMatching(/Z$/), duration: expect.any(Number) });
     expect(last.get(ids.lr_b!)?.status).toBe('failed');
     expect(last.has(ids.lr_c!)).toBe(false);

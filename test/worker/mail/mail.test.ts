@@ -30,9 +30,20 @@ async function makeGroup(owner: string, list: { username: string; state?: 'activ
   const slug = unique('g').slice(0, 30);
   const ownerId = await userId(owner);
   let parent: number | null = null;
-  if (opts.org) parent = (await db().insert(groups).values({ kind: 'org', slug: opts.org, owner_id: ownerId, ref: `+${opts.org}`, created_on: now, last_modified: now }).returning().get()).id;
+  if (opts.org)
+    parent = (
+      await db()
+        .insert(groups)
+        .values({ kind: 'org', slug: opts.org, owner_id: ownerId, ref: `+${opts.org}`, created_on: now, last_modified: now })
+        .returning()
+        .get()
+    ).id;
   const ref = opts.org ? `+${opts.org}~${slug}` : `@${owner}~${slug}`;
-  const g = await db().insert(groups).values({ kind: opts.org ? 'org_group' : 'user_group', slug, owner_id: ownerId, parent_id: parent, ref, created_on: now, last_modified: now }).returning().get();
+  const g = await db()
+    .insert(groups)
+    .values({ kind: opts.org ? 'org_group' : 'user_group', slug, owner_id: ownerId, parent_id: parent, ref, created_on: now, last_modified: now })
+    .returning()
+    .get();
   await addMember(g.id, owner, 'active', 'founders');
   for (const m of list) await addMember(g.id, m.username, m.state ?? 'active');
   return { ref, id: g.id };
@@ -40,7 +51,9 @@ async function makeGroup(owner: string, list: { username: string; state?: 'activ
 
 async function addMember(groupId: number, username: string, state: 'active' | 'pending' | 'declined', role: 'founders' | 'members' = 'members') {
   const now = new Date().toISOString();
-  await db().insert(members).values({ group_id: groupId, user_id: await userId(username), role, state, created_on: now, last_modified: now });
+  await db()
+    .insert(members)
+    .values({ group_id: groupId, user_id: await userId(username), role, state, created_on: now, last_modified: now });
 }
 
 interface Outbound {
@@ -68,7 +81,11 @@ async function newMail(u: TestUser, entries: Record<string, string> = {}): Promi
   expect((await call('PUT', path, { token: u.token })).status).toBe(201);
   for (const [k, v] of Object.entries(entries)) expect((await call('POST', `${path}/${k}`, { token: u.token, text: v })).status, k).toBe(204);
   const owner = await db().select().from(users).where(eq(users.username, u.username)).get();
-  const row = await db().select().from(resources).where(and(eq(resources.owner_id, owner!.id), eq(resources.name, name))).get();
+  const row = await db()
+    .select()
+    .from(resources)
+    .where(and(eq(resources.owner_id, owner!.id), eq(resources.name, name)))
+    .get();
   return { name, path, id: row!.id };
 }
 
@@ -103,7 +120,15 @@ async function logWhen(u: TestUser, path: string, ok: (log: string[]) => boolean
 }
 
 async function runs(u: TestUser, path: string) {
-  return (await (await call('GET', `${path}/stats/runs`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as { status: string; action: string; delivered: number; suppressed: number; failed: number; duration: number; timestamp: string }[];
+  return (await (await call('GET', `${path}/stats/runs`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as {
+    status: string;
+    action: string;
+    delivered: number;
+    suppressed: number;
+    failed: number;
+    duration: number;
+    timestamp: string;
+  }[];
 }
 
 afterEach(() => setClockOffset(0));
@@ -112,9 +137,11 @@ describe('e-mails as resources', () => {
   it('PUT creates; the folder lists the spec entries; defaults read back', async () => {
     const u = await sender();
     const { path } = await newMail(u);
-    const list = ((await (await call('GET', path, { token: u.token })).json()) as { name: string; actions: string[] }[]);
+    const list = (await (await call('GET', path, { token: u.token })).json()) as { name: string; actions: string[] }[];
     expect(list.map((i) => i.name)).toEqual(
-      ['assets', 'config', 'content', 'description', 'log', 'name', 'recipients', 'shared', 'shortname', 'stats', 'status', 'summary', 'tags', 'threads', 'url'].sort((a, b) => a.localeCompare(b)),
+      ['assets', 'config', 'content', 'description', 'log', 'name', 'recipients', 'shared', 'shortname', 'stats', 'status', 'summary', 'tags', 'threads', 'url'].sort((a, b) =>
+        a.localeCompare(b),
+      ),
     );
     expect(list.find((i) => i.name === 'status')!.actions).toEqual(['GET', 'POST', 'DELETE']);
     const cfg = ((await (await call('GET', `${path}/config`, { token: u.token })).json()) as { name: string }[]).map((i) => i.name);
@@ -137,7 +164,12 @@ describe('e-mails as resources', () => {
   it('bad option values answer 400 and keep the old value', async () => {
     const u = await sender();
     const { path } = await newMail(u, { 'config/size': 's' });
-    for (const [entry, bad] of [['config/size', 'xl'], ['config/size', 'toString'], ['config/reply_to', 'not an address'], ['subject', 'two\nlines']]) {
+    for (const [entry, bad] of [
+      ['config/size', 'xl'],
+      ['config/size', 'toString'],
+      ['config/reply_to', 'not an address'],
+      ['subject', 'two\nlines'],
+    ]) {
       const res = await call('POST', `${path}/${entry}`, { token: u.token, text: bad });
       expect(res.status, `${entry} ${bad}`).toBe(400);
       expect(((await res.json()) as { message: string }).message).toContain(entry);
@@ -169,7 +201,7 @@ describe('e-mails as resources', () => {
 });
 
 describe('recipient lists', () => {
-  it('writing recipients before the caller\'s address is verified answers 424 and stores nothing', async () => {
+  it("writing recipients before the caller's address is verified answers 424 and stores nothing", async () => {
     const u = await makeUser({ email: `${unique('x')}@example.com` });
     const { path } = await newMail(u);
     const res = await call('POST', `${path}/recipients/to`, { token: u.token, text: 'a@example.com' });
@@ -235,7 +267,7 @@ describe('the send validation order', () => {
       expect(res.status).toBe(404);
     }
   });
-  it('2: the caller\'s own address unverified answers 403 (read fresh from D1, not the token cache)', async () => {
+  it("2: the caller's own address unverified answers 403 (read fresh from D1, not the token cache)", async () => {
     const u = await sender();
     const { path } = await newMail(u, { 'recipients/to': 'a@example.com' });
     expect((await call('GET', '/v1/whoami', { token: u.token })).status).toBe(200); // caches the verified user
@@ -348,7 +380,10 @@ describe('concurrency', () => {
     const a = `${unique('a')}@example.com`;
     const b = `${unique('b')}@example.com`;
     // newsletter-sized sets keep the sends in flight while the re-fire is decided
-    const [toA, toB] = [[a, ...newsletter(40)], [b, ...newsletter(40)]];
+    const [toA, toB] = [
+      [a, ...newsletter(40)],
+      [b, ...newsletter(40)],
+    ];
     const codes = (await Promise.all([post(u, path, { json: { to: toA } }), post(u, path, { json: { to: toB } }), post(u, path, { json: { to: toA } })])).map((r) => r.status);
     expect(codes.filter((c) => c === 202)).toHaveLength(2);
     expect(codes.filter((c) => c === 425)).toHaveLength(1);
@@ -393,7 +428,7 @@ describe('concurrency', () => {
 });
 
 describe('test sends', () => {
-  it('go only to the caller\'s own verified address and bypass recipients, enabled and the window', async () => {
+  it("go only to the caller's own verified address and bypass recipients, enabled and the window", async () => {
     const u = await sender();
     const { path } = await newMail(u, { content: 'testing', subject: 'T', 'config/enabled': 'false' });
     for (let i = 0; i < 12; i++) {
@@ -479,7 +514,7 @@ describe('delivery', () => {
     expect(await outboxTo(stored)).toHaveLength(0);
     expect(await (await call('GET', `${path}/recipients/to`, { token: u.token })).text()).toBe(stored);
   });
-  it('an ad-hoc to beyond the plan\'s direct-address allowance answers 400', async () => {
+  it("an ad-hoc to beyond the plan's direct-address allowance answers 400", async () => {
     const u = await sender();
     const { path } = await newMail(u);
     const res = await post(u, path, { json: { to: Array.from({ length: 11 }, (_, i) => `x${i}@example.com`) } });
@@ -506,7 +541,10 @@ describe('delivery', () => {
     expect(await runJob(env, job, failing)).toBe('partial');
     expect(await runJob(env, { ...job, id: 'j2' }, async () => Promise.reject(new Error('down')))).toBe('failed');
     const rows = await runs(u, path);
-    expect(rows.map((r) => [r.status, r.delivered, r.failed])).toEqual([['partial', 1, 1], ['failed', 0, 2]]);
+    expect(rows.map((r) => [r.status, r.delivered, r.failed])).toEqual([
+      ['partial', 1, 1],
+      ['failed', 0, 2],
+    ]);
     expect((await logOf(u, path)).some((l) => l.includes(`transport refused ${bad}: relay said no`))).toBe(true);
   });
 });
@@ -542,7 +580,10 @@ describe('suppression', () => {
     await untilReady(u, path);
     const token = /unsubscribe\/(\S+)/.exec((await outboxTo(a))[0]!.text)![1]!;
     const [data, sig] = token.split('.') as [string, string];
-    const other = btoa(JSON.stringify([1, 1, 'victim@example.com'])).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+    const other = btoa(JSON.stringify([1, 1, 'victim@example.com']))
+      .replace(/=+$/, '')
+      .replace(/\+/g, '-')
+      .replace(/\//g, '_');
     // Alter one character of the signature to a different one (never a no-op).
     const altered = `${sig[0] === 'A' ? 'B' : 'A'}${sig.slice(1)}`;
     for (const t of [`${other}.${sig}`, `${data}.${altered}`, 'garbage', `${data}`]) {
@@ -587,7 +628,12 @@ describe('stats and log', () => {
     const doc = `/v1/vis/docs/${unique('d')}`;
     expect((await call('PUT', doc, { token: u.token })).status).toBe(201);
     expect((await call('PUT', `${doc}/vars/growth`, { token: u.token })).status).toBe(201);
-    for (const [k, v] of [['type', 'relative'], ['value', '-0.042'], ['format', '+.1%']]) await call('POST', `${doc}/vars/growth/${k}`, { token: u.token, text: v });
+    for (const [k, v] of [
+      ['type', 'relative'],
+      ['value', '-0.042'],
+      ['format', '+.1%'],
+    ])
+      await call('POST', `${doc}/vars/growth/${k}`, { token: u.token, text: v });
     const other = await sender(); // another user's private document stays unresolved
     const hidden = `/v1/vis/docs/${unique('h')}`;
     await call('PUT', hidden, { token: other.token });
@@ -627,7 +673,7 @@ describe('stats and log', () => {
 });
 
 describe('the MailObject and the clock', () => {
-  it('runs in the test\'s isolate: it sees the clock offset the test sets', async () => {
+  it("runs in the test's isolate: it sees the clock offset the test sets", async () => {
     const u = await sender();
     const { id } = await newMail(u);
     setClockOffset(123_456);

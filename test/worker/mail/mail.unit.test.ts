@@ -3,17 +3,7 @@ import PostalMime from 'postal-mime';
 import { describe, expect, it } from 'vitest';
 import { composeMail, contentKey, personalise } from '../../../src/mail/compose';
 import { buildMime } from '../../../src/core/mime';
-import {
-  checkWindow,
-  isFalsy,
-  parseRecipientList,
-  parseSendJson,
-  parseSendText,
-  recipientKey,
-  runStatus,
-  SendRequestError,
-  WINDOW_MS,
-} from '../../../src/mail/rules';
+import { checkWindow, isFalsy, parseRecipientList, parseSendJson, parseSendText, recipientKey, runStatus, SendRequestError, WINDOW_MS } from '../../../src/mail/rules';
 import { runsTable } from '../../../src/mail/stats-routes';
 import { burstProblems } from './burst';
 
@@ -97,8 +87,22 @@ describe('options and outcomes', () => {
     expect(runStatus({ ...t, recipients: 0, delivered: 0 })).toBe('failed');
   });
   it('stats/runs text is a table with a header and one row per send', () => {
-    const row = { timestamp: '2026-01-01T00:00:00.000Z', duration: 0.5, status: 'delivered' as const, action: 'send' as const, adhoc: false, created_by: 'a', recipients: 2, delivered: 2, suppressed: 0, skipped: 0, failed: 0 };
-    const lines = runsTable([row, { ...row, status: 'failed', adhoc: true }]).trimEnd().split('\n');
+    const row = {
+      timestamp: '2026-01-01T00:00:00.000Z',
+      duration: 0.5,
+      status: 'delivered' as const,
+      action: 'send' as const,
+      adhoc: false,
+      created_by: 'a',
+      recipients: 2,
+      delivered: 2,
+      suppressed: 0,
+      skipped: 0,
+      failed: 0,
+    };
+    const lines = runsTable([row, { ...row, status: 'failed', adhoc: true }])
+      .trimEnd()
+      .split('\n');
     expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(/^timestamp\s+duration\s+status/);
     expect(lines[1]).toMatch(/^2026-01-01T00:00:00.000Z\s+0.50\s+delivered\s+send\s/);

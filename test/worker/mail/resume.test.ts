@@ -23,7 +23,11 @@ describe('idempotent delivery', () => {
     expect((await call('POST', `${path}/recipients/to`, { token: u.token, text: to.join(' ') })).status).toBe(204);
     expect((await call('POST', `${path}/subject`, { token: u.token, text: 'Once' })).status).toBe(204);
     const owner = (await db().select().from(users).where(eq(users.username, u.username)).get())!;
-    const mail = (await db().select().from(resources).where(and(eq(resources.owner_id, owner.id), eq(resources.name, name))).get())!;
+    const mail = (await db()
+      .select()
+      .from(resources)
+      .where(and(eq(resources.owner_id, owner.id), eq(resources.name, name)))
+      .get())!;
     const job: MailJob = { id: unique('send'), action: 'send', key: 'list', resourceId: mail.id, callerId: owner.id, callerName: u.username, acceptedOn: Date.now(), attempts: 1 };
 
     // Attempt 1: three messages are handed off, then the process "dies" (the rest never settle).
@@ -36,7 +40,11 @@ describe('idempotent delivery', () => {
     // Attempt 2: the alarm resumes the same send.
     expect(await runJob(env, { ...job, attempts: 2 }, deliver)).toBe('delivered');
     const all = (await (await call('GET', '/v1/ops/outbox', { token: OPS })).json()) as { to: string[] }[];
-    for (const a of to) expect(all.filter((m) => m.to.includes(a)), a).toHaveLength(1);
+    for (const a of to)
+      expect(
+        all.filter((m) => m.to.includes(a)),
+        a,
+      ).toHaveLength(1);
     const runs = await db().select().from(mailRuns).where(eq(mailRuns.resource_id, mail.id));
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ status: 'delivered', delivered: 8, failed: 0 });

@@ -13,7 +13,12 @@ function roundTrips(res: Response): number {
 }
 
 /** The answer's status and round trips, its body read. */
-async function measured(method: string, path: string, u: TestUser | null, o: { text?: string; json?: unknown; body?: BodyInit; type?: string; headers?: Record<string, string> } = {}) {
+async function measured(
+  method: string,
+  path: string,
+  u: TestUser | null,
+  o: { text?: string; json?: unknown; body?: BodyInit; type?: string; headers?: Record<string, string> } = {},
+) {
   const res = await call(method, path, { token: u?.token ?? null, ...o });
   await res.arrayBuffer();
   return { status: res.status, trips: roundTrips(res) };

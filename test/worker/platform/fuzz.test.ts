@@ -107,7 +107,11 @@ describe('fuzz: every route of the OpenAPI document', () => {
     const users: TestUser[] = [await makeUser({ email: `${unique('fz')}@example.com`, email_verified: true }, 'fz'), await makeUser({}, 'fz')];
     const names = { doc: unique('fd'), grid: unique('fg'), mail: unique('fm'), job: unique('fj') };
     const owner = users[0]!;
-    for (const [coll, name] of [['vis/docs', names.doc], ['vis/grids', names.grid], ['vis/mails', names.mail]] as const) {
+    for (const [coll, name] of [
+      ['vis/docs', names.doc],
+      ['vis/grids', names.grid],
+      ['vis/mails', names.mail],
+    ] as const) {
       expect((await call('PUT', `/v1/${coll}/${name}`, { token: owner.token })).status).toBe(201);
     }
     await makeJob(owner, names.job);
@@ -169,7 +173,8 @@ describe('fuzz: every route of the OpenAPI document', () => {
     const bodyFor = (): BodyInit | undefined => {
       const r = rand();
       if (r < 0.25) return undefined;
-      if (r < 0.4) return JSON.stringify(pick([{}, [], null, 1, 'x', { name: LONG }, { query: '{ whoami { username } }' }, { password: 'x', username: 'y' }, { to: ['a@example.com'] }]));
+      if (r < 0.4)
+        return JSON.stringify(pick([{}, [], null, 1, 'x', { name: LONG }, { query: '{ whoami { username } }' }, { password: 'x', username: 'y' }, { to: ['a@example.com'] }]));
       if (r < 0.5) return pick(['', 'x', 'true', 'sent', 'ready', '{', '\u0000', 'é漢字🙂', LONG]);
       if (r < 0.6) return PNG;
       if (r < 0.7) return '--xyz\r\nContent-Disposition: form-data; name="f"; filename="a.txt"\r\n\r\nhi\r\n--xyz--\r\n';
@@ -193,7 +198,15 @@ describe('fuzz: every route of the OpenAPI document', () => {
       const type = pick(CONTENT_TYPES);
       const accept = pick([undefined, 'application/json', 'text/plain', 'text/html', '*/*']);
       const size = body === undefined ? 0 : typeof body === 'string' ? body.length : (body as Uint8Array).byteLength;
-      shots.push({ method, path, token, type, accept, body, label: `${method} ${path.slice(0, 160)} token=${token === null ? 'none' : token.slice(0, 12)} type=${type} body=${size}B` });
+      shots.push({
+        method,
+        path,
+        token,
+        type,
+        accept,
+        body,
+        label: `${method} ${path.slice(0, 160)} token=${token === null ? 'none' : token.slice(0, 12)} type=${type} body=${size}B`,
+      });
     }
     // (HEAD with a body cannot be built inside workerd: test/e2e/never-500.test.ts sends it over HTTP.)
     const bad: Bad[] = [];
@@ -208,10 +221,7 @@ describe('fuzz: every route of the OpenAPI document', () => {
         let status: number;
         let text = '';
         try {
-          const res = await Promise.race([
-            send(s, headers),
-            new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer')), SLOW_MS * 2)),
-          ]);
+          const res = await Promise.race([send(s, headers), new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer')), SLOW_MS * 2))]);
           status = res.status;
           // Only error bodies are read: a live log tail (text/event-stream) never ends.
           if (status >= 500) text = (await res.text()).slice(0, 300);
@@ -227,8 +237,17 @@ describe('fuzz: every route of the OpenAPI document', () => {
       }
     };
     await Promise.all(Array.from({ length: PARALLEL }, worker));
-    const summary = [...statuses.entries()].sort((a, b) => a[0] - b[0]).map(([k, v]) => `${k}:${v}`).join(' ');
+    const summary = [...statuses.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([k, v]) => `${k}:${v}`)
+      .join(' ');
     console.log(`fuzz seed=${SEED} requests=${shots.length} routes=${routes.length} in ${Date.now() - started} ms; statuses ${summary}`);
-    expect(bad, `fuzz seed=${SEED}: ${bad.length} bad answer(s)\n${bad.slice(0, 20).map((b) => `${b.status} ${b.ms}ms ${b.shot} ${b.body}`).join('\n')}`).toEqual([]);
+    expect(
+      bad,
+      `fuzz seed=${SEED}: ${bad.length} bad answer(s)\n${bad
+        .slice(0, 20)
+        .map((b) => `${b.status} ${b.ms}ms ${b.shot} ${b.body}`)
+        .join('\n')}`,
+    ).toEqual([]);
   }, 120_000);
 });

@@ -45,7 +45,10 @@ describe('a render racing a DELETE of its document', () => {
       expect(del.status).toBe(204);
       return page;
     };
-    const err = await cachedOutput(rc, 'doc.pdf', deleting, hash).then(() => null, (e: unknown) => e);
+    const err = await cachedOutput(rc, 'doc.pdf', deleting, hash).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(HttpError);
     expect((err as HttpError).status).toBe(404);
     await new Promise((r) => setTimeout(r, 200)); // the DELETE's blob sweep runs in waitUntil

@@ -55,7 +55,10 @@ async function logOf(u: TestUser, doc: string): Promise<{ severity: string; mess
 function deckOf(bytes: Uint8Array): { slides: string[]; notes: string[]; zip: Record<string, Uint8Array> } {
   const zip = unzipSync(bytes);
   const num = (k: string) => Number(/(\d+)\.xml$/.exec(k)![1]);
-  const sorted = (re: RegExp) => Object.keys(zip).filter((k) => re.test(k)).sort((a, b) => num(a) - num(b));
+  const sorted = (re: RegExp) =>
+    Object.keys(zip)
+      .filter((k) => re.test(k))
+      .sort((a, b) => num(a) - num(b));
   const slides = sorted(/^ppt\/slides\/slide\d+\.xml$/);
   const notes = sorted(/^ppt\/notesSlides\/notesSlide\d+\.xml$/).map((k) => strFromU8(zip[k]!).replace(/<[^>]+>/g, ' '));
   return { slides, notes, zip };
@@ -71,7 +74,11 @@ async function bytesOf(res: Response): Promise<Uint8Array> {
 describe('canonical page /u/:user/d/:doc', () => {
   it('serves the rendered document as HTML to the owner, with a strict CSP and no script', async () => {
     const u = await makeUser();
-    await makeDoc(u, 'page1', '---\ntitle: Quarterly\n---\n# Intro\n\nHello **world**\n\n<script>alert(1)</script>\n\n<img src="x.png" onerror="alert(2)">\n\n[bad](javascript:alert(3))');
+    await makeDoc(
+      u,
+      'page1',
+      '---\ntitle: Quarterly\n---\n# Intro\n\nHello **world**\n\n<script>alert(1)</script>\n\n<img src="x.png" onerror="alert(2)">\n\n[bad](javascript:alert(3))',
+    );
     const res = await call('GET', `/u/${u.username}/d/page1`, { token: u.token });
     expect(res.status).toBe(200);
     expect(res.headers.get('Content-Type')).toBe('text/html; charset=utf-8');
@@ -123,7 +130,12 @@ describe('canonical page /u/:user/d/:doc', () => {
     const u = await makeUser();
     const path = await makeDoc(u, 'vars1', '');
     expect((await call('PUT', `${path}/vars/growth`, { token: u.token })).status).toBe(201);
-    for (const [attr, v] of [['value', '0.125'], ['type', 'relative'], ['format', '+.1%'], ['about', 'Growth']]) {
+    for (const [attr, v] of [
+      ['value', '0.125'],
+      ['type', 'relative'],
+      ['format', '+.1%'],
+      ['about', 'Growth'],
+    ]) {
       expect((await call('POST', `${path}/vars/growth/${attr}`, { token: u.token, text: v })).status).toBe(204);
     }
     const ref = `{/u/${u.username}/d/vars1/v/growth}`;
@@ -152,7 +164,11 @@ describe('canonical page /u/:user/d/:doc', () => {
 
   it('theme, custom CSS and type apply: config/theme, then the front matter theme, then the default', async () => {
     const u = await makeUser();
-    await makeDoc(u, 'themed', '---\ntheme: paper\n---\n# T', { 'config/theme': 'dark', 'config/type': 'pres', 'config/custom/custom.css': 'h1{letter-spacing:2px}</style><script>x()</script>' });
+    await makeDoc(u, 'themed', '---\ntheme: paper\n---\n# T', {
+      'config/theme': 'dark',
+      'config/type': 'pres',
+      'config/custom/custom.css': 'h1{letter-spacing:2px}</style><script>x()</script>',
+    });
     const html = await (await call('GET', `/u/${u.username}/d/themed`, { token: u.token })).text();
     expect(html).toContain('class="type-pres theme-dark"');
     expect(html).toContain('--bg:#0d1117');
@@ -257,7 +273,9 @@ describe('PDF through Browser Rendering', () => {
     expect(c.headers.get('X-Render-Cache')).toBe('miss');
     expect(c.headers.get('ETag')).not.toBe(a.headers.get('ETag'));
     await c.arrayBuffer();
-    const id = (await env.DB.prepare("select id from resources where kind = 'doc' and name = 'cached' and owner_id = (select id from users where username = ?)").bind(u.username).first<{ id: number }>())!.id;
+    const id = (await env.DB.prepare("select id from resources where kind = 'doc' and name = 'cached' and owner_id = (select id from users where username = ?)")
+      .bind(u.username)
+      .first<{ id: number }>())!.id;
     const stored = await env.BLOBS.list({ prefix: `r/${id}/render/doc.pdf/` });
     expect(stored.objects).toHaveLength(1);
   });
@@ -357,7 +375,9 @@ describe('PPTX', () => {
     expect(slides).toHaveLength(3);
     const media = Object.keys(zip).filter((k) => k.startsWith('ppt/media/'));
     expect(media.length).toBeGreaterThanOrEqual(3);
-    const notes = Object.keys(zip).filter((k) => /^ppt\/notesSlides\/notesSlide\d+\.xml$/.test(k)).map((k) => strFromU8(zip[k]!));
+    const notes = Object.keys(zip)
+      .filter((k) => /^ppt\/notesSlides\/notesSlide\d+\.xml$/.test(k))
+      .map((k) => strFromU8(zip[k]!));
     expect(notes.join(' ')).toContain('second slide');
     const alias = await call('GET', `/v1/u/${u.username}/d/deck/pptx`, { token: u.token });
     expect(alias.headers.get('X-Render-Cache')).toBe('hit');
@@ -498,7 +518,9 @@ describe('failures and cleanup', () => {
   it('deleting the document removes its rendered outputs', async () => {
     const u = await makeUser();
     const path = await makeDoc(u, 'gone', 'bye');
-    const id = (await env.DB.prepare("select id from resources where kind = 'doc' and name = 'gone' and owner_id = (select id from users where username = ?)").bind(u.username).first<{ id: number }>())!.id;
+    const id = (await env.DB.prepare("select id from resources where kind = 'doc' and name = 'gone' and owner_id = (select id from users where username = ?)")
+      .bind(u.username)
+      .first<{ id: number }>())!.id;
     await (await call('GET', `${path}/files/doc.pdf`, { token: u.token })).arrayBuffer();
     expect((await env.BLOBS.list({ prefix: `r/${id}/render/` })).objects).toHaveLength(1);
     expect((await call('DELETE', path, { token: u.token })).status).toBe(204);

@@ -182,7 +182,14 @@ describe('page', () => {
     expect(p.html).toContain('class="type-pres theme-default"');
   });
   it('variable colours become classes; values that are not colours are dropped', async () => {
-    const p = await buildPage(input({ varColors: new Map([['var-c0', '#1a7f37'], ['var-c1', 'red;}body{display:none']]) }));
+    const p = await buildPage(
+      input({
+        varColors: new Map([
+          ['var-c0', '#1a7f37'],
+          ['var-c1', 'red;}body{display:none'],
+        ]),
+      }),
+    );
     expect(p.html).toContain('.var-c0{color:#1a7f37}');
     expect(p.html).not.toContain('display:none');
   });

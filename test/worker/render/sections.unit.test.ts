@@ -16,7 +16,10 @@ describe('grammar', () => {
   it('a block: kind, key: value parameters, positional first line, markdown body', () => {
     const [b] = parseSections('{{ author\n  alice\n  include bio: true\n  Override_Bio: Hi there\n}}\n{{ /author }}\n') as [BlockNode];
     expect(b).toMatchObject({ type: 'block', kind: 'author', known: true, positional: ['alice'] });
-    expect([...b.params]).toEqual([['include bio', 'true'], ['override bio', 'Hi there']]);
+    expect([...b.params]).toEqual([
+      ['include bio', 'true'],
+      ['override bio', 'Hi there'],
+    ]);
   });
 
   it('blocks nest; a closer closes the innermost block of its kind', () => {
@@ -168,7 +171,16 @@ describe('blocks', () => {
   });
 
   it('common parameters map to validated styles; raw CSS never gets through', () => {
-    expect(commonDecls(new Map([['p', '[l2, t1]'], ['border', 'a1 #ff0000'], ['fg', 'navy'], ['bg', '#fff']]))).toEqual([
+    expect(
+      commonDecls(
+        new Map([
+          ['p', '[l2, t1]'],
+          ['border', 'a1 #ff0000'],
+          ['fg', 'navy'],
+          ['bg', '#fff'],
+        ]),
+      ),
+    ).toEqual([
       ['padding-left', '8px'],
       ['padding-top', '4px'],
       ['border-top', '1px solid #ff0000'],
@@ -178,14 +190,29 @@ describe('blocks', () => {
       ['color', 'navy'],
       ['background-color', '#fff'],
     ]);
-    const evil = new Map([['bg', 'red;position:fixed'], ['fg', 'url(x)'], ['b', 'a9 red'], ['padding', 'q3'], ['m', 'l1;}body{display:none']]);
+    const evil = new Map([
+      ['bg', 'red;position:fixed'],
+      ['fg', 'url(x)'],
+      ['b', 'a9 red'],
+      ['padding', 'q3'],
+      ['m', 'l1;}body{display:none'],
+    ]);
     expect(commonDecls(evil)).toEqual([]);
     const r = mail('{{ callout\n  bg: red;background:url(//evil)\n  fg: "><script>\n}}\nx\n{{ /callout }}');
     expect(r.html).not.toMatch(/evil|<script/);
   });
 
   it('documents style blocks by class (the page CSP forbids style attributes); their CSS lands in the page style', async () => {
-    const input: PageInput = { content: `${CALLOUT}\n{{ paragraph\n  bg: #abcdef\n}}\nx\n{{ /paragraph }}`, title: 'd', type: '', theme: '', customCss: '', vars: new Map(), varColors: new Map(), asset: () => null };
+    const input: PageInput = {
+      content: `${CALLOUT}\n{{ paragraph\n  bg: #abcdef\n}}\nx\n{{ /paragraph }}`,
+      title: 'd',
+      type: '',
+      theme: '',
+      customCss: '',
+      vars: new Map(),
+      varColors: new Map(),
+      asset: () => null,
+    };
     const page = await buildPage(input);
     expect(page.html).not.toMatch(/ style="/);
     expect(page.html).toContain('.sb-callout-warning{');

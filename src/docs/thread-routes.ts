@@ -5,7 +5,7 @@
 import { readEntry } from '../core/entries';
 import { permList } from '../core/perms';
 import type { ResourceCtx, ResourceRoutes } from '../core/resource';
-import { threadRoutes } from '../core/threads';
+import { threadRoutes } from '../core/thread';
 
 export function docThreadRoutes(r: ResourceRoutes): void {
   threadRoutes<ResourceCtx>(r.with({ need: 'r' }), {

@@ -15,7 +15,7 @@
  */
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../core/context';
-import { threadComments, threads } from '../core/threads';
+import { threadComments, threads } from '../core/thread';
 import { users } from '../db/schema';
 import { inJson, mentionsIn } from './values';
 

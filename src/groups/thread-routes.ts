@@ -4,7 +4,7 @@
  * the threads of its groups (oversight is read-only). Everyone else: 404.
  */
 import { notFound } from '../core/errors';
-import { threadRoutes } from '../core/threads';
+import { threadRoutes } from '../core/thread';
 import type { GroupCtx, GroupRoutes } from './context';
 
 export function groupThreadRoutes(g: GroupRoutes): void {

@@ -5,7 +5,7 @@
  */
 import { permList } from '../perms';
 import type { ResourceCtx, ResourceRoutes } from './kind';
-import { threadRoutes } from '../threads';
+import { threadRoutes } from '../thread';
 
 export function resourceThreadRoutes(r: ResourceRoutes, noun: string): void {
   threadRoutes<ResourceCtx>(r.with({ need: 'r' }), {

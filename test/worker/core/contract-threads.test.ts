@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HttpError } from '../../../src/core/errors';
-import { parseOpenedTopic } from '../../../src/core/threads';
+import { parseOpenedTopic } from '../../../src/core/thread';
 import { json, once, userGroupWorld } from '../groups/fixtures';
 import { call, makeUser, unique, type TestUser } from '../helpers';
 

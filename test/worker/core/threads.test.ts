@@ -3,7 +3,7 @@
 // organisation's documents). Real Worker, real local D1.
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { COMMENT_LIMIT, commentProblem, checkCommentId, checkTopic, mayRemove } from '../../../src/core/threads';
+import { COMMENT_LIMIT, commentProblem, checkCommentId, checkTopic, mayRemove } from '../../../src/core/thread';
 import { HttpError } from '../../../src/core/errors';
 import { json, once, orgWorld, person, userGroupWorld } from '../groups/fixtures';
 import { call, makeUser, OPS, unique, type TestUser } from '../helpers';

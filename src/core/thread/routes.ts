@@ -20,104 +20,20 @@
  *
  * Who may do what is the host's: `rights` says who the caller is to the subject's threads
  * (and throws to hide them), `writeRefusal` why the caller may not open or comment now.
- * The host registers the routes in its own tree through `register` (which loads the
- * subject and checks that the caller may see it).
+ * The host mounts the routes on its own scope (which loads the subject and checks that
+ * the caller may see it): `threadRoutes(r.with({ need: 'r' }), host)`.
  */
 import { and, asc, eq, max, sql, type SQL } from 'drizzle-orm';
-import { check, index, integer, sqliteTable, text, uniqueIndex, type AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
-import { groups, resources, users } from '../db/schema';
-import type { Scope } from './api';
-import { nowIso } from './clock';
-import type { Ctx } from './context';
-import { badRequest, conflict, forbidden, notFound } from './errors';
-import { jsonResponse, KiB, noContent, readText, textResponse } from './http';
-import { listingItemSchema, listingResponse, listingResponses, type ListingItem, type Verb } from './listing';
-import { GROUP_NAME } from './names';
-import type { Perm } from './perms';
-
-// ---------------------------------------------------------------- tables (migrations/0007_threads.sql)
-
-export const threads = sqliteTable(
-  'threads',
-  {
-    id: integer('id').primaryKey({ autoIncrement: true }),
-    /** The subject: exactly one of resource_id and group_id is set. */
-    resource_id: integer('resource_id').references(() => resources.id, { onDelete: 'cascade' }),
-    group_id: integer('group_id').references(() => groups.id, { onDelete: 'cascade' }),
-    topic: text('topic').notNull(),
-    created_by: integer('created_by').references(() => users.id, { onDelete: 'set null' }),
-    created_on: text('created_on').notNull(),
-  },
-  (t) => [
-    uniqueIndex('threads_resource_topic').on(t.resource_id, t.topic),
-    uniqueIndex('threads_group_topic').on(t.group_id, t.topic),
-    check('threads_one_subject', sql`(${t.resource_id} is null) <> (${t.group_id} is null)`),
-  ],
-);
-
-export const threadComments = sqliteTable(
-  'thread_comments',
-  {
-    id: integer('id').primaryKey({ autoIncrement: true }),
-    thread_id: integer('thread_id')
-      .notNull()
-      .references(() => threads.id, { onDelete: 'cascade' }),
-    author_id: integer('author_id').references(() => users.id, { onDelete: 'set null' }),
-    text: text('text').notNull(),
-    created_on: text('created_on').notNull(),
-    /** The comment this one replies to (migrations/0009_thread_replies.sql); null for a comment on the topic. */
-    parent_id: integer('parent_id').references((): AnySQLiteColumn => threadComments.id, { onDelete: 'cascade' }),
-  },
-  (t) => [index('thread_comments_thread').on(t.thread_id, t.id)],
-);
-
-// ---------------------------------------------------------------- rules (pure)
-
-/** Largest comment accepted, in bytes (413 above it). */
-export const COMMENT_LIMIT = 16 * KiB;
-/** Topic names follow the group-name rule: lowercase letters, digits, `-`, `_`. */
-export const TOPIC_NAME = GROUP_NAME;
-const COMMENT_ID = /^[1-9]\d{0,15}$/;
-
-export function checkTopic(topic: string): string {
-  if (!TOPIC_NAME.test(topic)) throw badRequest(`invalid topic '${topic}': lowercase letters, digits, '-' and '_', at most 64 characters (${TOPIC_NAME.source})`);
-  return topic;
-}
-
-export function checkCommentId(id: string): number {
-  if (!COMMENT_ID.test(id)) throw badRequest(`invalid comment id '${id}': comments are numbered (see the thread's listing)`);
-  return Number(id);
-}
-
-const OPENED_BY = /^@([a-z0-9_]{1,64})~(.*)$/;
-
-/** A topic as the clients address it, `@<user>~<topic>`: the topic and who opened it (400 otherwise). */
-export function parseOpenedTopic(ref: string): { user: string; topic: string } {
-  const m = OPENED_BY.exec(ref);
-  if (!m) throw badRequest(`invalid topic reference '${ref}': expected @<user>~<topic>, the topic and the user who opened it`);
-  return { user: m[1]!, topic: checkTopic(m[2]!) };
-}
-
-/** Why a comment body is refused (400), or null. Blank comments say nothing. */
-export function commentProblem(text: string): string | null {
-  return text.trim() === '' ? 'a comment needs some text: the body is empty' : null;
-}
-
-export type ThreadSubject = { resource_id: number } | { group_id: number };
-
-/** Who the caller is to a subject's threads. */
-export interface ThreadRights {
-  /** Listed as the items' permissions. */
-  permissions: Perm[];
-  /** Removes anyone's threads and comments. */
-  moderator: boolean;
-}
-
-/** May the caller remove something `ownerId` made? Its maker and moderators may. */
-export const mayRemove = (rights: ThreadRights, callerId: number, ownerId: number | null): boolean => rights.moderator || ownerId === callerId;
-
-// ---------------------------------------------------------------- routes
+import { users } from '../../db/schema';
+import type { Scope } from '../api';
+import { nowIso } from '../clock';
+import type { Ctx } from '../context';
+import { badRequest, conflict, forbidden, notFound } from '../errors';
+import { jsonResponse, noContent, readText, textResponse } from '../http';
+import { listingItemSchema, listingResponse, listingResponses, type ListingItem, type Verb } from '../listing';
+import { checkCommentId, checkTopic, COMMENT_LIMIT, commentProblem, mayRemove, parseOpenedTopic, type ThreadRights, type ThreadSubject } from './rules';
+import { threadComments, threads } from './schema';
 
 export interface ThreadHost<C extends Ctx> {
   /** The word users see in summaries (`document`, `group`). */

@@ -9,14 +9,15 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { HttpError, notFound } from '../core/errors';
+import { handOff, outboxInsert } from '../core/mailer';
 import { jsonResponse, noContent, textResponse } from '../core/http';
 import { listingResponse, listingResponses, type ListingItem } from '../core/listing';
 import { members, ROLES, users, type Role, type User } from '../db/schema';
 import { groupEntries } from './schema';
 import { type GroupCtx, type GroupRoutes } from './context';
-import { sendInvite } from './invite-mail';
+import { inviteMail } from './invite-mail';
 import { groupEntry } from './items';
-import { addMembership, membershipOf, moveMembership, removeMembership, roleHolders } from './members';
+import { addMembership, membershipOf, moveMembership, removeMembership, roleHolders, writeMembership } from './members';
 import { checkUsername, decideRoleDelete, decideRolePut, parseRole, type Membership } from './model';
 import { membershipSchema } from './responses';
 
@@ -37,10 +38,13 @@ const callerMembership = (gc: GroupCtx): Membership | null => (gc.view.role ? { 
  */
 async function invite(gc: GroupCtx, target: User, current: Membership | null, role: Role): Promise<boolean> {
   const pending: Membership = { role, state: 'pending' };
-  if (current) await moveMembership(gc.db, gc.group.id, target.id, current, { ...pending, invited_by: gc.caller!.id });
-  else await addMembership(gc.db, gc.group.id, target.id, { ...pending, invited_by: gc.caller!.id });
+  const mail = inviteMail(gc.env, gc, target, role);
+  // The invitation's outbox row joins the membership's batch, written only when the invite is.
+  await writeMembership(gc.db, gc.group.id, target.id, current, { ...pending, invited_by: gc.caller!.id }, (written) => (mail ? [outboxInsert(gc.env, gc.db, mail, written)] : []));
+  if (!mail) return false;
   try {
-    return await sendInvite(gc.env, gc, target, role);
+    await handOff(gc.env, mail);
+    return true;
   } catch (err) {
     console.error('invite delivery failed', err);
     if (current) await moveMembership(gc.db, gc.group.id, target.id, pending, current);

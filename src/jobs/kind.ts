@@ -1,16 +1,33 @@
 /** The job resource kind: its text entries and what a copy carries over. */
 import { eq } from 'drizzle-orm';
 import { canonicalEntries, typeWordProblem } from '../core/canonical';
-import type { ResourceCtx, ResourceKind } from '../core/resource';
+import { entriesQuery, entryValues } from '../core/entries';
+import type { EntrySpec, ResourceKind } from '../core/resource';
 import { KiB } from '../core/http';
 import { chainProblem } from './chains';
-import { booleanProblem } from './config';
+import { booleanProblem, isTruthy } from './config';
 import { scheduleProblem } from './cron';
 import { codePrefix } from './sandbox';
-import { syncSchedule } from './schedule';
+import { scheduleStatement, syncSchedule } from './schedule';
 import { jobMeta } from './schema';
 
-const resync = async (rc: ResourceCtx) => syncSchedule(rc.env, rc.db, rc.resource.id);
+/**
+ * config/schedule and config/enabled bring the job's schedule index row along in the write's
+ * own batch: the other of the two is read with the job (writePreload).
+ */
+const scheduled = (path: 'config/schedule' | 'config/enabled'): Pick<EntrySpec, 'writePreload' | 'writeStatements'> => ({
+  writePreload: { rows: (ctx, id) => entriesQuery(ctx.db, id, 'config/') },
+  writeStatements: async (rc, value) => {
+    const rows = (rc.preloaded?.rows ?? []) as Parameters<typeof entryValues>[1];
+    const stored = await entryValues(
+      rc.env,
+      rows.filter((r) => r.path === 'config/schedule' || r.path === 'config/enabled'),
+    );
+    if (value === null) stored.delete(path);
+    else stored.set(path, value);
+    return { statements: [scheduleStatement(rc.db, rc.resource.id, stored.get('config/schedule') ?? '', isTruthy(stored.get('config/enabled'), true))] };
+  },
+});
 
 export const jobKind: ResourceKind = {
   kind: 'job',
@@ -38,7 +55,7 @@ export const jobKind: ResourceKind = {
       access: 'rw',
       limit: 512,
       validate: (v) => scheduleProblem(v),
-      afterWrite: resync,
+      ...scheduled('config/schedule'),
       summary: 'Cron expression (five fields), optional TZ=<zone> prefix and # comment',
     },
     {
@@ -47,7 +64,7 @@ export const jobKind: ResourceKind = {
       default: 'true',
       limit: 16,
       validate: (v) => booleanProblem(v),
-      afterWrite: resync,
+      ...scheduled('config/enabled'),
       summary: 'true or false: scheduled runs happen only when enabled',
     },
     { path: 'config/network', access: 'rw', default: 'false', limit: 16, validate: (v) => booleanProblem(v), summary: 'true lets the job code reach the network' },

@@ -201,6 +201,22 @@ describe('D1 round trips per request', () => {
     expect(await measured('POST', '/v1/vis/mails/m/recipients/to', u, { text: `@nosuch${Date.now()}` })).toEqual({ status: 400, trips: 2 });
   });
 
+  it("writing or clearing a job's schedule or enabled flag costs at most three round trips, its schedule index row in the write's batch", async () => {
+    const u = await makeUser();
+    await call('GET', '/v1/whoami', { token: u.token });
+    expect((await call('PUT', '/v1/code/jobs/sj', { token: u.token })).status).toBe(201);
+    for (const [method, path, text] of [
+      ['POST', 'config/schedule', '*/5 * * * *'],
+      ['POST', 'config/enabled', 'false'],
+      ['DELETE', 'config/enabled', undefined],
+      ['DELETE', 'config/schedule', undefined],
+    ] as const) {
+      const r = await measured(method, `/v1/code/jobs/sj/${path}`, u, text === undefined ? {} : { text });
+      expect(r.status, `${method} ${path}`).toBe(204);
+      expect(r.trips, `${method} ${path}`).toBeLessThanOrEqual(3);
+    }
+  });
+
   it('writing or clearing a grid layout or mapping costs at most three round trips, its parse stored in the same batch', async () => {
     const u = await makeUser();
     await call('GET', '/v1/whoami', { token: u.token });

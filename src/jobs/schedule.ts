@@ -14,13 +14,7 @@ import { startRun } from './trigger';
 /** Due jobs started per tick (the rest start on the next tick). */
 export const TICK_BATCH = 200;
 
-/** Brings the index row of one job in line with its config/schedule and config/enabled. */
-export async function syncSchedule(env: Env, db: Db, jobId: number): Promise<void> {
-  const cfg = await jobConfig(env, db, jobId);
-  await scheduleStatement(db, jobId, cfg.schedule, cfg.enabled);
-}
-
-/** The statement that makes the index row of one job match this schedule and enabled flag (for a write's batch). */
+/** Brings the index row of one job in line with its config/schedule and config/enabled: a statement for the write's batch. */
 export function scheduleStatement(db: Db, jobId: number, schedule: string, enabled: boolean) {
   let next: number | null = null;
   try {

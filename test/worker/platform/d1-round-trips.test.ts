@@ -120,6 +120,12 @@ describe('D1 round trips per request', () => {
     expect((await measured('PATCH', '/v1/vis/docs/r2', u, { json: { name: 'r4', copy: true } })).trips).toBeLessThanOrEqual(3);
     expect((await measured('PATCH', '/v1/vis/grids/g', u, { json: { name: 'g2', copy: true } })).trips).toBeLessThanOrEqual(3);
     expect((await measured('PATCH', '/v1/vis/grids/g', u, { text: 'g3' })).trips).toBeLessThanOrEqual(2);
+    // A job with code and a schedule: its meta and schedule index rows join the copy's batch.
+    expect((await call('PUT', '/v1/code/jobs/j', { token: u.token })).status).toBe(201);
+    expect((await call('POST', '/v1/code/jobs/j/code/main.py', { token: u.token, text: 'print(1)' })).status).toBeLessThan(300);
+    expect((await call('POST', '/v1/code/jobs/j/config/schedule', { token: u.token, text: '*/5 * * * *' })).status).toBe(204);
+    expect(await measured('PATCH', '/v1/code/jobs/j', u, { json: { name: 'j2', copy: true } })).toMatchObject({ status: 201 });
+    expect((await measured('PATCH', '/v1/code/jobs/j', u, { json: { name: 'j3', copy: true } })).trips).toBeLessThanOrEqual(3);
   });
 
   it('an organisation card or its groups cost at most three round trips, for a member or a stranger', async () => {

@@ -92,15 +92,18 @@ export async function createGroup(env: Env, db: Db, g: NewGroup, founder: User, 
        select id, ?1, 'founders', 'active', null, ?2, ?2 from groups where ref = ?3 and not exists (select 1 from members m where m.group_id = groups.id)`,
     )
     .bind(founder.id, now, g.ref);
+  // The group as stored, read in the same batch (its columns are named as Group's fields).
+  const readGroup = d1.prepare('select * from groups where ref = ?1').bind(g.ref);
   let inserted: number;
+  let created: Group | undefined;
   try {
-    const [res] = await d1.batch([insertGroup, insertFounder]);
+    const [res, , read] = await d1.batch([insertGroup, insertFounder, readGroup]);
     inserted = res!.meta.changes;
+    created = (read!.results as Group[])[0];
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict(`${g.ref} already exists`);
     throw err;
   }
-  const created = await groupByRef(db, g.ref);
   if (!inserted) {
     if (created) throw conflict(`${g.ref} already exists`);
     throw forbidden('an account may create one organisation, and this account already has one');

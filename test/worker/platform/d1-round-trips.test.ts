@@ -140,6 +140,12 @@ describe('D1 round trips per request', () => {
     expect(await measured('GET', `/v1/orgs/${w.org}`, w.stranger)).toMatchObject({ status: 404, trips: 2 });
   });
 
+  it('creating a user group costs at most three round trips, the new group read in its batch', async () => {
+    const u = await makeUser();
+    await call('GET', '/v1/whoami', { token: u.token });
+    expect(await measured('PUT', `/v1/admin/groups/${unique('g').slice(0, 30)}`, u)).toEqual({ status: 201, trips: 3 });
+  });
+
   it('a role PUT costs at most three round trips, an invitation with its e-mail (the outbox row joins the membership batch) too', async () => {
     const w = await userGroupWorld();
     const newcomer = await person('n');

@@ -77,6 +77,15 @@ describe('D1 round trips per request', () => {
     expect(await measured('GET', `/v1/code/jobs/hotjob/runs/${run}`, owner)).toEqual({ status: 200, trips: 1 });
   });
 
+  it("a grid's dashboard page is one round trip, at its own path and at its public url", async () => {
+    expect((await call('PUT', '/v1/vis/grids/hotgrid', { token: owner.token })).status).toBe(201);
+    expect((await call('POST', '/v1/vis/grids/hotgrid/layout', { token: owner.token, text: '+---+\n| A |\n+---+' })).status).toBe(204);
+    expect((await call('PUT', '/v1/vis/grids/hotgrid/shared/public', { token: owner.token })).status).toBe(201);
+    expect(await measured('GET', '/v1/vis/grids/hotgrid/html', owner)).toEqual({ status: 200, trips: 1 });
+    expect(await measured('GET', `/v1/users/${owner.username}/vis/grids/hotgrid/html`, reader)).toEqual({ status: 200, trips: 1 });
+    expect(await measured('GET', `/v1/u/${owner.username}/g/hotgrid/html`, reader)).toEqual({ status: 200, trips: 1 });
+  });
+
   it('a missing or unreadable resource costs one round trip too (404)', async () => {
     expect(await measured('GET', '/v1/vis/docs/nosuch/content', owner)).toEqual({ status: 404, trips: 1 });
     expect(await measured('GET', `/v1/users/nosuchuser${Date.now()}/vis/docs/hot/content`, reader)).toEqual({ status: 404, trips: 1 });

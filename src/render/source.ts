@@ -112,7 +112,8 @@ export function assetVersionUrl(a: { name: string; last_modified: string; size: 
 }
 
 export async function documentPages(rc: ResourceCtx): Promise<PageBuilder> {
-  const e = await readEntries(rc.env, rc.db, rc.resource.id);
+  // The routes read the entries with the document (preload: { entries: true }).
+  const e = rc.preloaded?.entries ?? (await readEntries(rc.env, rc.db, rc.resource.id));
   const content = e.get('content') ?? '';
   const customCss = e.get('config/custom/custom.css') ?? '';
   const [{ vars, colors }, profiles] = await Promise.all([resolveVars(rc, content, varsFromEntries(e)), authorProfiles(rc.db, rc.owner, content)]);

@@ -86,6 +86,14 @@ describe('D1 round trips per request', () => {
     expect(await measured('GET', `/v1/u/${owner.username}/g/hotgrid/html`, reader)).toEqual({ status: 200, trips: 1 });
   });
 
+  it("a document's PDF costs at most three round trips rendered, one from the render cache (its entries read with it)", async () => {
+    expect((await call('PUT', '/v1/vis/docs/out', { token: owner.token })).status).toBe(201);
+    expect((await call('POST', '/v1/vis/docs/out/content', { token: owner.token, text: '# Out\n\ntext' })).status).toBe(204);
+    expect((await measured('GET', '/v1/vis/docs/out/files/doc.pdf', owner)).trips).toBeLessThanOrEqual(3);
+    expect(await measured('GET', '/v1/vis/docs/out/files/doc.pdf', owner)).toEqual({ status: 200, trips: 1 });
+    expect(await measured('GET', `/v1/u/${owner.username}/d/out/pdf`, owner)).toEqual({ status: 200, trips: 1 });
+  });
+
   it('a missing or unreadable resource costs one round trip too (404)', async () => {
     expect(await measured('GET', '/v1/vis/docs/nosuch/content', owner)).toEqual({ status: 404, trips: 1 });
     expect(await measured('GET', `/v1/users/nosuchuser${Date.now()}/vis/docs/hot/content`, reader)).toEqual({ status: 404, trips: 1 });

@@ -157,6 +157,17 @@ describe('D1 round trips per request', () => {
     expect(await measured('GET', `/v1/orgs/${w.org}`, w.stranger)).toMatchObject({ status: 404, trips: 2 });
   });
 
+  it("an organisation group's inbound address costs at most three round trips, its options read with the group", async () => {
+    const w = await orgWorld('premium');
+    await call('GET', '/v1/whoami', { token: w.account.token });
+    expect(await measured('GET', `/v1/orgs/${w.org}/groups/${w.group}/email`, w.account)).toEqual({ status: 200, trips: 2 });
+    expect((await call('POST', `/v1/admin/orgs/${w.org}/profile/options/enable_subdomain`, { token: w.account.token, text: 'yes' })).status).toBe(204);
+    expect((await call('POST', `${w.path}/profile/options/allow_inbound_mail`, { token: w.account.token, text: 'yes' })).status).toBe(204);
+    const res = await call('GET', `/v1/orgs/${w.org}/groups/${w.group}/email`, { token: w.account.token });
+    expect(await res.text()).toBe(`${w.group}@${w.org}.mail.localhost`);
+    expect(roundTrips(res)).toBe(2);
+  });
+
   it('creating a user group costs at most three round trips, the new group read in its batch', async () => {
     const u = await makeUser();
     await call('GET', '/v1/whoami', { token: u.token });

@@ -5,6 +5,7 @@
  * from the configuration on every hand-off: nothing registers it, whatever module loads first.
  */
 import { EmailMessage } from 'cloudflare:email';
+import { getTableColumns, sql, type SQL } from 'drizzle-orm';
 import { outbox } from '../db/schema';
 import { nowIso } from './clock';
 import { sha256Hex } from './crypto';
@@ -21,33 +22,47 @@ async function sendThroughBinding(binding: SendEmail, mail: OutboundMail & { fro
 }
 
 /**
+ * The outbox row of a message, as a query to run alone or in a caller's batch: it returns
+ * the new row's id, none when a message with the same messageId is already there. `onlyIf`:
+ * an SQL condition the row is written under (a statement earlier in the batch took effect).
+ */
+export function outboxInsert(env: Env, db: Db, mail: OutboundMail, onlyIf?: SQL) {
+  const row = {
+    kind: mail.kind,
+    sender: mail.from ?? env.MAIL_FROM,
+    recipients: mail.to,
+    subject: mail.subject,
+    text: mail.text,
+    html: mail.html,
+    attachments: (mail.attachments ?? []).map((a) => ({ filename: a.filename, content_type: a.content_type, size: a.content.byteLength })),
+    created_on: nowIso(),
+    message_id: mail.messageId ?? null,
+  };
+  if (!onlyIf) return db.insert(outbox).values(row).onConflictDoNothing().returning({ id: outbox.id });
+  // INSERT ... SELECT takes every column in table order; the id is left to SQLite.
+  const values = Object.entries(getTableColumns(outbox)).map(([key, col]) => (key === 'id' ? sql`null` : sql.param(row[key as keyof typeof row], col)));
+  return db
+    .insert(outbox)
+    .select(sql`select ${sql.join(values, sql`, `)} where ${onlyIf}`)
+    .onConflictDoNothing()
+    .returning({ id: outbox.id });
+}
+
+/** Sends a message whose outbox row is written (outboxInsert) through the configured transport. Throws when it refuses. */
+export async function handOff(env: Env, mail: OutboundMail): Promise<void> {
+  if (env.MAIL_TRANSPORT !== 'send_email') return;
+  const headers = mail.messageId ? { ...mail.headers, 'Message-ID': mail.messageId } : mail.headers;
+  await sendThroughBinding(env.SEND_EMAIL, { ...mail, from: mail.from ?? env.MAIL_FROM, headers });
+}
+
+/**
  * Hands one message to the transport. Throws when the transport refuses it. Returns false
  * when a message with the same messageId was already handed off (nothing is sent again).
  * The outbox row is the durable record of the hand-off, written before the binding sends.
  */
 export async function deliver(env: Env, db: Db, mail: OutboundMail): Promise<boolean> {
-  const from = mail.from ?? env.MAIL_FROM;
-  const row = await db
-    .insert(outbox)
-    .values({
-      kind: mail.kind,
-      sender: from,
-      recipients: mail.to,
-      subject: mail.subject,
-      text: mail.text,
-      html: mail.html,
-      attachments: (mail.attachments ?? []).map((a) => ({ filename: a.filename, content_type: a.content_type, size: a.content.byteLength })),
-      created_on: nowIso(),
-      message_id: mail.messageId ?? null,
-    })
-    .onConflictDoNothing()
-    .returning({ id: outbox.id })
-    .get();
-  if (!row) return false;
-  if (env.MAIL_TRANSPORT === 'send_email') {
-    const headers = mail.messageId ? { ...mail.headers, 'Message-ID': mail.messageId } : mail.headers;
-    await sendThroughBinding(env.SEND_EMAIL, { ...mail, from, headers });
-  }
+  if (!(await outboxInsert(env, db, mail).get())) return false;
+  await handOff(env, mail);
   return true;
 }
 

@@ -12,7 +12,7 @@ import { readEntries } from '../core/entries';
 import { notFound } from '../core/errors';
 import { jsonResponse, textResponse } from '../core/http';
 import { type ListingItem, listingResponse, listingResponses } from '../core/listing';
-import { findUser, loadResource, visibleResources, type ResourceCtx } from '../core/resource';
+import { findUser, loadResource, visibleResources, type Preload, type ResourceCtx } from '../core/resource';
 import { effectiveTheme } from '../markup/page';
 import { docKind } from './kind';
 import { checkVarName } from './var-routes';
@@ -48,8 +48,8 @@ const varSchema = z.object({
 });
 
 /** The document an alias path names, loaded with the caller's access (404 when unreadable). */
-export function loadAliased(ctx: Ctx): Promise<ResourceCtx> {
-  return loadResource({ ...ctx, params: { ...ctx.params, owner: ctx.params.user! } }, docKind, ctx.params.doc!);
+export function loadAliased(ctx: Ctx, preload?: Preload): Promise<ResourceCtx> {
+  return loadResource({ ...ctx, params: { ...ctx.params, owner: ctx.params.user! } }, docKind, ctx.params.doc!, preload);
 }
 
 /** Pure: the JSON object of one variable (stored attributes plus its formatted value). */

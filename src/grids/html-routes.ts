@@ -3,23 +3,31 @@
  * public alias /v1/u/:owner/g/:grid/html.
  */
 import { sha256Base64 } from '../core/crypto';
-import { readEntry } from '../core/entries';
-import type { ResourceCtx } from '../core/resource';
+import { and, eq, inArray } from 'drizzle-orm';
+import { entryValues } from '../core/entries';
+import type { Preload, ResourceCtx } from '../core/resource';
+import { entries } from '../db/schema';
 import { strictPolicy } from '../markup/strict-page';
 import type { GridData, MetaData } from './build';
 import { renderGridPage } from './html';
-import { readParsed } from './store';
+import { DATA_PATH, META_PATH, parsedOr } from './store';
 
 /** A dashboard shows no images and runs no script: its policy says so outright. */
 const ALLOW = ["img-src 'none'", "script-src 'none'"];
 
+/** The page's reads (the parse results and the name) batched with the grid's own. */
+export const pagePreload: Preload = {
+  rows: (ctx, id) =>
+    ctx.db
+      .select({ path: entries.path, value: entries.value, blob_key: entries.blob_key })
+      .from(entries)
+      .where(and(eq(entries.resource_id, id), inArray(entries.path, [DATA_PATH, META_PATH, 'name']))),
+};
+
 /** The dashboard page, with a CSP that allows nothing but its own hashed <style>. */
 export async function gridPage(rc: ResourceCtx): Promise<Response> {
-  const [data, meta, name] = await Promise.all([
-    readParsed(rc.env, rc.db, rc.resource.id, 'data'),
-    readParsed(rc.env, rc.db, rc.resource.id, 'meta'),
-    readEntry(rc.env, rc.db, rc.resource.id, 'name'),
-  ]);
+  const stored = await entryValues(rc.env, rc.preloaded!.rows as Parameters<typeof entryValues>[1]);
+  const [data, meta, name] = [parsedOr(stored.get(DATA_PATH), rc.resource.id, 'data'), parsedOr(stored.get(META_PATH), rc.resource.id, 'meta'), stored.get('name')];
   const page = renderGridPage(name || rc.resource.name, JSON.parse(data) as GridData, JSON.parse(meta) as MetaData);
   return new Response(page.html, {
     headers: {

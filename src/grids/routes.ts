@@ -7,7 +7,7 @@
 import type { Api } from '../core/api';
 import { loadResource, resourceRoutes } from '../core/resource';
 import { resourceThreadRoutes } from '../core/resource/thread-routes';
-import { gridPage } from './html-routes';
+import { gridPage, pagePreload } from './html-routes';
 import { jsonRoutes } from './json-routes';
 import { gridKind } from './kind';
 
@@ -22,6 +22,7 @@ export function gridRoutes(api: Api): void {
       need: 'r',
       anonymous: true,
       responses: pageResponses,
+      preload: pagePreload,
       handler: gridPage,
     });
   });
@@ -31,6 +32,6 @@ export function gridRoutes(api: Api): void {
     tag: gridKind.collection,
     auth: 'optional',
     responses: pageResponses,
-    handler: async (ctx) => gridPage(await loadResource(ctx, gridKind)),
+    handler: async (ctx) => gridPage(await loadResource(ctx, gridKind, undefined, pagePreload)),
   });
 }

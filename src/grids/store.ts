@@ -108,8 +108,12 @@ export async function reparse(env: Env, db: Db, grid: Resource): Promise<void> {
 
 /** The stored parse results as JSON text (the empty parse when nothing was written yet). */
 export async function readParsed(env: Env, db: Db, gridId: number, which: 'data' | 'meta'): Promise<string> {
-  const stored = await readEntry(env, db, gridId, which === 'data' ? DATA_PATH : META_PATH);
-  if (stored !== null) return stored;
+  return parsedOr(await readEntry(env, db, gridId, which === 'data' ? DATA_PATH : META_PATH), gridId, which);
+}
+
+/** A stored parse result, or the empty parse's when nothing was written yet. */
+export function parsedOr(stored: string | null | undefined, gridId: number, which: 'data' | 'meta'): string {
+  if (stored != null) return stored;
   const { data, meta } = parseGrid(null, null, gridId);
   return JSON.stringify(which === 'data' ? data : meta);
 }

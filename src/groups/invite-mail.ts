@@ -1,5 +1,5 @@
 /** The invitation e-mail (kind `invite`): who invites whom into which role, and how to answer. */
-import { deliver } from '../core/mailer';
+import type { OutboundMail } from '../core/mailer';
 import type { Role, User } from '../db/schema';
 import type { GroupCtx } from './context';
 
@@ -7,9 +7,9 @@ function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** The invitation e-mail (kind `invite`) to the invited user's address; false when they have none. */
-export async function sendInvite(env: Env, gc: GroupCtx, target: User, role: Role): Promise<boolean> {
-  if (!target.email) return false;
+/** The invitation e-mail (kind `invite`) to the invited user's address; null when they have none. */
+export function inviteMail(env: Env, gc: GroupCtx, target: User, role: Role): OutboundMail | null {
+  if (!target.email) return null;
   const ref = gc.group.ref;
   const accept = `${env.PUBLIC_ORIGIN}/v1/admin/invites/${ref}/accept`;
   const who = gc.caller!.username;
@@ -20,6 +20,5 @@ export async function sendInvite(env: Env, gc: GroupCtx, target: User, role: Rol
   const html =
     `<p>${escapeHtml(who)} invites you to join <b>${escapeHtml(ref)}</b> as ${escapeHtml(role)}.</p>` +
     `<p>To accept, POST the text <code>yes</code> to <code>${escapeHtml(accept)}</code> (or <code>no</code> to decline).</p>`;
-  await deliver(env, gc.db, { kind: 'invite', to: [target.email], subject: `Invitation to join ${ref} as ${role}`, text, html });
-  return true;
+  return { kind: 'invite', to: [target.email], subject: `Invitation to join ${ref} as ${role}`, text, html };
 }

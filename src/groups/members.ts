@@ -4,7 +4,8 @@
  * requests cannot both win: a transition whose precondition changed meanwhile touches
  * no row and answers 409.
  */
-import { and, eq, inArray, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
 import { groups, members, users, type Group, type Role, type User } from '../db/schema';
 import { d1Of, type Db } from '../core/context';
 import { nowIso } from '../core/clock';
@@ -91,15 +92,18 @@ export async function createGroup(env: Env, db: Db, g: NewGroup, founder: User, 
        select id, ?1, 'founders', 'active', null, ?2, ?2 from groups where ref = ?3 and not exists (select 1 from members m where m.group_id = groups.id)`,
     )
     .bind(founder.id, now, g.ref);
+  // The group as stored, read in the same batch (its columns are named as Group's fields).
+  const readGroup = d1.prepare('select * from groups where ref = ?1').bind(g.ref);
   let inserted: number;
+  let created: Group | undefined;
   try {
-    const [res] = await d1.batch([insertGroup, insertFounder]);
+    const [res, , read] = await d1.batch([insertGroup, insertFounder, readGroup]);
     inserted = res!.meta.changes;
+    created = (read!.results as Group[])[0];
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict(`${g.ref} already exists`);
     throw err;
   }
-  const created = await groupByRef(db, g.ref);
   if (!inserted) {
     if (created) throw conflict(`${g.ref} already exists`);
     throw forbidden('an account may create one organisation, and this account already has one');
@@ -112,29 +116,60 @@ const founderGuard = (groupId: number) =>
 
 const LAST_FOUNDER = 'the last founder cannot step down or leave: make someone else a founder first';
 
+const CHANGED = 'the membership changed meanwhile; read it again and retry';
+
 /**
  * Moves an existing membership from exactly `from` to `to`, guarded against concurrent
  * changes and against removing the last founder. Throws 409 when the guard fails.
  */
 export async function moveMembership(db: Db, groupId: number, userId: number, from: Membership, to: Membership & { invited_by?: number | null }): Promise<void> {
-  const row = await db
-    .update(members)
-    .set({ role: to.role, state: to.state, ...(to.invited_by !== undefined ? { invited_by: to.invited_by } : {}), last_modified: nowIso() })
-    .where(and(eq(members.group_id, groupId), eq(members.user_id, userId), eq(members.role, from.role), eq(members.state, from.state), founderGuard(groupId)))
-    .returning({ user_id: members.user_id })
-    .get();
-  if (!row) throw conflict(from.role === 'founders' && from.state === 'active' ? LAST_FOUNDER : 'the membership changed meanwhile; read it again and retry');
+  await writeMembership(db, groupId, userId, from, to);
 }
 
 /** Inserts a new membership; 409 when one appeared meanwhile. */
 export async function addMembership(db: Db, groupId: number, userId: number, to: Membership & { invited_by: number | null }): Promise<void> {
+  await writeMembership(db, groupId, userId, null, to);
+}
+
+/**
+ * Adds (`from` null) or moves a membership as addMembership and moveMembership do, with
+ * further statements in the same batch (one D1 round trip, one transaction): `also` gets
+ * the SQL condition "this write took effect" for statements that must only act then.
+ * Their results come back in order.
+ */
+export async function writeMembership(
+  db: Db,
+  groupId: number,
+  userId: number,
+  from: Membership | null,
+  to: Membership & { invited_by?: number | null },
+  also: (written: SQL) => BatchItem<'sqlite'>[] = () => [],
+): Promise<unknown[]> {
   const now = nowIso();
+  const invitedBy = to.invited_by !== undefined ? { invited_by: to.invited_by } : {};
+  const write = from
+    ? db
+        .update(members)
+        .set({ role: to.role, state: to.state, ...invitedBy, last_modified: now })
+        .where(and(eq(members.group_id, groupId), eq(members.user_id, userId), eq(members.role, from.role), eq(members.state, from.state), founderGuard(groupId)))
+        .returning({ user_id: members.user_id })
+    : db.insert(members).values({ group_id: groupId, user_id: userId, role: to.role, state: to.state, invited_by: to.invited_by ?? null, created_on: now, last_modified: now });
+  const written = sql`exists (select 1 from ${members} where ${and(
+    eq(members.group_id, groupId),
+    eq(members.user_id, userId),
+    eq(members.role, to.role),
+    eq(members.state, to.state),
+    eq(members.last_modified, now),
+  )})`;
+  let results: unknown[];
   try {
-    await db.insert(members).values({ group_id: groupId, user_id: userId, role: to.role, state: to.state, invited_by: to.invited_by, created_on: now, last_modified: now });
+    results = await db.batch([write, ...also(written)]);
   } catch (err) {
-    if (isUniqueViolation(err)) throw conflict('the membership changed meanwhile; read it again and retry');
+    if (!from && isUniqueViolation(err)) throw conflict(CHANGED);
     throw err;
   }
+  if (from && !(results[0] as unknown[]).length) throw conflict(from.role === 'founders' && from.state === 'active' ? LAST_FOUNDER : CHANGED);
+  return results.slice(1);
 }
 
 /** Removes a membership held in exactly `from`; 409 for the last founder or a concurrent change. */
@@ -144,7 +179,7 @@ export async function removeMembership(db: Db, groupId: number, userId: number, 
     .where(and(eq(members.group_id, groupId), eq(members.user_id, userId), eq(members.role, from.role), eq(members.state, from.state), founderGuard(groupId)))
     .returning({ user_id: members.user_id })
     .get();
-  if (!row) throw conflict(from.role === 'founders' && from.state === 'active' ? LAST_FOUNDER : 'the membership changed meanwhile; read it again and retry');
+  if (!row) throw conflict(from.role === 'founders' && from.state === 'active' ? LAST_FOUNDER : CHANGED);
 }
 
 /** Answers the caller's pending invite: active (yes) or declined (no). False when none is pending. */

@@ -12,7 +12,7 @@ import { jsonResponse, textResponse } from '../core/http';
 import { listingResponse, listingResponses, listingSchema } from '../core/listing';
 import { groups, type Group } from '../db/schema';
 import { loadGroup, SCOPES, type GroupCtx } from './context';
-import { inboundAddressOf } from './inbound';
+import { inboundAddressFrom, inboundAddressReads } from './inbound';
 import { groupItem } from './items';
 import { orgSection } from './org-sections';
 import { servePicture } from './profile';
@@ -134,9 +134,10 @@ export function orgRoutes(api: Api): void {
     auth: 'user',
     responses: { 200: { description: 'The address or empty', type: 'text/plain' } },
     handler: async (ctx) => {
-      const g = await loadGroup(ctx, SCOPES.org_group);
+      // The organisation and both mail options read with the group.
+      const g = await loadGroup(ctx, SCOPES.org_group, (c, groupId) => inboundAddressReads(c.db, groupId));
       if (!g.view.insider) throw forbidden('only members of the group read its address');
-      return textResponse((await inboundAddressOf(ctx.env, ctx.db, g.group)) ?? '');
+      return textResponse(inboundAddressFrom(ctx.env, g.group, g.preloaded!) ?? '');
     },
   });
 }

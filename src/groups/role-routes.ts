@@ -9,23 +9,37 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { HttpError, notFound } from '../core/errors';
+import { handOff, outboxInsert } from '../core/mailer';
 import { jsonResponse, noContent, textResponse } from '../core/http';
 import { listingResponse, listingResponses, type ListingItem } from '../core/listing';
 import { members, ROLES, users, type Role, type User } from '../db/schema';
 import { groupEntries } from './schema';
-import { type GroupCtx, type GroupRoutes } from './context';
-import { sendInvite } from './invite-mail';
+import { type GroupCtx, type GroupPreload, type GroupRoutes } from './context';
+import { inviteMail } from './invite-mail';
 import { groupEntry } from './items';
-import { addMembership, membershipOf, moveMembership, removeMembership, roleHolders } from './members';
+import { addMembership, moveMembership, removeMembership, roleHolders, writeMembership } from './members';
 import { checkUsername, decideRoleDelete, decideRolePut, parseRole, type Membership } from './model';
 import { membershipSchema } from './responses';
 
-async function targetUser(gc: GroupCtx): Promise<User> {
+/** The user the path names and their membership of the group: read with the group (preload). */
+const targetPreload: GroupPreload = (ctx, groupId) => {
+  const name = ctx.params.user!;
+  return [
+    ctx.db.select().from(users).where(eq(users.username, name)),
+    ctx.db
+      .select({ role: members.role, state: members.state })
+      .from(members)
+      .where(and(eq(members.group_id, groupId), eq(members.user_id, sql`(select ${users.id} from ${users} where ${users.username} = ${name})`))),
+  ];
+};
+
+/** The preloaded target user (404 when there is none) and their membership. */
+function preloadedTarget(gc: GroupCtx): { target: User; current: Membership | null } {
   const name = checkUsername(gc.params.user!);
-  if (gc.caller?.username === name) return gc.caller;
-  const user = await gc.db.select().from(users).where(eq(users.username, name)).get();
-  if (!user) throw notFound(`no such user: ${name}`);
-  return user;
+  const [userRows, membershipRows] = gc.preloaded as [User[], Membership[]];
+  const target = userRows[0];
+  if (!target) throw notFound(`no such user: ${name}`);
+  return { target, current: membershipRows[0] ?? null };
 }
 
 const callerMembership = (gc: GroupCtx): Membership | null => (gc.view.role ? { role: gc.view.role, state: 'active' } : null);
@@ -37,10 +51,13 @@ const callerMembership = (gc: GroupCtx): Membership | null => (gc.view.role ? { 
  */
 async function invite(gc: GroupCtx, target: User, current: Membership | null, role: Role): Promise<boolean> {
   const pending: Membership = { role, state: 'pending' };
-  if (current) await moveMembership(gc.db, gc.group.id, target.id, current, { ...pending, invited_by: gc.caller!.id });
-  else await addMembership(gc.db, gc.group.id, target.id, { ...pending, invited_by: gc.caller!.id });
+  const mail = inviteMail(gc.env, gc, target, role);
+  // The invitation's outbox row joins the membership's batch, written only when the invite is.
+  await writeMembership(gc.db, gc.group.id, target.id, current, { ...pending, invited_by: gc.caller!.id }, (written) => (mail ? [outboxInsert(gc.env, gc.db, mail, written)] : []));
+  if (!mail) return false;
   try {
-    return await sendInvite(gc.env, gc, target, role);
+    await handOff(gc.env, mail);
+    return true;
   } catch (err) {
     console.error('invite delivery failed', err);
     if (current) await moveMembership(gc.db, gc.group.id, target.id, pending, current);
@@ -89,32 +106,22 @@ export function roleRoutes(g: GroupRoutes): void {
     summary: 'Invite a user into a role, promote or demote a member, claim a role (org founders/admins) or join an open group',
     need: 'see',
     // The target user, their membership and the is_open option read with the group.
-    preload: (ctx, groupId) => {
-      const name = ctx.params.user!;
-      return [
-        ctx.db.select().from(users).where(eq(users.username, name)),
-        ctx.db
-          .select({ role: members.role, state: members.state })
-          .from(members)
-          .where(and(eq(members.group_id, groupId), eq(members.user_id, sql`(select ${users.id} from ${users} where ${users.username} = ${name})`))),
-        ctx.db
-          .select({ value: groupEntries.value })
-          .from(groupEntries)
-          .where(and(eq(groupEntries.group_id, groupId), eq(groupEntries.path, 'options/is_open'))),
-      ];
-    },
+    preload: (ctx, groupId) => [
+      ...targetPreload(ctx, groupId),
+      ctx.db
+        .select({ value: groupEntries.value })
+        .from(groupEntries)
+        .where(and(eq(groupEntries.group_id, groupId), eq(groupEntries.path, 'options/is_open'))),
+    ],
     responses: {
       200: { description: 'Role changed', type: 'application/json', schema: membershipSchema },
       201: { description: 'Invited (pending) or joined (active)', type: 'application/json', schema: membershipSchema },
     },
     handler: async (gc) => {
       const role = parseRole(gc.params.role!);
-      const name = checkUsername(gc.params.user!);
-      const [userRows, membershipRows, openRows] = gc.preloaded as [User[], Membership[], { value: string | null }[]];
-      const target = userRows[0];
-      if (!target) throw notFound(`no such user: ${name}`);
+      const { target, current } = preloadedTarget(gc);
+      const openRows = gc.preloaded![2] as { value: string | null }[];
       const self = target.id === gc.caller!.id;
-      const current = membershipRows[0] ?? null;
       const move = decideRolePut({
         caller: callerMembership(gc),
         callerOrgManager: gc.view.oversight,
@@ -136,11 +143,11 @@ export function roleRoutes(g: GroupRoutes): void {
   g.delete('/roles/:role/:user', {
     summary: 'Remove a user from a role (or revoke their invite); anyone may leave their own role',
     need: 'see',
+    preload: targetPreload,
     responses: { 204: { description: 'Removed' } },
     handler: async (gc) => {
       const role = parseRole(gc.params.role!);
-      const target = await targetUser(gc);
-      const current = await membershipOf(gc.db, gc.group.id, target.id);
+      const { target, current } = preloadedTarget(gc);
       const ok = decideRoleDelete({ caller: callerMembership(gc), self: target.id === gc.caller!.id, target: current, wanted: role });
       if (!ok.ok) throw new HttpError(ok.status, ok.status === 404 ? `${target.username} does not hold the role ${role} in ${gc.group.ref}` : ok.message);
       await removeMembership(gc.db, gc.group.id, target.id, current!);

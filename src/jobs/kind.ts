@@ -1,16 +1,36 @@
 /** The job resource kind: its text entries and what a copy carries over. */
 import { eq } from 'drizzle-orm';
 import { canonicalEntries, typeWordProblem } from '../core/canonical';
-import type { ResourceCtx, ResourceKind } from '../core/resource';
+import { entriesQuery, entryValues } from '../core/entries';
+import type { EntrySpec, ResourceKind } from '../core/resource';
 import { KiB } from '../core/http';
 import { chainProblem } from './chains';
-import { booleanProblem } from './config';
+import { booleanProblem, isTruthy } from './config';
 import { scheduleProblem } from './cron';
 import { codePrefix } from './sandbox';
-import { syncSchedule } from './schedule';
+import { scheduleStatement } from './schedule';
 import { jobMeta } from './schema';
 
-const resync = async (rc: ResourceCtx) => syncSchedule(rc.env, rc.db, rc.resource.id);
+/** The values of config/schedule and config/enabled among a job's entry rows. */
+const scheduleConfig = (env: Env, rows: Parameters<typeof entryValues>[1]) =>
+  entryValues(
+    env,
+    rows.filter((r) => r.path === 'config/schedule' || r.path === 'config/enabled'),
+  );
+
+/**
+ * config/schedule and config/enabled bring the job's schedule index row along in the write's
+ * own batch: the other of the two is read with the job (writePreload).
+ */
+const scheduled = (path: 'config/schedule' | 'config/enabled'): Pick<EntrySpec, 'writePreload' | 'writeStatements'> => ({
+  writePreload: { rows: (ctx, id) => entriesQuery(ctx.db, id, 'config/') },
+  writeStatements: async (rc, value) => {
+    const stored = await scheduleConfig(rc.env, (rc.preloaded?.rows ?? []) as Parameters<typeof entryValues>[1]);
+    if (value === null) stored.delete(path);
+    else stored.set(path, value);
+    return { statements: [scheduleStatement(rc.db, rc.resource.id, stored.get('config/schedule') ?? '', isTruthy(stored.get('config/enabled'), true))] };
+  },
+});
 
 export const jobKind: ResourceKind = {
   kind: 'job',
@@ -38,7 +58,7 @@ export const jobKind: ResourceKind = {
       access: 'rw',
       limit: 512,
       validate: (v) => scheduleProblem(v),
-      afterWrite: resync,
+      ...scheduled('config/schedule'),
       summary: 'Cron expression (five fields), optional TZ=<zone> prefix and # comment',
     },
     {
@@ -47,7 +67,7 @@ export const jobKind: ResourceKind = {
       default: 'true',
       limit: 16,
       validate: (v) => booleanProblem(v),
-      afterWrite: resync,
+      ...scheduled('config/enabled'),
       summary: 'true or false: scheduled runs happen only when enabled',
     },
     { path: 'config/network', access: 'rw', default: 'false', limit: 16, validate: (v) => booleanProblem(v), summary: 'true lets the job code reach the network' },
@@ -59,6 +79,16 @@ export const jobKind: ResourceKind = {
   ],
   // Env values are secrets of the owner: a copy (possibly by a read grantee) never carries them.
   copyExcludes: (path) => path.startsWith('config/env/'),
+  // The job's meta row read with the job; the copy's meta and schedule index rows join the copy's batch.
+  copyRead: (ctx, id) => ctx.db.select().from(jobMeta).where(eq(jobMeta.job_id, id)),
+  copyWrites: async (from, to, rows) => {
+    const meta = (rows as (typeof jobMeta.$inferSelect)[])[0];
+    const config = await scheduleConfig(from.env, from.preloaded?.listing ?? []);
+    return [
+      ...(meta ? [from.db.insert(jobMeta).values({ job_id: to.id, code_version: meta.code_version, failures: 0 })] : []),
+      scheduleStatement(from.db, to.id, config.get('config/schedule') ?? '', isTruthy(config.get('config/enabled'), true)),
+    ];
+  },
   copied: async (from, to) => {
     const listed = await from.env.BLOBS.list({ prefix: codePrefix(from.resource.id) });
     await Promise.all(
@@ -67,8 +97,5 @@ export const jobKind: ResourceKind = {
         if (obj) await from.env.BLOBS.put(codePrefix(to.id) + o.key.slice(codePrefix(from.resource.id).length), await obj.arrayBuffer(), { httpMetadata: obj.httpMetadata });
       }),
     );
-    const meta = await from.db.select().from(jobMeta).where(eq(jobMeta.job_id, from.resource.id)).get();
-    if (meta) await from.db.insert(jobMeta).values({ job_id: to.id, code_version: meta.code_version, failures: 0 });
-    await syncSchedule(from.env, from.db, to.id);
   },
 };

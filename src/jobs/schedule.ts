@@ -14,22 +14,20 @@ import { startRun } from './trigger';
 /** Due jobs started per tick (the rest start on the next tick). */
 export const TICK_BATCH = 200;
 
-/** Brings the index row of one job in line with its config/schedule and config/enabled. */
-export async function syncSchedule(env: Env, db: Db, jobId: number): Promise<void> {
-  const cfg = await jobConfig(env, db, jobId);
+/** Brings the index row of one job in line with its config/schedule and config/enabled: a statement for the write's batch. */
+export function scheduleStatement(db: Db, jobId: number, schedule: string, enabled: boolean) {
   let next: number | null = null;
   try {
-    const s = parseSchedule(cfg.schedule);
-    if (s && cfg.enabled) next = nextFire(s, now());
+    const s = parseSchedule(schedule);
+    if (s && enabled) next = nextFire(s, now());
   } catch {
     next = null; // validated on write; never index a broken schedule
   }
-  if (next === null) await db.delete(jobSchedules).where(eq(jobSchedules.job_id, jobId));
-  else
-    await db
-      .insert(jobSchedules)
-      .values({ job_id: jobId, next_fire: next })
-      .onConflictDoUpdate({ target: jobSchedules.job_id, set: { next_fire: next } });
+  if (next === null) return db.delete(jobSchedules).where(eq(jobSchedules.job_id, jobId));
+  return db
+    .insert(jobSchedules)
+    .values({ job_id: jobId, next_fire: next })
+    .onConflictDoUpdate({ target: jobSchedules.job_id, set: { next_fire: next } });
 }
 
 /** Starts the runs that are due at `at`; answers their job ids. */

@@ -13,7 +13,7 @@ import { docKind } from '../docs/kind';
 import { documentPages, isPublic } from './source';
 
 export async function canonicalPage(ctx: Ctx): Promise<Response> {
-  const rc = await loadAliased(ctx);
+  const rc = await loadAliased(ctx, { entries: true });
   // A private document's viewer has no token for asset urls in the browser: embed them.
   const [pages, pub] = await Promise.all([documentPages(rc), isPublic(rc)]);
   const mode = pub ? 'link' : 'inline';

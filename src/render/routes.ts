@@ -18,6 +18,7 @@ export function renderRoutes(api: Api): void {
       summary: o.summary,
       need: 'r',
       anonymous: true,
+      preload: { entries: true },
       responses: outputResponses(o.name),
       handler: (rc) => outputResponse(rc, o),
     });
@@ -26,7 +27,7 @@ export function renderRoutes(api: Api): void {
       tag: 'alias',
       auth: 'optional',
       responses: outputResponses(o.name),
-      handler: async (ctx) => outputResponse(await loadAliased(ctx), o),
+      handler: async (ctx) => outputResponse(await loadAliased(ctx, { entries: true }), o),
     });
   }
 

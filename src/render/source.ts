@@ -4,16 +4,17 @@
  * Assets are read through the docs area (the reader may read the document, so its assets)
  * when they must be inlined (PDF, PPTX, the page of a private document); see `AssetMode`.
  */
-import { and, eq, inArray } from 'drizzle-orm';
-import { resources, type Resource, type User } from '../db/schema';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import { resources, users, type Resource, type User } from '../db/schema';
 import { docAssets } from '../docs/schema';
 import type { Db } from '../core/context';
-import { readEntries } from '../core/entries';
+import { entriesQuery, entryValues, readEntries, type StoredEntry } from '../core/entries';
 import { accessTo } from '../core/perms';
-import { findUser, type ResourceCtx } from '../core/resource';
+import { visibleWhere, type ResourceCtx } from '../core/resource';
 import { readAsset } from '../docs/assets';
 import { docKind } from '../docs/kind';
-import { formatVar, readVars, varsFromEntries, type DocVar } from '../docs/vars';
+import { formatVar, varsFromEntries, type DocVar } from '../docs/vars';
 import { assetRefs, varRefs, type VarView } from '../markup/markdown';
 import { toBase64 } from './outputs';
 import { buildPage, type BuiltPage } from '../markup/page';
@@ -48,29 +49,18 @@ export async function resolveVars(scope: VarScope, content: string, own: DocVar[
   const colors = new Map<string, string>();
   const refs = varRefs(content);
   if (!refs.length) return { vars, colors };
-  const docs = new Map<string, number | null>();
-  const docId = async (user: string, doc: string): Promise<number | null> => {
-    if (self.kind === docKind.kind && user === me.username && doc === self.name) return self.id;
-    const owner = await findUser({ db, caller: me }, user);
-    if (!owner) return null;
-    const r = await db
-      .select()
-      .from(resources)
-      .where(and(eq(resources.owner_id, owner.id), eq(resources.kind, docKind.kind), eq(resources.name, doc)))
-      .get();
-    if (!r) return null;
-    return (await accessTo(db, me, r)).r ? r.id : null;
-  };
-  for (const ref of refs) {
-    const key = `${ref.user}/${ref.doc}`;
-    if (!docs.has(key)) docs.set(key, await docId(ref.user, ref.doc));
-  }
-  const byDoc = new Map<string, DocVar[]>();
-  await Promise.all(
-    [...docs].map(async ([key, id]) => {
-      if (id !== null) byDoc.set(key, id === self.id ? own : await readVars(env, db, id));
-    }),
-  );
+  // The variables of every other document the owner may read (none when it may not): one D1 round trip.
+  const isSelf = (user: string, doc: string) => self.kind === docKind.kind && user === me.username && doc === self.name;
+  const docs = [...new Map(refs.map((r) => [`${r.user}/${r.doc}`, r])).entries()].filter(([, r]) => !isSelf(r.user, r.doc));
+  const queries: BatchItem<'sqlite'>[] = docs.map(([, { user, doc }]) => {
+    const mine = user === me.username;
+    const ownerId = mine ? me.id : sql`(select ${users.id} from ${users} where ${users.username} = ${user})`;
+    const named = and(visibleWhere({ caller: me }, docKind.kind, ownerId, mine), eq(resources.name, doc));
+    return entriesQuery(db, sql`(select ${resources.id} from ${resources} where ${named})`, 'vars/');
+  });
+  const rows = queries.length ? ((await db.batch(queries as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as StoredEntry[][]) : [];
+  const byDoc = new Map<string, DocVar[]>(await Promise.all(docs.map(async ([key], i) => [key, varsFromEntries(await entryValues(env, rows[i]!))] as const)));
+  for (const r of refs) if (isSelf(r.user, r.doc)) byDoc.set(`${r.user}/${r.doc}`, own);
   const colorClass = new Map<string, string>();
   for (const ref of refs) {
     const v = byDoc.get(`${ref.user}/${ref.doc}`)?.find((x) => x.name === ref.name);
@@ -122,7 +112,8 @@ export function assetVersionUrl(a: { name: string; last_modified: string; size: 
 }
 
 export async function documentPages(rc: ResourceCtx): Promise<PageBuilder> {
-  const e = await readEntries(rc.env, rc.db, rc.resource.id);
+  // The routes read the entries with the document (preload: { entries: true }).
+  const e = rc.preloaded?.entries ?? (await readEntries(rc.env, rc.db, rc.resource.id));
   const content = e.get('content') ?? '';
   const customCss = e.get('config/custom/custom.css') ?? '';
   const [{ vars, colors }, profiles] = await Promise.all([resolveVars(rc, content, varsFromEntries(e)), authorProfiles(rc.db, rc.owner, content)]);

@@ -2,14 +2,15 @@
  * vars/ of a document: PUT vars/<var> creates a variable with its five attributes at their
  * defaults; vars/<var>/<attr> reads (GET), writes (POST text/plain) and resets (DELETE).
  */
-import { and, asc, eq, inArray, like } from 'drizzle-orm';
+import { and, asc, eq, inArray, like, type SQL } from 'drizzle-orm';
 import { entries, resources } from '../db/schema';
 import { nowIso } from '../core/clock';
 import { writeEntry } from '../core/entries';
 import { badRequest, conflict, isUniqueViolation, notFound } from '../core/errors';
 import { jsonResponse, noContent, readText, textResponse } from '../core/http';
 import { fileActions, type ListingItem, listingItemSchema, listingResponse, listingResponses } from '../core/listing';
-import { appendLog } from '../core/log';
+import { appendLog, logInsert } from '../core/log';
+import type { Ctx, Db } from '../core/context';
 import { permList } from '../core/perms';
 import { listingItem, type ResourceCtx, type ResourceRoutes } from '../core/resource';
 import { VAR_ATTRS, VAR_DEFAULTS, VAR_NAME, varAttrProblem, varPath, varsFromEntries, type DocVar, type VarAttr } from './vars';
@@ -33,14 +34,14 @@ interface StoredVar {
   last_modified: string;
 }
 
-/** Variables of the document with their timestamps (one query; `name` narrows to one). */
-async function storedVars(rc: ResourceCtx, name?: string): Promise<Map<string, StoredVar>> {
-  const rows = await rc.db
+/** The entry rows of the document's variables (`name` narrows to one); `resourceId` may be SQL naming it (a preload). */
+function varRowsQuery(db: Db, resourceId: number | SQL, name?: string) {
+  return db
     .select({ path: entries.path, value: entries.value, created_on: entries.created_on, last_modified: entries.last_modified })
     .from(entries)
     .where(
       and(
-        eq(entries.resource_id, rc.resource.id),
+        eq(entries.resource_id, resourceId),
         name
           ? inArray(
               entries.path,
@@ -50,6 +51,12 @@ async function storedVars(rc: ResourceCtx, name?: string): Promise<Map<string, S
       ),
     )
     .orderBy(asc(entries.path));
+}
+
+type VarRow = { path: string; value: string | null; created_on: string; last_modified: string };
+
+/** Variables with their timestamps from the rows of varRowsQuery. */
+function storedVarsOf(rows: VarRow[]): Map<string, StoredVar> {
   const values = new Map(rows.map((r) => [r.path, r.value ?? '']));
   const out = new Map<string, StoredVar>();
   for (const v of varsFromEntries(values)) {
@@ -63,11 +70,22 @@ async function storedVars(rc: ResourceCtx, name?: string): Promise<Map<string, S
   return out;
 }
 
+/** Variables of the document with their timestamps (one query; `name` narrows to one). */
+async function storedVars(rc: ResourceCtx, name?: string): Promise<Map<string, StoredVar>> {
+  return storedVarsOf(await varRowsQuery(rc.db, rc.resource.id, name));
+}
+
+/** The variable :var, read with the resource when the route preloads varRows (else one query); 404 when none. */
 async function loadVar(rc: ResourceCtx, name: string): Promise<StoredVar> {
-  const found = (await storedVars(rc, checkVarName(name))).get(name);
+  checkVarName(name);
+  const rows = rc.preloaded?.rows as VarRow[] | undefined;
+  const found = (rows ? storedVarsOf(rows) : await storedVars(rc, name)).get(name);
   if (!found) throw notFound(`no such variable: ${name}`);
   return found;
 }
+
+/** The rows of the variable :var, read with the resource (a bad name reads nothing: the handler answers 400). */
+const varRows = { rows: (ctx: Ctx, id: SQL) => varRowsQuery(ctx.db, id, VAR_NAME.test(ctx.params.var!) ? ctx.params.var! : '') };
 
 function varItem(rc: ResourceCtx, s: StoredVar): ListingItem {
   return listingItem(rc, s.v.name, `${rc.base}/vars/${s.v.name}`, 'dir', rc.access.w ? ['GET', 'DELETE'] : ['GET'], s.created_on, s.last_modified);
@@ -112,6 +130,7 @@ export function varRoutes(r: ResourceRoutes): void {
   r.get('/vars/:var', {
     summary: 'List the attributes of a variable',
     need: 'r',
+    preload: varRows,
     responses: listingResponses,
     handler: async (rc) => {
       const s = await loadVar(rc, rc.params.var!);
@@ -124,11 +143,12 @@ export function varRoutes(r: ResourceRoutes): void {
     summary: 'Delete a variable',
     need: 'w',
     responses: { 204: { description: 'Deleted' } },
+    preload: varRows,
     handler: async (rc) => {
-      const name = checkVarName(rc.params.var!);
-      const gone = await rc.db
-        .delete(entries)
-        .where(
+      const name = (await loadVar(rc, rc.params.var!)).v.name;
+      // Its rows, last_modified and the log line: one batch.
+      await rc.db.batch([
+        rc.db.delete(entries).where(
           and(
             eq(entries.resource_id, rc.resource.id),
             inArray(
@@ -136,11 +156,10 @@ export function varRoutes(r: ResourceRoutes): void {
               VAR_ATTRS.map((a) => varPath(name, a)),
             ),
           ),
-        )
-        .returning({ path: entries.path });
-      if (!gone.length) throw notFound(`no such variable: ${name}`);
-      await rc.db.update(resources).set({ last_modified: nowIso() }).where(eq(resources.id, rc.resource.id));
-      await appendLog(rc.db, rc.resource.id, `variable ${name} deleted`);
+        ),
+        rc.db.update(resources).set({ last_modified: nowIso() }).where(eq(resources.id, rc.resource.id)),
+        logInsert(rc.db, rc.resource.id, `variable ${name} deleted`),
+      ]);
       return noContent();
     },
   });
@@ -148,6 +167,7 @@ export function varRoutes(r: ResourceRoutes): void {
   r.get('/vars/:var/:attr', {
     summary: 'Read a variable attribute: value, type, format, about or threshold',
     need: 'r',
+    preload: varRows,
     responses: { 200: { description: 'The value, exactly as written', type: 'text/plain' } },
     handler: async (rc) => {
       const attr = checkAttr(rc.params.attr!);
@@ -162,8 +182,9 @@ export function varRoutes(r: ResourceRoutes): void {
     const next = value ?? VAR_DEFAULTS[attr];
     const problem = varAttrProblem(attr, next, s.v);
     if (problem) throw badRequest(`invalid ${attr} of variable ${s.v.name}: ${problem}`);
-    await writeEntry(rc.env, rc.db, rc.resource, varPath(s.v.name, attr), next);
-    await appendLog(rc.db, rc.resource.id, value === null ? `variable ${s.v.name}: ${attr} reset` : `variable ${s.v.name}: ${attr} written`);
+    // The entry and its log line: one batch.
+    const line = logInsert(rc.db, rc.resource.id, value === null ? `variable ${s.v.name}: ${attr} reset` : `variable ${s.v.name}: ${attr} written`);
+    await writeEntry(rc.env, rc.db, rc.resource, varPath(s.v.name, attr), next, [line]);
     return noContent();
   };
 
@@ -171,6 +192,7 @@ export function varRoutes(r: ResourceRoutes): void {
     summary: 'Write a variable attribute (text/plain)',
     need: 'w',
     body: { type: 'text/plain' },
+    preload: varRows,
     responses: { 204: { description: 'Written' }, 400: { description: 'Invalid value' }, 415: { description: 'Not text/plain' } },
     handler: async (rc) => {
       const value = await readText(rc.req, ATTR_BODY_LIMIT, `variable attributes are limited to ${ATTR_BODY_LIMIT} bytes`);
@@ -181,6 +203,7 @@ export function varRoutes(r: ResourceRoutes): void {
   r.delete('/vars/:var/:attr', {
     summary: 'Reset a variable attribute to its default',
     need: 'w',
+    preload: varRows,
     responses: { 204: { description: 'Reset' } },
     handler: (rc) => write(rc, null),
   });

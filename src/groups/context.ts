@@ -17,7 +17,7 @@ import { groupAndParentOf, groupAndParentQuery } from './members';
 import { sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { checkSlug, orgGroupRef, orgRef, parseGroupRef, userGroupRef, type GroupKind } from './model';
-import { viewOf, type GroupView } from './visibility';
+import { viewOfRows, viewReadsByRef, type GroupView } from './visibility';
 
 export interface GroupCtx extends Ctx {
   group: Group;
@@ -92,10 +92,13 @@ export async function loadGroup(ctx: Ctx, scope: GroupBase, preload?: GroupPrelo
   const missing = () => notFound(`no such group: ${ref}`);
   const groupId = sql`(select ${groups.id} from ${groups} where ${groups.ref} = ${ref})`;
   const extra = preload?.(ctx, groupId) ?? [];
-  const [rows, ...preloaded] = (await ctx.db.batch([groupAndParentQuery(ctx.db, ref), ...extra])) as [Group[], ...unknown[][]];
+  // The group, its organisation, what the caller's view of it rests on and the route's reads: one round trip.
+  const viewReads = viewReadsByRef(ctx.db, ctx.caller, ref);
+  const [rows, ...rest] = (await ctx.db.batch([groupAndParentQuery(ctx.db, ref), ...viewReads, ...extra])) as [Group[], ...unknown[][]];
+  const preloaded = rest.slice(viewReads.length);
   const { group, parent } = groupAndParentOf(rows, ref);
   if (!group || group.kind !== scope.kind) throw missing();
-  const view = await viewOf(ctx.db, ctx.caller, group, parent);
+  const view = viewOfRows(group, parent, rest.slice(0, viewReads.length));
   if (!view.visible) throw missing();
   return { ...ctx, group, view, base: scope.path(ctx), ...(extra.length ? { preloaded } : {}) };
 }

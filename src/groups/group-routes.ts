@@ -16,15 +16,19 @@ import { createGroup, groupsOfMember, type NewGroup } from './members';
 import { checkSlug, isManager, orgGroupRef, orgRef, PICTURES, userGroupRef, type Picture } from './model';
 import { pictureKey } from './profile';
 import { infoSchema } from './responses';
-import { adminPath, groupInfo, visibleGroups } from './visibility';
+import { adminPath, decideView, groupInfo, visibleGroups } from './visibility';
 
 const tag = 'groups';
 const created = { 201: { description: 'Created', type: 'application/json', schema: infoSchema } };
 
+/** The view of a group's active founder: it sees everything the info object shows, whatever else holds. */
+const founderView = (g: Group) =>
+  decideView({ kind: g.kind, membership: { role: 'founders', state: 'active' }, orgRole: null, inChildGroup: false, options: new Set(), parentPublic: true, premium: false });
+
 /** Creates the group and answers its info object as its founder sees it (201). */
 async function create(ctx: Ctx, g: NewGroup, founder: User, onePerOwner?: boolean): Promise<Response> {
   const group = await createGroup(ctx.env, ctx.db, g, founder, onePerOwner);
-  return jsonResponse(await groupInfo(ctx.env, ctx.db, founder, group), { status: 201 });
+  return jsonResponse(await groupInfo(ctx.env, ctx.db, founder, group, founderView(group)), { status: 201 });
 }
 
 export function creationRoutes(api: Api): void {
@@ -154,10 +158,12 @@ export function groupFolderRoutes(g: GroupRoutes): void {
   g.delete('', {
     summary: 'Delete the group with its roles, invites, profile, threads and shares; an organisation takes its groups with it (founders only)',
     need: 'see',
+    // An organisation's groups (their pictures go too), read with the group.
+    preload: (ctx, groupId) => [ctx.db.select({ id: groups.id }).from(groups).where(eq(groups.parent_id, groupId))],
     responses: { 204: { description: 'Deleted' }, 403: { description: 'Not a founder of the group' } },
     handler: async (gc) => {
       if (gc.view.role !== 'founders') throw forbidden('only founders of the group may delete it');
-      const children = gc.group.kind === 'org' ? await gc.db.select({ id: groups.id }).from(groups).where(eq(groups.parent_id, gc.group.id)) : [];
+      const children = gc.group.kind === 'org' ? (gc.preloaded![0] as { id: number }[]) : [];
       // Roles, profile entries, shares to the group, threads and an org's groups cascade in D1.
       await gc.db.delete(groups).where(eq(groups.id, gc.group.id));
       const ids = [gc.group.id, ...children.map((c) => c.id)];

@@ -17,7 +17,8 @@
  *     for organisations and org groups these show_* options count only on a premium plan;
  *   - nobody else learns that the group exists (404).
  */
-import { and, asc, eq, inArray, like, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, like, or, sql, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { groups, members, shares, resources, users, type Group, type Role, type User } from '../db/schema';
 import type { Db } from '../core/context';
 import { groupEntries } from './schema';
@@ -89,39 +90,44 @@ export function decideView(i: ViewInput): GroupView {
   return { ...base, visible: true, profile: optionOn(i, 'show_profile'), description: optionOn(i, 'show_description'), roster };
 }
 
-/** Loads what the rule needs for every group in `list` (one D1 batch) and decides. */
-export async function viewsOf(db: Db, caller: User | null, list: Group[], loaded: Group[] = []): Promise<Map<number, GroupView>> {
-  const out = new Map<number, GroupView>();
-  if (!list.length) return out;
-  const parentIds = [...new Set(list.filter((g) => g.kind === 'org_group' && g.parent_id !== null).map((g) => g.parent_id!))];
-  const known = new Map([...loaded, ...list].map((g) => [g.id, g]));
-  const missingParents = parentIds.filter((id) => !known.has(id));
-  const parents = missingParents.length ? await db.select().from(groups).where(inArray(groups.id, missingParents)) : [];
-  for (const p of parents) known.set(p.id, p);
-  const ids = [...known.keys()];
-  const orgIds = [...known.values()].filter((g) => g.kind === 'org').map((g) => g.id);
-  const ownerIds = [...new Set([...known.values()].filter((g) => g.kind === 'org' && g.owner_id !== null).map((g) => g.owner_id!))];
-  const uid = caller?.id ?? -1;
+/** Which groups the view reads cover: `ids` of them, those of them that are organisations, and those organisations' owners. */
+interface ViewScope {
+  ids: (col: SQLiteColumn) => SQL;
+  orgIds: (col: SQLiteColumn) => SQL;
+  ownerIds: (col: SQLiteColumn) => SQL;
+}
 
-  const [mine, opts, plans, childOf] = await db.batch([
+/** The reads the rule needs about the groups of `scope` (one batch, or part of the caller's). */
+function viewReads(db: Db, caller: User | null, scope: ViewScope) {
+  const uid = caller?.id ?? -1;
+  return [
     db
       .select({ group_id: members.group_id, role: members.role, state: members.state })
       .from(members)
-      .where(and(eq(members.user_id, uid), inArray(members.group_id, ids))),
+      .where(and(eq(members.user_id, uid), scope.ids(members.group_id))),
     db
       .select({ group_id: groupEntries.group_id, path: groupEntries.path })
       .from(groupEntries)
-      .where(and(inArray(groupEntries.group_id, ids), like(groupEntries.path, 'options/%'), eq(groupEntries.value, 'yes'))),
-    db
-      .select({ id: users.id, plan: users.plan })
-      .from(users)
-      .where(inArray(users.id, ownerIds.length ? ownerIds : [-1])),
+      .where(and(scope.ids(groupEntries.group_id), like(groupEntries.path, 'options/%'), eq(groupEntries.value, 'yes'))),
+    db.select({ id: users.id, plan: users.plan }).from(users).where(scope.ownerIds(users.id)),
     db
       .selectDistinct({ parent_id: groups.parent_id })
       .from(members)
       .innerJoin(groups, eq(groups.id, members.group_id))
-      .where(and(eq(members.user_id, uid), eq(members.state, 'active'), inArray(groups.parent_id, orgIds.length ? orgIds : [-1]))),
-  ]);
+      .where(and(eq(members.user_id, uid), eq(members.state, 'active'), scope.orgIds(groups.parent_id))),
+  ] as const;
+}
+
+type ViewRows = [
+  { group_id: number; role: Role; state: Membership['state'] }[],
+  { group_id: number; path: string }[],
+  { id: number; plan: User['plan'] }[],
+  { parent_id: number | null }[],
+];
+
+/** The views of `list` from the rows of viewReads (`known`: every group read, with their organisations). */
+function viewsFrom(list: Group[], known: Map<number, Group>, [mine, opts, plans, childOf]: ViewRows): Map<number, GroupView> {
+  const out = new Map<number, GroupView>();
   const membership = new Map(mine.map((m) => [m.group_id, { role: m.role, state: m.state } as Membership]));
   const options = new Map<number, Set<string>>();
   for (const o of opts) {
@@ -146,6 +152,45 @@ export async function viewsOf(db: Db, caller: User | null, list: Group[], loaded
   };
   for (const g of list) out.set(g.id, decideView(inputOf(g)));
   return out;
+}
+
+/** Loads what the rule needs for every group in `list` (one D1 batch) and decides. */
+export async function viewsOf(db: Db, caller: User | null, list: Group[], loaded: Group[] = []): Promise<Map<number, GroupView>> {
+  if (!list.length) return new Map();
+  const parentIds = [...new Set(list.filter((g) => g.kind === 'org_group' && g.parent_id !== null).map((g) => g.parent_id!))];
+  const known = new Map([...loaded, ...list].map((g) => [g.id, g]));
+  const missingParents = parentIds.filter((id) => !known.has(id));
+  const parents = missingParents.length ? await db.select().from(groups).where(inArray(groups.id, missingParents)) : [];
+  for (const p of parents) known.set(p.id, p);
+  const ids = [...known.keys()];
+  const orgIds = [...known.values()].filter((g) => g.kind === 'org').map((g) => g.id);
+  const ownerIds = [...new Set([...known.values()].filter((g) => g.kind === 'org' && g.owner_id !== null).map((g) => g.owner_id!))];
+  const scope: ViewScope = {
+    ids: (col) => inArray(col, ids),
+    orgIds: (col) => inArray(col, orgIds.length ? orgIds : [-1]),
+    ownerIds: (col) => inArray(col, ownerIds.length ? ownerIds : [-1]),
+  };
+  const rows = (await db.batch(viewReads(db, caller, scope))) as unknown as ViewRows;
+  return viewsFrom(list, known, rows);
+}
+
+/**
+ * The reads of viewOf for the group named `ref` and its organisation, as queries to batch
+ * with the group's own read (the group need not be loaded yet): see viewOfRows.
+ */
+export function viewReadsByRef(db: Db, caller: User | null, ref: string) {
+  const known = sql`(select k.id from groups k where k.ref = ${ref} or k.id = (select p.parent_id from groups p where p.ref = ${ref}))`;
+  return viewReads(db, caller, {
+    ids: (col) => sql`${col} in ${known}`,
+    orgIds: (col) => sql`${col} in (select o.id from groups o where o.id in ${known} and o.kind = 'org')`,
+    ownerIds: (col) => sql`${col} in (select o.owner_id from groups o where o.id in ${known} and o.kind = 'org')`,
+  });
+}
+
+/** The caller's view of `group` (with its organisation `parent`) from the rows of viewReadsByRef. */
+export function viewOfRows(group: Group, parent: Group | undefined, rows: unknown[][]): GroupView {
+  const known = new Map([...(parent ? [parent] : []), group].map((g) => [g.id, g]));
+  return viewsFrom([group], known, rows as ViewRows).get(group.id)!;
 }
 
 /** The caller's view of one group (`parent`: its organisation, when the caller has it already). */

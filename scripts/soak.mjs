@@ -19,13 +19,28 @@ const REPORT_MS = arg('report-seconds', 30) * 1000;
 /** After the load: keep sampling the RSS this long with no requests (is memory returned when idle?). */
 const IDLE_S = arg('idle-seconds', 0);
 
-/** RSS (KiB) of every workerd process below this one (the server we started). */
+/**
+ * RSS (KiB) of every workerd process below this one (the server we started): `wrangler dev`
+ * runs two, the Worker's runtime and wrangler's own proxy in front of it (listening on the
+ * public port); `proxy` is the latter's share.
+ */
 function workerdRss() {
+  return workerdProcesses().reduce((s, r) => s + r.rss, 0);
+}
+
+function proxyRss() {
+  const port = new URL(base).port;
+  return workerdProcesses()
+    .filter((r) => r.args.includes(`entry=127.0.0.1:${port}`))
+    .reduce((s, r) => s + r.rss, 0);
+}
+
+function workerdProcesses() {
   let out = '';
   try {
     out = execFileSync('ps', ['-eo', 'pid=,ppid=,rss=,args='], { encoding: 'utf8' });
   } catch {
-    return 0;
+    return [];
   }
   const rows = out
     .split('\n')
@@ -37,7 +52,7 @@ function workerdRss() {
     grew = false;
     for (const r of rows) if (!mine.has(r.pid) && mine.has(r.ppid)) (mine.add(r.pid), (grew = true));
   }
-  return rows.filter((r) => mine.has(r.pid) && /workerd/.test(r.args) && / serve /.test(r.args)).reduce((s, r) => s + r.rss, 0);
+  return rows.filter((r) => mine.has(r.pid) && /workerd/.test(r.args) && / serve /.test(r.args));
 }
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
@@ -150,7 +165,7 @@ function report() {
   const t = Math.round((Date.now() - started) / 1000);
   samples.push({ t, rss });
   console.log(
-    `t=${String(t).padStart(4)}s  ${(lat.length / (REPORT_MS / 1000)).toFixed(1).padStart(6)} req/s  p50 ${pct(lat, 50).toFixed(0).padStart(5)} ms  p99 ${pct(lat, 99).toFixed(0).padStart(5)} ms  errors ${errors}  workerd RSS ${(rss / 1024).toFixed(0)} MiB`,
+    `t=${String(t).padStart(4)}s  ${(lat.length / (REPORT_MS / 1000)).toFixed(1).padStart(6)} req/s  p50 ${pct(lat, 50).toFixed(0).padStart(5)} ms  p99 ${pct(lat, 99).toFixed(0).padStart(5)} ms  errors ${errors}  workerd RSS ${(rss / 1024).toFixed(0)} MiB (wrangler proxy ${(proxyRss() / 1024).toFixed(0)})`,
   );
   allErrors += errors;
   window = [];

@@ -20,19 +20,15 @@ const REPORT_MS = arg('report-seconds', 30) * 1000;
 const IDLE_S = arg('idle-seconds', 0);
 
 /**
- * RSS (KiB) of every workerd process below this one (the server we started): `wrangler dev`
- * runs two, the Worker's runtime and wrangler's own proxy in front of it (listening on the
- * public port); `proxy` is the latter's share.
+ * RSS (KiB) of every workerd process below this one (the server we started), in one `ps`:
+ * `total`, and `proxy`, the share of wrangler's own proxy in front of the Worker's runtime
+ * (`wrangler dev` runs both; the proxy listens on the public port).
  */
 function workerdRss() {
-  return workerdProcesses().reduce((s, r) => s + r.rss, 0);
-}
-
-function proxyRss() {
   const port = new URL(base).port;
-  return workerdProcesses()
-    .filter((r) => r.args.includes(`entry=127.0.0.1:${port}`))
-    .reduce((s, r) => s + r.rss, 0);
+  const procs = workerdProcesses();
+  const sum = (list) => list.reduce((s, r) => s + r.rss, 0);
+  return { total: sum(procs), proxy: sum(procs.filter((r) => r.args.includes(`entry=127.0.0.1:${port}`))) };
 }
 
 function workerdProcesses() {
@@ -161,18 +157,18 @@ async function worker() {
 const pct = (xs, p) => (xs.length ? xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] : 0);
 function report() {
   const lat = window.sort((a, b) => a - b);
-  const rss = workerdRss();
+  const { total: rss, proxy } = workerdRss();
   const t = Math.round((Date.now() - started) / 1000);
   samples.push({ t, rss });
   console.log(
-    `t=${String(t).padStart(4)}s  ${(lat.length / (REPORT_MS / 1000)).toFixed(1).padStart(6)} req/s  p50 ${pct(lat, 50).toFixed(0).padStart(5)} ms  p99 ${pct(lat, 99).toFixed(0).padStart(5)} ms  errors ${errors}  workerd RSS ${(rss / 1024).toFixed(0)} MiB (wrangler proxy ${(proxyRss() / 1024).toFixed(0)})`,
+    `t=${String(t).padStart(4)}s  ${(lat.length / (REPORT_MS / 1000)).toFixed(1).padStart(6)} req/s  p50 ${pct(lat, 50).toFixed(0).padStart(5)} ms  p99 ${pct(lat, 99).toFixed(0).padStart(5)} ms  errors ${errors}  workerd RSS ${(rss / 1024).toFixed(0)} MiB (wrangler proxy ${(proxy / 1024).toFixed(0)})`,
   );
   allErrors += errors;
   window = [];
   errors = 0;
 }
 
-console.log(`soak: ${MINUTES} min, ${CONCURRENCY} concurrent, against ${base}; workerd RSS at start ${(workerdRss() / 1024).toFixed(0)} MiB`);
+console.log(`soak: ${MINUTES} min, ${CONCURRENCY} concurrent, against ${base}; workerd RSS at start ${(workerdRss().total / 1024).toFixed(0)} MiB`);
 const timer = setInterval(report, REPORT_MS);
 await Promise.all(Array.from({ length: CONCURRENCY }, worker));
 clearInterval(timer);
@@ -188,7 +184,7 @@ console.log(
 );
 for (let t = 15; t <= IDLE_S; t += 15) {
   await new Promise((r) => setTimeout(r, 15_000));
-  console.log(`idle ${String(t).padStart(4)}s  workerd RSS ${(workerdRss() / 1024).toFixed(0)} MiB`);
+  console.log(`idle ${String(t).padStart(4)}s  workerd RSS ${(workerdRss().total / 1024).toFixed(0)} MiB`);
 }
 const ok = growth < 0.1 && allErrors === 0;
 console.log(ok ? 'soak: ok (memory plateaus, no errors)' : 'soak: FAILED');

@@ -69,7 +69,7 @@ export type ScopedSpec<S extends ZodType | undefined, C extends Ctx, X> = Omit<R
 /**
  * Routes below one or more path prefixes whose handlers get the context the scope builds
  * (a loaded resource, group or run, after its access check). The one way to mount routes:
- * the Api itself is the root scope (its routes name their own tag and auth).
+ * the Api itself is the root (`api.get(path, spec)`, its routes naming their own tag and auth).
  */
 export interface Scope<C extends Ctx, X> {
   route<S extends ZodType | undefined = undefined>(method: Method, path: string, spec: ScopedSpec<S, C, X>): void;
@@ -110,7 +110,7 @@ function scopeOf<C extends Ctx, X>(route: <S extends ZodType | undefined>(method
   };
 }
 
-export class Api implements Scope<Ctx, { tag: string; auth: Auth }> {
+export class Api {
   readonly registry = new OpenAPIRegistry();
   readonly router: RouterType = Router();
   /** [method, path] of every route, in registration order (used by the schema test). */
@@ -185,10 +185,6 @@ export class Api implements Scope<Ctx, { tag: string; auth: Auth }> {
   }
   delete<S extends ZodType | undefined = undefined>(path: string, spec: RouteSpec<S>) {
     this.route('delete', path, spec);
-  }
-
-  with<K extends 'tag' | 'auth'>(fixed: Pick<{ tag: string; auth: Auth }, K>): Scope<Ctx, Omit<{ tag: string; auth: Auth }, K>> {
-    return scopeOf<Ctx, { tag: string; auth: Auth }>((m, p, s) => this.route(m, p, s as RouteSpec<ZodType | undefined>)).with(fixed);
   }
 
   /** Routes below `def.prefixes`, each handler given the context `def.enter` builds. */

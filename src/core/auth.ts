@@ -6,7 +6,7 @@ import { eq } from 'drizzle-orm';
 import { tokens, users, type User } from '../db/schema';
 import type { Ctx, Db } from './context';
 import { base64url, randomBytes, sha256Hex, timingSafeEqual } from './crypto';
-import { HttpError, notFound, unauthorized } from './errors';
+import { HttpError, notFound } from './errors';
 
 export function bearerToken(req: Request): string | null {
   const header = req.headers.get('Authorization');
@@ -56,11 +56,6 @@ export async function authenticate(db: Db, req: Request): Promise<User | null> {
 async function lookupToken(db: Db, hash: string): Promise<User | null> {
   const rows = await db.select({ user: users }).from(tokens).innerJoin(users, eq(tokens.user_id, users.id)).where(eq(tokens.token_hash, hash)).limit(1);
   return rows[0]?.user ?? null;
-}
-
-export function requireCaller(caller: User | null): User {
-  if (!caller) throw unauthorized();
-  return caller;
 }
 
 /** The operator interface exists only when OPS_TOKEN is set (404 otherwise, not 401). */

@@ -176,23 +176,6 @@ export function d1Chunks<T>(rows: T[], columns: number): T[][] {
 }
 
 /**
- * Copies every entry of `from` to `to` (a fresh resource), blobs included (streamed, one
- * at a time). The row inserts run in one batch with `also` (e.g. the copier's tags), so
- * they land together or not at all.
- */
-export async function copyEntries(
-  env: Env,
-  db: Db,
-  from: Resource,
-  to: Resource,
-  exclude: (path: string) => boolean = () => false,
-  also: BatchItem<'sqlite'>[] = [],
-): Promise<void> {
-  const statements = [...(await copyEntryStatements(env, db, await listEntries(db, from.id), to, exclude)), ...also];
-  if (statements.length) await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
-}
-
-/**
  * The inserts copying `rows` (a resource's stored entries, listEntries) to `to`, for the
  * caller's own batch; blobs are copied in R2 first. `derived` replaces or adds entries of
  * the copy computed from the copied values (path → value).

@@ -217,10 +217,6 @@ function sniffWithReason(bytes: Uint8Array): { type: AssetType | null; svgProble
   return svgProblem ? { type: null, svgProblem } : { type: 'image/svg+xml' };
 }
 
-export function isAssetType(type: string): type is AssetType {
-  return (ASSET_TYPES as readonly string[]).includes(type);
-}
-
 export type SniffResult = { ok: true; type: AssetType } | { ok: false; status: 400 | 415; message: string };
 
 /**

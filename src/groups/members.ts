@@ -56,16 +56,6 @@ export async function membershipOf(db: Db, groupId: number, userId: number): Pro
   return row ?? null;
 }
 
-/** The caller's memberships of several groups at once. */
-export async function membershipsOf(db: Db, groupIds: number[], userId: number): Promise<Map<number, Membership>> {
-  if (!groupIds.length) return new Map();
-  const rows = await db
-    .select({ group_id: members.group_id, role: members.role, state: members.state })
-    .from(members)
-    .where(and(eq(members.user_id, userId), inArray(members.group_id, groupIds)));
-  return new Map(rows.map((r) => [r.group_id, { role: r.role, state: r.state }]));
-}
-
 export interface NewGroup {
   kind: Group['kind'];
   slug: string;

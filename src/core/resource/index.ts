@@ -12,7 +12,7 @@
  */
 export type { EntrySpec, Preload, Preloaded, ResourceCtx, ResourceKind, ResourceRoutes, ResourceRouteSpec, ResourceScoped } from './kind';
 export { findUser, loadResource, requireAccess } from './load';
-export { readableThroughShare, sharesOf, visibleResources, visibleWhere } from './visibility';
+export { readableThroughShare, visibleResources, visibleWhere } from './visibility';
 export { folderItems, listingItem } from './items';
 export { resourceRouter } from './router';
 export { fixedFolderRoute } from './folder-routes';

@@ -2,8 +2,8 @@
  * Which resource rows a caller may read: the share-visibility SQL. A resource is readable
  * by its owner and through a share (public, or a group the caller is an active member of).
  */
-import { and, asc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
-import { resources, shares, type Resource, type ResourceKindName } from '../../db/schema';
+import { and, asc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
+import { resources, type Resource, type ResourceKindName } from '../../db/schema';
 import type { Ctx } from '../context';
 import { accessFromGrants, type Access, type ShareGrant } from '../perms';
 import type { ResourceKind } from './kind';
@@ -58,10 +58,4 @@ export async function visibleResources(ctx: Ctx, kind: ResourceKind, ownerId: nu
     .from(resources)
     .where(visibleWhere(ctx, kind.kind, ownerId))
     .orderBy(asc(resources.name));
-}
-
-/** Loads several resources' share entries in one query (GraphQL and listings). */
-export async function sharesOf(ctx: Ctx, ids: number[]) {
-  if (!ids.length) return [];
-  return ctx.db.select().from(shares).where(inArray(shares.resource_id, ids));
 }

@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { wranglerEnv } from './wrangler-env.mjs';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -99,7 +100,7 @@ export async function startPlatform({ extraArgs = [], env = {}, persistTo, keepS
   const base = `http://127.0.0.1:${port}`;
   await waitFor(`${base}/v1/openapi.json`, child, log, 120_000);
   const ops = /^OPS_TOKEN=(.*)$/m.exec(readFileSync(join(dir, '.dev.vars'), 'utf8'))?.[1]?.trim();
-  return { base, ops, stateDir, log, stop: stopper(child, keepState ? undefined : () => rmSync(stateDir, { recursive: true, force: true })) };
+  return { base, ops, stateDir, inspector, log, stop: stopper(child, keepState ? undefined : () => rmSync(stateDir, { recursive: true, force: true })) };
 }
 
 /** Any other Worker (e.g. the bench's constant-response Worker) under `wrangler dev`. */
@@ -122,7 +123,7 @@ export async function startWorker(configPath) {
       String(inspector),
       '--show-interactive-dev-session=false',
     ],
-    { cwd: root, env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+    { cwd: root, env: wranglerEnv({ serve: true }), stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   );
   child.stdout.on('data', (d) => log.push(String(d)));
   child.stderr.on('data', (d) => log.push(String(d)));

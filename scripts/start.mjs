@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 // npm start: make .dev.vars (random OPS_TOKEN) when missing, apply D1 migrations to the
 // local state, then serve the platform with `wrangler dev` on http://127.0.0.1:8787.
-// PORT and PERSIST_TO override the port and the state folder (the e2e tests use both).
+// PORT and PERSIST_TO override the port and the state folder (the e2e tests use both);
+// INSPECT=1 turns on wrangler's DevTools inspector (off by default: scripts/wrangler-env.mjs).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { localBrowserSetup } from './local-browser.mjs';
+import { wranglerEnv } from './wrangler-env.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const port = process.env.PORT ?? '8787';
@@ -15,8 +17,7 @@ const persistTo = resolve(root, process.env.PERSIST_TO ?? '.wrangler/state');
 const devVars = join(root, '.dev.vars');
 const wrangler = join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
 
-// No network here or in CI: keep wrangler from phoning home.
-const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' };
+const env = wranglerEnv();
 
 if (!existsSync(devVars)) {
   writeFileSync(devVars, `OPS_TOKEN=${randomBytes(24).toString('hex')}\nALLOW_CLOCK_OVERRIDE=false\n`, { mode: 0o600 });
@@ -38,7 +39,7 @@ if (migrate.status !== 0) process.exit(migrate.status ?? 1);
 const dev = spawn(
   process.execPath,
   [wrangler, 'dev', '--ip', '127.0.0.1', '--port', port, '--persist-to', persistTo, '--show-interactive-dev-session=false', ...process.argv.slice(2)],
-  { cwd: root, env, stdio: 'inherit' },
+  { cwd: root, env: wranglerEnv({ serve: true }), stdio: 'inherit' },
 );
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => dev.kill(sig));
 dev.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

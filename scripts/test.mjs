@@ -10,12 +10,13 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { localBrowserSetup } from './local-browser.mjs';
 import { killOrphans } from './serve.mjs';
+import { wranglerEnv } from './wrangler-env.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, '.test-results');
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
-const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' };
+const env = wranglerEnv();
 
 // The same checks as `npm run lint`, each run even when the other fails, so both are reported.
 const checks = [

@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { root } from '../../scripts/serve.mjs';
+import { wranglerEnv } from '../../scripts/wrangler-env.mjs';
 
 /** The --persist-to folder of the wrangler process listening on `port`. */
 function stateDirOf(port) {
@@ -29,7 +30,7 @@ function d1(stateDir, sql) {
     [join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js'), 'd1', 'execute', 'DB', '--local', '--persist-to', stateDir, '--command', sql],
     {
       cwd: root,
-      env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: 'true' },
+      env: { ...wranglerEnv(), CI: 'true' },
       encoding: 'utf8',
     },
   );

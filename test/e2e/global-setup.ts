@@ -13,6 +13,7 @@ export default async function setup(project: TestProject) {
   project.provide('base', server.base);
   project.provide('ops', server.ops);
   project.provide('stateDir', server.stateDir);
+  project.provide('inspector', server.inspector);
   return () => server.stop();
 }
 
@@ -21,5 +22,7 @@ declare module 'vitest' {
     base: string;
     ops: string;
     stateDir: string;
+    /** The DevTools inspector port wrangler was given (off unless INSPECT=1). */
+    inspector: number;
   }
 }

@@ -1,5 +1,8 @@
 // Documents: GET of a document's content, and the /v1/vis/docs listing with 1,000
-// documents. Target (issue 4): the listing's p50 stays within 2x of the content GET's p50.
+// documents. Target (issue 4): the listing's p50 stays within 2x of the content GET's p50,
+// taken from an interleaved latency run (bench/interleaved.mjs).
+import { interleaved, quantile, record } from '../interleaved.mjs';
+
 export default async function docs(b) {
   const u = await b.makeUser();
   const auth = { Authorization: `Bearer ${u.token}` };
@@ -22,8 +25,17 @@ export default async function docs(b) {
     headers: auth,
     target: 'target: p50 <= 2x content GET p50',
   });
-  const ratio = list.p50_ms / read.p50_ms;
-  console.log(`docs: listing p50 / content p50 = ${ratio.toFixed(2)} (target <= 2) ${ratio <= 2 ? 'OK' : 'MISSED'}`);
+  console.log(`docs: autocannon p50s (whole ms) ${list.p50_ms} / ${read.p50_ms} = ${(list.p50_ms / read.p50_ms).toFixed(2)} (coarse; the target uses the interleaved run below)`);
+  const [readLat, listLat] = await interleaved(b, [
+    { method: 'GET', path: `/v1/vis/docs/${names[0]}/content`, headers: auth },
+    { method: 'GET', path: '/v1/vis/docs', headers: auth },
+  ]);
+  record(b, 'docs: GET content (4 KiB), interleaved x400', readLat);
+  record(b, `docs: GET /v1/vis/docs (${N} documents), interleaved x400`, listLat, 'target: p50 <= 2x content GET p50');
+  const ratio = quantile(listLat, 0.5) / quantile(readLat, 0.5);
+  console.log(
+    `docs: listing p50 / content p50 = ${quantile(listLat, 0.5).toFixed(2)} / ${quantile(readLat, 0.5).toFixed(2)} ms = ${ratio.toFixed(2)} (target <= 2) ${ratio <= 2 ? 'OK' : 'MISSED'}`,
+  );
   await b.measure('docs: GET folder listing of one document', `/v1/vis/docs/${names[0]}`, { headers: auth });
   await b.measure('docs: GET /v1/u/:user/d/:doc info envelope', `/v1/u/${u.username}/d/${names[0]}`, { headers: auth });
 }

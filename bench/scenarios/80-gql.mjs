@@ -8,9 +8,10 @@
 // to whole milliseconds (autocannon's latencies are; at ~5 ms that makes the ratio of two
 // p50s jump between 1.5 and 3). The autocannon rows (throughput, coarse p50) stay beside it.
 
+import { interleaved, quantile, record } from '../interleaved.mjs';
+
 const N = 100;
 const SAMPLES = Number(process.env.BENCH_GQL_SAMPLES ?? 400);
-const WARMUP = 40;
 
 export default async function gql(b) {
   const u = await b.makeUser({ profile_public: true });
@@ -55,10 +56,14 @@ export default async function gql(b) {
   const graph = await b.measure(`gql: POST /gql docs (${N}, shares + tags)`, '/gql', { method: 'POST', headers: gqlHeaders, body });
   console.log(`gql: autocannon p50s (whole ms) ${graph.p50_ms} / ${rest.p50_ms} = ${(graph.p50_ms / rest.p50_ms).toFixed(2)} (coarse; the target uses the interleaved run below)`);
 
-  const [restLat, gqlLat] = await interleaved(b, [
-    { method: 'GET', path: '/v1/vis/docs', headers: auth },
-    { method: 'POST', path: '/gql', headers: gqlHeaders, body },
-  ]);
+  const [restLat, gqlLat] = await interleaved(
+    b,
+    [
+      { method: 'GET', path: '/v1/vis/docs', headers: auth },
+      { method: 'POST', path: '/gql', headers: gqlHeaders, body },
+    ],
+    SAMPLES,
+  );
   record(b, `gql: REST listing, interleaved x${SAMPLES}`, restLat);
   record(b, `gql: GraphQL docs, interleaved x${SAMPLES}`, gqlLat, 'target: p50 <= 2x REST listing p50');
   const ratio = quantile(gqlLat, 0.5) / quantile(restLat, 0.5);
@@ -129,34 +134,4 @@ async function thousand(b) {
   console.log(
     `gql: ${BIG} documents: GraphQL p50 / REST p50 = ${quantile(gqlLat, 0.5).toFixed(2)} / ${quantile(restLat, 0.5).toFixed(2)} ms = ${(quantile(gqlLat, 0.5) / quantile(restLat, 0.5)).toFixed(2)}`,
   );
-}
-
-/**
- * Latencies (ms) of each request, sent in turns over one keep-alive connection: every
- * round sends each request once, in an order that alternates between rounds.
- */
-async function interleaved(b, requests, samples = SAMPLES, warmup = WARMUP) {
-  const once = async ({ method, path, headers, body }) => {
-    const start = process.hrtime.bigint();
-    const res = await b.request(method, path, { headers, body });
-    if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status}`);
-    return Number(process.hrtime.bigint() - start) / 1e6;
-  };
-  const out = requests.map(() => []);
-  for (let round = 0; round < warmup + samples; round++) {
-    const order = round % 2 ? [...requests.keys()].reverse() : [...requests.keys()];
-    for (const i of order) {
-      const ms = await once(requests[i]);
-      if (round >= warmup) out[i].push(ms);
-    }
-  }
-  return out.map((ms) => ms.sort((x, y) => x - y));
-}
-
-const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-
-function record(b, name, sorted, target = '') {
-  const row = { name, rps: '', p50_ms: +quantile(sorted, 0.5).toFixed(2), p99_ms: +quantile(sorted, 0.99).toFixed(2), errors: 0, ratio: '', target };
-  b.results.push(row);
-  console.log(`${name.padEnd(48)}  p10 ${quantile(sorted, 0.1).toFixed(2)} ms  p50 ${row.p50_ms} ms  p90 ${quantile(sorted, 0.9).toFixed(2)} ms  p99 ${row.p99_ms} ms  ${target}`);
 }

@@ -37,7 +37,7 @@ function d1Trips(headers) {
 }
 
 /** Throughput from the loaded run (`r`), latencies from the one-connection run (`lat`). */
-function record(name, r, target, lat = r, d1 = '') {
+function record(name, r, target, lat = r, d1 = '', floorRps = floor?.rps) {
   const row = {
     name,
     rps: Math.round(r.requests.average),
@@ -45,7 +45,7 @@ function record(name, r, target, lat = r, d1 = '') {
     p99_ms: lat.latency.p99,
     errors: r.errors + r.non2xx + (lat === r ? 0 : lat.errors + lat.non2xx),
     ratio: baseline ? +(r.requests.average / baseline.requests.average).toFixed(2) : 1,
-    floor: floor ? +(r.requests.average / floor.rps).toFixed(2) : '',
+    floor: floorRps ? +(r.requests.average / floorRps).toFixed(2) : '',
     d1_round_trips: d1,
     target: target ?? '',
   };
@@ -111,14 +111,21 @@ async function main() {
       makeUser,
       /** Load-tests one request against the platform and records it. */
       measure: async (name, path, opts = {}) => {
+        // opts.nearFloor: the D1 floor measured right before and right after this load (their
+        // mean), not once at the start: on a shared machine the speed drifts within a run.
+        const floorNow = async () => (await load(`${constant.base}/d1`)).requests.average;
+        const before = opts.nearFloor ? await floorNow() : undefined;
         const loaded = await load(platform.base + path, opts);
+        const nearFloor = opts.nearFloor ? (before + (await floorNow())) / 2 : undefined;
         const single = await load(platform.base + path, { ...opts, connections: 1 });
         // Round trips in the steady state: the fewer of two requests after the load (either
         // may land on the refresh of the token's 10 s isolate cache, one extra round trip).
         const probes = [];
         for (let i = 0; i < 2; i++) probes.push(await request(opts.method ?? 'GET', path, { headers: opts.headers, body: opts.body }));
         const trips = probes.map((p) => d1Trips(p.headers)).filter((t) => t !== '');
-        return record(name, loaded, opts.target, single, trips.length ? Math.min(...trips) : '');
+        const row = record(name, loaded, opts.target, single, trips.length ? Math.min(...trips) : '', nearFloor ?? floor?.rps);
+        if (nearFloor) console.log(`${''.padEnd(49)}floor measured beside it: ${Math.round(nearFloor)} req/s`);
+        return row;
       },
       /** Times `fn` `count` times sequentially (for non-HTTP-shaped work), records p50/p99; `between(i)` runs untimed after each. */
       time: async (name, fn, count = 20, target, between) => {

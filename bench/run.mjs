@@ -123,7 +123,7 @@ async function main() {
         const probes = [];
         for (let i = 0; i < 2; i++) probes.push(await request(opts.method ?? 'GET', path, { headers: opts.headers, body: opts.body }));
         const trips = probes.map((p) => d1Trips(p.headers)).filter((t) => t !== '');
-        const row = record(name, loaded, opts.target, single, trips.length ? Math.min(...trips) : '', nearFloor ?? floor?.rps);
+        const row = record(name, loaded, opts.target, single, trips.length ? Math.min(...trips) : '', nearFloor);
         if (nearFloor) console.log(`${''.padEnd(49)}floor measured beside it: ${Math.round(nearFloor)} req/s`);
         return row;
       },

@@ -15,6 +15,7 @@ import { resources } from '../db/schema';
 import { bundleResponse } from './files';
 import { jobKind } from './kind';
 import { loadRunCtx, requireRunReader, type RunCtx } from './run-access';
+import { logStreamResponse, type LogPage } from './run-log';
 import { readOutput } from './run-output';
 import { isExpired, latestRun, recentRuns, runStats, statsText } from './runs';
 import type { RunRow } from './schema';
@@ -156,5 +157,5 @@ async function runLogResponse(rc: ResourceCtx, row: RunRow): Promise<Response> {
     const stream = (await stub.liveLog()) as unknown as ReadableStream<Uint8Array>;
     return new Response(stream, { headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-NVM-Type': 'file' } });
   }
-  return logResponse(rc.req, (await stub.readLog()) as unknown as { log_time: string; severity: string; message: string }[]);
+  return logStreamResponse(rc.req, async (after) => (await stub.readLog(after)) as unknown as LogPage);
 }

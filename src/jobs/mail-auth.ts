@@ -175,7 +175,8 @@ export function fromAddress(headers: HeaderList): string {
       inAngle = true;
       angle = '';
       angles++;
-    } else if (c === ',' || c === ';' || c === ':') return ''; // several mailboxes or a group
+    } else if (c === ',' || c === ';' || c === ':')
+      return ''; // several mailboxes or a group
     else bare += c;
   }
   if (angles > 1 || inAngle) return '';

@@ -92,7 +92,8 @@ describe('a share into a group grants only while its owner holds an active role 
       const name = await make(bob, collection);
       expect((await share(bob, collection, name, w.ref)).status).toBe(201);
       const item = `/v1/users/${bob.username}/${collection}/${name}`;
-      const listed = async (who: TestUser) => (await json<{ name: string }[]>(await call('GET', `/v1/users/${bob.username}/${collection}`, { token: who.token }))).map((i) => i.name);
+      const listed = async (who: TestUser) =>
+        (await json<{ name: string }[]>(await call('GET', `/v1/users/${bob.username}/${collection}`, { token: who.token }))).map((i) => i.name);
       const inGroup = async (who: TestUser) => (await json<{ id: string }[]>(await call('GET', `/v1/o/${w.ref}/${section}`, { token: who.token }))).map((i) => i.id);
       const inInfo = async (who: TestUser) =>
         (await json<{ shared: { name: string }[] }>(await call('GET', `/v1/orgs/${w.org}/groups/${w.group}`, { token: who.token }))).shared.map((s) => s.name);
@@ -133,7 +134,9 @@ describe('a share into a group grants only while its owner holds an active role 
     const bob = await person('b');
     await join(w.path, w.ref, w.founder, bob, 'members');
     const name = await make(bob, 'code/jobs');
-    expect((await call('POST', `/v1/code/jobs/${name}/code/index.js`, { token: bob.token, body: `export default { async run() { return 'ok'; } }`, type: 'text/javascript' })).status).toBe(204);
+    expect(
+      (await call('POST', `/v1/code/jobs/${name}/code/index.js`, { token: bob.token, body: `export default { async run() { return 'ok'; } }`, type: 'text/javascript' })).status,
+    ).toBe(204);
     expect((await share(bob, 'code/jobs', name, w.ref)).status).toBe(201);
     const trigger = () => call('POST', `/v1/users/${bob.username}/code/jobs/${name}/data`, { token: w.superuser.token, json: {} });
     expect((await trigger()).status).toBe(200);

@@ -69,11 +69,7 @@ describe("only the platform receiver's Authentication-Results header counts (aut
     const a = mailAuth(h([AR, 'forger.example; dkim=pass header.d=example.com; spf=pass smtp.mailfrom=alice@example.com'], FROM));
     expect(a).toMatchObject({ dkim: false, spf: false, dkimResult: 'no Authentication-Results header from mx.cloudflare.net' });
     const b = mailAuth(
-      h(
-        [AR, 'forger.example; dkim=pass header.d=example.com'],
-        [AR, 'mx.cloudflare.net; dkim=fail header.d=example.com; spf=softfail smtp.mailfrom=alice@example.com'],
-        FROM,
-      ),
+      h([AR, 'forger.example; dkim=pass header.d=example.com'], [AR, 'mx.cloudflare.net; dkim=fail header.d=example.com; spf=softfail smtp.mailfrom=alice@example.com'], FROM),
     );
     expect(b).toMatchObject({ dkim: false, spf: false, dkimResult: 'fail', spfResult: 'softfail' });
   });

@@ -41,21 +41,22 @@ export type HeaderList = { key: string; value: string }[];
 export function tokenize(value: string): string[][] {
   const parts: string[][] = [];
   let tokens: string[] = [];
-  let token = '';
+  // Characters of the current token, joined once at its end (no string grows per character).
+  let token: string[] = [];
   let depth = 0; // comment nesting
   let quoted = false;
   let gap = false; // whitespace (or a comment) since the token's last character
   const endToken = () => {
-    if (token) tokens.push(token);
-    token = '';
+    if (token.length) tokens.push(token.join(''));
+    token = [];
     gap = false;
   };
   for (let i = 0; i < value.length; i++) {
     const c = value[i]!;
     if (quoted) {
-      if (c === '\\' && i + 1 < value.length) token += value[++i];
+      if (c === '\\' && i + 1 < value.length) token.push(value[++i]!);
       else if (c === '"') quoted = false;
-      else token += c;
+      else token.push(c);
       continue;
     }
     if (depth > 0) {
@@ -74,10 +75,10 @@ export function tokenize(value: string): string[][] {
       tokens = [];
     } else {
       // `method = result`: whitespace around `=` does not split the token.
-      if (gap && token && !token.endsWith('=') && c !== '=') endToken();
+      if (gap && token.length && token[token.length - 1] !== '=' && c !== '=') endToken();
       gap = false;
       if (c === '"') quoted = true;
-      else token += c;
+      else token.push(c);
     }
   }
   endToken();
@@ -145,8 +146,8 @@ export function fromAddress(headers: HeaderList): string {
   const froms = headers.filter((h) => h.key.toLowerCase() === 'from');
   if (froms.length !== 1) return '';
   const value = froms[0]!.value;
-  let bare = '';
-  let angle: string | null = null;
+  const bare: string[] = [];
+  let angle: string[] | null = null;
   let angles = 0;
   let inAngle = false;
   let depth = 0;
@@ -166,21 +167,21 @@ export function fromAddress(headers: HeaderList): string {
     }
     if (inAngle) {
       if (c === '>') inAngle = false;
-      else angle += c;
+      else angle!.push(c);
       continue;
     }
     if (c === '"') quoted = true;
     else if (c === '(') depth = 1;
     else if (c === '<') {
       inAngle = true;
-      angle = '';
+      angle = [];
       angles++;
     } else if (c === ',' || c === ';' || c === ':')
       return ''; // several mailboxes or a group
-    else bare += c;
+    else bare.push(c);
   }
   if (angles > 1 || inAngle) return '';
-  const address = (angle ?? bare).trim().toLowerCase();
+  const address = (angle ?? bare).join('').trim().toLowerCase();
   const at = address.lastIndexOf('@');
   if (at <= 0 || /[\s"<>()\\,;:@]/.test(address.slice(0, at))) return '';
   return domainOf(address.slice(at + 1)) === address.slice(at + 1) ? address : '';

@@ -588,7 +588,8 @@ describe('sharing', () => {
     const owner = await makeUser();
     const member = await makeUser();
     const org = await makeOrg();
-    const g = await makeGroup(owner, [{ user: member }], { org });
+    // the owner holds a role in the group too: sharing into a group needs one
+    const g = await makeGroup(owner, [{ user: owner }, { user: member }], { org });
     const { name, path } = await newDoc(owner, 'v1');
     expect((await call('PUT', `${path}/shared/${g.ref}~rw`, { token: owner.token })).status).toBe(201);
     const theirs = `/v1/users/${owner.username}/vis/docs/${name}`;

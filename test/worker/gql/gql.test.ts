@@ -84,6 +84,9 @@ describe('item fields', () => {
     await ok(call('POST', `/v1/vis/docs/${w.names.team}/config/type`, { token: w.owner.token, text: 'pres' }));
     await ok(call('PUT', `/v1/vis/docs/${w.names.team}/tags/fav`, { token: w.owner.token }));
     await ok(call('PUT', `/v1/vis/docs/${w.names.team}/tags/+mine`, { token: w.owner.token }));
+    // sharing with the organisation needs a role in it: the owner joins for this test and leaves at its end
+    await ok(call('PUT', `/v1/admin/orgs/${w.org}/roles/members/${w.owner.username}`, { token: w.orgAccount.token }));
+    await ok(call('POST', `/v1/admin/invites/+${w.org}/accept`, { token: w.owner.token, text: 'yes' }));
     await ok(call('PUT', `/v1/vis/docs/${w.names.team}/shared/+${w.org}`, { token: w.owner.token }));
     const { body } = await gql(w.owner.token, `{ docs(id: "${w.names.team}") { id name type summary url updated public shared { id name type } tags { id name type } } }`);
     const [d] = body.data!.docs as Record<string, unknown>[];
@@ -105,6 +108,7 @@ describe('item fields', () => {
     });
     expect(Date.parse(d!.updated as string)).not.toBeNaN();
     await ok(call('DELETE', `/v1/vis/docs/${w.names.team}/shared/+${w.org}`, { token: w.owner.token }));
+    await ok(call('DELETE', `/v1/admin/orgs/${w.org}/roles/members/${w.owner.username}`, { token: w.owner.token }));
   });
 
   it('defaults: name is the id, type the kind default, summary empty; public and org_group shares show', async () => {
@@ -165,7 +169,9 @@ describe('me', () => {
   it("username, timezone and the caller's groups by role", async () => {
     const q = '{ me { username timezone founder { id } admin { id } superuser { id } member { id } } }';
     const owner = await gql(w.owner.token, q);
-    expect(owner.body.data!.me).toEqual({ username: w.owner.username, timezone: 'UTC', founder: [{ id: w.team }], admin: [], superuser: [], member: [] });
+    // the owner is a superuser of sales (the fixture: it shares into sales)
+    const sales = [{ id: `+${w.org}~sales` }];
+    expect(owner.body.data!.me).toEqual({ username: w.owner.username, timezone: 'UTC', founder: [{ id: w.team }], admin: [], superuser: sales, member: [] });
     const admin = await gql(w.orgAdmin.token, q);
     expect(admin.body.data!.me).toMatchObject({ founder: [], admin: [{ id: `+${w.org}` }], member: [] });
     const org = await gql(w.orgAccount.token, q);

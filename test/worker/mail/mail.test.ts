@@ -231,7 +231,24 @@ describe('recipient lists', () => {
     expect(await (await call('GET', `${path}/recipients/cc`, { token: u.token })).text()).toBe(list);
     const res = await call('POST', `${path}/recipients/bcc`, { token: u.token, text: theirs.ref });
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { rejected: { reason: string }[] }).rejected[0]!.reason).toContain('not an active member');
+    expect(((await res.json()) as { rejected: { reason: string }[] }).rejected[0]!.reason).toContain('active role');
+  });
+  it('an unknown group and a group the owner holds no active role in are rejected with the same reason (no group is revealed)', async () => {
+    const u = await sender();
+    const other = await sender();
+    const theirs = await makeGroup(other.username);
+    const pendingIn = await makeGroup(other.username, [{ username: u.username, state: 'pending' }]);
+    const unknown = `@${other.username}~${unique('none').slice(0, 20)}`;
+    const { path } = await newMail(u);
+    const reasons = async (ref: string) => {
+      const res = await call('POST', `${path}/recipients/to`, { token: u.token, text: ref });
+      expect(res.status, ref).toBe(400);
+      return ((await res.json()) as { rejected: { line: string; reason: string }[] }).rejected.map((r) => ({ line: r.line, reason: r.reason.replace(ref, '<ref>') }));
+    };
+    const expected = [{ line: expect.any(String), reason: 'no such group: <ref> (a mail goes only to groups its owner holds an active role in)' }];
+    expect(await reasons(unknown)).toEqual(expected);
+    expect(await reasons(theirs.ref)).toEqual(expected);
+    expect(await reasons(pendingIn.ref)).toEqual(expected);
   });
   it('direct addresses beyond the plan allowance (free: 10 across to, cc, bcc) are rejected', async () => {
     const u = await sender();
@@ -491,6 +508,23 @@ describe('delivery', () => {
     const [run] = await runs(u, path);
     expect(run).toMatchObject({ status: 'delivered', action: 'send', delivered: 5 });
     expect((await logOf(u, path)).some((l) => l.includes(`@${unverified.username}: no verified address`))).toBe(true);
+  });
+  it("a group the mail's owner no longer holds an active role in reaches nobody at send time (the log says so)", async () => {
+    const u = await sender();
+    const other = await sender();
+    const member = await sender();
+    const g = await makeGroup(other.username, [{ username: u.username }, { username: member.username }]);
+    const direct = `${unique('d')}@example.com`;
+    const { path } = await newMail(u, { subject: 'Left', 'recipients/to': `${direct} ${g.ref}` });
+    // the owner leaves after writing the list
+    await db()
+      .delete(members)
+      .where(and(eq(members.group_id, g.id), eq(members.user_id, await userId(u.username))));
+    expect((await post(u, path)).status).toBe(202);
+    await untilReady(u, path);
+    expect(await outboxTo(direct)).toHaveLength(1);
+    expect(await outboxTo(member.email)).toHaveLength(0);
+    expect((await logOf(u, path)).some((l) => l.includes(`no such group: ${g.ref}`))).toBe(true);
   });
   it('embedded assets travel as inline parts', async () => {
     const u = await sender();

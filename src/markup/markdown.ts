@@ -216,22 +216,52 @@ export function sanitizeHtml(html: string): string {
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', '#39': "'" };
 
-/** A readable plain-text rendition of sanitized HTML. */
+/**
+ * Every tag `<` head `[^>]*` `>` of `s` (head: a sticky pattern of what follows `<`)
+ * replaced by `by`, in one pass. The regex `/<head[^>]*>/g` would rescan to the end of
+ * the text from every `<` of a run that no `>` closes: quadratic.
+ */
+function replaceTags(s: string, head: RegExp, by: string): string {
+  let out = '';
+  let done = 0;
+  let gt = -1;
+  for (let lt = s.indexOf('<'); lt >= 0; lt = s.indexOf('<', lt + 1)) {
+    head.lastIndex = lt + 1;
+    if (!head.test(s)) continue;
+    if (gt < head.lastIndex) gt = s.indexOf('>', head.lastIndex);
+    if (gt < 0) break;
+    out += s.slice(done, lt) + by;
+    done = gt + 1;
+    lt = gt;
+  }
+  return done ? out + s.slice(done) : s;
+}
+
+/** Spaces and tabs before each line break dropped (`/[ \t]+\n/g`, which is quadratic on a long run not followed by one). */
+function trimLineEnds(s: string): string {
+  const lines = s.split('\n');
+  for (let i = 0; i < lines.length - 1; i++) {
+    const line = lines[i]!;
+    let end = line.length;
+    while (end > 0 && (line[end - 1] === ' ' || line[end - 1] === '\t')) end--;
+    if (end < line.length) lines[i] = line.slice(0, end);
+  }
+  return lines.join('\n');
+}
+
+/** A readable plain-text rendition of sanitized HTML. Linear in its input. */
 export function htmlToText(html: string): string {
-  return html
-    .replace(/<li[^>]*>/gi, '\n- ')
-    .replace(/<(br|hr)[^>]*>/gi, '\n')
-    .replace(/<\/(p|div|h[1-6]|li|tr|pre|blockquote|table|section|ul|ol)>/gi, '\n')
-    .replace(/<\/t[dh]>\s*/gi, '\t')
-    .replace(/<[^>]+>/g, '')
-    .replace(/&(#x[0-9a-f]+|#\d+|[a-z0-9]+);/gi, (all, e: string) => {
-      if (e[0] === '#') {
-        const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
-        return Number.isFinite(code) && code > 0 && code < 0x110000 ? String.fromCodePoint(code) : all;
-      }
-      return ENTITIES[e.toLowerCase()] ?? all;
-    })
-    .replace(/[ \t]+\n/g, '\n')
+  let s = replaceTags(html, /li/iy, '\n- ');
+  s = replaceTags(s, /[bh]r/iy, '\n');
+  s = s.replace(/<\/(p|div|h[1-6]|li|tr|pre|blockquote|table|section|ul|ol)>/gi, '\n').replace(/<\/t[dh]>\s*/gi, '\t');
+  s = replaceTags(s, /[^>]/y, '').replace(/&(#x[0-9a-f]+|#\d+|[a-z0-9]+);/gi, (all, e: string) => {
+    if (e[0] === '#') {
+      const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+      return Number.isFinite(code) && code > 0 && code < 0x110000 ? String.fromCodePoint(code) : all;
+    }
+    return ENTITIES[e.toLowerCase()] ?? all;
+  });
+  return trimLineEnds(s)
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }

@@ -67,16 +67,22 @@ export const META_KEYS = ['title', 'author', 'date', 'subtitle', 'theme'] as con
 
 const FRONT_MATTER = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 const PAGE_LINE = /^ {0,3}\{\{[ \t]*page[ \t]*\}\}[ \t]*(?:\r?\n|$)/;
-const PAGE_START = /^ {0,3}\{\{[ \t]*page[ \t]*\}\}[ \t]*$/m;
 const VAR_REF = /^\{\/u\/([a-z0-9_]{1,64})\/d\/([a-z0-9][a-z0-9_]{0,127})\/v\/([a-z0-9_-]{1,50})\}/;
 /** Asset references in content and custom CSS: `assets/<name>` or `./assets/<name>`. */
 export const ASSET_REF = /^(?:\.\/)?assets\/([a-z0-9][a-z0-9-]*(?:\.[a-z0-9]+)?)$/;
 
-/** Splits an optional YAML front matter off the content. Bad YAML is dropped (meta stays empty). */
+/**
+ * Largest front matter read, in characters: it holds five short fields, and YAML parsing
+ * costs microseconds per character. A longer one is dropped like bad YAML.
+ */
+export const FRONT_MATTER_LIMIT = 16 * 1024;
+
+/** Splits an optional YAML front matter off the content. Bad or oversized YAML is dropped (meta stays empty). */
 export function splitFrontMatter(source: string): { meta: Record<string, string>; body: string } {
   const m = FRONT_MATTER.exec(source.replace(/^\uFEFF/, ''));
   if (!m) return { meta: {}, body: source };
   const body = source.replace(/^\uFEFF/, '').slice(m[0].length);
+  if (m[1]!.length > FRONT_MATTER_LIMIT) return { meta: {}, body };
   let data: unknown;
   try {
     data = parseYaml(m[1]!, { maxAliasCount: 10 });
@@ -102,6 +108,27 @@ interface VarRefToken extends Tokens.Generic {
   ref: VarRef;
 }
 
+/** Characters marked's inline text always stops before (after its first character, or its leading run of ` or ~). */
+const TEXT_STOPS = new Set(['\\', '<', '!', '[', '`', '*', '~', '_']);
+
+/**
+ * Where the next variable reference starts in `src` (the rest of an inline text after its
+ * first character), for marked to end the text there. Only the stretch the text can
+ * reach is searched: a reference past the next character the text stops before cannot
+ * change the token, and searching the whole rest from every text token is quadratic.
+ */
+function nextVarRef(src: string): number | undefined {
+  let i = 0;
+  const lead = src[0];
+  if (lead === '`' || lead === '~') while (src[i] === lead) i++;
+  for (; i < src.length; i++) {
+    const c = src[i]!;
+    if (c === '{' && src.startsWith('{/u/', i)) return i;
+    if (TEXT_STOPS.has(c)) return undefined;
+  }
+  return undefined;
+}
+
 function extensions(opts: RenderOptions): MarkedExtension {
   return {
     gfm: true,
@@ -109,7 +136,10 @@ function extensions(opts: RenderOptions): MarkedExtension {
       {
         name: 'pagebreak',
         level: 'block',
-        start: (src: string) => PAGE_START.exec(src)?.index,
+        // No `start`: marked would call it with the rest of the text at every paragraph, and
+        // a search of the rest each time is quadratic. Without it a page line right under a
+        // paragraph's text stays in the paragraph; rendering never meets one there (section
+        // parsing has taken the page lines out before markdown runs).
         tokenizer(src: string): PageBreakToken | undefined {
           const m = PAGE_LINE.exec(src);
           return m ? { type: 'pagebreak', raw: m[0] } : undefined;
@@ -119,10 +149,7 @@ function extensions(opts: RenderOptions): MarkedExtension {
       {
         name: 'varref',
         level: 'inline',
-        start: (src: string) => {
-          const i = src.indexOf('{/u/');
-          return i >= 0 ? i : undefined;
-        },
+        start: nextVarRef,
         tokenizer(src: string): VarRefToken | undefined {
           const m = VAR_REF.exec(src);
           if (!m) return undefined;

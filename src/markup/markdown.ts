@@ -13,6 +13,7 @@ import { Marked, type MarkedExtension, type Tokens, type TokensList } from 'mark
 import * as xssModule from 'xss';
 import { parse as parseYaml } from 'yaml';
 import { escapeHtml } from './escape';
+import { boundMarkdown } from './markdown-bounds';
 import { parseSections, renderSections, type RenderedSections, type SectionContext, type TextNode } from './sections';
 
 export interface RenderedMarkdown {
@@ -174,9 +175,24 @@ function lex(body: string, opts: RenderOptions): { marked: Marked; tokens: Token
   return { marked, tokens: lexPiece(marked, body, opts) };
 }
 
+/**
+ * marked's tokens of a piece within the bounds of markdown-bounds.ts; a piece marked still
+ * cannot lex (a RangeError from a shape no bound foresaw) renders as a code block of its
+ * text, never an error answer.
+ */
+function lexBounded(marked: Marked, body: string): TokensList {
+  try {
+    return marked.lexer(boundMarkdown(body));
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    const code: Tokens.Code = { type: 'code', raw: body, text: body };
+    return Object.assign([code], { links: {} }) as TokensList;
+  }
+}
+
 /** Lexes one markdown piece, pointing `assets/<name>` references at their urls. */
 function lexPiece(marked: Marked, body: string, opts: RenderOptions): TokensList {
-  const tokens = marked.lexer(body);
+  const tokens = lexBounded(marked, body);
   if (opts.asset) {
     const asset = opts.asset;
     marked.walkTokens(tokens, (t) => {

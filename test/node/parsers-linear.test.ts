@@ -132,14 +132,6 @@ type Parser = {
   run: (input: string) => unknown;
   shapes: Record<string, (size: number) => string>;
   maxMs?: number;
-  /** Shapes a library under the parser is still superlinear on (expected to fail, with why: fixing it makes the test say so). */
-  library?: Record<string, string>;
-};
-
-/** marked (the markdown lexer) on shapes our code hands it as written. */
-const MARKED_LIMITS = {
-  'nested quotes': 'marked lexes each blockquote level again from its start: quadratic in the depth, and its recursion overflows the stack',
-  'many blank lines': "marked's blank-line rule overflows the regex stack on a run of a million blank lines",
 };
 
 const silently = (f: (s: string) => unknown) => (s: string) => {
@@ -178,7 +170,6 @@ const PARSERS: Parser[] = [
     cap: CONTENT_LIMIT,
     run: (s) => renderMarkdown(s),
     maxMs: 4000,
-    library: MARKED_LIMITS,
     shapes: {
       ...GENERIC,
       'parameter line of spaces': fill(' ', '{{ callout a', 'b\n'),
@@ -196,10 +187,9 @@ const PARSERS: Parser[] = [
     cap: CONTENT_LIMIT,
     run: varRefs,
     maxMs: 2000,
-    library: MARKED_LIMITS,
     shapes: { ...GENERIC, paragraphs: fill('a\n\n'), references: fill('{/u/a/d/b/v/c} ') },
   },
-  { name: 'asset references (assetRefs)', cap: CONTENT_LIMIT, run: assetRefs, maxMs: 2000, library: MARKED_LIMITS, shapes: { ...GENERIC, images: fill('![a](assets/b.png) ') } },
+  { name: 'asset references (assetRefs)', cap: CONTENT_LIMIT, run: assetRefs, maxMs: 2000, shapes: { ...GENERIC, images: fill('![a](assets/b.png) ') } },
   {
     name: 'front matter (splitFrontMatter)',
     cap: CONTENT_LIMIT,
@@ -328,9 +318,7 @@ describe('every parser of user text is linear up to its entry cap', () => {
   for (const p of PARSERS) {
     describe(p.name, () => {
       for (const [shape, make] of Object.entries(p.shapes)) {
-        const why = p.library?.[shape];
-        if (why) it.fails(`${shape} (known: ${why})`, () => expectLinear(p.run, make, p.cap, p.maxMs));
-        else it(shape, () => expectLinear(p.run, make, p.cap, p.maxMs));
+        it(shape, () => expectLinear(p.run, make, p.cap, p.maxMs));
       }
     });
   }

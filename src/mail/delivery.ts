@@ -29,8 +29,6 @@ export interface MailJob {
   resourceId: number;
   callerId: number;
   callerName: string;
-  /** The caller's verified address when the send was accepted (the log's trigger line names it). */
-  callerEmail?: string;
   /** Ad-hoc recipients replacing the stored lists for this send. */
   to?: string[];
   /** Platform clock at acceptance (ms). */

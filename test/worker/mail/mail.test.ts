@@ -695,7 +695,7 @@ describe('the log names recipients as written, never the address of an @user or 
     const [u, erin] = [await sender(), await sender()];
     const { path, id } = await newMail(u, { 'recipients/to': `@${erin.username}` });
     const owner = (await db().select().from(users).where(eq(users.username, u.username)).get())!;
-    const job = { id: 'j1', action: 'send' as const, key: 'list', resourceId: id, callerId: owner.id, callerName: u.username, callerEmail: u.email, acceptedOn: Date.now() };
+    const job = { id: 'j1', action: 'send' as const, key: 'list', resourceId: id, callerId: owner.id, callerName: u.username, acceptedOn: Date.now() };
     expect(await runJob(env, job, async () => Promise.reject(new Error('relay said no')))).toBe('failed');
     const log = await logOf(u, path);
     expect(log.some((l) => l.includes(`transport refused @${erin.username}: relay said no`))).toBe(true);

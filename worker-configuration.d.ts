@@ -13,6 +13,7 @@ declare namespace Cloudflare {
 		LOADER: WorkerLoader;
 		BROWSER: Fetcher;
 		RATE_LIMIT: RateLimit;
+		RATE_LIMIT_ADDRESS: RateLimit;
 		ORG_MAIL_DOMAIN: string;
 		PUBLIC_ORIGIN: string;
 		MAIL_TRANSPORT: string;

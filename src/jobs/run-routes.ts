@@ -6,7 +6,7 @@ import { eq } from 'drizzle-orm';
 import type { Api, Scope } from '../core/api';
 import { now } from '../core/clock';
 import { conflict, HttpError } from '../core/errors';
-import { jsonResponse, noContent, readText, textResponse, wantsJson } from '../core/http';
+import { jsonResponse, noContent, readText, textResponse, USER_BYTES_HEADERS, wantsJson } from '../core/http';
 import { listingResponse, listingResponses } from '../core/listing';
 import { logResponse } from '../core/log';
 import type { Perm } from '../core/perms';
@@ -129,7 +129,7 @@ export function runRoutes(r: ResourceRoutes, runs: RunRoutes): void {
       if (!row.output_name) return noContent({ 'X-Run-Id': row.name });
       const data = await readOutput(rc.env, row);
       if (!data) throw new HttpError(410, `the output of run ${row.name} is gone`);
-      return bundleResponse({ filename: row.output_name, type: row.output_type ?? 'application/octet-stream', data }, { 'X-Run-Id': row.name });
+      return bundleResponse({ filename: row.output_name, type: row.output_type ?? 'application/octet-stream', data }, { 'X-Run-Id': row.name, ...USER_BYTES_HEADERS });
     },
   });
   r.get('/log', {

@@ -73,6 +73,11 @@ export interface Resolved {
   addresses: string[];
   /** Why items reached nobody (unverified users, vanished groups). */
   notes: string[];
+  /**
+   * Each address as the lists wrote it (`@user`, a group reference, `me`, or the address
+   * itself): what the log and the unsubscribe line name, never another account's address.
+   */
+  written: Map<string, string>;
 }
 
 /**
@@ -98,12 +103,19 @@ export async function resolveStoredRecipients(db: Db, owner: User, stored: Map<s
   );
   const notes: string[] = [];
   const out = new Set<string>();
+  const written = new Map<string, string>();
+  // The first item that reached an address names it.
+  const add = (address: string, as: string) => {
+    const a = normaliseAddress(address);
+    out.add(a);
+    if (!written.has(a)) written.set(a, as);
+  };
   const addUser = (u: User | undefined, what: string) => {
-    if (u?.email && u.email_verified) out.add(normaliseAddress(u.email));
+    if (u?.email && u.email_verified) add(u.email, what);
     else notes.push(`${what}: no verified address`);
   };
   for (const item of items) {
-    if (item.kind === 'address') out.add(normaliseAddress(item.address));
+    if (item.kind === 'address') add(item.address, item.address);
     else if (item.kind === 'me') addUser(owner, 'me');
     else if (item.kind === 'user') addUser(byName.get(item.username), `@${item.username}`);
     else {
@@ -114,11 +126,11 @@ export async function resolveStoredRecipients(db: Db, owner: User, stored: Map<s
       }
       const active = await activeMembers(db, id);
       const before = out.size;
-      for (const m of active) if (m.user.email && m.user.email_verified) out.add(normaliseAddress(m.user.email));
+      for (const m of active) if (m.user.email && m.user.email_verified) add(m.user.email, item.ref);
       const unverified = active.filter((m) => !(m.user.email && m.user.email_verified)).length;
       if (unverified) notes.push(`${item.ref}: ${unverified} member(s) without a verified address`);
       if (out.size === before && !active.length) notes.push(`${item.ref}: no active members`);
     }
   }
-  return { addresses: [...out], notes };
+  return { addresses: [...out], notes, written };
 }

@@ -192,8 +192,39 @@ describe('users', () => {
     expect(names).toContain(w.owner.username); // public profile
     expect(names).toContain(w.stranger.username); // the caller
     expect(names).not.toContain(w.member.username); // private profile
-    const one = await gql(null, `{ users(username: "${w.member.username}") { username account public } }`);
-    expect(one.body.data!.users).toEqual([{ username: w.member.username, account: 'user', public: false }]);
+    const one = await gql(null, `{ users(username: "${w.owner.username}") { username account public } }`);
+    expect(one.body.data!.users).toEqual([{ username: w.owner.username, account: 'user', public: true }]);
+  });
+
+  describe("a private profile's name and bio: shown to its owner only, as in the listing", () => {
+    const named = (u: TestUser) => `{ users(username: "${u.username}") { username name bio public } }`;
+    beforeAll(async () => {
+      await ok(call('POST', '/v1/admin/profile/name', { token: w.member.token, text: 'Mia Member' }));
+      await ok(call('POST', '/v1/admin/profile/bio', { token: w.member.token, text: 'lives quietly' }));
+    });
+
+    it.each(['anonymous', 'stranger'] as const)('users(username) of a private profile is empty for %s, like an unknown name', async (c) => {
+      const res = await gql(c === 'anonymous' ? null : w.stranger.token, named(w.member));
+      expect(res.body.errors).toBeUndefined();
+      expect(res.body.data!.users).toEqual([]);
+      expect((await gql(c === 'anonymous' ? null : w.stranger.token, `{ users(username: "no_such_${w.member.username}") { username } }`)).body.data!.users).toEqual([]);
+    });
+
+    it('users(username) of a private profile is empty for a member of a group it shares', async () => {
+      expect((await gql(w.owner.token, named(w.member))).body.data!.users).toEqual([]);
+    });
+
+    it('users(username) of the caller shows their own name and bio', async () => {
+      expect((await gql(w.member.token, named(w.member))).body.data!.users).toEqual([{ username: w.member.username, name: 'Mia Member', bio: 'lives quietly', public: false }]);
+    });
+
+    it('a roster shows a private co-member by username only (no name, no bio)', async () => {
+      const q = `query($id: ID) { groups(id: $id) { members { username name bio } } }`;
+      const owner = await gql(w.owner.token, q, { id: w.team });
+      expect(owner.body.data!.groups).toEqual([{ members: [{ username: w.member.username, name: '', bio: '' }] }]);
+      const self = await gql(w.member.token, q, { id: w.team });
+      expect(self.body.data!.groups).toEqual([{ members: [{ username: w.member.username, name: 'Mia Member', bio: 'lives quietly' }] }]);
+    });
   });
 });
 

@@ -706,6 +706,52 @@ describe('stats and log', () => {
   });
 });
 
+describe('the log names recipients as written, never the address of an @user or a group member', () => {
+  const leaks = (log: string[], ...emails: string[]) => log.filter((l) => emails.some((e) => l.toLowerCase().includes(e.toLowerCase())));
+
+  it('a suppressed @user, group member and direct address: the suppression line names @user, the group and the address as written', async () => {
+    const [u, carol, dave] = [await sender(), await sender(), await sender()];
+    const group = await makeGroup(u.username, [{ username: dave.username }]);
+    const direct = `${unique('d')}@example.com`;
+    for (const a of [carol.email, dave.email, direct]) expect((await call('PUT', `/v1/ops/mail/bounces/${a}`, { token: OPS })).status).toBe(204);
+    const { path } = await newMail(u, { 'recipients/to': `@${carol.username}\n${group.ref}\n${direct}` });
+    expect((await post(u, path)).status).toBe(202);
+    await untilReady(u, path);
+    const log = await logOf(u, path);
+    expect(leaks(log, carol.email, dave.email)).toEqual([]);
+    const line = log.find((l) => l.includes('suppressed:'))!;
+    expect(line).toContain(`@${carol.username}`);
+    expect(line).toContain(group.ref);
+    expect(line).toContain(direct);
+  });
+
+  it('a transport refusal names the @user, not their address', async () => {
+    const [u, erin] = [await sender(), await sender()];
+    const { path, id } = await newMail(u, { 'recipients/to': `@${erin.username}` });
+    const owner = (await db().select().from(users).where(eq(users.username, u.username)).get())!;
+    const job = { id: 'j1', action: 'send' as const, key: 'list', resourceId: id, callerId: owner.id, callerName: u.username, acceptedOn: Date.now() };
+    expect(await runJob(env, job, async () => Promise.reject(new Error('relay said no')))).toBe('failed');
+    const log = await logOf(u, path);
+    expect(log.some((l) => l.includes(`transport refused @${erin.username}: relay said no`))).toBe(true);
+    expect(leaks(log, erin.email)).toEqual([]);
+  });
+
+  it("an @user's unsubscribe is logged as @user; a test send's trigger line names no address", async () => {
+    const [u, erin] = [await sender(), await sender()];
+    const { path } = await newMail(u, { 'recipients/to': `@${erin.username}` });
+    expect((await post(u, path)).status).toBe(202);
+    await untilReady(u, path);
+    const link = /Unsubscribe: (\S+)/.exec((await outboxTo(erin.email))[0]!.text)![1]!;
+    expect((await call('GET', new URL(link).pathname)).status).toBe(200);
+    expect((await post(u, path, { text: 'test' })).status).toBe(202);
+    await untilReady(u, path);
+    const log = await logOf(u, path);
+    expect(log).toContain(`@${erin.username} unsubscribed`);
+    expect(log.some((l) => /^send \S+ triggered by .*: test to /.test(l))).toBe(true);
+    expect(leaks(log, erin.email, u.email)).toEqual([]);
+  });
+});
+
 describe('the MailObject and the clock', () => {
   it("runs in the test's isolate: it sees the clock offset the test sets", async () => {
     const u = await sender();

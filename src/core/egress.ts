@@ -23,15 +23,18 @@ export function egressRefusal(target: string | URL, ownHosts: readonly string[] 
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${url.protocol} URLs are not allowed (http and https only)`;
   const host = normalHost(url.hostname);
   if (!host) return 'the URL has no host';
-  if (ownHosts.some((h) => normalHost(h) === host)) return `${host} is the platform itself`;
+  const why = addressRefusal(host);
+  if (why) return why;
+  return ownHosts.some((h) => normalHost(h) === host) ? `${host} is the platform itself` : null;
+}
+
+/** What is wrong with a (normalised) host as a target, whoever the platform is. */
+function addressRefusal(host: string): string | null {
   if (host.startsWith('[')) return ipv6Refusal(host.slice(1, -1));
   if (host === 'localhost' || host.endsWith('.localhost')) return `${host} is a loopback host`;
-  if (looksNumeric(host)) {
-    const v4 = parseIPv4(host);
-    if (v4 === null) return `${host} is a malformed numeric address`;
-    return ipv4Refusal(v4);
-  }
-  return null;
+  if (!looksNumeric(host)) return null;
+  const v4 = parseIPv4(host);
+  return v4 === null ? `${host} is a malformed numeric address` : ipv4Refusal(v4);
 }
 
 /** The platform's own host names: PUBLIC_ORIGIN's, plus any given (the served request's host). */

@@ -11,7 +11,8 @@ import { accessTo } from '../core/perms';
 import { resources, users, type User } from '../db/schema';
 import type { ChainStep } from './chains';
 import type { JobConfig } from './config';
-import { filesFromResponse, formOf, type RunFile } from './files';
+import type { RunFile } from './files';
+import { httpsStep } from './https-step';
 import type { RunOutcome, RunSpec, StepResult } from './run-machine';
 import { requestId, runName } from './runs';
 import { runSandbox, SandboxHost, stepLimits } from './sandbox';
@@ -24,7 +25,6 @@ export function teardownGrace(env: Env): number {
   const ms = Number((env as unknown as { JOBS_TEST_GRACE_MS?: unknown }).JOBS_TEST_GRACE_MS);
   return Number.isInteger(ms) && ms > 0 ? ms : TEARDOWN_GRACE_MS;
 }
-export const HTTPS_STEP_MS = 60_000;
 /** Composed jobs may nest this deep (a job that calls itself stops here). */
 export const MAX_DEPTH = 8;
 
@@ -137,15 +137,8 @@ export class RunSteps {
 
   private async runStep(spec: RunSpec, step: ChainStep, input: RunFile[]): Promise<StepResult> {
     if (step.ref.kind === 'url') {
-      const signal = AbortSignal.any([this.abort.signal, AbortSignal.timeout(HTTPS_STEP_MS)]);
-      try {
-        const res = await fetch(step.ref.url, { method: 'POST', body: formOf(input), signal });
-        if (!res.ok) return { kind: 'failed', message: `${step.ref.url} answered ${res.status}` };
-        return { kind: 'ok', files: await filesFromResponse(res) };
-      } catch (err) {
-        if (this.abort.signal.aborted) return { kind: 'aborted', message: this.branchesStopped ? 'another branch failed' : 'canceled' };
-        return { kind: 'failed', message: `${step.ref.url}: ${(err as Error).message}` };
-      }
+      const out = await httpsStep(this.host.env, step.ref.url, input, this.abort.signal);
+      return out.kind === 'aborted' && this.branchesStopped ? { kind: 'aborted', message: 'another branch failed' } : out;
     }
     const target = await this.resolveJob(spec, step.ref.owner, step.ref.job);
     if (typeof target === 'string') return { kind: 'failed', message: target };

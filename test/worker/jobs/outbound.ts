@@ -1,6 +1,7 @@
 /**
  * A test-only https server for chain steps, answered in Node by vitest.config.mts's
- * outboundService for the reserved host STEP_HOST (every other host passes through):
+ * outboundService for the reserved hosts STEP_HOSTS (every other host passes through;
+ * MIRROR_HOST is the same server under another origin, for cross-origin redirects):
  *
  *   /echo      answers JSON describing the multipart parts it received
  *   /pair      answers multipart with two files (the step outputs both)
@@ -14,6 +15,8 @@
  * Web-standard APIs only, so it type-checks with the Worker code.
  */
 export const STEP_HOST = 'steps.jobs.test';
+export const MIRROR_HOST = 'mirror.jobs.test';
+export const STEP_HOSTS = [STEP_HOST, MIRROR_HOST];
 
 export async function stepServer(req: Request): Promise<Response> {
   const path = new URL(req.url).pathname;

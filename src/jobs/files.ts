@@ -20,12 +20,16 @@ export function textFile(name: string, text: string, type = 'text/plain; charset
   return { name, type, data: enc.encode(text).buffer as ArrayBuffer };
 }
 
-/** A file name safe to keep: its last path segment, control characters removed. */
+/**
+ * A file name safe to keep: its last path segment without control characters (C0, DEL,
+ * C1, line separators), double quotes and bidirectional controls (which make
+ * `invoice<RLO>fdp.exe` read as `invoiceexe.pdf`).
+ */
 export function cleanName(name: string, fallback: string): string {
   const base = name
     .split(/[\\/]/)
     .pop()!
-    .replace(/[\u0000-\u001f\u007f"]/g, '')
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069"]/g, '')
     .trim();
   return base && base !== '.' && base !== '..' ? base.slice(0, 200) : fallback;
 }

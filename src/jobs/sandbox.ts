@@ -7,7 +7,7 @@
 import { exports, RpcTarget } from 'cloudflare:workers';
 import { blobPrefix } from '../core/entries';
 import { EGRESS_REFUSED_HEADER } from './egress-guard';
-import type { RunFile } from './files';
+import { cleanName, type RunFile } from './files';
 
 export const codePrefix = (jobId: number) => `${blobPrefix(jobId)}code/`;
 export const CODE_FILE = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$/;
@@ -184,7 +184,9 @@ export async function runSandbox(
     run(input: RunFile[], env: Record<string, string>, host: SandboxHost): Promise<SandboxResult>;
   };
   try {
-    return await entry.run(input, jobEnv, host);
+    const out = await entry.run(input, jobEnv, host);
+    // Output names come from the job's code: clean them before they name a download or a mail attachment.
+    return out.ok ? { ok: true, files: out.files.map((f) => ({ ...f, name: cleanName(String(f.name), 'output') })) } : out;
   } catch (err) {
     return { ok: false, aborted: false, message: `the code could not run: ${(err as Error).message}` };
   }

@@ -2,7 +2,7 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers';
 import { fetch as passThrough, Response as MfResponse, type Request as MfRequest } from 'miniflare';
 import { defineConfig } from 'vitest/config';
-import { STEP_HOST, stepServer } from './test/worker/jobs/outbound.ts';
+import { STEP_HOSTS, stepServer } from './test/worker/jobs/outbound.ts';
 
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = 'false';
 process.env.WRANGLER_SEND_METRICS = 'false';
@@ -30,7 +30,7 @@ export default defineConfig(async () => {
           },
           // Test-only: https:// chain steps of the jobs tests reach a stub server; every other host passes through.
           outboundService: async (req: MfRequest) => {
-            if (new URL(req.url).hostname !== STEP_HOST) return passThrough(req);
+            if (!STEP_HOSTS.includes(new URL(req.url).hostname)) return passThrough(req);
             const res = await stepServer(req as unknown as Request);
             return new MfResponse(await res.arrayBuffer(), { status: res.status, headers: [...res.headers] });
           },

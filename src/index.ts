@@ -8,6 +8,8 @@ import { handleScheduled } from './jobs/schedule';
 
 export { RunObject } from '../durable/run';
 export { MailObject } from '../durable/mail';
+// The outbound guard of job sandboxes (their globalOutbound, reached through `exports`).
+export { EgressGuard } from './jobs/egress-guard';
 
 export default {
   fetch: (req, env, ctx) => api.fetch(req, env, ctx),

@@ -47,10 +47,11 @@ export function mediaType(req: Request): string {
 }
 
 /**
- * Reads the body as bytes, refusing more than `limit` before buffering it all. The 413
+ * Reads the body (of a request, or of a response the platform fetched) as bytes, counting
+ * the stream and refusing more than `limit` before buffering it all. The 413
  * says `tooBig` when given: what is limited, in the words of the route (`a comment is at most ...`).
  */
-export async function readBytes(req: Request, limit: number, tooBig = `body too large: at most ${limit} bytes`): Promise<Uint8Array> {
+export async function readBytes(req: Pick<Request, 'headers' | 'body'>, limit: number, tooBig = `body too large: at most ${limit} bytes`): Promise<Uint8Array> {
   const declared = Number(req.headers.get('Content-Length') ?? NaN);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(tooBig);
   if (!req.body) return new Uint8Array(0);

@@ -11,6 +11,7 @@
  * Several edge lines join into one path (`a -> b` and `b -> c`); anything that is not a
  * single path (a branch, a cycle, two starts) is rejected with the line at fault.
  */
+import { egressRefusal } from '../core/egress';
 import { RESOURCE_NAME, USERNAME } from '../core/names';
 
 export type StepRef = { kind: 'job'; owner: string | null; job: string } | { kind: 'url'; url: string };
@@ -84,6 +85,9 @@ export function parseChains(text: string): ChainStep[] {
       if (bindings.has(label)) throw new ChainError(`line ${n}: label '${label}' is bound twice`);
       const ref = parseRef(refText);
       if (!ref) throw new ChainError(`line ${n}: invalid ref '${refText}': expected a job name, @user/job or an https:// URL`);
+      // The address check again at run time, on every redirect hop and against the platform's own host.
+      const refused = ref.kind === 'url' ? egressRefusal(ref.url) : null;
+      if (refused) throw new ChainError(`line ${n}: step '${label}': ${refused}`);
       bindings.set(label, { ref, line: n });
       return;
     }

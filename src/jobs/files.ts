@@ -20,12 +20,16 @@ export function textFile(name: string, text: string, type = 'text/plain; charset
   return { name, type, data: enc.encode(text).buffer as ArrayBuffer };
 }
 
-/** A file name safe to keep: its last path segment, control characters removed. */
+/**
+ * A file name safe to keep: its last path segment without control characters (C0, DEL,
+ * C1, line separators), double quotes and bidirectional controls (which make
+ * `invoice<RLO>fdp.exe` read as `invoiceexe.pdf`).
+ */
 export function cleanName(name: string, fallback: string): string {
   const base = name
     .split(/[\\/]/)
     .pop()!
-    .replace(/[\u0000-\u001f\u007f"]/g, '')
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069"]/g, '')
     .trim();
   return base && base !== '.' && base !== '..' ? base.slice(0, 200) : fallback;
 }
@@ -135,12 +139,23 @@ export function bundleResponse(b: Bundle, headers: Record<string, string> = {}):
   });
 }
 
-/** The files an https:// step answered: multipart parts, or the body as one file. */
-export async function filesFromResponse(res: Response, fallback = 'output'): Promise<RunFile[]> {
+/** The most read from an https:// step's answer (its body, all multipart parts together). */
+export const STEP_ANSWER_LIMIT = 32 * MiB;
+
+/**
+ * The files an https:// step answered: multipart parts, or the body as one file. The body
+ * is counted as it streams (never `arrayBuffer()`/`formData()` unbounded): more than
+ * `maxBytes` throws a 413 HttpError saying `tooBig`.
+ */
+export async function filesFromResponse(
+  res: Response,
+  { maxBytes = STEP_ANSWER_LIMIT, tooBig, fallback = 'output' }: { maxBytes?: number; tooBig?: string; fallback?: string } = {},
+): Promise<RunFile[]> {
   const type = (res.headers.get('Content-Type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (res.status === 204) return [];
-  if (type === 'multipart/form-data') return filesFromForm(await res.formData());
-  const data = await res.arrayBuffer();
+  const bytes = await readBytes(res, maxBytes, tooBig);
+  const data = bytes.byteLength === bytes.buffer.byteLength ? (bytes.buffer as ArrayBuffer) : (bytes.slice().buffer as ArrayBuffer);
+  if (type === 'multipart/form-data') return filesFromForm(await new Response(data, { headers: { 'Content-Type': res.headers.get('Content-Type')! } }).formData());
   const disp = res.headers.get('Content-Disposition') ?? '';
   const named = /filename\*=UTF-8''([^;]+)/i.exec(disp)?.[1] ?? /filename="?([^";]+)"?/i.exec(disp)?.[1];
   let name = named ? cleanName(decodeURIComponentSafe(named), fallback) : fallback;

@@ -12,7 +12,8 @@ import { fanOutRefusal } from './caps';
 import { missingJob, noExecute, refTargetQuery, refVerdict, withAuthority, type JobRef } from './chain-access';
 import type { ChainStep } from './chains';
 import type { JobConfig } from './config';
-import { filesFromResponse, formOf, type RunFile } from './files';
+import type { RunFile } from './files';
+import { httpsStep } from './https-step';
 import type { RunOutcome, RunSpec, StepResult } from './run-machine';
 import { requestId, runName } from './runs';
 import { runSandbox, SandboxHost, stepLimits } from './sandbox';
@@ -25,7 +26,6 @@ export function teardownGrace(env: Env): number {
   const ms = Number((env as unknown as { JOBS_TEST_GRACE_MS?: unknown }).JOBS_TEST_GRACE_MS);
   return Number.isInteger(ms) && ms > 0 ? ms : TEARDOWN_GRACE_MS;
 }
-export const HTTPS_STEP_MS = 60_000;
 /** Composed jobs may nest this deep (a job that calls itself stops here). */
 export const MAX_DEPTH = 8;
 
@@ -142,15 +142,8 @@ export class RunSteps {
 
   private async runStep(spec: RunSpec, step: ChainStep, input: RunFile[]): Promise<StepResult> {
     if (step.ref.kind === 'url') {
-      const signal = AbortSignal.any([this.abort.signal, AbortSignal.timeout(HTTPS_STEP_MS)]);
-      try {
-        const res = await fetch(step.ref.url, { method: 'POST', body: formOf(input), signal });
-        if (!res.ok) return { kind: 'failed', message: `${step.ref.url} answered ${res.status}` };
-        return { kind: 'ok', files: await filesFromResponse(res) };
-      } catch (err) {
-        if (this.abort.signal.aborted) return { kind: 'aborted', message: this.branchesStopped ? 'another branch failed' : 'canceled' };
-        return { kind: 'failed', message: `${step.ref.url}: ${(err as Error).message}` };
-      }
+      const out = await httpsStep(this.host.env, step.ref.url, input, this.abort.signal);
+      return out.kind === 'aborted' && this.branchesStopped ? { kind: 'aborted', message: 'another branch failed' } : out;
     }
     const target = await this.resolveJob(spec, step.ref);
     if (typeof target === 'string') return { kind: 'failed', message: target };

@@ -1,11 +1,13 @@
 /**
  * Running a job's own code: `code/index.js` in a Worker Loader sandbox (no platform
- * bindings, no network unless config/network is yes, bounded CPU), with a small runtime
- * module that implements the run(input, ctx) contract of decisions.md.
+ * bindings, no network unless config/network is yes, and then only through the outbound
+ * guard; bounded CPU), with a small runtime module that implements the run(input, ctx)
+ * contract of decisions.md.
  */
-import { RpcTarget } from 'cloudflare:workers';
+import { exports, RpcTarget } from 'cloudflare:workers';
 import { blobPrefix } from '../core/entries';
-import type { RunFile } from './files';
+import { EGRESS_REFUSED_HEADER } from './egress-guard';
+import { cleanName, type RunFile } from './files';
 
 export const codePrefix = (jobId: number) => `${blobPrefix(jobId)}code/`;
 export const CODE_FILE = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$/;
@@ -36,12 +38,26 @@ const RUNTIME = '__nvm_runtime.js';
 /**
  * The runtime module: converts the input to Files, gives the job ctx.env, ctx.log (live,
  * through the host) and ctx.signal (aborted when the host reports a cancel), and converts
- * the returned value into output files.
+ * the returned value into output files. Its fetch wrapper writes the outbound guard's
+ * refusals to the log of the run that made the request (AsyncLocalStorage: one warm
+ * isolate may serve several runs at once); the refusal itself is the guard's.
  */
 export const RUNTIME_SOURCE = `
 import { WorkerEntrypoint } from 'cloudflare:workers';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import job from './index.js';
 const enc = new TextEncoder();
+const runLog = new AsyncLocalStorage();
+const nativeFetch = globalThis.fetch;
+globalThis.fetch = async function fetch(input, init) {
+  const res = await nativeFetch(input, init);
+  const log = runLog.getStore();
+  if (log && res.status === 403 && res.headers.get('${EGRESS_REFUSED_HEADER}') === 'refused') {
+    const body = await res.clone().json().catch(() => null);
+    log(body && typeof body.message === 'string' ? body.message : 'outbound request refused', 'warning');
+  }
+  return res;
+};
 const asFile = async (f) => ({ name: f.name || 'output', type: f.type || 'application/octet-stream', data: await f.arrayBuffer() });
 async function toFiles(v) {
   if (v === undefined || v === null) return [];
@@ -66,7 +82,7 @@ export default class Runtime extends WorkerEntrypoint {
     try {
       if (!job || typeof job.run !== 'function') throw new Error('code/index.js must have a default export with async run(input, ctx)');
       const files = input.map((f) => new File([f.data], f.name, { type: f.type }));
-      const out = await toFiles(await job.run(files, ctx));
+      const out = await toFiles(await runLog.run(ctx.log, () => job.run(files, ctx)));
       await Promise.all(pending);
       return { ok: true, files: out };
     } catch (err) {
@@ -159,14 +175,18 @@ export async function runSandbox(
     compatibilityDate: SANDBOX_COMPAT_DATE,
     mainModule: RUNTIME,
     modules: await loadCode(env, job.id),
+    compatibilityFlags: ['nodejs_als'],
     limits: { cpuMs: stepLimits(env).cpuMs },
-    ...(job.network ? {} : { globalOutbound: null }),
+    // Network on: every request goes through the platform's outbound guard (egress-guard.ts).
+    globalOutbound: job.network ? exports.EgressGuard : null,
   }));
   const entry = worker.getEntrypoint() as unknown as {
     run(input: RunFile[], env: Record<string, string>, host: SandboxHost): Promise<SandboxResult>;
   };
   try {
-    return await entry.run(input, jobEnv, host);
+    const out = await entry.run(input, jobEnv, host);
+    // Output names come from the job's code: clean them before they name a download or a mail attachment.
+    return out.ok ? { ok: true, files: out.files.map((f) => ({ ...f, name: cleanName(String(f.name), 'output') })) } : out;
   } catch (err) {
     return { ok: false, aborted: false, message: `the code could not run: ${(err as Error).message}` };
   }

@@ -1,15 +1,22 @@
 /**
  * A test-only https server for chain steps, answered in Node by vitest.config.mts's
- * outboundService for the reserved host STEP_HOST (every other host passes through):
+ * outboundService for the reserved hosts STEP_HOSTS (every other host passes through;
+ * MIRROR_HOST is the same server under another origin, for cross-origin redirects):
  *
  *   /echo      answers JSON describing the multipart parts it received
  *   /pair      answers multipart with two files (the step outputs both)
  *   /fail      answers 500
  *   /slow      answers after 10 s unless the request is aborted first
+ *   /redirect  answers 302 to ?to= (another host: each hop must be checked again);
+ *              ?status= picks 301/303/307/308, ?hops=N chains N redirects on this host first
+ *   /big       answers ?mib= MiB of bytes (a single body, or ?multipart=1 one part)
+ *   /forged    answers 200 with the header a refusal of the sandbox's outbound guard carries
  *
  * Web-standard APIs only, so it type-checks with the Worker code.
  */
 export const STEP_HOST = 'steps.jobs.test';
+export const MIRROR_HOST = 'mirror.jobs.test';
+export const STEP_HOSTS = [STEP_HOST, MIRROR_HOST];
 
 export async function stepServer(req: Request): Promise<Response> {
   const path = new URL(req.url).pathname;
@@ -34,5 +41,25 @@ export async function stepServer(req: Request): Promise<Response> {
     });
     return new Response('slow');
   }
+  if (path === '/redirect') {
+    const q = new URL(req.url).searchParams;
+    const hops = Number(q.get('hops') ?? 0);
+    const status = Number(q.get('status') ?? 302);
+    if (hops > 0) {
+      const next = new URL(req.url);
+      next.searchParams.set('hops', String(hops - 1));
+      return new Response(null, { status, headers: { Location: next.toString() } });
+    }
+    return new Response(null, { status, headers: { Location: q.get('to') ?? '/echo' } });
+  }
+  if (path === '/big') {
+    const q = new URL(req.url).searchParams;
+    const bytes = new Uint8Array(Number(q.get('mib') ?? 1) * 1024 * 1024).fill(97);
+    if (q.get('multipart') !== '1') return new Response(bytes, { headers: { 'Content-Type': 'application/octet-stream' } });
+    const form = new FormData();
+    form.append('big', new File([bytes], 'big.bin'));
+    return new Response(form);
+  }
+  if (path === '/forged') return new Response('not a refusal', { headers: { 'X-NVM-Egress': 'refused' } });
   return new Response('no such step', { status: 404 });
 }

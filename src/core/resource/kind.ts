@@ -10,6 +10,7 @@ import type { RouteSpec, Scope } from '../api';
 import type { Ctx } from '../context';
 import type { StoredEntry } from '../entries';
 import type { Access, Perm } from '../perms';
+import type { Reference } from './references';
 
 /** A resource loaded for a request, with the caller's access to it. */
 export interface ResourceCtx extends Ctx {
@@ -70,6 +71,11 @@ export interface EntrySpec {
    * too, and `afterWrite` (if any) only checks or settles: it logs nothing.
    */
   writeStatements?: (rc: ResourceCtx, value: string | null) => Promise<{ statements: BatchItem<'sqlite'>[]; after?: () => Promise<void> }>;
+  /**
+   * What a value names that the render reads with the owner's rights (references.ts): when
+   * someone other than the owner writes the entry, each must be readable by the writer (400).
+   */
+  references?: (value: string, rc: ResourceCtx) => Reference[] | Promise<Reference[]>;
   /** Where a second path names the same entry (`subject` = `config/subject`). */
   aliases?: string[];
   summary?: string;

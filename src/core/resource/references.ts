@@ -16,21 +16,11 @@
  */
 import { and, eq, getTableColumns, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { groups, members, resources, users, type ResourceKindName, type User } from '../../db/schema';
+import { groups, members, resources, users, type User } from '../../db/schema';
 import { entryQuery, entryValue } from '../entries';
 import { badRequest } from '../errors';
-import type { Perm } from '../perms';
-import type { EntrySpec, ResourceCtx } from './kind';
+import type { EntrySpec, Reference, ResourceCtx } from './kind';
 import { grantedAccess, grantsColumn } from './visibility';
-
-/** One thing a value names; `as` is how the 400 names it (and what makes two references the same). */
-export type Reference =
-  /** A resource of another (or the same) owner; readable when the writer has `need` (default r) on it. */
-  | { kind: 'resource'; resource: ResourceKindName; owner: string; name: string; need?: Perm; as: string }
-  /** A user's profile (name, bio); readable when public or the writer's own. */
-  | { kind: 'profile'; user: string; as: string }
-  /** A group (its members' addresses); readable when the writer is an active member. */
-  | { kind: 'group'; ref: string; as: string };
 
 /** Resources looked up per statement (their names travel as one JSON parameter). */
 const PER_STATEMENT = 100;

@@ -129,3 +129,21 @@ describe('a copy renders with its new owner', () => {
     expect(html).not.toContain('987654');
   });
 });
+
+describe('the check costs one D1 round trip, whatever the number of references', () => {
+  const trips = (res: Response) => Number(/d1;desc="(\d+) round trips"/.exec(res.headers.get('Server-Timing') ?? '')?.[1]);
+
+  it('a grantee write naming nothing costs what any write costs; naming 250 documents one round trip more, refused or stored', async () => {
+    expect((await write(alice, '/v1/vis/docs/report/content', 'x')).status).toBe(204);
+    for (const u of [bob, dave]) await write(u, `${report()}/content`, 'warm the token cache');
+    const plain = await write(bob, `${report()}/content`, 'plain words');
+    expect([plain.status, trips(plain)]).toEqual([204, 2]);
+    const many = Array.from({ length: 250 }, (_, i) => `{/u/${carol.username}/d/doc${i}/v/x}`).join('\n\n');
+    const refused = await write(bob, `${report()}/content`, many);
+    expect([refused.status, trips(refused)]).toEqual([400, 2]);
+    expect(((await refused.json()) as { unreadable: string[] }).unreadable).toHaveLength(250);
+    const readable = `${many.replaceAll(/\/doc\d+\//g, '/fin/')}\n\n{/u/${alice.username}/d/report/v/own}`;
+    const stored = await write(dave, `${report()}/content`, readable);
+    expect([stored.status, trips(stored)]).toEqual([204, 3]);
+  });
+});

@@ -38,6 +38,17 @@ async function mail(entries: Record<string, string> = {}): Promise<{ own: string
   return { own, shared: `/v1/users/${alice.username}/vis/mails/${name}` };
 }
 
+/** The outbox messages with this subject, once delivery has recorded one. */
+async function outboxWith(subject: string): Promise<{ to: string[]; subject: string; text: string }[]> {
+  for (let i = 0; i < 1200; i++) {
+    const all = (await (await call('GET', '/v1/ops/outbox', { token: OPS })).json()) as { to: string[]; subject: string; text: string }[];
+    const sent = all.filter((s) => s.subject === subject);
+    if (sent.length) return sent;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return [];
+}
+
 async function expectRefused(u: TestUser, path: string, entry: string, text: string, reference: string, more = '') {
   const before = await (await call('GET', `${path}/${entry}`, { token: alice.token })).text();
   const res = await write(u, `${path}/${entry}`, text);
@@ -120,14 +131,25 @@ describe('recipients a grantee adds to a mail', () => {
     const m = await mail({ content: `Secret: ${secret}`, subject, 'recipients/to': alice.email });
     await expectRefused(bob, m.shared, 'recipients/bcc', bob.email, `${secret} (in the content)`);
     expect((await write(alice, `${m.own}/status`, 'sent')).status).toBe(202);
-    type Sent = { to: string[]; subject: string; text: string };
-    let sent: Sent[] = [];
-    for (let i = 0; i < 1200 && !sent.length; i++) {
-      sent = ((await (await call('GET', '/v1/ops/outbox', { token: OPS })).json()) as Sent[]).filter((s) => s.subject === subject);
-      if (!sent.length) await new Promise((r) => setTimeout(r, 50));
-    }
+    const sent = await outboxWith(subject);
     expect(sent).toHaveLength(1);
     expect(sent[0]!.to).toEqual([alice.email.toLowerCase()]);
     expect(sent[0]!.text).toContain('424242');
+  });
+});
+
+describe("a grantee's copy of the owner's mail", () => {
+  it("renders with the copier's rights: the owner's variables stay as written in what the copier sends", async () => {
+    const secret = `{/u/${alice.username}/d/private/v/secret}`;
+    const m = await mail({ content: `Secret: ${secret}` });
+    const copy = unique('c');
+    expect((await call('PATCH', m.shared, { token: bob.token, json: { name: copy, copy: true } })).status).toBe(201);
+    const subject = unique('s');
+    expect((await write(bob, `/v1/vis/mails/${copy}/subject`, subject)).status).toBe(204);
+    expect((await write(bob, `/v1/vis/mails/${copy}/status`, 'test')).status).toBe(202);
+    const sent = await outboxWith(subject);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.text).toContain(secret);
+    expect(sent[0]!.text).not.toContain('424242');
   });
 });

@@ -18,12 +18,15 @@ export default defineConfig(async () => {
           // JOBS_TEST_GRACE_MS: the cancel teardown grace, longer than 1 s so that a nested run
           // that stops at once finishes inside it on a loaded machine.
           bindings: { OPS_TOKEN: 'test-ops-token', ALLOW_CLOCK_OVERRIDE: 'true', TEST_MIGRATIONS: migrations, JOBS_TEST_LIMITS: '2000,6000', JOBS_TEST_GRACE_MS: '3000' },
-          // The suite's own volume (thousands of requests on few tokens) must not be throttled:
-          // RATE_LIMIT gets a limit no test reaches. RATE_LIMIT_LOW (test-only) is the low limit
-          // test/worker/platform/ratelimit.test.ts hands the Worker in place of RATE_LIMIT.
+          // The suite's own volume (thousands of requests on few tokens, one address) must not be
+          // throttled: RATE_LIMIT and RATE_LIMIT_ADDRESS get limits no test reaches. The test-only
+          // RATE_LIMIT_LOW and RATE_LIMIT_ADDRESS_LOW are the low limits
+          // test/worker/platform/ratelimit.test.ts hands the Worker in their place.
           ratelimits: {
             RATE_LIMIT: { simple: { limit: 1_000_000, period: 60 } },
+            RATE_LIMIT_ADDRESS: { simple: { limit: 1_000_000, period: 60 } },
             RATE_LIMIT_LOW: { simple: { limit: 3, period: 60 } },
+            RATE_LIMIT_ADDRESS_LOW: { simple: { limit: 5, period: 60 } },
           },
           // Test-only: https:// chain steps of the jobs tests reach a stub server; every other host passes through.
           outboundService: async (req: MfRequest) => {

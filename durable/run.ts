@@ -25,13 +25,16 @@ import {
   type CancelAnswer,
   type RunHead,
   type RunOutcome,
+  type RunRecordSpec,
   type RunSpec,
   type StepResult,
 } from '../src/jobs/run-machine';
 import { INLINE_OUTPUT, outputKey, putLargeOutput } from '../src/jobs/run-output';
+import { childRunsRefusal, LOG_PAGE, LOG_TRUNCATED, logFull } from '../src/jobs/caps';
 import { RunSteps } from '../src/jobs/run-steps';
 import { insertRejected, insertStarted, markCanceling, recordEnd } from '../src/jobs/run-store';
 import { RETENTION_MS } from '../src/jobs/runs';
+import { runStub } from '../src/jobs/trigger';
 import type { RunStatus } from '../src/jobs/schema';
 
 class StepFailure extends Error {}
@@ -54,12 +57,31 @@ export class RunObject extends DurableObject<Env> {
   private db: Db;
   private readonly steps: RunSteps;
   private releaseTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Entries and message bytes stored in the log (see MAX_LOG_ENTRIES). */
+  private logCount = 0;
+  private logBytes = 0;
+  /** The truncation line is stored: nothing more is. */
+  private logClosed = false;
+  /** Tails still reading their backlog (the instance stays in memory for them). */
+  private catchingUp = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.db = dbFor(env);
-    this.steps = new RunSteps({ env, db: this.db, log: (m, s) => this.log(m, s), isCanceling: () => this.isCanceling(), runId: () => this.runId });
+    this.steps = new RunSteps({
+      env,
+      db: this.db,
+      log: (m, s) => this.log(m, s),
+      isCanceling: () => this.isCanceling(),
+      runId: () => this.runId,
+      // The top-level run counts its tree's children itself; a nested run asks it.
+      claimChildren: async (spec, n) => (spec.parentId === null ? this.claimChildren(n) : (runStub(env, spec.rootName).claimChildren(n) as Promise<string | undefined>)),
+    });
     ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS log (id INTEGER PRIMARY KEY AUTOINCREMENT, log_time TEXT NOT NULL, severity TEXT NOT NULL, message TEXT NOT NULL)');
+    const stored = ctx.storage.sql.exec<{ n: number; bytes: number }>('SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(CAST(message AS BLOB))), 0) AS bytes FROM log').one();
+    this.logCount = stored.n;
+    this.logBytes = stored.bytes;
+    this.logClosed = ctx.storage.kv.get<boolean>('log_truncated') === true;
     this.status = (ctx.storage.kv.get<RunStatus>('status') as RunStatus | undefined) ?? null;
     this.runId = (ctx.storage.kv.get<number>('run_id') as number | undefined) ?? 0;
     this.pendingCancel = ctx.storage.kv.get<boolean>('pending_cancel') === true;
@@ -91,15 +113,47 @@ export class RunObject extends DurableObject<Env> {
 
   // ---- log ----
 
+  /** Appends to the log, up to its caps: the entry that reaches one is replaced by LOG_TRUNCATED, and nothing follows it. */
   log(message: string, severity: Severity | string = 'info'): void {
-    const entry: LogEntry = { log_time: nowIso(), severity, message };
+    if (this.logClosed) return;
+    const bytes = new TextEncoder().encode(message).byteLength;
+    const full = logFull(this.logCount, this.logBytes, bytes);
+    const entry: LogEntry = full ? { log_time: nowIso(), severity: 'warning', message: LOG_TRUNCATED } : { log_time: nowIso(), severity, message };
     this.ctx.storage.sql.exec('INSERT INTO log (log_time, severity, message) VALUES (?, ?, ?)', entry.log_time, entry.severity, entry.message);
+    this.logCount++;
+    this.logBytes += bytes;
+    if (full) {
+      this.logClosed = true;
+      this.ctx.storage.kv.put('log_truncated', true);
+    }
     this.broadcast('log', entry);
   }
 
-  readLog(): LogEntry[] {
+  /** One page of the log: the entries after entry `after` (an id; 0 from the start), at most LOG_PAGE, each with its id. */
+  readLog(after = 0, limit = LOG_PAGE): (LogEntry & { id: number })[] {
     this.touch();
-    return this.ctx.storage.sql.exec<{ log_time: string; severity: string; message: string }>('SELECT log_time, severity, message FROM log ORDER BY id').toArray();
+    return this.ctx.storage.sql
+      .exec<{ id: number; log_time: string; severity: string; message: string }>(
+        'SELECT id, log_time, severity, message FROM log WHERE id > ? ORDER BY id LIMIT ?',
+        after,
+        Math.max(1, Math.min(limit, LOG_PAGE)),
+      )
+      .toArray();
+  }
+
+  /**
+   * Counts `n` more child runs of this top-level run's tree against MAX_CHILD_RUNS (every
+   * nested run asks here before it starts children): why not, or nothing. A run that has
+   * ended starts no more.
+   */
+  claimChildren(n: number): string | undefined {
+    this.touch();
+    if (this.status !== 'processing' && this.status !== 'canceling') return 'the top-level run has ended';
+    const used = this.ctx.storage.kv.get<number>('child_runs') ?? 0;
+    const refused = childRunsRefusal(used, n);
+    if (refused) return refused;
+    this.ctx.storage.kv.put('child_runs', used + n);
+    return undefined;
   }
 
   /** Read through a method: TypeScript would narrow the field across awaits. */
@@ -138,14 +192,31 @@ export class RunObject extends DurableObject<Env> {
     this.touch();
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
     const writer = writable.getWriter();
-    for (const e of this.readLog()) void writer.write(sse('log', e)).catch(() => undefined);
-    if (isFinal(this.status)) {
-      void writer.write(sse('end', { status: this.status })).catch(() => undefined);
-      void writer.close().catch(() => undefined);
-    } else {
-      this.tails.add(writer);
-    }
+    void this.catchUp(writer).catch(() => undefined);
     return readable;
+  }
+
+  /**
+   * A tail's backlog, page by page as the reader takes it (never the whole log in memory);
+   * then, once caught up (no await between the last read and joining), the live entries.
+   */
+  private async catchUp(writer: WritableStreamDefaultWriter<Uint8Array>): Promise<void> {
+    this.catchingUp++;
+    try {
+      let after = 0;
+      for (;;) {
+        const page = this.readLog(after);
+        if (!page.length) break;
+        for (const { id: _id, ...e } of page) await writer.write(sse('log', e));
+        after = page[page.length - 1]!.id;
+      }
+      if (!isFinal(this.status)) return void this.tails.add(writer);
+      await writer.write(sse('end', { status: this.status }));
+      await writer.close();
+    } finally {
+      this.catchingUp--;
+      this.touch();
+    }
   }
 
   private endTails(): void {
@@ -157,7 +228,7 @@ export class RunObject extends DurableObject<Env> {
   // ---- rejected runs ----
 
   /** Records a run that never starts (permission check blocked it). */
-  async reject(spec: Omit<RunSpec, 'input' | 'depth' | 'callerId'>, reason: string): Promise<void> {
+  async reject(spec: RunRecordSpec, reason: string): Promise<void> {
     if (this.status !== null) return;
     this.setStatus('rejected');
     const at = nowIso();
@@ -304,7 +375,7 @@ export class RunObject extends DurableObject<Env> {
   }
 
   private idleAndFinal(): boolean {
-    return this.status !== null && isFinal(this.status) && !this.executing && !this.tails.size;
+    return this.status !== null && isFinal(this.status) && !this.executing && !this.tails.size && !this.catchingUp;
   }
 
   /** The retention alarm of a final run; remembers when it is due (see alarm). */

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// npm test: the lint checks (formatting, import layering), then the workerd suite (vitest +
+// npm test: the lint checks (formatting, import layering), then the Node suite (pure
+// functions that time themselves, alone on the machine), then the workerd suite (vitest +
 // Workers pool: real local D1, R2, Durable Objects), then the end-to-end suite (real server
 // over HTTP). Prints one closing line `tests: N passed, N failed, N skipped` and exits
 // non-zero on any failure, a failed lint check included. SKIP_LINT=1 skips the lint checks.
-// Extra arguments are passed to both vitest runs (e.g. a file filter).
+// Extra arguments are passed to every vitest run (e.g. a file filter).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -37,6 +38,7 @@ localBrowserSetup();
 
 const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
 const suites = [
+  ['node', 'vitest.node.config.mts'],
   ['workerd', 'vitest.config.mts'],
   ['e2e', 'vitest.e2e.config.mts'],
 ];

@@ -9,7 +9,7 @@ declare namespace Cloudflare {
     MAIL_UNSUBSCRIBE_KEY?: string;
     /** Milliseconds an idle Browser Rendering session is kept for reuse (0: close after each render). */
     BROWSER_KEEP_ALIVE_MS?: string;
-    /** "off" switches the per-caller request rate limits (RATE_LIMIT binding) off. */
+    /** "off" switches the request rate limits (RATE_LIMIT and RATE_LIMIT_ADDRESS bindings) off. */
     RATE_LIMITING?: string;
   }
 }

@@ -1,13 +1,15 @@
 /** Tokens: issue one for a username and password, describe and revoke the one sent; whoami. */
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { tokens } from '../db/schema';
+import { tokens, users } from '../db/schema';
 import type { Api } from '../core/api';
 import { bearerToken, forgetToken, hashToken } from '../core/auth';
-import { HttpError, notFound } from '../core/errors';
+import { now } from '../core/clock';
+import { conflict, HttpError, notFound } from '../core/errors';
 import { jsonResponse, noContent, textResponse } from '../core/http';
 import { TOKEN_NAME, USERNAME } from '../core/names';
-import { checkPassword, issueToken } from './users';
+import { clearFailures, failuresQuery, lockedForSeconds, recordFailure, SIGNIN_MAX_FAILURES, SIGNIN_WINDOW_MS } from './signin-throttle';
+import { issueToken, MAX_TOKENS_PER_ACCOUNT, passwordMatches } from './users';
 
 const tokenRequest = z.object({
   username: z.string().min(1).max(64),
@@ -27,12 +29,33 @@ export function tokenRoutes(api: Api): void {
     responses: {
       200: { description: 'The token', type: 'application/json', schema: z.object({ token: z.string(), token_name: z.string() }) },
       401: { description: 'Wrong credentials' },
+      409: { description: `The account already holds ${MAX_TOKENS_PER_ACCOUNT} tokens (POST /v1/logout revokes one)` },
+      429: { description: `${SIGNIN_MAX_FAILURES} failed sign-ins for this username within ${SIGNIN_WINDOW_MS / 60_000} minutes (Retry-After)` },
     },
     handler: async (ctx) => {
       const { username, password, token_name = 'default', token_description = '' } = ctx.body;
-      const user = USERNAME.test(username) ? await checkPassword(ctx.db, username, password) : null;
-      if (!user) throw new HttpError(401, 'invalid username or password');
-      const token = await issueToken(ctx.db, user, token_name, token_description);
+      // A name that cannot exist is refused without a count (nothing stored for it).
+      if (!USERNAME.test(username)) throw new HttpError(401, 'invalid username or password');
+      // The account and the username's failed sign-ins: one round trip, before any PBKDF2.
+      const [found, failures] = await ctx.db.batch([ctx.db.select().from(users).where(eq(users.username, username)), failuresQuery(ctx.db, username)]);
+      const wait = lockedForSeconds(failures[0], now());
+      if (wait) {
+        throw new HttpError(
+          429,
+          `too many failed sign-ins for ${username}: at most ${SIGNIN_MAX_FAILURES} in ${SIGNIN_WINDOW_MS / 60_000} minutes; try again in ${wait} s`,
+          { retry_after_seconds: wait },
+          { 'Retry-After': String(wait) },
+        );
+      }
+      const user = await passwordMatches(found[0], password);
+      if (!user) {
+        await recordFailure(ctx.db, username, now());
+        throw new HttpError(401, 'invalid username or password');
+      }
+      const token = await issueToken(ctx.db, user, token_name, token_description, [clearFailures(ctx.db, username)]);
+      if (!token) {
+        throw conflict(`an account holds at most ${MAX_TOKENS_PER_ACCOUNT} tokens: revoke one you no longer use with POST /v1/logout (sent with that token), then sign in again`);
+      }
       return jsonResponse({ token, token_name });
     },
   });

@@ -1,5 +1,6 @@
 /** Accounts: creating and updating users, checking passwords, issuing tokens. */
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
 import { z } from 'zod';
 import { tokens, users, type User } from '../db/schema';
 import { forgetUser, hashToken, newToken } from '../core/auth';
@@ -38,7 +39,11 @@ export async function upsertUser(db: Db, username: string, f: UserFields): Promi
   if (f.name !== undefined) set.name = f.name;
   if (f.bio !== undefined) set.bio = f.bio;
   if (existing) {
-    const user = await db.update(users).set(set).where(eq(users.id, existing.id)).returning().get();
+    // A new password revokes every token of the account, in the update's own batch (the
+    // operator's reset is how a leaked or forgotten token is shut out).
+    const update = db.update(users).set(set).where(eq(users.id, existing.id)).returning();
+    const [rows] = f.password !== undefined ? await db.batch([update, db.delete(tokens).where(eq(tokens.user_id, existing.id))]) : [await update];
+    const user = rows[0]!;
     forgetUser(user.id);
     return { created: false, user };
   }
@@ -53,17 +58,30 @@ export async function upsertUser(db: Db, username: string, f: UserFields): Promi
 // Checked against when the username is unknown, so both paths cost one PBKDF2.
 const DUMMY_SALT = '00'.repeat(16);
 
-export async function checkPassword(db: Db, username: string, password: string): Promise<User | null> {
-  const user = await db.select().from(users).where(eq(users.username, username)).get();
+/** The account read by username (batched by the caller), when `password` is its password. */
+export async function passwordMatches(user: User | undefined, password: string): Promise<User | null> {
   const hash = await hashPassword(password, user?.password_salt ?? DUMMY_SALT);
   if (!user || !timingSafeEqual(hash, user.password_hash)) return null;
   return user;
 }
 
-export async function issueToken(db: Db, user: User, name: string, description: string): Promise<string> {
+/** Live tokens an account may hold: signing in again beyond it answers 409 (POST /v1/logout frees one). */
+export const MAX_TOKENS_PER_ACCOUNT = 100;
+
+/**
+ * Issues a token unless the account already holds MAX_TOKENS_PER_ACCOUNT (null then): the
+ * count and the insert are one statement, so concurrent sign-ins cannot pass the cap.
+ * `also` runs in the same batch (clearing the failed sign-ins).
+ */
+export async function issueToken(db: Db, user: User, name: string, description: string, also: BatchItem<'sqlite'>[] = []): Promise<string | null> {
   const token = newToken();
-  await db.insert(tokens).values({ user_id: user.id, token_hash: await hashToken(token), name, description, created_on: nowIso() });
-  return token;
+  // The columns of `tokens` in their order (id null: the next id).
+  const insert = db.insert(tokens).select(
+    sql`select null, ${user.id}, ${await hashToken(token)}, ${name}, ${description}, ${nowIso()}
+          where (select count(*) from ${tokens} where ${tokens.user_id} = ${user.id}) < ${MAX_TOKENS_PER_ACCOUNT}`,
+  );
+  const [done] = await db.batch([insert, ...also] as [typeof insert, ...BatchItem<'sqlite'>[]]);
+  return (done as unknown as D1Result).meta.changes > 0 ? token : null;
 }
 
 /** The account as the API shows it (GET /v1/admin/profile, PUT /v1/ops/users/:user). */

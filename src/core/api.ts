@@ -8,6 +8,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteaso
 import { Router, type RouterType } from 'itty-router';
 import { z, type ZodType } from 'zod';
 import { authenticate, requireOps } from './auth';
+import type { User } from '../db/schema';
 import { DbSession, type Ctx } from './context';
 import { badRequest, HttpError, notFound, toErrorResponse, unauthorized } from './errors';
 import { DEFAULT_BODY_LIMIT, readJson } from './http';
@@ -146,10 +147,10 @@ export class Api {
     });
     this.table.push({ method, path, spec: spec as unknown as RouteSpec<ZodType | undefined, Ctx> });
 
-    const run = async (req: Request & { params: Record<string, string> }, env: Env, exec: ExecutionContext, session?: DbSession) => {
+    const run = async (req: Request & { params: Record<string, string> }, env: Env, exec: ExecutionContext, session?: DbSession, who?: () => Promise<User | null>) => {
       const db = (session ?? new DbSession(env)).db;
       if (spec.auth === 'ops') requireOps(env, req);
-      const caller = spec.auth === 'none' || spec.auth === 'ops' ? null : await authenticate(db, req);
+      const caller = spec.auth === 'none' || spec.auth === 'ops' ? null : await (who ? who() : authenticate(db, req));
       if (spec.auth === 'user' && !caller) throw unauthorized();
       const ctx = {
         req,
@@ -230,14 +231,18 @@ export class Api {
 
   private async serve(req: Request, env: Env, exec: ExecutionContext, session: DbSession): Promise<Response> {
     try {
-      // Rate limits (issue 17, item 3): one binding call per request, before any routing or D1 work.
-      await enforceRateLimit(req, env);
+      // The request's authentication, looked up once: the rate limit keys on the caller's
+      // account, and the route gets the same answer (no second lookup).
+      let authenticated: Promise<User | null> | undefined;
+      const who = () => (authenticated ??= authenticate(session.db, req));
+      // Rate limits: before routing; a token lookup only past the address's ceiling.
+      await enforceRateLimit(req, env, who);
 
       const normalised = normalisePath(req);
       const path = new URL(normalised.url).pathname;
       // Without OPS_TOKEN the operator interface does not exist: 404 for every method.
       if (!env.OPS_TOKEN && (path === '/v1/ops' || path.startsWith('/v1/ops/'))) throw notFound(`no such route: ${path}`);
-      const res: Response | undefined = await this.router.fetch(normalised, env, exec, session);
+      const res: Response | undefined = await this.router.fetch(normalised, env, exec, session, who);
       if (res) return res;
       const allowed = this.router.routes.filter(([, re]) => re.test(path)).flatMap(([m]) => (m === 'GET' ? ['GET', 'HEAD'] : [m]));
       if (allowed.length) {

@@ -12,6 +12,18 @@ export const DEFAULT_BODY_LIMIT = 1 * MiB;
 
 export type NvmType = 'dir' | 'file';
 
+/**
+ * Headers of every answer that serves bytes a user stored (document and mail assets, job
+ * code files, run outputs, group pictures): the browser never sniffs another type, and the
+ * bytes opened in a tab are a sandboxed document with nothing allowed (no script, no
+ * same-origin, no forms): an uploaded HTML or SVG file cannot act in the API's origin.
+ * Inline styles, data: images and fonts stay allowed so that an SVG still draws.
+ */
+export const USER_BYTES_HEADERS: Readonly<Record<'X-Content-Type-Options' | 'Content-Security-Policy', string>> = Object.freeze({
+  'X-Content-Type-Options': 'nosniff',
+  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; sandbox",
+});
+
 export function textResponse(body: string, init: ResponseInit & { nvmType?: NvmType } = {}): Response {
   const headers = new Headers(init.headers);
   headers.set('Content-Type', 'text/plain; charset=utf-8');

@@ -6,9 +6,11 @@
  *   @user~group[~p], +org~group[~p], +org[~p]
  *                              p (default r) for every *accepted* member; for jobs,
  *                              superusers, admins and founders may also execute (x)
- * Pending and declined memberships grant nothing.
+ * Pending and declined memberships grant nothing. A group share is live only while the
+ * resource's owner holds an active role in that group (`liveShare`): one made by an owner
+ * who has since left, was removed or declined grants nothing until they are active again.
  */
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import { members, shares, type Resource, type User } from '../db/schema';
 import type { Db } from './context';
 
@@ -34,6 +36,15 @@ export interface ShareGrant {
   group_id: number | null;
   perms: string;
   role: string | null;
+}
+
+/**
+ * SQL condition on one share row (`groupId`: its group_id column, `ownerId`: its resource's
+ * owner): public, or a group the owner still holds an active role in. Every query that lets
+ * a share grant something (reads, listings, runs on inbound mail) applies it.
+ */
+export function liveShare(groupId: SQL, ownerId: SQL | number): SQL {
+  return sql`(${groupId} is null or exists (select 1 from members ow where ow.group_id = ${groupId} and ow.user_id = ${ownerId} and ow.state = 'active'))`;
 }
 
 /** Folds the caller's matching share rows into an Access (pure: unit-tested on its own). */
@@ -63,7 +74,7 @@ export async function accessTo(db: Db, caller: User | null, resource: Resource):
         .select({ group_id: shares.group_id, perms: shares.perms, role: members.role })
         .from(shares)
         .leftJoin(members, and(eq(members.group_id, shares.group_id), eq(members.user_id, caller.id), eq(members.state, 'active')))
-        .where(eq(shares.resource_id, resource.id))
+        .where(and(eq(shares.resource_id, resource.id), liveShare(sql`${shares.group_id}`, resource.owner_id)))
     : await db
         .select({ group_id: shares.group_id, perms: shares.perms, role: members.role })
         .from(shares)

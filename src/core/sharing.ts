@@ -1,9 +1,11 @@
 /**
  * Sharing entries: `public`, `@user~group`, `+org~group`, `+org`, each optionally with a
  * permission suffix (`~rw`). Parsing is pure; resolving a reference reads the groups table.
+ * Sharing into a group needs an active role in it, and a share grants only while the owner
+ * keeps one (src/core/perms.ts `liveShare`).
  */
-import { eq } from 'drizzle-orm';
-import { groups } from '../db/schema';
+import { and, eq } from 'drizzle-orm';
+import { groups, members } from '../db/schema';
 import type { Db } from './context';
 import { badRequest, notFound } from './errors';
 
@@ -35,18 +37,21 @@ export function parseShareEntry(entry: string): ShareRef {
   return { entry, groupRef: m[1] ?? m[2] ?? m[3]!, groupType, perms: normalised };
 }
 
-/** The group id behind a reference, or 404 when no such group exists. */
-export async function resolveGroupRef(db: Db, ref: ShareRef): Promise<number | null> {
-  if (!ref.groupRef) return null;
-  const row = await groupRefQuery(db, ref).get();
-  if (!row) throw notFound(`no such group: ${ref.groupRef}`);
-  return row.id;
-}
+/**
+ * The answer when a share names a group the caller holds no active role in. An unknown group
+ * answers the same (same status, same words), so a stranger learns nothing of which groups exist.
+ */
+export const noSuchGroup = (ref: string) => notFound(`no such group: ${ref} (sharing into a group needs an active role in it)`);
 
-/** The query behind resolveGroupRef (no row for public or an unknown group), for db.batch. */
-export function groupRefQuery(db: Db, ref: ShareRef) {
+/**
+ * The group behind a reference when `userId` holds an active role in it (for `+org`: in the
+ * organisation itself); no row for public, an unknown group, or one the user is not an
+ * active member of. A query for db.batch.
+ */
+export function joinedGroupQuery(db: Db, ref: ShareRef, userId: number) {
   return db
     .select({ id: groups.id })
     .from(groups)
+    .innerJoin(members, and(eq(members.group_id, groups.id), eq(members.user_id, userId), eq(members.state, 'active')))
     .where(eq(groups.ref, ref.groupRef ?? ''));
 }

@@ -9,7 +9,7 @@ import type { Resource } from '../db/schema';
 import { nowIso } from '../core/clock';
 import { blobPrefix, d1Chunks } from '../core/entries';
 import { badRequest, notFound } from '../core/errors';
-import { jsonResponse, MiB, noContent, readUpload } from '../core/http';
+import { jsonResponse, MiB, noContent, readUpload, USER_BYTES_HEADERS } from '../core/http';
 import { fileActions, listingItemSchema, listingResponse, listingResponses } from '../core/listing';
 import { appendLog } from '../core/log';
 import { checkKeyName, keyNameProblem, type KeyNameRule } from '../core/names';
@@ -104,9 +104,8 @@ export function assetRoutes(r: ResourceRoutes): void {
         'X-NVM-Type': 'file',
         ETag: obj.httpEtag,
         'Cache-Control': 'no-cache',
-        'X-Content-Type-Options': 'nosniff',
         // SVG may carry script: never let an asset run in the API's origin.
-        'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; sandbox",
+        ...USER_BYTES_HEADERS,
       });
       if (etagMatches(rc.req.headers.get('If-None-Match'), obj.httpEtag)) {
         await obj.body.cancel();

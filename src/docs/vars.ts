@@ -74,13 +74,28 @@ export function parseThreshold(value: string): number[] | null {
   return parts.every((p): p is number => p !== null) ? parts : null;
 }
 
-function isNumberSpec(spec: string): boolean {
+/**
+ * Widest padding and most digits a number format may ask for: `150000000d` is 10 bytes
+ * and would print 150 MB. Writes above them are refused; formats stored before the rule
+ * are clamped when they format.
+ */
+export const MAX_FORMAT_WIDTH = 64;
+export const MAX_FORMAT_PRECISION = 20;
+
+function numberSpec(spec: string): ReturnType<typeof formatSpecifier> | null {
   try {
-    formatSpecifier(spec);
-    return true;
+    return formatSpecifier(spec);
   } catch {
-    return false;
+    return null;
   }
+}
+
+/** Why a number format's width or precision is over its bound (undefined when within). */
+export function numberSpecBoundProblem(spec: string): string | undefined {
+  const s = numberSpec(spec);
+  if (s?.width !== undefined && s.width > MAX_FORMAT_WIDTH) return `the format's width is at most ${MAX_FORMAT_WIDTH} (got ${s.width})`;
+  if (s?.precision !== undefined && s.precision > MAX_FORMAT_PRECISION) return `the format's precision is at most ${MAX_FORMAT_PRECISION} (got ${s.precision})`;
+  return undefined;
 }
 
 function isDateSpec(spec: string): boolean {
@@ -90,9 +105,10 @@ function isDateSpec(spec: string): boolean {
 /** Why `format` does not suit `type` (undefined when it does). */
 function formatProblem(type: DocVar['type'], format: string): string | undefined {
   if (format === '') return undefined;
-  if ((type === 'number' || type === 'relative') && !isNumberSpec(format)) {
+  if ((type === 'number' || type === 'relative') && !numberSpec(format)) {
     return `'${format}' is not a Python-style number format (e.g. ',.2f', '+.1%', '.3s')`;
   }
+  if (type === 'number' || type === 'relative') return numberSpecBoundProblem(format);
   if (type === 'date' && !isDateSpec(format)) return `'${format}' is not a date format (strftime directives such as '%Y-%m-%d', '%d %b %Y')`;
   return undefined;
 }
@@ -148,6 +164,9 @@ export function bandOf(n: number, threshold: string): FormattedVar['band'] {
 function formatNumber(n: number, spec: string, forceSign: boolean): string {
   const s = formatSpecifier(spec);
   if (forceSign) s.sign = '+';
+  // Clamped, never trusted: a format stored before the bounds still prints a short text.
+  if (s.width !== undefined) s.width = Math.min(s.width, MAX_FORMAT_WIDTH);
+  if (s.precision !== undefined) s.precision = Math.min(s.precision, MAX_FORMAT_PRECISION);
   return d3Format(s.toString())(n);
 }
 

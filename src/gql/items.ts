@@ -4,6 +4,7 @@
  * through a share (the SQL condition of src/core/resources.ts `visibleResources`).
  */
 import { and, asc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
+import { liveShare } from '../core/perms';
 import { readableThroughShare, type ResourceKind } from '../core/resource';
 import { entries, groups, resources, shares, tags, users, type Group, type Resource, type ResourceKindName, type User } from '../db/schema';
 import { docKind } from '../docs/kind';
@@ -28,6 +29,8 @@ export interface ShareRow {
   ref: string | null;
   slug: string | null;
   kind: Group['kind'] | null;
+  /** Public, or the owner still holds an active role in the group: only a live share grants (core/perms.ts liveShare). */
+  live: boolean;
 }
 
 /** One of the caller's tags on a resource. */
@@ -119,7 +122,7 @@ export function selectItems(ctx: Caller, want: Want, where: SQL) {
              where e.resource_id = ${rid} and (e.path in (select value from json_each(${JSON.stringify(want.paths)}))${varsToo}))`.as('entries_json')
           : none('entries_json'),
       shares: want.shares
-        ? sql<string>`(select json_group_array(json_array(s.entry, s.group_id, s.perms, g.ref, g.slug, g.kind)) from ${shares} s
+        ? sql<string>`(select json_group_array(json_array(s.entry, s.group_id, s.perms, g.ref, g.slug, g.kind, ${liveShare(sql`s.group_id`, sql.raw('"resources"."owner_id"'))})) from ${shares} s
              left join ${groups} g on g.id = s.group_id where s.resource_id = ${rid})`.as('shares_json')
         : none('shares_json'),
       tags:
@@ -150,8 +153,8 @@ export async function shapeItems(env: Env, rows: ItemRow[], kind?: KindInfo): Pr
       owner: owner_name,
       kind: kind ?? KINDS[row.kind],
       entries: values,
-      shares: parseJson<[string, number | null, string, string | null, string | null, Group['kind'] | null]>(sh)
-        .map(([entry, group_id, perms, ref, slug, gkind]) => ({ resource_id: row.id, entry, group_id, perms, ref, slug, kind: gkind }))
+      shares: parseJson<[string, number | null, string, string | null, string | null, Group['kind'] | null, number]>(sh)
+        .map(([entry, group_id, perms, ref, slug, gkind, live]) => ({ resource_id: row.id, entry, group_id, perms, ref, slug, kind: gkind, live: live === 1 }))
         .sort((a, b) => (a.entry < b.entry ? -1 : 1)),
       tags: parseJson<string>(tg)
         .sort()

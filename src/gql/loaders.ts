@@ -84,7 +84,14 @@ export function makeLoaders(db: Db, caller: User | null, env: Env) {
         // Only what the caller can read (REST's GET /v1/o/<group ref>/<kind>, the same condition).
         const where = readableSharedWith(kind, groupIds, uid);
         const items = await shapeItems(env, await selectItems(ctx, FULL, where).orderBy(asc(resources.name)));
-        return byKey(groupIds, items, (i: Item) => [...new Set(i.shares.map((s) => s.group_id).filter((g): g is number => g !== null))]);
+        return byKey(groupIds, items, (i: Item) => [
+          ...new Set(
+            i.shares
+              .filter((s) => s.live)
+              .map((s) => s.group_id)
+              .filter((g): g is number => g !== null),
+          ),
+        ]);
       }),
   );
 

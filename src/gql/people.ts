@@ -11,3 +11,12 @@ export interface PersonRow {
 }
 
 export const PERSON_COLUMNS = { id: users.id, username: users.username, name: users.name, bio: users.bio, account: users.account, public: users.profile_public };
+
+/**
+ * Whether the caller may see an account's profile (name, bio): a public profile, or the
+ * caller's own. The rule of the users listing and of author blocks; a shared group grants
+ * nothing more (a roster or a mention shows the username only).
+ */
+export function profileShown(person: Pick<PersonRow, 'id' | 'public'>, caller: Pick<User, 'id'> | null): boolean {
+  return person.public || person.id === caller?.id;
+}

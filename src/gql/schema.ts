@@ -13,7 +13,7 @@ import { entryOf, KINDS, listItems, type Item, type ListArgs } from './items';
 import type { Loaders } from './loaders';
 import { enabledFlag, page, rfc2822, tagInfo, textOrNull } from './values';
 import { lastRunOf, runStats } from './jobs';
-import { PERSON_COLUMNS, type PersonRow } from './people';
+import { PERSON_COLUMNS, profileShown, type PersonRow } from './people';
 import { mentionsOf, type GqlComment, type GqlTopic } from './topics';
 import { typeDefs } from './type-defs';
 import { varsFromEntries } from '../docs/vars';
@@ -216,10 +216,12 @@ export const resolvers = {
     jobs: list('job'),
     users: async (_: unknown, args: Args<{ username?: string | null; limit?: number | null; offset?: number | null }>, c: GqlContext) => {
       const { limit, offset } = page(args);
+      // Naming a user finds them only within the listing's reach (profileShown): a private
+      // profile is not found, whoever asks, except by its owner.
       const reach = or(eq(users.profile_public, true), eq(users.id, c.caller?.id ?? -1));
-      const where = args.username != null ? eq(users.username, args.username) : reach;
+      const where = args.username != null ? and(eq(users.username, args.username), reach) : reach;
       if (limit === 0) return [];
-      return c.db.select(PERSON_COLUMNS).from(users).where(and(where)).orderBy(asc(users.username)).limit(limit).offset(offset);
+      return c.db.select(PERSON_COLUMNS).from(users).where(where).orderBy(asc(users.username)).limit(limit).offset(offset);
     },
     groups: async (_: unknown, args: Args<GroupFilter>, c: GqlContext) => shapeGroups(c.env, c.db, c.caller, await candidateGroups(c.db, c.caller, args)),
     orgs: async (_: unknown, __: unknown, c: GqlContext) => shapeGroups(c.env, c.db, c.caller, await candidateOrgs(c.db, c.caller)),
@@ -243,6 +245,9 @@ export const resolvers = {
   },
   User: {
     type: (u: PersonRow) => u.account,
+    // Users also arrive through rosters and mentions: the profile shows only where profileShown.
+    name: (u: PersonRow, _: unknown, c: GqlContext) => (profileShown(u, c.caller) ? u.name : ''),
+    bio: (u: PersonRow, _: unknown, c: GqlContext) => (profileShown(u, c.caller) ? u.bio : ''),
     relationship: () => ({ orgs: false, groups: false, follower: false, connected: false, following: false, ignoring: false }),
     social: () => ({ followers: 0, following: 0, connections: 0 }),
     docs: ownedBy('doc'),

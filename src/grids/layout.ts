@@ -139,13 +139,13 @@ export function maskInstructions(row: string): string {
 /** Parses a layout drawing; throws LayoutError for faults of rules 1-3. */
 export function parseLayout(text: string): ParsedLayout {
   const raw = text.split(/\r\n|\n|\r/).map((line) => (/[\uD800-\uDFFF]/.test(line) ? line.replace(ASTRAL, '\uFFFD') : line));
-  let widest = 0;
-  for (const line of raw) widest = Math.max(widest, line.length);
-  // Every row padded to the same width: at(y, x) never leaves the grid.
-  const lines = raw.map((line) => (line.length < widest ? line + ' '.repeat(widest - line.length) : line));
+  const lines = raw;
   // The shape of the drawing: the rows with instruction text masked, so a | or + in `{A:|}` is never a line.
   const shape = lines.map(maskInstructions);
-  const at = (y: number, x: number): number => shape[y]!.charCodeAt(x);
+  // Past the end of its row a character reads as a space. Rows are not padded to the widest
+  // one: one long row over many short ones would make the grid quadratic in the text.
+  const charAt = (row: string, x: number): number => (x < row.length ? row.charCodeAt(x) : SPACE);
+  const at = (y: number, x: number): number => charAt(shape[y]!, x);
 
   // Rule 1: the bounding box of everything that is not whitespace.
   let t = -1;
@@ -212,7 +212,7 @@ export function parseLayout(text: string): ParsedLayout {
       let from = -1;
       for (let x = box.l + 1; x <= box.r; x++) {
         // masked instruction text is kept as written: `{A:|}` reads as such (an invalid position)
-        const keep = x < box.r && !isDrawing(row.charCodeAt(x)) && !isSpace(lines[y]!.charCodeAt(x));
+        const keep = x < box.r && !isDrawing(charAt(row, x)) && !isSpace(charAt(lines[y]!, x));
         if (keep && from < 0) from = x;
         else if (!keep && from >= 0) {
           content += lines[y]!.slice(from, x);

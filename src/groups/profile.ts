@@ -7,6 +7,7 @@ import { and, eq, like } from 'drizzle-orm';
 import { nowIso } from '../core/clock';
 import type { Db } from '../core/context';
 import { notFound } from '../core/errors';
+import { USER_BYTES_HEADERS } from '../core/http';
 import { groups, users, type Group } from '../db/schema';
 import type { OptionName, Picture } from './model';
 import { groupEntries } from './schema';
@@ -65,6 +66,6 @@ export async function servePicture(env: Env, db: Db, group: Group, which: Pictur
   const obj = row ? await env.BLOBS.get(pictureKey(group.id, which)) : null;
   if (!row || !obj) throw notFound(`no ${which} is set`);
   return new Response(obj.body, {
-    headers: { 'Content-Type': row.content_type ?? 'application/octet-stream', 'Content-Length': String(row.size), 'X-NVM-Type': 'file', 'X-Content-Type-Options': 'nosniff' },
+    headers: { 'Content-Type': row.content_type ?? 'application/octet-stream', 'Content-Length': String(row.size), 'X-NVM-Type': 'file', ...USER_BYTES_HEADERS },
   });
 }

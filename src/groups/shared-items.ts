@@ -16,6 +16,7 @@ import { rfc2822Utc } from '../core/dates';
 import { entryValues } from '../core/entries';
 import { notFound } from '../core/errors';
 import { jsonResponse } from '../core/http';
+import { liveShare } from '../core/perms';
 import { readableThroughShare } from '../core/resource';
 import { parseShareEntry } from '../core/sharing';
 import { entries, resources, shares, users, type Group, type ResourceKindName } from '../db/schema';
@@ -65,15 +66,17 @@ function byResource<T extends { resource_id: number }>(rows: T[]): Map<number, T
 const ITEM_ENTRIES = ['name', 'summary', 'config/type'];
 
 /**
- * SQL condition on `resources`: the items of a kind shared with any of the groups that the
- * caller can read (their own, or readable through a share). Seeing a group, or overseeing
+ * SQL condition on `resources`: the items of a kind shared with any of the groups (by an
+ * owner who still holds an active role in it) that the caller can read (their own, or
+ * readable through a share). Seeing a group, or overseeing
  * it as an organisation founder or admin, grants no read of what is shared with it. The
  * rule of GET /v1/o/<group ref>/<kind>, also used by GraphQL's `Group { docs ... }`.
  */
 export function readableSharedWith(kind: ResourceKindName, groupIds: readonly number[], callerId: number): SQL {
   return and(
     eq(resources.kind, kind),
-    sql`exists (select 1 from shares g where g.resource_id = ${resources.id} and g.group_id in (select value from json_each(${JSON.stringify(groupIds)})))`,
+    sql`exists (select 1 from shares g where g.resource_id = ${resources.id} and g.group_id in (select value from json_each(${JSON.stringify(groupIds)}))
+                and ${liveShare(sql`g.group_id`, sql`${resources.owner_id}`)})`,
     or(eq(resources.owner_id, callerId), readableThroughShare(callerId)),
   )!;
 }

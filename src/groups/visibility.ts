@@ -21,6 +21,7 @@ import { and, asc, eq, inArray, like, or, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { groups, members, shares, resources, users, type Group, type Role, type User } from '../db/schema';
 import type { Db } from '../core/context';
+import { liveShare } from '../core/perms';
 import { groupEntries } from './schema';
 import { inboundAddress, isManager, type Membership, type OptionName } from './model';
 import { COLLECTION_OF } from './sections';
@@ -289,7 +290,8 @@ export async function groupInfos(env: Env, db: Db, caller: User | null, list: Gr
       .from(shares)
       .innerJoin(resources, eq(resources.id, shares.resource_id))
       .innerJoin(users, eq(users.id, resources.owner_id))
-      .where(inArray(shares.group_id, insiderIds.length ? insiderIds : none))
+      // Only live shares: one whose owner left the group grants nothing, so it is not listed.
+      .where(and(inArray(shares.group_id, insiderIds.length ? insiderIds : none), liveShare(sql`${shares.group_id}`, sql`${resources.owner_id}`)))
       .orderBy(resources.kind, users.username, resources.name),
     db
       .select({ group_id: groupEntries.group_id, path: groupEntries.path })

@@ -49,6 +49,25 @@ function stripComment(line: string): string {
   return (m ? line.slice(0, m.index) : line).trim();
 }
 
+/**
+ * `label <- ref` of a trimmed binding line (spaces around the arrow optional), or null;
+ * what `/^(\S+)\s*<-\s*(\S+)$/` matches (with one word, the last arrow that leaves a
+ * ref splits it), by words: that regex retries every arrow of a long word, quadratic.
+ */
+function splitBinding(line: string): [label: string, ref: string] | null {
+  const words = line.split(/\s+/);
+  const [a, b, c] = words as [string, string | undefined, string | undefined];
+  if (words.length === 1) {
+    const k = a.lastIndexOf('<-', a.length - 3);
+    return k >= 1 ? [a.slice(0, k), a.slice(k + 2)] : null;
+  }
+  if (words.length === 2) {
+    if (b!.startsWith('<-') && b!.length > 2) return [a, b!.slice(2)];
+    return a.endsWith('<-') && a.length > 2 ? [a.slice(0, -2), b!] : null;
+  }
+  return words.length === 3 && b === '<-' ? [a, c!] : null;
+}
+
 /** Parses a chain; an empty (or comment-only) text is no chain (the job runs its own code). */
 export function parseChains(text: string): ChainStep[] {
   const bindings = new Map<string, { ref: StepRef; line: number }>();
@@ -58,9 +77,9 @@ export function parseChains(text: string): ChainStep[] {
     const n = i + 1;
     if (!line) return;
     if (line.includes('<-')) {
-      const m = /^(\S+)\s*<-\s*(\S+)$/.exec(line);
+      const m = splitBinding(line);
       if (!m) throw new ChainError(`line ${n}: a binding is 'label <- ref'`);
-      const [, label, refText] = m as unknown as [string, string, string];
+      const [label, refText] = m;
       if (!LABEL.test(label)) throw new ChainError(`line ${n}: invalid label '${label}' (lowercase letters, digits, _; starting with a letter)`);
       if (bindings.has(label)) throw new ChainError(`line ${n}: label '${label}' is bound twice`);
       const ref = parseRef(refText);

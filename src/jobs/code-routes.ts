@@ -2,7 +2,7 @@
 import { now } from '../core/clock';
 import { sha256Hex } from '../core/crypto';
 import { conflict, notFound } from '../core/errors';
-import { MiB, noContent, readBytes } from '../core/http';
+import { MiB, noContent, readBytes, USER_BYTES_HEADERS } from '../core/http';
 import { listingResponse, listingResponses } from '../core/listing';
 import { checkName } from '../core/names';
 import { listingItem, type ResourceCtx, type ResourceRoutes } from '../core/resource';
@@ -52,7 +52,7 @@ export function codeRoutes(r: ResourceRoutes): void {
     handler: async (rc) => {
       const obj = await rc.env.BLOBS.get(codePrefix(rc.resource.id) + checkName(rc.params.file!, CODE_FILE, 'code file name'));
       if (!obj) throw notFound(`no such code file: ${rc.params.file}`);
-      return new Response(obj.body, { headers: { 'Content-Type': obj.httpMetadata?.contentType ?? 'application/octet-stream', 'X-NVM-Type': 'file' } });
+      return new Response(obj.body, { headers: { 'Content-Type': obj.httpMetadata?.contentType ?? 'application/octet-stream', 'X-NVM-Type': 'file', ...USER_BYTES_HEADERS } });
     },
   });
   r.post('/code/:file', {

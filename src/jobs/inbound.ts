@@ -1,10 +1,13 @@
 /**
  * Inbound org-group mail (the email() handler): the message is parsed with postal-mime,
- * the address resolved to its organisation group, the sender checked against the group's
- * accepted members with a verified address; then every job shared with the group runs
- * with the message as input, and the sender gets a reply per job (kind `reply`).
+ * the address resolved to its organisation group, the sender (the address of the From
+ * header, the identity DKIM and SPF alignment authenticate: mail-auth.ts) checked against
+ * the group's accepted members with a verified address; then every job shared with the
+ * group runs with the message as input. Replies (kind `reply`) go only to a sender that
+ * passed aligned DKIM or aligned SPF, whatever the group's options: anything else may be
+ * forged, and a reply to it would be backscatter.
  */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import PostalMime from 'postal-mime';
 import { dbFor, type Db } from '../core/context';
 import { deliver } from '../core/mailer';
@@ -13,7 +16,8 @@ import { resources, shares, type Group, type Resource } from '../db/schema';
 import { groupForInboundAddress } from '../groups/inbound';
 import { activeMembers } from '../groups/members';
 import { optionIsOn } from '../groups/profile';
-import { authRefusal, mailAuth, type MailAuth } from './mail-auth';
+import { liveShare } from '../core/perms';
+import { authenticated, authRefusal, DEFAULT_AUTHSERV_ID, mailAuth, type MailAuth } from './mail-auth';
 import { cleanName, textFile, uniqueNames, type RunFile } from './files';
 import { rejectRun, startRun } from './trigger';
 
@@ -21,26 +25,28 @@ import { rejectRun, startRun } from './trigger';
 export const INBOUND_LIMIT = 25 * MiB;
 
 export interface InboundMessage {
+  /** The From header's address (the authenticated identity), else the envelope sender. */
   from: string;
   to: string;
   subject: string;
   text: string;
   html: string;
   attachments: RunFile[];
-  /** DKIM and SPF as the receiving hop reported them (mail-auth.ts). */
+  /** DKIM and SPF as the platform's receiver (`authservId`) reported them (mail-auth.ts). */
   auth: MailAuth;
 }
 
 /** Parses a raw RFC 822 message (pure but for the parser). */
-export async function parseMessage(raw: ArrayBuffer, envelopeFrom: string, envelopeTo: string): Promise<InboundMessage> {
+export async function parseMessage(raw: ArrayBuffer, envelopeFrom: string, envelopeTo: string, authservId = DEFAULT_AUTHSERV_ID): Promise<InboundMessage> {
   const email = await PostalMime.parse(raw, { attachmentEncoding: 'arraybuffer' });
+  const auth = mailAuth(email.headers, authservId);
   return {
-    from: envelopeFrom,
+    from: auth.from || envelopeFrom.trim().toLowerCase(),
     to: envelopeTo,
     subject: email.subject ?? '',
     text: email.text ?? '',
     html: email.html ?? '',
-    auth: mailAuth(email.headers),
+    auth,
     attachments: uniqueNames(
       email.attachments.map((a, i) => ({
         name: cleanName(a.filename ?? '', `attachment-${i + 1}`),
@@ -57,19 +63,22 @@ export function mailInput(m: InboundMessage): RunFile[] {
   return uniqueNames([json, ...m.attachments]);
 }
 
+/** Jobs shared with the group by an owner who still holds an active role in it. */
 async function sharedJobs(db: Db, group: Group): Promise<Resource[]> {
   return db
     .select({ r: resources })
     .from(shares)
     .innerJoin(resources, eq(resources.id, shares.resource_id))
-    .where(and(eq(shares.group_id, group.id), eq(resources.kind, 'job')))
+    .where(and(eq(shares.group_id, group.id), eq(resources.kind, 'job'), liveShare(sql`${shares.group_id}`, sql`${resources.owner_id}`)))
     .then((rows) => rows.map((x) => x.r));
 }
 
 const reSubject = (s: string) => (/^re:/i.test(s) ? s : `Re: ${s || '(no subject)'}`);
 const html = (text: string) => `<p>${text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/\n/g, '<br>')}</p>`;
 
-async function reply(env: Env, db: Db, to: string, subject: string, text: string, attachments: { filename: string; content_type: string; content: Uint8Array }[] = []) {
+type Attachment = { filename: string; content_type: string; content: Uint8Array };
+
+async function reply(env: Env, db: Db, to: string, subject: string, text: string, attachments: Attachment[] = []) {
   try {
     await deliver(env, db, { kind: 'reply', to: [to], subject: reSubject(subject), text, html: html(text), attachments });
   } catch (err) {
@@ -84,7 +93,7 @@ export async function handleInbound(env: Env, raw: ArrayBuffer, from: string, to
   if (!target) return 'unknown';
   let msg: InboundMessage;
   try {
-    msg = await parseMessage(raw, from, to);
+    msg = await parseMessage(raw, from, to, env.MAIL_AUTHSERV_ID || DEFAULT_AUTHSERV_ID);
   } catch (err) {
     // Nothing runs and nobody is replied to: the SMTP rejection tells the sender.
     console.warn(`inbound mail to ${to} from ${from} could not be parsed: ${(err as Error).message}`);
@@ -95,23 +104,30 @@ export async function handleInbound(env: Env, raw: ArrayBuffer, from: string, to
     optionIsOn(db, target.group.id, 'mail_verify_dkim'),
     optionIsOn(db, target.group.id, 'mail_verify_spf'),
   ]);
-  const sender = from.trim().toLowerCase();
+  // The sender is the From header's address: the identity DKIM and SPF alignment vouch for.
+  const sender = msg.auth.from;
+  const createdBy = sender || from.trim().toLowerCase();
+  // Only an authenticated sender is answered (with the checks off too): anything else may be forged.
+  const answer = authenticated(msg.auth) ? (text: string, attachments?: Attachment[]) => reply(env, db, sender, msg.subject, text, attachments) : async () => {};
+  const refuse = (reason: string) => Promise.all(jobs.map((job) => rejectRun(env, { job, trigger: 'email', source: 'email', createdBy }, reason)));
   const unauthenticated = authRefusal(msg.auth, { dkim: verifyDkim, spf: verifySpf });
   if (unauthenticated) {
-    // No reply: the sender's address is exactly what failed to be authenticated.
-    const reason = `message from ${sender} rejected: ${unauthenticated}`;
-    await Promise.all(jobs.map((job) => rejectRun(env, { job, trigger: 'email', source: 'email', createdBy: sender }, reason)));
+    await refuse(`message from ${createdBy} rejected: ${unauthenticated}`);
+    return 'rejected';
+  }
+  if (!sender) {
+    await refuse(`message from ${createdBy} rejected: it has no single From address`);
     return 'rejected';
   }
   const member = (await activeMembers(db, target.group.id)).find((m) => m.user.email_verified && m.user.email?.toLowerCase() === sender);
   if (!member) {
     const reason = `${sender} is not an accepted member of ${target.group.ref} with that verified address`;
-    await Promise.all(jobs.map((job) => rejectRun(env, { job, trigger: 'email', source: 'email', createdBy: sender }, reason)));
-    await reply(env, db, from, msg.subject, `Your message to ${to} was rejected: ${reason}. No job ran.`);
+    await refuse(reason);
+    await answer(`Your message to ${to} was rejected: ${reason}. No job ran.`);
     return 'rejected';
   }
   if (!jobs.length) {
-    await reply(env, db, from, msg.subject, `No job is shared with ${target.group.ref}: nothing ran.`);
+    await answer(`No job is shared with ${target.group.ref}: nothing ran.`);
     return 'accepted';
   }
   const input = mailInput(msg);
@@ -121,11 +137,11 @@ export async function handleInbound(env: Env, raw: ArrayBuffer, from: string, to
       const what = `Run ${out.name} of job ${job.name}`;
       if (out.status === 'success') {
         const attachments = out.bundle ? [{ filename: out.bundle.filename, content_type: out.bundle.type, content: new Uint8Array(out.bundle.data) }] : [];
-        await reply(env, db, from, msg.subject, `${what} succeeded${out.bundle ? `: its output ${out.bundle.filename} is attached.` : ' without output.'}`, attachments);
+        await answer(`${what} succeeded${out.bundle ? `: its output ${out.bundle.filename} is attached.` : ' without output.'}`, attachments);
       } else if (out.status === 'canceled') {
-        await reply(env, db, from, msg.subject, `${what} was canceled: no output.`);
+        await answer(`${what} was canceled: no output.`);
       } else {
-        await reply(env, db, from, msg.subject, `${what} failed: ${out.message}`);
+        await answer(`${what} failed: ${out.message}`);
       }
     }),
   );

@@ -4,7 +4,8 @@ import { canonicalEntries, typeWordProblem } from '../core/canonical';
 import { entriesQuery, entryValues } from '../core/entries';
 import type { EntrySpec, ResourceKind } from '../core/resource';
 import { KiB } from '../core/http';
-import { chainProblem } from './chains';
+import { writerProblem } from './chain-access';
+import { chainProblem, parseChains } from './chains';
 import { booleanProblem, isTruthy } from './config';
 import { scheduleProblem } from './cron';
 import { codePrefix } from './sandbox';
@@ -52,7 +53,14 @@ export const jobKind: ResourceKind = {
       validate: typeWordProblem,
       summary: 'Type: a lowercase word (stored for the clients; runs do not change with it)',
     },
-    { path: 'config/chains', access: 'rw', limit: 16 * KiB, validate: (v) => chainProblem(v), summary: 'The chain: bindings label <- ref and edges a -> b -> .c' },
+    {
+      path: 'config/chains',
+      access: 'rw',
+      limit: 16 * KiB,
+      // A grantee's chain may name only jobs the grantee may execute (the owner's is checked when it runs).
+      validate: (v, rc) => chainProblem(v) ?? (rc.access.owner ? undefined : writerProblem(rc.db, rc.resource.owner_id, parseChains(v), rc.caller!)),
+      summary: 'The chain: bindings label <- ref and edges a -> b -> .c',
+    },
     {
       path: 'config/schedule',
       access: 'rw',

@@ -31,11 +31,20 @@ export interface RunSpec {
   trigger: Trigger;
   source: string;
   createdBy: string;
-  /** The user who triggered the top-level run: `@user/job` steps need their execute access. */
-  callerId: number;
+  /**
+   * The users whose rights the run acts with: who triggered the top-level run, then the
+   * owner of every job from the top-level one down to this run's. A job step of this run's
+   * chain needs execute access of each (chain-access.ts); a child run adds its job's owner.
+   */
+  authority: number[];
+  /** The top-level run of the tree (itself for a top-level run): its object counts the tree's child runs. */
+  rootName: string;
   input: RunFile[];
   depth: number;
 }
+
+/** What a run's D1 row is made of (a rejected run has only this). */
+export type RunRecordSpec = Omit<RunSpec, 'input' | 'depth' | 'authority' | 'rootName'>;
 
 /** What finishing a run needs; kept in storage so a reset object can still finish it. */
 export interface RunHead {

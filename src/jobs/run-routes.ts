@@ -6,7 +6,7 @@ import { eq } from 'drizzle-orm';
 import type { Api, Scope } from '../core/api';
 import { now } from '../core/clock';
 import { conflict, HttpError } from '../core/errors';
-import { jsonResponse, noContent, readText, textResponse, wantsJson } from '../core/http';
+import { jsonResponse, noContent, readText, textResponse, USER_BYTES_HEADERS, wantsJson } from '../core/http';
 import { listingResponse, listingResponses } from '../core/listing';
 import { logResponse } from '../core/log';
 import type { Perm } from '../core/perms';
@@ -15,6 +15,7 @@ import { resources } from '../db/schema';
 import { bundleResponse } from './files';
 import { jobKind } from './kind';
 import { loadRunCtx, requireRunReader, type RunCtx } from './run-access';
+import { logStreamResponse, type LogPage } from './run-log';
 import { readOutput } from './run-output';
 import { isExpired, latestRun, recentRuns, runStats, statsText } from './runs';
 import type { RunRow } from './schema';
@@ -128,7 +129,7 @@ export function runRoutes(r: ResourceRoutes, runs: RunRoutes): void {
       if (!row.output_name) return noContent({ 'X-Run-Id': row.name });
       const data = await readOutput(rc.env, row);
       if (!data) throw new HttpError(410, `the output of run ${row.name} is gone`);
-      return bundleResponse({ filename: row.output_name, type: row.output_type ?? 'application/octet-stream', data }, { 'X-Run-Id': row.name });
+      return bundleResponse({ filename: row.output_name, type: row.output_type ?? 'application/octet-stream', data }, { 'X-Run-Id': row.name, ...USER_BYTES_HEADERS });
     },
   });
   r.get('/log', {
@@ -156,5 +157,5 @@ async function runLogResponse(rc: ResourceCtx, row: RunRow): Promise<Response> {
     const stream = (await stub.liveLog()) as unknown as ReadableStream<Uint8Array>;
     return new Response(stream, { headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-NVM-Type': 'file' } });
   }
-  return logResponse(rc.req, (await stub.readLog()) as unknown as { log_time: string; severity: string; message: string }[]);
+  return logStreamResponse(rc.req, async (after) => (await stub.readLog(after)) as unknown as LogPage);
 }

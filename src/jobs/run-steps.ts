@@ -3,12 +3,13 @@
  * runs in their own objects and whose url steps are https calls. The run's object owns one
  * RunSteps, so a cancel (cancel()) reaches the step the run awaits, its sandbox and children.
  */
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { now } from '../core/clock';
 import type { Db } from '../core/context';
 import type { Severity } from '../core/log';
-import { accessTo } from '../core/perms';
-import { resources, users, type User } from '../db/schema';
+import { users } from '../db/schema';
+import { fanOutRefusal } from './caps';
+import { missingJob, noExecute, refTargetQuery, refVerdict, withAuthority, type JobRef } from './chain-access';
 import type { ChainStep } from './chains';
 import type { JobConfig } from './config';
 import { filesFromResponse, formOf, type RunFile } from './files';
@@ -36,6 +37,8 @@ export interface StepHost {
   isCanceling(): boolean;
   /** The run's row id (children name it as their parent). */
   runId(): number;
+  /** Counts `n` more child runs against the tree's cap (at the top-level run's object): why not, or nothing. */
+  claimChildren(spec: RunSpec, n: number): Promise<string | void>;
 }
 
 type ChildRun = ReturnType<typeof runStub>;
@@ -83,6 +86,8 @@ export class RunSteps {
       if (this.host.isCanceling()) return { kind: 'aborted', message: `canceled before step ${step.label}` };
       this.host.log(`step ${step.label}${step.fanOut ? ` (fan-out over ${files.length} files)` : ''}`);
       const inputs = step.fanOut ? files.map((f) => [f]) : [files];
+      const capped = (step.fanOut ? fanOutRefusal(files.length) : undefined) ?? (step.ref.kind === 'job' ? await this.host.claimChildren(spec, inputs.length) : undefined);
+      if (capped) return { kind: 'failed', message: `step ${step.label}: ${capped}` };
       const results = await this.guard(this.branches(inputs.map((input) => this.runStep(spec, step, input))));
       if (results.kind !== 'ok') return { ...results, message: `step ${step.label}: ${results.message}` };
       files = results.files;
@@ -147,7 +152,7 @@ export class RunSteps {
         return { kind: 'failed', message: `${step.ref.url}: ${(err as Error).message}` };
       }
     }
-    const target = await this.resolveJob(spec, step.ref.owner, step.ref.job);
+    const target = await this.resolveJob(spec, step.ref);
     if (typeof target === 'string') return { kind: 'failed', message: target };
     // Canceled (or a sibling branch failed) while the step resolved: start no child.
     if (this.host.isCanceling() || this.branchesStopped) return { kind: 'aborted', message: 'canceled before the child run started' };
@@ -166,7 +171,9 @@ export class RunSteps {
         trigger: spec.trigger,
         source: spec.source,
         createdBy: spec.createdBy,
-        callerId: spec.callerId,
+        // The child acts for everyone this run acts for, and for its own job's owner.
+        authority: withAuthority(spec.authority, target.owner_id),
+        rootName: spec.rootName,
         input,
         depth: spec.depth + 1,
       })) as unknown as RunOutcome;
@@ -179,29 +186,17 @@ export class RunSteps {
   }
 
   /**
-   * A job ref of a chain: a bare name is a job of the chain's owner; `@user/job` is a job
-   * shared with the caller (who triggered the top-level run) with execute access.
+   * The job a step names, if every user the run acts for may execute it (chain-access.ts):
+   * a bare name is a job of this run's job's owner, `@user/job` a job of that user. One
+   * round trip; a second only to name who lacks execute access.
    */
-  private async resolveJob(spec: RunSpec, ownerName: string | null, job: string): Promise<{ id: number; owner_id: number } | string> {
+  private async resolveJob(spec: RunSpec, ref: JobRef): Promise<{ id: number; owner_id: number } | string> {
     const db = this.host.db;
-    const missing = `no such job: ${ownerName ? `@${ownerName}/` : ''}${job}`;
-    let ownerId = spec.ownerId;
-    if (ownerName) {
-      const u = await db.select({ id: users.id }).from(users).where(eq(users.username, ownerName)).get();
-      if (!u) return missing;
-      ownerId = u.id;
-    }
-    const r = await db
-      .select()
-      .from(resources)
-      .where(and(eq(resources.owner_id, ownerId), eq(resources.kind, 'job'), eq(resources.name, job)))
-      .get();
-    if (!r) return missing;
-    if (ownerName && r.owner_id !== spec.callerId) {
-      const access = await accessTo(db, { id: spec.callerId } as User, r);
-      if (!access.r) return missing;
-      if (!access.x) return `${spec.createdBy} has no execute access to @${ownerName}/${job}`;
-    }
-    return { id: r.id, owner_id: r.owner_id };
+    const row = await refTargetQuery(db, spec.ownerId, ref, spec.authority).get();
+    const refused = refVerdict(row, spec.authority);
+    if (!refused) return { id: row!.id, owner_id: row!.owner_id };
+    if (refused === 'missing') return missingJob(ref);
+    const who = await db.select({ username: users.username }).from(users).where(eq(users.id, refused.lacks)).get();
+    return noExecute(who?.username ?? `user ${refused.lacks}`, ref);
   }
 }

@@ -7,7 +7,7 @@ import type { Db } from '../core/context';
 import { writeEntry } from '../core/entries';
 import { resources } from '../db/schema';
 import type { Bundle } from './files';
-import type { RunHead, RunOutcome, RunSpec } from './run-machine';
+import type { RunHead, RunOutcome, RunRecordSpec, RunSpec } from './run-machine';
 import { durationOf, runShortname } from './runs';
 import { jobMeta, jobRuns, jobSchedules } from './schema';
 
@@ -17,7 +17,7 @@ export const AUTO_PAUSE_AFTER = 5;
 type Log = (message: string, severity: string) => void;
 
 /** The row of a run as it starts. */
-export function newRunRow(spec: Omit<RunSpec, 'input' | 'depth' | 'callerId'>, status: 'processing' | 'rejected', started: string) {
+export function newRunRow(spec: RunRecordSpec, status: 'processing' | 'rejected', started: string) {
   return {
     name: spec.name,
     shortname: runShortname(),
@@ -35,7 +35,7 @@ export function newRunRow(spec: Omit<RunSpec, 'input' | 'depth' | 'callerId'>, s
 }
 
 /** Records a run that never starts (it ends as it begins). */
-export async function insertRejected(db: Db, spec: Omit<RunSpec, 'input' | 'depth' | 'callerId'>, at: string): Promise<void> {
+export async function insertRejected(db: Db, spec: RunRecordSpec, at: string): Promise<void> {
   await db.insert(jobRuns).values({ ...newRunRow({ ...spec, parentId: null, parentStep: null }, 'rejected', at), completed_on: at, duration: 0 });
 }
 

@@ -1,7 +1,7 @@
 /** POST `<job>/data`: the trigger of a run by the API; answers the run's output when it ends. */
 import { z } from 'zod';
 import { HttpError } from '../core/errors';
-import { noContent } from '../core/http';
+import { noContent, USER_BYTES_HEADERS } from '../core/http';
 import type { ResourceRoutes } from '../core/resource';
 import { bundleResponse, checkTriggerType, readTriggerInput } from './files';
 import { rejectRun, startRun } from './trigger';
@@ -48,7 +48,7 @@ export function triggerRoutes(r: ResourceRoutes): void {
       const headers = { 'X-Run-Id': out.name };
       if (out.status === 'canceled') throw new HttpError(409, 'the run was canceled', { run: out.name }, headers);
       if (out.status === 'failed') throw new HttpError(502, 'the run failed: read its status and log', { run: out.name }, headers);
-      return out.bundle ? bundleResponse(out.bundle, headers) : noContent(headers);
+      return out.bundle ? bundleResponse(out.bundle, { ...headers, ...USER_BYTES_HEADERS }) : noContent(headers);
     },
   });
 }

@@ -1,6 +1,7 @@
 /** Starting runs: the one entry point shared by POST data, the scheduler and inbound mail. */
 import { now } from '../core/clock';
 import type { Resource } from '../db/schema';
+import { withAuthority } from './chain-access';
 import type { RunFile } from './files';
 import type { RunOutcome } from './run-machine';
 import { requestId, runName } from './runs';
@@ -39,7 +40,9 @@ export async function startRun(env: Env, t: TriggerSpec): Promise<RunOutcome> {
       trigger: t.trigger,
       source: t.source,
       createdBy: t.createdBy,
-      callerId: t.callerId,
+      // Who triggers and the job's owner: a chain acts with the rights both of them have.
+      authority: withAuthority([t.callerId], t.job.owner_id),
+      rootName: name,
       input: t.input,
       depth: 0,
     });

@@ -1,6 +1,6 @@
 /** assets/ of an e-mail: list, download, upload or replace, remove (rules in assets.ts). */
 import { notFound } from '../core/errors';
-import { jsonResponse, noContent } from '../core/http';
+import { jsonResponse, noContent, USER_BYTES_HEADERS } from '../core/http';
 import { listingResponse } from '../core/listing';
 import { appendLog } from '../core/log';
 import { listingItem, type ResourceCtx } from '../core/resource';
@@ -17,7 +17,9 @@ export async function assetListing(rc: ResourceCtx): Promise<Response> {
 export async function assetDownload(rc: ResourceCtx): Promise<Response> {
   const obj = await getAsset(rc.env, rc.resource.id, rc.params.asset!);
   if (!obj) throw notFound(`no asset ${rc.params.asset}`);
-  return new Response(obj.body, { headers: { 'Content-Type': obj.httpMetadata?.contentType ?? 'application/octet-stream', 'X-NVM-Type': 'file', ETag: obj.httpEtag } });
+  return new Response(obj.body, {
+    headers: { 'Content-Type': obj.httpMetadata?.contentType ?? 'application/octet-stream', 'X-NVM-Type': 'file', ETag: obj.httpEtag, ...USER_BYTES_HEADERS },
+  });
 }
 
 export async function assetUpload(rc: ResourceCtx): Promise<Response> {

@@ -15,7 +15,7 @@ import { resources, users, type Resource, type User } from '../db/schema';
 import { getAsset } from './assets';
 import { documentAttachments } from './attach';
 import { composeStored, personalise, type Composed } from './compose';
-import { resolveStoredRecipients } from './recipients';
+import { resolveStoredRecipients, type Resolved } from './recipients';
 import { normaliseAddress, planOf, runStatus, type SendAction, type Tally } from './rules';
 import { mailRuns } from './schema';
 import { suppressedAmong, unsubscribeUrl } from './unsubscribe';
@@ -29,8 +29,6 @@ export interface MailJob {
   resourceId: number;
   callerId: number;
   callerName: string;
-  /** The caller's verified address when the send was accepted (the log's trigger line names it). */
-  callerEmail?: string;
   /** Ad-hoc recipients replacing the stored lists for this send. */
   to?: string[];
   /** Platform clock at acceptance (ms). */
@@ -56,19 +54,26 @@ async function embedded(env: Env, resourceId: number, c: Composed): Promise<Atta
   return out;
 }
 
-async function recipientsOf(db: Db, job: MailJob, owner: User, caller: User | undefined, stored: Map<string, string>): Promise<{ addresses: string[]; notes: string[] }> {
+/**
+ * The addresses of a send, each with how it was written: the log (read by every reader of
+ * the mail) names a recipient that way, never the address an `@user` or a group resolved to.
+ */
+async function recipientsOf(db: Db, job: MailJob, owner: User, caller: User | undefined, stored: Map<string, string>): Promise<Resolved> {
   if (job.action === 'test') {
-    if (caller?.email && caller.email_verified) return { addresses: [normaliseAddress(caller.email)], notes: [] };
-    return { addresses: [], notes: ['your address is no longer verified'] };
+    if (caller?.email && caller.email_verified) {
+      const a = normaliseAddress(caller.email);
+      return { addresses: [a], notes: [], written: new Map([[a, `@${job.callerName}`]]) };
+    }
+    return { addresses: [], notes: ['your address is no longer verified'], written: new Map() };
   }
-  if (job.to) return { addresses: job.to, notes: [] };
+  if (job.to) return { addresses: job.to, notes: [], written: new Map(job.to.map((a) => [a, a])) };
   return resolveStoredRecipients(db, owner, stored);
 }
 
-/** What a send goes to, as the log's trigger line names it. */
+/** What a send goes to, as the log's trigger line names it (ad-hoc addresses as the sender wrote them). */
 function triggerTarget(job: MailJob): string {
   if ((job.attempts ?? 1) > 1) return `resumed after an interruption (attempt ${job.attempts}); recipients already handed off are skipped`;
-  if (job.action === 'test') return `test to ${job.callerEmail ?? 'the caller'}`;
+  if (job.action === 'test') return `test to the sender's own address (@${job.callerName})`;
   return job.to ? `send to ${job.to.length} ad-hoc address(es): ${job.to.join(', ')}` : 'send to the stored recipients';
 }
 
@@ -103,7 +108,8 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
     const docs = await documentAttachments(env, db, owner, composed.documents);
     attachments.push(...docs.attachments);
     for (const p of docs.problems) await log(db, resource.id, `send ${job.id}: ${p}`, 'warning');
-    const { addresses, notes } = await recipientsOf(db, job, owner, caller, values);
+    const { addresses, notes, written } = await recipientsOf(db, job, owner, caller, values);
+    const as = (address: string) => written.get(address) ?? 'a recipient';
     for (const n of notes) await log(db, resource.id, `send ${job.id}: ${n}`, 'warning');
     tally.recipients = addresses.length;
     const limit = planOf(owner).recipients;
@@ -116,12 +122,13 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
     if (job.action === 'send') {
       const suppressed = await suppressedAmong(db, owner.id, targets);
       tally.suppressed = suppressed.size;
-      if (suppressed.size) await log(db, resource.id, `send ${job.id}: ${suppressed.size} unsubscribed or bounced address(es) suppressed: ${[...suppressed].join(', ')}`);
+      if (suppressed.size)
+        await log(db, resource.id, `send ${job.id}: ${suppressed.size} unsubscribed or bounced address(es) suppressed: ${[...new Set([...suppressed].map(as))].join(', ')}`);
       targets = targets.filter((a) => !suppressed.has(a));
     }
     const replyTo = composed.replyTo || (owner.email_verified && owner.email ? owner.email : '');
     const one = async (to: string) => {
-      const unsubscribe = await unsubscribeUrl(env, db, { mail: mail.id, owner: owner.id, email: to });
+      const unsubscribe = await unsubscribeUrl(env, db, { mail: mail.id, owner: owner.id, email: to, as: as(to) });
       const { html, text } = personalise(composed, unsubscribe);
       try {
         // Stable per send x recipient: the outbox holds it once, so a resumed send skips this
@@ -143,7 +150,7 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
         tally.delivered++;
       } catch (err) {
         tally.failed++;
-        await log(db, mail.id, `send ${job.id}: transport refused ${to}: ${err instanceof Error ? err.message : String(err)}`, 'error');
+        await log(db, mail.id, `send ${job.id}: transport refused ${as(to)}: ${err instanceof Error ? err.message : String(err)}`, 'error');
       }
     };
     for (let i = 0; i < targets.length; i += PARALLEL) await Promise.all(targets.slice(i, i + PARALLEL).map(one));

@@ -10,6 +10,9 @@ import { groups, members, users, type User } from '../db/schema';
 import { activeMembers } from '../groups/members';
 import { normaliseAddress, parseRecipientList, planOf, RECIPIENT_LISTS, type RecipientItem, type RecipientList, type Rejected } from './rules';
 
+/** The reason for a group line that names no group the mail's owner holds an active role in (unknown ones alike). */
+export const noSuchGroup = (ref: string) => `no such group: ${ref} (a mail goes only to groups its owner holds an active role in)`;
+
 /** IN lists of at most 90 values: D1 binds at most 100 parameters, the rest of the query included. */
 const chunks = <T>(values: T[]): T[][] => Array.from({ length: Math.ceil(values.length / 90) }, (_, i) => values.slice(i * 90, i * 90 + 90));
 
@@ -21,8 +24,8 @@ async function chunked<T, R>(values: T[], fn: (chunk: T[]) => Promise<R[]>): Pro
 
 /**
  * Every problem of a list about to be written to recipients/<list> of a mail owned by
- * `owner`: syntax, unknown users and groups, groups the owner is not an active member of,
- * and direct addresses beyond the owner's plan allowance (counted across to, cc and bcc).
+ * `owner`: syntax, unknown users, groups that are unknown or that the owner holds no active
+ * role in (one answer for both), and direct addresses beyond the owner's plan allowance (counted across to, cc and bcc).
  */
 export async function checkRecipientList(env: Env, db: Db, resourceId: number, owner: User, list: RecipientList, text: string, stored?: Map<string, string>): Promise<Rejected[]> {
   const { items, rejected } = parseRecipientList(text);
@@ -55,8 +58,8 @@ export async function checkRecipientList(env: Env, db: Db, resourceId: number, o
     if (item.kind === 'user' && !known.has(item.username)) rejected.push({ line, reason: `no such user: ${item.username}` });
     if (item.kind === 'group') {
       const id = groupIds.get(item.ref);
-      if (id === undefined) rejected.push({ line, reason: `no such group: ${item.ref}` });
-      else if (!joined.has(id)) rejected.push({ line, reason: `the mail's owner is not an active member of ${item.ref}` });
+      // An unknown group and one the owner holds no active role in read the same: nothing tells which groups exist.
+      if (id === undefined || !joined.has(id)) rejected.push({ line, reason: noSuchGroup(item.ref) });
     }
     if (item.kind === 'address' && ++direct > allowance) {
       rejected.push({ line, reason: `over the ${owner.plan} plan's allowance of ${allowance} direct addresses (across to, cc and bcc)` });
@@ -70,41 +73,64 @@ export interface Resolved {
   addresses: string[];
   /** Why items reached nobody (unverified users, vanished groups). */
   notes: string[];
+  /**
+   * Each address as the lists wrote it (`@user`, a group reference, `me`, or the address
+   * itself): what the log and the unsubscribe line name, never another account's address.
+   */
+  written: Map<string, string>;
 }
 
 /**
- * The stored lists of a mail, resolved now: verified addresses of users and active group
- * members. `stored`: the mail's entries (delivery has read them with the mail).
+ * The stored lists of a mail, resolved now: verified addresses of users and active members
+ * of the groups the owner still holds an active role in. `stored`: the mail's entries (delivery has read them with the mail).
  */
 export async function resolveStoredRecipients(db: Db, owner: User, stored: Map<string, string>): Promise<Resolved> {
   const items: RecipientItem[] = RECIPIENT_LISTS.flatMap((l) => parseRecipientList(stored.get(`recipients/${l}`) ?? '').items.map((i) => i.item));
   const names = [...new Set(items.flatMap((i) => (i.kind === 'user' ? [i.username] : [])))];
   const refs = [...new Set(items.flatMap((i) => (i.kind === 'group' ? [i.ref] : [])))];
   const byName = new Map((await chunked(names, (c) => db.select().from(users).where(inArray(users.username, c)))).map((u) => [u.username, u]));
-  const byRef = new Map((await chunked(refs, (c) => db.select({ id: groups.id, ref: groups.ref }).from(groups).where(inArray(groups.ref, c)))).map((g) => [g.ref, g.id]));
+  // Only groups the owner still holds an active role in: one they left reaches nobody.
+  const byRef = new Map(
+    (
+      await chunked(refs, (c) =>
+        db
+          .select({ id: groups.id, ref: groups.ref })
+          .from(groups)
+          .innerJoin(members, and(eq(members.group_id, groups.id), eq(members.user_id, owner.id), eq(members.state, 'active')))
+          .where(inArray(groups.ref, c)),
+      )
+    ).map((g) => [g.ref, g.id]),
+  );
   const notes: string[] = [];
   const out = new Set<string>();
+  const written = new Map<string, string>();
+  // The first item that reached an address names it.
+  const add = (address: string, as: string) => {
+    const a = normaliseAddress(address);
+    out.add(a);
+    if (!written.has(a)) written.set(a, as);
+  };
   const addUser = (u: User | undefined, what: string) => {
-    if (u?.email && u.email_verified) out.add(normaliseAddress(u.email));
+    if (u?.email && u.email_verified) add(u.email, what);
     else notes.push(`${what}: no verified address`);
   };
   for (const item of items) {
-    if (item.kind === 'address') out.add(normaliseAddress(item.address));
+    if (item.kind === 'address') add(item.address, item.address);
     else if (item.kind === 'me') addUser(owner, 'me');
     else if (item.kind === 'user') addUser(byName.get(item.username), `@${item.username}`);
     else {
       const id = byRef.get(item.ref);
       if (id === undefined) {
-        notes.push(`${item.ref}: no such group`);
+        notes.push(noSuchGroup(item.ref));
         continue;
       }
       const active = await activeMembers(db, id);
       const before = out.size;
-      for (const m of active) if (m.user.email && m.user.email_verified) out.add(normaliseAddress(m.user.email));
+      for (const m of active) if (m.user.email && m.user.email_verified) add(m.user.email, item.ref);
       const unverified = active.filter((m) => !(m.user.email && m.user.email_verified)).length;
       if (unverified) notes.push(`${item.ref}: ${unverified} member(s) without a verified address`);
       if (out.size === before && !active.length) notes.push(`${item.ref}: no active members`);
     }
   }
-  return { addresses: [...out], notes };
+  return { addresses: [...out], notes, written };
 }

@@ -37,7 +37,8 @@ export const planOf = (u: { plan: keyof typeof PLAN_LIMITS }): PlanLimits => PLA
 const emailSchema = z.email().max(254);
 
 export function isAddress(value: string): boolean {
-  return emailSchema.safeParse(value).success;
+  // Without an @ nothing is an address: junk words of a long list skip zod's error objects.
+  return value.includes('@') && emailSchema.safeParse(value).success;
 }
 
 /** The form addresses are compared, keyed and suppressed in. */

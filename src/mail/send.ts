@@ -55,7 +55,7 @@ export async function send(rc: ResourceCtx): Promise<Response> {
     windowKey = await sha256Hex(`${await contentKey(composed, await assetTags(rc.env, rc.resource.id, composed.assets))}|${key}`);
   }
   const outcome = await mailObject(rc.env, rc.resource.id).trigger({
-    job: { action: req.action, key, resourceId: rc.resource.id, callerId: caller.id, callerName: who, callerEmail: caller.email, ...(req.to ? { to: req.to } : {}) },
+    job: { action: req.action, key, resourceId: rc.resource.id, callerId: caller.id, callerName: who, ...(req.to ? { to: req.to } : {}) },
     windowKey,
     enabled,
   });

@@ -16,7 +16,8 @@ export async function unsubscribe(ctx: Ctx): Promise<Response> {
   if (!p) throw notFound('this unsubscribe link is not valid');
   await suppress(ctx.db, p.owner, p.email, 'unsubscribed');
   const mail = await ctx.db.select({ id: resources.id }).from(resources).where(eq(resources.id, p.mail)).get();
-  if (mail) await appendLog(ctx.db, mail.id, `${p.email} unsubscribed`);
+  // The mail's log names the recipient as its lists wrote it (a link without that: "a recipient").
+  if (mail) await appendLog(ctx.db, mail.id, `${p.as ?? 'a recipient'} unsubscribed`);
   return textResponse(`${p.email} is unsubscribed: you will get no more e-mails from this sender.\n`);
 }
 

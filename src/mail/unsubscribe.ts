@@ -14,6 +14,8 @@ export interface UnsubscribePayload {
   mail: number;
   owner: number;
   email: string;
+  /** The recipient as the mail's lists wrote it (`@user`, a group, the address): what the mail's log names. */
+  as?: string;
 }
 
 const enc = new TextEncoder();
@@ -44,7 +46,7 @@ async function mac(env: Env, db: Db, data: string): Promise<string> {
 }
 
 export async function unsubscribeToken(env: Env, db: Db, p: UnsubscribePayload): Promise<string> {
-  const data = base64url(enc.encode(JSON.stringify([p.mail, p.owner, p.email])));
+  const data = base64url(enc.encode(JSON.stringify(p.as === undefined ? [p.mail, p.owner, p.email] : [p.mail, p.owner, p.email, p.as])));
   return `${data}.${await mac(env, db, data)}`;
 }
 
@@ -58,8 +60,8 @@ export async function verifyUnsubscribeToken(env: Env, db: Db, token: string): P
   if (!m || !timingSafeEqual(await mac(env, db, m[1]!), m[2]!)) return null;
   try {
     const raw = atob(m[1]!.replace(/-/g, '+').replace(/_/g, '/'));
-    const [mail, owner, email] = JSON.parse(new TextDecoder().decode(Uint8Array.from(raw, (c) => c.charCodeAt(0)))) as [number, number, string];
-    return { mail, owner, email };
+    const [mail, owner, email, as] = JSON.parse(new TextDecoder().decode(Uint8Array.from(raw, (c) => c.charCodeAt(0)))) as [number, number, string, string?];
+    return { mail, owner, email, ...(typeof as === 'string' ? { as } : {}) };
   } catch {
     return null;
   }

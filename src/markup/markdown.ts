@@ -13,6 +13,7 @@ import { Marked, type MarkedExtension, type Tokens, type TokensList } from 'mark
 import * as xssModule from 'xss';
 import { parse as parseYaml } from 'yaml';
 import { escapeHtml } from './escape';
+import { boundMarkdown } from './markdown-bounds';
 import { parseSections, renderSections, sectionRefs, type DocRef, type RenderedSections, type SectionContext, type SectionNode, type TextNode } from './sections';
 
 export interface RenderedMarkdown {
@@ -67,16 +68,22 @@ export const META_KEYS = ['title', 'author', 'date', 'subtitle', 'theme'] as con
 
 const FRONT_MATTER = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 const PAGE_LINE = /^ {0,3}\{\{[ \t]*page[ \t]*\}\}[ \t]*(?:\r?\n|$)/;
-const PAGE_START = /^ {0,3}\{\{[ \t]*page[ \t]*\}\}[ \t]*$/m;
 const VAR_REF = /^\{\/u\/([a-z0-9_]{1,64})\/d\/([a-z0-9][a-z0-9_]{0,127})\/v\/([a-z0-9_-]{1,50})\}/;
 /** Asset references in content and custom CSS: `assets/<name>` or `./assets/<name>`. */
 export const ASSET_REF = /^(?:\.\/)?assets\/([a-z0-9][a-z0-9-]*(?:\.[a-z0-9]+)?)$/;
 
-/** Splits an optional YAML front matter off the content. Bad YAML is dropped (meta stays empty). */
+/**
+ * Largest front matter read, in characters: it holds five short fields, and YAML parsing
+ * costs microseconds per character. A longer one is dropped like bad YAML.
+ */
+export const FRONT_MATTER_LIMIT = 16 * 1024;
+
+/** Splits an optional YAML front matter off the content. Bad or oversized YAML is dropped (meta stays empty). */
 export function splitFrontMatter(source: string): { meta: Record<string, string>; body: string } {
   const m = FRONT_MATTER.exec(source.replace(/^\uFEFF/, ''));
   if (!m) return { meta: {}, body: source };
   const body = source.replace(/^\uFEFF/, '').slice(m[0].length);
+  if (m[1]!.length > FRONT_MATTER_LIMIT) return { meta: {}, body };
   let data: unknown;
   try {
     data = parseYaml(m[1]!, { maxAliasCount: 10 });
@@ -102,6 +109,27 @@ interface VarRefToken extends Tokens.Generic {
   ref: VarRef;
 }
 
+/** Characters marked's inline text always stops before (after its first character, or its leading run of ` or ~). */
+const TEXT_STOPS = new Set(['\\', '<', '!', '[', '`', '*', '~', '_']);
+
+/**
+ * Where the next variable reference starts in `src` (the rest of an inline text after its
+ * first character), for marked to end the text there. Only the stretch the text can
+ * reach is searched: a reference past the next character the text stops before cannot
+ * change the token, and searching the whole rest from every text token is quadratic.
+ */
+function nextVarRef(src: string): number | undefined {
+  let i = 0;
+  const lead = src[0];
+  if (lead === '`' || lead === '~') while (src[i] === lead) i++;
+  for (; i < src.length; i++) {
+    const c = src[i]!;
+    if (c === '{' && src.startsWith('{/u/', i)) return i;
+    if (TEXT_STOPS.has(c)) return undefined;
+  }
+  return undefined;
+}
+
 function extensions(opts: RenderOptions): MarkedExtension {
   return {
     gfm: true,
@@ -109,7 +137,10 @@ function extensions(opts: RenderOptions): MarkedExtension {
       {
         name: 'pagebreak',
         level: 'block',
-        start: (src: string) => PAGE_START.exec(src)?.index,
+        // No `start`: marked would call it with the rest of the text at every paragraph, and
+        // a search of the rest each time is quadratic. Without it a page line right under a
+        // paragraph's text stays in the paragraph; rendering never meets one there (section
+        // parsing has taken the page lines out before markdown runs).
         tokenizer(src: string): PageBreakToken | undefined {
           const m = PAGE_LINE.exec(src);
           return m ? { type: 'pagebreak', raw: m[0] } : undefined;
@@ -119,10 +150,7 @@ function extensions(opts: RenderOptions): MarkedExtension {
       {
         name: 'varref',
         level: 'inline',
-        start: (src: string) => {
-          const i = src.indexOf('{/u/');
-          return i >= 0 ? i : undefined;
-        },
+        start: nextVarRef,
         tokenizer(src: string): VarRefToken | undefined {
           const m = VAR_REF.exec(src);
           if (!m) return undefined;
@@ -142,9 +170,24 @@ function extensions(opts: RenderOptions): MarkedExtension {
   };
 }
 
+/**
+ * marked's tokens of a piece within the bounds of markdown-bounds.ts; a piece marked still
+ * cannot lex (a RangeError from a shape no bound foresaw) renders as a code block of its
+ * text, never an error answer.
+ */
+function lexBounded(marked: Marked, body: string): TokensList {
+  try {
+    return marked.lexer(boundMarkdown(body));
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    const code: Tokens.Code = { type: 'code', raw: body, text: body };
+    return Object.assign([code], { links: {} }) as TokensList;
+  }
+}
+
 /** Lexes one markdown piece, pointing `assets/<name>` references at their urls. */
 function lexPiece(marked: Marked, body: string, opts: RenderOptions): TokensList {
-  const tokens = marked.lexer(body);
+  const tokens = lexBounded(marked, body);
   if (opts.asset) {
     const asset = opts.asset;
     marked.walkTokens(tokens, (t) => {
@@ -237,22 +280,52 @@ export function sanitizeHtml(html: string): string {
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', '#39': "'" };
 
-/** A readable plain-text rendition of sanitized HTML. */
+/**
+ * Every tag `<` head `[^>]*` `>` of `s` (head: a sticky pattern of what follows `<`)
+ * replaced by `by`, in one pass. The regex `/<head[^>]*>/g` would rescan to the end of
+ * the text from every `<` of a run that no `>` closes: quadratic.
+ */
+function replaceTags(s: string, head: RegExp, by: string): string {
+  let out = '';
+  let done = 0;
+  let gt = -1;
+  for (let lt = s.indexOf('<'); lt >= 0; lt = s.indexOf('<', lt + 1)) {
+    head.lastIndex = lt + 1;
+    if (!head.test(s)) continue;
+    if (gt < head.lastIndex) gt = s.indexOf('>', head.lastIndex);
+    if (gt < 0) break;
+    out += s.slice(done, lt) + by;
+    done = gt + 1;
+    lt = gt;
+  }
+  return done ? out + s.slice(done) : s;
+}
+
+/** Spaces and tabs before each line break dropped (`/[ \t]+\n/g`, which is quadratic on a long run not followed by one). */
+function trimLineEnds(s: string): string {
+  const lines = s.split('\n');
+  for (let i = 0; i < lines.length - 1; i++) {
+    const line = lines[i]!;
+    let end = line.length;
+    while (end > 0 && (line[end - 1] === ' ' || line[end - 1] === '\t')) end--;
+    if (end < line.length) lines[i] = line.slice(0, end);
+  }
+  return lines.join('\n');
+}
+
+/** A readable plain-text rendition of sanitized HTML. Linear in its input. */
 export function htmlToText(html: string): string {
-  return html
-    .replace(/<li[^>]*>/gi, '\n- ')
-    .replace(/<(br|hr)[^>]*>/gi, '\n')
-    .replace(/<\/(p|div|h[1-6]|li|tr|pre|blockquote|table|section|ul|ol)>/gi, '\n')
-    .replace(/<\/t[dh]>\s*/gi, '\t')
-    .replace(/<[^>]+>/g, '')
-    .replace(/&(#x[0-9a-f]+|#\d+|[a-z0-9]+);/gi, (all, e: string) => {
-      if (e[0] === '#') {
-        const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
-        return Number.isFinite(code) && code > 0 && code < 0x110000 ? String.fromCodePoint(code) : all;
-      }
-      return ENTITIES[e.toLowerCase()] ?? all;
-    })
-    .replace(/[ \t]+\n/g, '\n')
+  let s = replaceTags(html, /li/iy, '\n- ');
+  s = replaceTags(s, /[bh]r/iy, '\n');
+  s = s.replace(/<\/(p|div|h[1-6]|li|tr|pre|blockquote|table|section|ul|ol)>/gi, '\n').replace(/<\/t[dh]>\s*/gi, '\t');
+  s = replaceTags(s, /[^>]/y, '').replace(/&(#x[0-9a-f]+|#\d+|[a-z0-9]+);/gi, (all, e: string) => {
+    if (e[0] === '#') {
+      const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+      return Number.isFinite(code) && code > 0 && code < 0x110000 ? String.fromCodePoint(code) : all;
+    }
+    return ENTITIES[e.toLowerCase()] ?? all;
+  });
+  return trimLineEnds(s)
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }

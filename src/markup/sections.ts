@@ -62,13 +62,36 @@ const OPENER = /^ {0,3}\{\{[ \t]*([a-zA-Z][a-zA-Z0-9_-]*)(.*)$/;
 const CLOSER = /^ {0,3}\{\{[ \t]*\/[ \t]*([a-zA-Z][a-zA-Z0-9_-]*)[ \t]*\}\}[ \t]*$/;
 const FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
 
+const KEY = /^[a-zA-Z][a-zA-Z0-9_ -]*$/;
+const LINE_BREAK = /[\n\r\u2028\u2029]/;
+const isBlank = (c: string | undefined) => c === ' ' || c === '\t';
+
+/**
+ * `key: value` of a trimmed parameter line, or null: the key is everything before the
+ * first `:` (trailing spaces and tabs dropped), the value everything after it (leading
+ * ones dropped). A scan, not a regex: a lazy key followed by `[ \t]*:` retries every
+ * length of a long run of spaces, which is quadratic.
+ */
+function keyValue(s: string): [key: string, value: string] | null {
+  const colon = s.indexOf(':');
+  if (colon < 0) return null;
+  let end = colon;
+  while (end > 0 && isBlank(s[end - 1])) end--;
+  const key = s.slice(0, end);
+  if (!KEY.test(key)) return null;
+  let from = colon + 1;
+  while (isBlank(s[from])) from++;
+  const value = s.slice(from);
+  return LINE_BREAK.test(value) ? null : [key, value];
+}
+
 function paramLine(line: string, params: Map<string, string>, positional: string[]): void {
   const s = line.trim();
   if (!s) return;
-  const m = /^([a-zA-Z][a-zA-Z0-9_ -]*?)[ \t]*:[ \t]*(.*)$/.exec(s);
-  if (m && !m[2]!.startsWith('//')) {
-    const key = m[1]!.toLowerCase().replace(/[_ \t]+/g, ' ');
-    if (!params.has(key)) params.set(key, m[2]!.trim());
+  const kv = keyValue(s);
+  if (kv && !kv[1].startsWith('//')) {
+    const key = kv[0].toLowerCase().replace(/[_ \t]+/g, ' ');
+    if (!params.has(key)) params.set(key, kv[1].trim());
   } else positional.push(s);
 }
 

@@ -24,6 +24,9 @@ export async function outputResponse(rc: ResourceCtx, o: (typeof OUTPUTS)[number
     ETag: etag,
     'Cache-Control': 'private, no-cache',
     'X-NVM-Type': 'file',
+    // Not USER_BYTES_HEADERS: these bytes are the platform's own render of a sanitized page
+    // (a fixed type, no stored upload), and a sandboxing policy makes browsers refuse to
+    // show an inline PDF (their viewer does not run in a sandboxed document).
     'X-Content-Type-Options': 'nosniff',
   };
   if (rc.req.headers.get('If-None-Match') === etag) return new Response(null, { status: 304, headers });

@@ -1,5 +1,5 @@
 /**
- * The default rate limit of `npm start` (wrangler.toml: 1000 requests a minute per token)
+ * The default rate limit of `npm start` (wrangler.toml: 1000 requests a minute per account, 5000 per address)
  * over real HTTP, on a server of its own started with the default configuration (the
  * shared e2e server runs with RATE_LIMITING:off).
  */

@@ -6,7 +6,7 @@ import { conflict, forbidden, notFound } from '../errors';
 import { jsonResponse, noContent } from '../http';
 import { listingResponse, listingResponses, type Verb } from '../listing';
 import { logInsert } from '../log';
-import { groupRefQuery, parseShareEntry } from '../sharing';
+import { joinedGroupQuery, noSuchGroup, parseShareEntry } from '../sharing';
 import { listingItem } from './items';
 import type { ResourceKind, ResourceRoutes } from './kind';
 import { logEvent } from './log-routes';
@@ -23,25 +23,31 @@ export function shareRoutes(routes: ResourceRoutes, kind: ResourceKind): void {
     },
   });
   routes.put('/shared/:entry', {
-    summary: 'Share: public, @user~group, +org~group or +org, with an optional ~perms suffix',
+    summary: 'Share: public, @user~group, +org~group or +org (a group the owner holds an active role in), with an optional ~perms suffix',
     need: 'owner',
     // The owner is the caller: read their row fresh, the auth cache may hold an old profile_public.
     preload: { caller: true },
-    responses: { 201: { description: 'Shared' }, 403: { description: 'Public share while the owner profile is private' }, 409: { description: 'Already shared' } },
+    responses: {
+      201: { description: 'Shared' },
+      403: { description: 'Public share while the owner profile is private' },
+      404: { description: 'No such group, or one the owner holds no active role in (the same answer)' },
+      409: { description: 'Already shared' },
+    },
     handler: async (rc) => {
       const ref = parseShareEntry(rc.params.entry!);
       if (!ref.groupRef && !(rc.preloaded?.caller ?? rc.owner).profile_public) {
         throw forbidden('sharing with public requires a public profile: set it with POST /v1/admin/profile/public yes (profile_public is false)');
       }
-      // The group and an existing share read together; the share and its log line written together.
+      // The group (with the owner's active role in it) and an existing share read together;
+      // the share and its log line written together.
       const [groupRows, existing] = await rc.db.batch([
-        groupRefQuery(rc.db, ref),
+        joinedGroupQuery(rc.db, ref, rc.resource.owner_id),
         rc.db
           .select({ e: shares.entry })
           .from(shares)
           .where(and(eq(shares.resource_id, rc.resource.id), eq(shares.entry, ref.entry))),
       ]);
-      if (ref.groupRef && !groupRows[0]) throw notFound(`no such group: ${ref.groupRef}`);
+      if (ref.groupRef && !groupRows[0]) throw noSuchGroup(ref.groupRef);
       if (existing[0]) throw conflict(`already shared: ${ref.entry}`);
       const insert = rc.db.insert(shares).values({ resource_id: rc.resource.id, entry: ref.entry, group_id: groupRows[0]?.id ?? null, perms: ref.perms, created_on: nowIso() });
       if (kind.log) await rc.db.batch([insert, logInsert(rc.db, rc.resource.id, `shared with ${ref.entry}`)]);

@@ -1,17 +1,18 @@
 /**
  * Which resource rows a caller may read: the share-visibility SQL. A resource is readable
- * by its owner and through a share (public, or a group the caller is an active member of).
+ * by its owner and through a share (public, or a group the caller is an active member of
+ * and the owner still holds an active role in: `liveShare`).
  */
 import { and, asc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import { resources, type Resource, type ResourceKindName } from '../../db/schema';
 import type { Ctx } from '../context';
-import { accessFromGrants, type Access, type ShareGrant } from '../perms';
+import { accessFromGrants, liveShare, type Access, type ShareGrant } from '../perms';
 import type { ResourceKind } from './kind';
 
 /** SQL condition: the caller (id, -1 for anonymous) may read the resource row through a share. */
 export function readableThroughShare(callerId: number): SQL {
   return sql`exists (select 1 from shares s left join members m on m.group_id = s.group_id and m.user_id = ${callerId} and m.state = 'active'
-                    where s.resource_id = ${resources.id} and (s.group_id is null or m.user_id is not null))`;
+                    where s.resource_id = ${resources.id} and (s.group_id is null or m.user_id is not null) and ${liveShare(sql`s.group_id`, sql`${resources.owner_id}`)})`;
 }
 
 /**
@@ -21,7 +22,7 @@ export function readableThroughShare(callerId: number): SQL {
 export function grantsColumn(callerId: number): SQL<string> {
   return sql<string>`(select json_group_array(json_object('group_id', s.group_id, 'perms', s.perms, 'role', m.role)) from shares s
                       left join members m on m.group_id = s.group_id and m.user_id = ${callerId} and m.state = 'active'
-                      where s.resource_id = ${resources.id})`;
+                      where s.resource_id = ${resources.id} and ${liveShare(sql`s.group_id`, sql`${resources.owner_id}`)})`;
 }
 
 /**

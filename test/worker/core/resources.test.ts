@@ -66,7 +66,8 @@ async function group(owner: TestUser, memberships: [TestUser, string, string][])
   const g = await env.DB.prepare("insert into groups (kind, slug, owner_id, ref, created_on, last_modified) values ('user_group', ?, ?, ?, ?, ?) returning id")
     .bind(slug, ownerId, ref, now, now)
     .first<{ id: number }>();
-  for (const [u, role, state] of memberships) {
+  // As PUT of a group does: its creator is an active founder (sharing into a group needs an active role).
+  for (const [u, role, state] of [[owner, 'founders', 'active'] as [TestUser, string, string], ...memberships]) {
     const uid = (await env.DB.prepare('select id from users where username = ?').bind(u.username).first<{ id: number }>())!.id;
     await env.DB.prepare('insert into members (group_id, user_id, role, state, created_on, last_modified) values (?, ?, ?, ?, ?, ?)').bind(g!.id, uid, role, state, now, now).run();
   }

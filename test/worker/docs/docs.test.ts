@@ -488,6 +488,35 @@ describe('variables', () => {
     expect((await call('DELETE', `${path}/vars/growth/about`, { token: u.token })).status).toBe(204);
     expect(await (await call('GET', `${path}/vars/growth/about`, { token: u.token })).text()).toBe('');
   });
+  it('a number format wider than 64 or more precise than 20 is refused; one stored before the rule prints clamped', async () => {
+    const u = await makeUser();
+    const { name, path } = await newDoc(u);
+    await call('PUT', `${path}/vars/big`, { token: u.token });
+    await call('POST', `${path}/vars/big/value`, { token: u.token, text: '7' });
+    const w = (v: string) => call('POST', `${path}/vars/big/format`, { token: u.token, text: v });
+    const wide = await w('150000000d');
+    expect(wide.status).toBe(400);
+    expect(((await wide.json()) as { message: string }).message).toContain('width is at most 64');
+    const precise = await w('.25f');
+    expect(precise.status).toBe(400);
+    expect(((await precise.json()) as { message: string }).message).toContain('precision is at most 20');
+    expect(await (await call('GET', `${path}/vars/big/format`, { token: u.token })).text()).toBe('');
+    expect((await w('64d')).status).toBe(204);
+    expect((await w('.20f')).status).toBe(204);
+    // A format stored before the rule (written straight into D1) still prints at most 64 characters.
+    await env.DB.prepare(
+      `UPDATE entries SET value = '150000000d', size = 10 WHERE path = 'vars/big/format'
+       AND resource_id = (SELECT r.id FROM resources r JOIN users u ON u.id = r.owner_id WHERE u.username = ? AND r.name = ? AND r.kind = 'doc')`,
+    )
+      .bind(u.username, name)
+      .run();
+    expect(await (await call('GET', `${path}/vars/big/format`, { token: u.token })).text()).toBe('150000000d');
+    const txt = await call('GET', `/v1/u/${u.username}/d/${name}/v/big/txt`, { token: u.token });
+    expect(txt.status).toBe(200);
+    const text = await txt.text();
+    expect(text.length).toBe(64);
+    expect(text.trim()).toBe('7');
+  });
   it('the alias serves variables as JSON, formatted text and ansi', async () => {
     const u = await makeUser();
     const { name, path } = await newDoc(u);
@@ -588,7 +617,8 @@ describe('sharing', () => {
     const owner = await makeUser();
     const member = await makeUser();
     const org = await makeOrg();
-    const g = await makeGroup(owner, [{ user: member }], { org });
+    // the owner holds a role in the group too: sharing into a group needs one
+    const g = await makeGroup(owner, [{ user: owner }, { user: member }], { org });
     const { name, path } = await newDoc(owner, 'v1');
     expect((await call('PUT', `${path}/shared/${g.ref}~rw`, { token: owner.token })).status).toBe(201);
     const theirs = `/v1/users/${owner.username}/vis/docs/${name}`;

@@ -5,7 +5,7 @@ import { ASSET_TYPES, checkUpload, isSvg, sniffType, svgProblem } from '../../..
 import { assetNameProblem, etagMatches } from '../../../src/docs/assets';
 import { THEME_NAMES, themeProblem } from '../../../src/docs/kind';
 import { THEMES } from '../../../src/markup/themes';
-import { ansiVar, bandOf, formatVar, varAttrProblem, varsFromEntries, VAR_DEFAULTS, type DocVar } from '../../../src/docs/vars';
+import { ansiVar, bandOf, formatVar, MAX_FORMAT_PRECISION, MAX_FORMAT_WIDTH, varAttrProblem, varsFromEntries, VAR_DEFAULTS, type DocVar } from '../../../src/docs/vars';
 import { FILES, PNG } from './fixtures';
 
 const v = (fields: Partial<DocVar>): DocVar => ({ name: 'x', ...VAR_DEFAULTS, ...fields });
@@ -229,5 +229,21 @@ describe('variable attributes are validated', () => {
       { name: 'a', value: 'hi', type: 'text', format: '', about: '', threshold: '' },
       { name: 'b', value: '2', type: 'number', format: '', about: '', threshold: '' },
     ]);
+  });
+});
+
+describe('number formats: width at most 64, precision at most 20', () => {
+  const num = (over: Partial<DocVar>): DocVar => ({ name: 'x', ...VAR_DEFAULTS, ...over });
+  it('a write above a bound is refused naming it', () => {
+    expect(varAttrProblem('format', '150000000d', num({}))).toBe(`the format's width is at most ${MAX_FORMAT_WIDTH} (got 150000000)`);
+    expect(varAttrProblem('format', '>065,.2f', num({ type: 'relative' }))).toContain('width is at most 64');
+    expect(varAttrProblem('format', '.21f', num({}))).toBe(`the format's precision is at most ${MAX_FORMAT_PRECISION} (got 21)`);
+    expect(varAttrProblem('format', '64,.20f', num({}))).toBeUndefined();
+    expect(varAttrProblem('format', '999999%Y', num({ type: 'date' }))).toBeUndefined();
+  });
+  it('a stored format above a bound formats clamped', () => {
+    expect(formatVar(num({ value: '7', format: '150000000d' })).text).toBe(' '.repeat(63) + '7');
+    expect(formatVar(num({ value: '7', format: '0150000000d', type: 'relative' })).text).toBe(`↑ +${'0'.repeat(62)}7`);
+    expect(formatVar(num({ value: '1', format: '.99999f' })).text).toBe(`1.${'0'.repeat(20)}`);
   });
 });

@@ -94,8 +94,10 @@ export async function buildWorld(): Promise<World> {
     [orgAccount, 'founders'],
     [orgAdmin, 'admins'],
   ]);
+  // The owner holds a role in sales: sharing into a group (and a share granting) needs one.
   const salesId = await makeGroup('org_group', 'sales', `+${org}~sales`, orgAccount, orgId, [
     [orgAccount, 'founders'],
+    [owner, 'superusers'],
     [salesMember, 'members'],
   ]);
   await makeGroup('org_group', 'ops', `+${org}~ops`, orgAccount, orgId, [[orgAccount, 'founders']]);

@@ -84,6 +84,9 @@ describe('item fields', () => {
     await ok(call('POST', `/v1/vis/docs/${w.names.team}/config/type`, { token: w.owner.token, text: 'pres' }));
     await ok(call('PUT', `/v1/vis/docs/${w.names.team}/tags/fav`, { token: w.owner.token }));
     await ok(call('PUT', `/v1/vis/docs/${w.names.team}/tags/+mine`, { token: w.owner.token }));
+    // sharing with the organisation needs a role in it: the owner joins for this test and leaves at its end
+    await ok(call('PUT', `/v1/admin/orgs/${w.org}/roles/members/${w.owner.username}`, { token: w.orgAccount.token }));
+    await ok(call('POST', `/v1/admin/invites/+${w.org}/accept`, { token: w.owner.token, text: 'yes' }));
     await ok(call('PUT', `/v1/vis/docs/${w.names.team}/shared/+${w.org}`, { token: w.owner.token }));
     const { body } = await gql(w.owner.token, `{ docs(id: "${w.names.team}") { id name type summary url updated public shared { id name type } tags { id name type } } }`);
     const [d] = body.data!.docs as Record<string, unknown>[];
@@ -105,6 +108,7 @@ describe('item fields', () => {
     });
     expect(Date.parse(d!.updated as string)).not.toBeNaN();
     await ok(call('DELETE', `/v1/vis/docs/${w.names.team}/shared/+${w.org}`, { token: w.owner.token }));
+    await ok(call('DELETE', `/v1/admin/orgs/${w.org}/roles/members/${w.owner.username}`, { token: w.owner.token }));
   });
 
   it('defaults: name is the id, type the kind default, summary empty; public and org_group shares show', async () => {
@@ -165,7 +169,9 @@ describe('me', () => {
   it("username, timezone and the caller's groups by role", async () => {
     const q = '{ me { username timezone founder { id } admin { id } superuser { id } member { id } } }';
     const owner = await gql(w.owner.token, q);
-    expect(owner.body.data!.me).toEqual({ username: w.owner.username, timezone: 'UTC', founder: [{ id: w.team }], admin: [], superuser: [], member: [] });
+    // the owner is a superuser of sales (the fixture: it shares into sales)
+    const sales = [{ id: `+${w.org}~sales` }];
+    expect(owner.body.data!.me).toEqual({ username: w.owner.username, timezone: 'UTC', founder: [{ id: w.team }], admin: [], superuser: sales, member: [] });
     const admin = await gql(w.orgAdmin.token, q);
     expect(admin.body.data!.me).toMatchObject({ founder: [], admin: [{ id: `+${w.org}` }], member: [] });
     const org = await gql(w.orgAccount.token, q);
@@ -186,8 +192,39 @@ describe('users', () => {
     expect(names).toContain(w.owner.username); // public profile
     expect(names).toContain(w.stranger.username); // the caller
     expect(names).not.toContain(w.member.username); // private profile
-    const one = await gql(null, `{ users(username: "${w.member.username}") { username account public } }`);
-    expect(one.body.data!.users).toEqual([{ username: w.member.username, account: 'user', public: false }]);
+    const one = await gql(null, `{ users(username: "${w.owner.username}") { username account public } }`);
+    expect(one.body.data!.users).toEqual([{ username: w.owner.username, account: 'user', public: true }]);
+  });
+
+  describe("a private profile's name and bio: shown to its owner only, as in the listing", () => {
+    const named = (u: TestUser) => `{ users(username: "${u.username}") { username name bio public } }`;
+    beforeAll(async () => {
+      await ok(call('POST', '/v1/admin/profile/name', { token: w.member.token, text: 'Mia Member' }));
+      await ok(call('POST', '/v1/admin/profile/bio', { token: w.member.token, text: 'lives quietly' }));
+    });
+
+    it.each(['anonymous', 'stranger'] as const)('users(username) of a private profile is empty for %s, like an unknown name', async (c) => {
+      const res = await gql(c === 'anonymous' ? null : w.stranger.token, named(w.member));
+      expect(res.body.errors).toBeUndefined();
+      expect(res.body.data!.users).toEqual([]);
+      expect((await gql(c === 'anonymous' ? null : w.stranger.token, `{ users(username: "no_such_${w.member.username}") { username } }`)).body.data!.users).toEqual([]);
+    });
+
+    it('users(username) of a private profile is empty for a member of a group it shares', async () => {
+      expect((await gql(w.owner.token, named(w.member))).body.data!.users).toEqual([]);
+    });
+
+    it('users(username) of the caller shows their own name and bio', async () => {
+      expect((await gql(w.member.token, named(w.member))).body.data!.users).toEqual([{ username: w.member.username, name: 'Mia Member', bio: 'lives quietly', public: false }]);
+    });
+
+    it('a roster shows a private co-member by username only (no name, no bio)', async () => {
+      const q = `query($id: ID) { groups(id: $id) { members { username name bio } } }`;
+      const owner = await gql(w.owner.token, q, { id: w.team });
+      expect(owner.body.data!.groups).toEqual([{ members: [{ username: w.member.username, name: '', bio: '' }] }]);
+      const self = await gql(w.member.token, q, { id: w.team });
+      expect(self.body.data!.groups).toEqual([{ members: [{ username: w.member.username, name: 'Mia Member', bio: 'lives quietly' }] }]);
+    });
   });
 });
 

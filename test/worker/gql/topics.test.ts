@@ -8,7 +8,7 @@ import { rfc2822Utc } from '../../../src/core/dates';
 import { call, makeUser, unique, type TestUser } from '../helpers';
 import { gql, ok } from './fixtures';
 import { measured } from './counting';
-import { json, once, orgWorld } from '../groups/fixtures';
+import { join, json, once, orgWorld, person } from '../groups/fixtures';
 
 type Row = Record<string, unknown>;
 async function data(token: string | null, query: string, variables?: Record<string, unknown>): Promise<Row> {
@@ -270,7 +270,10 @@ describe('Group { docs grids mails jobs }: only the shared items the caller can 
 
   it('a member reads all; org oversight only what an own share lets it read; a stranger and an org member outside see no group', async () => {
     const w = await world();
-    const owner = w.superuser;
+    // The sharer holds a role in the group and in the organisation: a share into either needs one.
+    const owner = await person('sh');
+    await join(w.path, w.ref, w.account, owner, 'members');
+    await join(`/v1/admin/orgs/${w.org}`, `+${w.org}`, w.account, owner, 'members');
     const q = `query G($name: String, $type: GroupType, $parent_group: String) { groups(name: $name, type: $type, parent_group: $parent_group) { id docs { id topics { slug } } grids { id } mails { id } jobs { id last_run_time } } }`;
     const vars = { name: w.group, type: 'org_group', parent_group: w.org };
     await ok(call('POST', '/v1/admin/profile/public', { token: owner.token, text: 'yes' })); // to share with public

@@ -121,8 +121,9 @@ describe('GET /v1/o/<group ref>/<d|g|m|j> (client contract)', () => {
 
   it('an organisation reference lists what is shared with the whole organisation', async () => {
     const w = await og();
-    const doc = await resource(w.member, 'vis/docs', {}, [`+${w.org}`]);
-    const items = await json<Item[]>(await call('GET', `/v1/o/+${w.org}/d`, { token: w.orgMember.token }));
+    // Shared by a member of the organisation (sharing into a group needs an active role in it).
+    const doc = await resource(w.orgMember, 'vis/docs', {}, [`+${w.org}`]);
+    const items = await json<Item[]>(await call('GET', `/v1/o/+${w.org}/d`, { token: w.orgAdmin.token }));
     expect(items.find((i) => i.id === doc)?.shared).toEqual([{ id: `+${w.org}`, name: `+${w.org}`, type: 'org' }]);
   });
 

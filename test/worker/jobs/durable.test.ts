@@ -110,7 +110,8 @@ describe('cancel races of composed runs', () => {
       trigger: 'api',
       source: 'api',
       createdBy: u.username,
-      callerId: await userId(u),
+      authority: [await userId(u)],
+      rootName: name,
       input: [],
       depth: 0,
     })) as unknown as RunOutcome;

@@ -231,7 +231,24 @@ describe('recipient lists', () => {
     expect(await (await call('GET', `${path}/recipients/cc`, { token: u.token })).text()).toBe(list);
     const res = await call('POST', `${path}/recipients/bcc`, { token: u.token, text: theirs.ref });
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { rejected: { reason: string }[] }).rejected[0]!.reason).toContain('not an active member');
+    expect(((await res.json()) as { rejected: { reason: string }[] }).rejected[0]!.reason).toContain('active role');
+  });
+  it('an unknown group and a group the owner holds no active role in are rejected with the same reason (no group is revealed)', async () => {
+    const u = await sender();
+    const other = await sender();
+    const theirs = await makeGroup(other.username);
+    const pendingIn = await makeGroup(other.username, [{ username: u.username, state: 'pending' }]);
+    const unknown = `@${other.username}~${unique('none').slice(0, 20)}`;
+    const { path } = await newMail(u);
+    const reasons = async (ref: string) => {
+      const res = await call('POST', `${path}/recipients/to`, { token: u.token, text: ref });
+      expect(res.status, ref).toBe(400);
+      return ((await res.json()) as { rejected: { line: string; reason: string }[] }).rejected.map((r) => ({ line: r.line, reason: r.reason.replace(ref, '<ref>') }));
+    };
+    const expected = [{ line: expect.any(String), reason: 'no such group: <ref> (a mail goes only to groups its owner holds an active role in)' }];
+    expect(await reasons(unknown)).toEqual(expected);
+    expect(await reasons(theirs.ref)).toEqual(expected);
+    expect(await reasons(pendingIn.ref)).toEqual(expected);
   });
   it('direct addresses beyond the plan allowance (free: 10 across to, cc, bcc) are rejected', async () => {
     const u = await sender();
@@ -492,6 +509,23 @@ describe('delivery', () => {
     expect(run).toMatchObject({ status: 'delivered', action: 'send', delivered: 5 });
     expect((await logOf(u, path)).some((l) => l.includes(`@${unverified.username}: no verified address`))).toBe(true);
   });
+  it("a group the mail's owner no longer holds an active role in reaches nobody at send time (the log says so)", async () => {
+    const u = await sender();
+    const other = await sender();
+    const member = await sender();
+    const g = await makeGroup(other.username, [{ username: u.username }, { username: member.username }]);
+    const direct = `${unique('d')}@example.com`;
+    const { path } = await newMail(u, { subject: 'Left', 'recipients/to': `${direct} ${g.ref}` });
+    // the owner leaves after writing the list
+    await db()
+      .delete(members)
+      .where(and(eq(members.group_id, g.id), eq(members.user_id, await userId(u.username))));
+    expect((await post(u, path)).status).toBe(202);
+    await untilReady(u, path);
+    expect(await outboxTo(direct)).toHaveLength(1);
+    expect(await outboxTo(member.email)).toHaveLength(0);
+    expect((await logOf(u, path)).some((l) => l.includes(`no such group: ${g.ref}`))).toBe(true);
+  });
   it('embedded assets travel as inline parts', async () => {
     const u = await sender();
     const to = `${unique('i')}@example.com`;
@@ -669,6 +703,52 @@ describe('stats and log', () => {
     expect(log.some((l) => l.startsWith(`send by ${u.username} rejected (403): config/enabled is off`))).toBe(true);
     expect(log.some((l) => /^send \S+ triggered by .*: test to /.test(l))).toBe(true);
     expect(log.some((l) => /^send \S+ \(test\) delivered/.test(l))).toBe(true);
+  });
+});
+
+describe('the log names recipients as written, never the address of an @user or a group member', () => {
+  const leaks = (log: string[], ...emails: string[]) => log.filter((l) => emails.some((e) => l.toLowerCase().includes(e.toLowerCase())));
+
+  it('a suppressed @user, group member and direct address: the suppression line names @user, the group and the address as written', async () => {
+    const [u, carol, dave] = [await sender(), await sender(), await sender()];
+    const group = await makeGroup(u.username, [{ username: dave.username }]);
+    const direct = `${unique('d')}@example.com`;
+    for (const a of [carol.email, dave.email, direct]) expect((await call('PUT', `/v1/ops/mail/bounces/${a}`, { token: OPS })).status).toBe(204);
+    const { path } = await newMail(u, { 'recipients/to': `@${carol.username}\n${group.ref}\n${direct}` });
+    expect((await post(u, path)).status).toBe(202);
+    await untilReady(u, path);
+    const log = await logOf(u, path);
+    expect(leaks(log, carol.email, dave.email)).toEqual([]);
+    const line = log.find((l) => l.includes('suppressed:'))!;
+    expect(line).toContain(`@${carol.username}`);
+    expect(line).toContain(group.ref);
+    expect(line).toContain(direct);
+  });
+
+  it('a transport refusal names the @user, not their address', async () => {
+    const [u, erin] = [await sender(), await sender()];
+    const { path, id } = await newMail(u, { 'recipients/to': `@${erin.username}` });
+    const owner = (await db().select().from(users).where(eq(users.username, u.username)).get())!;
+    const job = { id: 'j1', action: 'send' as const, key: 'list', resourceId: id, callerId: owner.id, callerName: u.username, acceptedOn: Date.now() };
+    expect(await runJob(env, job, async () => Promise.reject(new Error('relay said no')))).toBe('failed');
+    const log = await logOf(u, path);
+    expect(log.some((l) => l.includes(`transport refused @${erin.username}: relay said no`))).toBe(true);
+    expect(leaks(log, erin.email)).toEqual([]);
+  });
+
+  it("an @user's unsubscribe is logged as @user; a test send's trigger line names no address", async () => {
+    const [u, erin] = [await sender(), await sender()];
+    const { path } = await newMail(u, { 'recipients/to': `@${erin.username}` });
+    expect((await post(u, path)).status).toBe(202);
+    await untilReady(u, path);
+    const link = /Unsubscribe: (\S+)/.exec((await outboxTo(erin.email))[0]!.text)![1]!;
+    expect((await call('GET', new URL(link).pathname)).status).toBe(200);
+    expect((await post(u, path, { text: 'test' })).status).toBe(202);
+    await untilReady(u, path);
+    const log = await logOf(u, path);
+    expect(log).toContain(`@${erin.username} unsubscribed`);
+    expect(log.some((l) => /^send \S+ triggered by .*: test to /.test(l))).toBe(true);
+    expect(leaks(log, erin.email, u.email)).toEqual([]);
   });
 });
 

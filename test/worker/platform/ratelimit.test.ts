@@ -1,25 +1,33 @@
 /**
- * Per-caller rate limits (issue 17, item 3). The Worker's pipeline (api.fetch) is handed the
- * test-only RATE_LIMIT_LOW binding (3 requests a minute, vitest.config.mts) in place of
- * RATE_LIMIT, whose limit in this suite is out of reach.
+ * Request rate limits: per account (every token of it together; unknown tokens and
+ * anonymous callers per address) and a ceiling per address. The Worker's pipeline
+ * (api.fetch) is handed the test-only RATE_LIMIT_LOW (3 a minute) and RATE_LIMIT_ADDRESS_LOW
+ * (5 a minute) bindings (vitest.config.mts) in place of RATE_LIMIT and RATE_LIMIT_ADDRESS,
+ * whose limits in this suite are out of reach.
  */
 import { env } from 'cloudflare:workers';
 import { createExecutionContext } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { api } from '../../../src/app';
-import { sha256Hex } from '../../../src/core/crypto';
-import { addressKey, rateLimitKey, retryAfterSeconds } from '../../../src/core/ratelimit';
+import { addressKey, addressOf, callerKey, isOperator, retryAfterSeconds } from '../../../src/core/ratelimit';
 import { makeUser, OPS } from '../helpers';
 
 const LOW = 3;
-const lowEnv = { ...env, RATE_LIMIT: (env as unknown as { RATE_LIMIT_LOW: RateLimit }).RATE_LIMIT_LOW } as Env;
+const ADDRESS_LOW = 5;
+const low = env as unknown as { RATE_LIMIT_LOW: RateLimit; RATE_LIMIT_ADDRESS_LOW: RateLimit };
+const lowEnv = { ...env, RATE_LIMIT: low.RATE_LIMIT_LOW, RATE_LIMIT_ADDRESS: low.RATE_LIMIT_ADDRESS_LOW } as Env;
+/** Only the address ceiling is low: what an address hits whatever the per-caller count. */
+const ceilingEnv = { ...env, RATE_LIMIT_ADDRESS: low.RATE_LIMIT_ADDRESS_LOW } as Env;
 
-function send(path: string, { token, ip, method = 'GET', e = lowEnv }: { token?: string; ip?: string; method?: string; e?: Env } = {}) {
+/** A request through the pipeline; from a fresh address unless `ip` is given (the address ceiling is low too). */
+function send(path: string, { token, ip = freshIp(), method = 'GET', e = lowEnv }: { token?: string; ip?: string; method?: string; e?: Env } = {}) {
   const headers = new Headers();
   if (token) headers.set('Authorization', `Bearer ${token}`);
-  if (ip) headers.set('CF-Connecting-IP', ip);
+  headers.set('CF-Connecting-IP', ip);
   return api.fetch(new Request(`http://platform.test${path}`, { method, headers }), e, createExecutionContext());
 }
+
+const roundTrips = (res: Response) => Number(/d1;desc="(\d+) round trips"/.exec(res.headers.get('Server-Timing') ?? '')?.[1]);
 
 /** The binding counts in fixed minute windows: keep a test's burst inside one window. */
 async function awayFromWindowEdge() {
@@ -28,7 +36,8 @@ async function awayFromWindowEdge() {
 }
 
 let ipSeq = 0;
-const freshIp = () => `198.51.100.${(Date.now() % 200) + ++ipSeq}`;
+const randomByte = () => crypto.getRandomValues(new Uint8Array(1))[0]!;
+const freshIp = () => `10.${randomByte()}.${randomByte()}.${++ipSeq % 250}`;
 const freshV6 = () => `2001:db8:${(Date.now() % 0xffff).toString(16)}:${(++ipSeq).toString(16)}::1`;
 
 async function statuses(n: number, path: string, o: Parameters<typeof send>[1]) {
@@ -62,7 +71,7 @@ describe('rate limits', () => {
     expect(await env.DB.prepare('select 1 from resources r join users u on u.id = r.owner_id where u.username = ?').bind(u.username).first()).toBeNull();
   });
 
-  it('different tokens are counted independently', async () => {
+  it('different accounts are counted independently', async () => {
     const [a, b] = [await makeUser(), await makeUser()];
     await awayFromWindowEdge();
     await statuses(LOW + 1, '/v1/whoami', { token: a.token });
@@ -70,10 +79,69 @@ describe('rate limits', () => {
     expect(await statuses(LOW, '/v1/whoami', { token: b.token })).toEqual([200, 200, 200]);
   });
 
-  it('an unknown token is counted like a known one (401 until the limit, then 429)', async () => {
+  it("a second token of the same account shares the first's count (signing in again does not multiply the limit)", async () => {
+    const u = await makeUser();
+    const second = (
+      (await (
+        await api.fetch(
+          new Request('http://platform.test/v1/token', {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify({ username: u.username, password: u.password }),
+          }),
+          env,
+          createExecutionContext(),
+        )
+      ).json()) as { token: string }
+    ).token;
     await awayFromWindowEdge();
-    const bogus = `bogus-${crypto.randomUUID()}`;
-    expect(await statuses(LOW + 1, '/v1/whoami', { token: bogus })).toEqual([401, 401, 401, 429]);
+    expect(await statuses(2, '/v1/whoami', { token: u.token })).toEqual([200, 200]);
+    expect((await send('/v1/whoami', { token: second })).status).toBe(200);
+    expect((await send('/v1/whoami', { token: second })).status).toBe(429);
+    expect((await send('/v1/whoami', { token: u.token })).status).toBe(429);
+  });
+
+  it("unknown tokens count against the caller's address: fresh random tokens from one address share one count", async () => {
+    const ip = freshIp();
+    await awayFromWindowEdge();
+    const random = () => `bogus-${crypto.randomUUID()}`;
+    const out: number[] = [];
+    for (let i = 0; i < LOW + 1; i++) out.push((await send('/v1/whoami', { token: random(), ip })).status);
+    expect(out).toEqual([401, 401, 401, 429]);
+    // Anonymous requests from that address share the count; another address has its own.
+    expect((await send('/v1/openapi.json', { ip })).status).toBe(429);
+    expect((await send('/v1/whoami', { token: random() })).status).toBe(401);
+  });
+
+  it('random bearer tokens from one address hit the address ceiling, and a 429 there costs no D1 lookup', async () => {
+    const ip = freshIp();
+    await awayFromWindowEdge();
+    const out: number[] = [];
+    for (let i = 0; i < ADDRESS_LOW + 1; i++) out.push((await send('/v1/whoami', { token: `bogus-${crypto.randomUUID()}`, ip, e: ceilingEnv })).status);
+    expect(out).toEqual([...Array(ADDRESS_LOW).fill(401), 429]);
+    const over = await send('/v1/whoami', { token: `bogus-${crypto.randomUUID()}`, ip, e: ceilingEnv });
+    expect(over.status).toBe(429);
+    expect(roundTrips(over)).toBe(0);
+    // The ceiling binds every caller of that address, a known account's token too.
+    const u = await makeUser();
+    expect((await send('/v1/whoami', { token: u.token, ip, e: ceilingEnv })).status).toBe(429);
+    expect((await send('/v1/whoami', { token: u.token, e: ceilingEnv })).status).toBe(200);
+  });
+
+  it('accounts signed in from one address share its ceiling beside their own limits', async () => {
+    const users = [await makeUser(), await makeUser(), await makeUser()];
+    const ip = freshIp();
+    await awayFromWindowEdge();
+    const out: number[] = [];
+    for (const u of users) for (let i = 0; i < 2; i++) out.push((await send('/v1/whoami', { token: u.token, ip })).status);
+    expect(out).toEqual([200, 200, 200, 200, 200, 429]); // each account under 3, the address at 5
+  });
+
+  it("a known token's limit costs no D1 round trip beyond the route's own authentication (cached: none)", async () => {
+    const u = await makeUser();
+    await awayFromWindowEdge();
+    await send('/v1/whoami', { token: u.token }); // warm in this isolate
+    expect(roundTrips(await send('/v1/whoami', { token: u.token }))).toBe(0);
   });
 
   it('anonymous callers are counted by their IP (CF-Connecting-IP), each IP on its own', async () => {
@@ -107,13 +175,14 @@ describe('rate limits', () => {
     expect(new Set(await statuses(LOW * 2, '/v1/openapi.json', { ip, e: off }))).toEqual(new Set([200]));
   });
 
-  it('the key of a token is its SHA-256, never the token itself', async () => {
-    const token = 'secret-token-value';
-    const key = await rateLimitKey(new Request('http://x/', { headers: { Authorization: `Bearer ${token}` } }), env);
-    expect(key).toBe(`t:${await sha256Hex(token)}`);
-    expect(key).not.toContain(token);
-    expect(await rateLimitKey(new Request('http://x/', { headers: { Authorization: `Bearer ${OPS}` } }), env)).toBeNull();
-    expect(await rateLimitKey(new Request('http://x/', { headers: { 'CF-Connecting-IP': '203.0.113.7' } }), env)).toBe('ip:203.0.113.7');
+  it('keys: a known token counts under its account, anything else under the address; never a token', async () => {
+    const req = new Request('http://x/', { headers: { Authorization: 'Bearer secret-token-value', 'CF-Connecting-IP': '203.0.113.7' } });
+    expect(addressOf(req)).toBe('ip:203.0.113.7');
+    expect(callerKey({ id: 42 }, addressOf(req))).toBe('u:42');
+    expect(callerKey(null, addressOf(req))).toBe('ip:203.0.113.7');
+    expect(addressOf(new Request('http://x/', { headers: { 'CF-Connecting-IP': '2001:db8:1:2:3:4:5:6' } }))).toBe('ip:2001:db8:1:2::/64');
+    expect(isOperator(req, env)).toBe(false);
+    expect(isOperator(new Request('http://x/', { headers: { Authorization: `Bearer ${OPS}` } }), env)).toBe(true);
   });
 
   it('addresses: IPv4 as is, IPv6 as its /64, none as "unknown"', () => {

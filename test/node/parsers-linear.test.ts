@@ -1,0 +1,325 @@
+/**
+ * Every parser that reads user text is linear in its input. Each one is fed adversarial
+ * inputs (runs of spaces and tabs, unclosed openers, deep nesting, many short lines, one
+ * long line, its own syntax repeated) of growing size up to its entry's size cap: the
+ * cost of 2n must stay under 4x the cost of n, and the cost at the cap under a generous
+ * bound. Only the parser call is timed (median of several samples after a warm-up).
+ */
+import { describe, expect, it } from 'vitest';
+import { parseSections } from '../../src/markup/sections';
+import { assetRefs, htmlToText, renderMarkdown, splitFrontMatter, varRefs } from '../../src/markup/markdown';
+import { prepareCustomCss } from '../../src/markup/page';
+import { formatVar, varAttrProblem, VAR_DEFAULTS, type DocVar } from '../../src/docs/vars';
+import { parseLayout, LayoutError } from '../../src/grids/layout';
+import { parseMapping } from '../../src/grids/mapping';
+import { parseGrid } from '../../src/grids/store';
+import { chainProblem } from '../../src/jobs/chains';
+import { scheduleProblem } from '../../src/jobs/cron';
+import { mailAuth } from '../../src/jobs/mail-auth';
+import { checkUpload } from '../../src/core/sniff';
+import { parseRecipientList } from '../../src/mail/rules';
+import { mentionsIn } from '../../src/gql/values';
+import { CONTENT_LIMIT } from '../../src/docs/kind';
+import { LAYOUT_LIMIT, MAPPING_LIMIT } from '../../src/grids/kind';
+import { ASSET_LIMIT } from '../../src/docs/assets';
+import { COMMENT_LIMIT } from '../../src/core/thread/rules';
+import { DEFAULT_BODY_LIMIT, KiB, MiB } from '../../src/core/http';
+
+/** The inbound message cap (INBOUND_LIMIT of src/jobs/inbound.ts, which loads the Workers runtime): a header is at most that. */
+const INBOUND_LIMIT = 25 * MiB;
+
+// ------------------------------------------------------------------ timing
+
+/** Milliseconds per call: the call repeated until 2 ms have passed (so tiny inputs are measurable). */
+function perCall(run: () => unknown): number {
+  let calls = 0;
+  const start = performance.now();
+  let elapsed = 0;
+  do {
+    run();
+    calls++;
+    elapsed = performance.now() - start;
+  } while (elapsed < 2);
+  return elapsed / calls;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** Median cost of one call on `input`, after a warm-up call; the warm-up alone fails a parser far over `maxMs`. */
+function cost(run: (input: string) => unknown, input: string, maxMs: number): number {
+  const warm = performance.now();
+  run(input);
+  const first = performance.now() - warm;
+  if (first >= maxMs) return first; // already over the bound: no need to sample it
+  return median([0, 1, 2].map(() => perCall(() => run(input))));
+}
+
+/** Smallest size measured: the doubling starts here. */
+const START = 1024;
+/** Largest size of the doubling; a larger cap is then timed once on its own (the bound). */
+const DOUBLING_TOP = 256 * 1024;
+/**
+ * Growth that fails: a linear parser costs about 2x for 2x the input, a quadratic one 4x
+ * (less while its linear part still weighs): 3x tells them apart with room for noise.
+ */
+const RATIO = 3;
+/** Below this cost at 2n, a ratio is noise, not growth. */
+const NOISE_MS = 0.5;
+
+/**
+ * Feeds `run` inputs made by `make(size)` at sizes doubling up to `cap` (characters; up to
+ * DOUBLING_TOP, then the cap itself): fails when 2n costs RATIO times n or more at two
+ * doublings in a row (a superlinear parser keeps growing; a garbage collector's step
+ * happens once: the last doubling is confirmed one size further), or when a size costs
+ * `maxMs` or more; it stops there (a superlinear parser never reaches the sizes where it
+ * would stall the suite).
+ */
+function expectLinear(run: (input: string) => unknown, make: (size: number) => string, cap: number, maxMs = 1000): void {
+  const sizes: number[] = [];
+  for (let s = Math.min(cap, DOUBLING_TOP); s >= Math.min(START, cap); s = Math.floor(s / 2)) sizes.unshift(s);
+  let prev = cost(run, make(sizes[0]!), maxMs);
+  let suspect = '';
+  for (let i = 1; i < sizes.length + (suspect ? 1 : 0); i++) {
+    const size = i < sizes.length ? sizes[i]! : 2 * sizes.at(-1)!;
+    const t = cost(run, make(size), maxMs);
+    expect(t < maxMs, `size ${size}: ${t.toFixed(1)} ms (bound ${maxMs} ms)`).toBe(true);
+    const step = `size ${size / 2} → ${size}: ${prev.toFixed(3)} ms → ${t.toFixed(3)} ms`;
+    const grows = t >= RATIO * prev && t > NOISE_MS;
+    expect(!(grows && suspect), `superlinear: ${suspect}, then ${step}`).toBe(true);
+    suspect = grows ? step : '';
+    prev = t;
+  }
+  if (cap > sizes.at(-1)!) {
+    const input = make(cap);
+    const start = performance.now();
+    run(input);
+    const t = performance.now() - start;
+    expect(t < maxMs, `the cap ${cap}: ${t.toFixed(1)} ms (bound ${maxMs} ms)`).toBe(true);
+  }
+}
+
+// ------------------------------------------------------------------ inputs
+
+/** `unit` repeated to `size` characters, between `head` and `tail`. */
+const fill =
+  (unit: string, head = '', tail = '') =>
+  (size: number) =>
+    head + unit.repeat(Math.max(1, Math.floor((size - head.length - tail.length) / unit.length))) + tail;
+
+/** The shapes every text parser gets. */
+const GENERIC: Record<string, (size: number) => string> = {
+  'spaces between words': fill(' ', 'a', 'b'),
+  'spaces before a newline': fill(' ', 'a', '\nb'),
+  'tabs between words': fill('\t', 'a', 'b'),
+  'spaces and tabs': fill(' \t', 'a', 'b'),
+  'unclosed {{': fill('{{'),
+  'unclosed {': fill('{'),
+  'unclosed [': fill('['),
+  'unclosed (': fill('('),
+  'unclosed <': fill('<'),
+  'unclosed `': fill('`'),
+  'nested brackets': (size) => '['.repeat(size / 2) + ']'.repeat(size / 2),
+  'nested quotes': fill('> '),
+  'many short lines': fill('a\n'),
+  'many blank lines': fill('\n'),
+  'one long line': fill('a'),
+  'words and stars': fill('a *b* _c_ '),
+};
+
+type Parser = {
+  name: string;
+  cap: number;
+  run: (input: string) => unknown;
+  shapes: Record<string, (size: number) => string>;
+  maxMs?: number;
+};
+
+const silently = (f: (s: string) => unknown) => (s: string) => {
+  try {
+    return f(s);
+  } catch (err) {
+    if (err instanceof LayoutError) return undefined;
+    return String(err);
+  }
+};
+
+const docVar = (over: Partial<DocVar>): DocVar => ({ name: 'x', ...VAR_DEFAULTS, ...over });
+const enc = new TextEncoder();
+
+const PARSERS: Parser[] = [
+  {
+    name: 'section blocks (parseSections)',
+    cap: CONTENT_LIMIT,
+    run: parseSections,
+    shapes: {
+      ...GENERIC,
+      'parameter line of spaces': fill(' ', '{{ callout a', 'b\n'),
+      'parameter line of tabs': fill('\t', '{{ callout a', 'b\n'),
+      'parameter lines of spaces': fill('  a   :   b   \n', '{{ callout\n'),
+      'openers without closers': fill('{{ callout\n}}\nx\n'),
+      'unknown openers': fill('{{ zz\n'),
+      'closers on text lines': fill('text {{ /callout }}\n'),
+      'openers with text': fill('{{ callout }} text\n'),
+      'nested blocks': (size) => '{{ callout }}\n'.repeat(size / 28) + '{{ /callout }}\n'.repeat(size / 28),
+      fences: fill('```\n{{ /callout }}\n'),
+      '}} runs': fill('}}', '{{ callout '),
+    },
+  },
+  {
+    name: 'markdown (renderMarkdown)',
+    cap: CONTENT_LIMIT,
+    run: (s) => renderMarkdown(s),
+    maxMs: 4000,
+    shapes: {
+      ...GENERIC,
+      'parameter line of spaces': fill(' ', '{{ callout a', 'b\n'),
+      paragraphs: fill('a\n\n'),
+      'paragraphs and headings': fill('a\n# h\n'),
+      'list items': fill('- a\n  b\n'),
+      'variable references': fill('{/u/a/d/b/v/c} '),
+      'unclosed references': fill('{/u/'),
+      'inline pieces': fill('a `b` '),
+      html: fill('<div>a</div>\n'),
+    },
+  },
+  {
+    name: 'variable references (varRefs)',
+    cap: CONTENT_LIMIT,
+    run: varRefs,
+    maxMs: 2000,
+    shapes: { ...GENERIC, paragraphs: fill('a\n\n'), references: fill('{/u/a/d/b/v/c} ') },
+  },
+  { name: 'asset references (assetRefs)', cap: CONTENT_LIMIT, run: assetRefs, maxMs: 2000, shapes: { ...GENERIC, images: fill('![a](assets/b.png) ') } },
+  {
+    name: 'front matter (splitFrontMatter)',
+    cap: CONTENT_LIMIT,
+    run: splitFrontMatter,
+    shapes: frontMatter({ ...GENERIC, 'flow nesting': (size) => '['.repeat(size / 2), keys: fill('a: b\n') }),
+  },
+  {
+    name: 'plain text of HTML (htmlToText)',
+    cap: CONTENT_LIMIT,
+    run: htmlToText,
+    shapes: {
+      ...GENERIC,
+      'unclosed <li': fill('<li'),
+      'unclosed <br': fill('<br'),
+      'cells and spaces': fill('</td> '),
+      entities: fill('&amp;&#65;&#x41;&zz'),
+      'unclosed entity': fill('a', '&'),
+    },
+  },
+  {
+    name: 'custom CSS (prepareCustomCss)',
+    cap: DEFAULT_BODY_LIMIT,
+    run: (s) => prepareCustomCss(s, () => null),
+    shapes: { ...GENERIC, 'url( and spaces': fill(' ', 'url(', 'x'), urls: fill('url( assets/a.png ) ') },
+  },
+  {
+    name: 'variables (varAttrProblem, formatVar)',
+    cap: 4096,
+    run: (s) => {
+      for (const attr of ['value', 'format', 'about', 'threshold', 'type'] as const) varAttrProblem(attr, s, docVar({}));
+      formatVar(docVar({ value: s.slice(0, 50) }));
+      formatVar(docVar({ type: 'date', value: '2024-01-01', format: s.slice(0, 50) }));
+    },
+    shapes: { ...GENERIC, thresholds: fill('1,'), numbers: fill('1') },
+  },
+  { name: 'grid layout (parseLayout)', cap: LAYOUT_LIMIT, run: silently(parseLayout), shapes: layoutShapes() },
+  { name: 'grid (parseGrid)', cap: LAYOUT_LIMIT, run: (s) => parseGrid(s, s, 1), shapes: layoutShapes() },
+  {
+    name: 'grid mapping (parseMapping)',
+    cap: MAPPING_LIMIT,
+    run: parseMapping,
+    shapes: { ...GENERIC, bindings: fill('A => /u/a/p/b, h=t, c=f, x=y\n'), 'long binding': fill(',k=v', 'A => b') },
+  },
+  {
+    name: 'chains (parseChains)',
+    cap: 16 * KiB,
+    run: chainProblem,
+    shapes: {
+      ...GENERIC,
+      'arrows without spaces': fill('<-', '', ' x y'),
+      'arrows and spaces': fill(' <- ', 'a', ' x y'),
+      edges: (size) => Array.from({ length: size / 12 }, (_, i) => `s${i} -> s${i + 1}`).join('\n'),
+      'one long edge line': fill(' -> a'),
+      comments: fill(' #'),
+    },
+  },
+  { name: 'cron (scheduleProblem)', cap: 512, run: scheduleProblem, shapes: { ...GENERIC, 'TZ and spaces': fill(' ', 'TZ=UTC', '* * * * *') } },
+  {
+    name: 'mail authentication headers (mailAuth)',
+    cap: INBOUND_LIMIT,
+    // 25 MiB of header, comments stripped in up to 8 passes: linear, but seconds at the cap
+    maxMs: 6000,
+    run: (s) =>
+      mailAuth([
+        { key: 'authentication-results', value: s },
+        { key: 'received-spf', value: s },
+      ]),
+    shapes: {
+      ...GENERIC,
+      comments: fill('(a'),
+      'nested comments': (size) => '('.repeat(size / 2) + ')'.repeat(size / 2),
+      'results and spaces': fill('dkim  =  ', 'mx; '),
+    },
+  },
+  {
+    name: 'SVG sniffing (checkUpload)',
+    cap: ASSET_LIMIT,
+    run: (s) => checkUpload('image/svg+xml', enc.encode(s)),
+    shapes: {
+      ...Object.fromEntries(Object.entries(GENERIC).map(([k, make]) => [k, (size: number) => `<svg>${make(size - 11)}</svg>`])),
+      'nested elements': (size) => '<svg>' + '<g>'.repeat(size / 8) + '</g>'.repeat(size / 8) + '</svg>',
+      'many attributes': (size) => '<svg ' + Array.from({ length: size / 10 }, (_, i) => `a${i}="b"`).join(' ') + '/>',
+      entities: fill('&amp;', '<svg>', '</svg>'),
+      'unclosed comment': fill('-', '<svg><!--'),
+    },
+  },
+  {
+    name: 'recipient lists (parseRecipientList)',
+    cap: 256 * KiB,
+    run: parseRecipientList,
+    shapes: { ...GENERIC, items: fill('@a a@b.c +o~g '), 'long address': fill('a.', '', '@b') },
+  },
+  {
+    name: 'mentions (mentionsIn)',
+    cap: COMMENT_LIMIT,
+    run: mentionsIn,
+    shapes: { ...GENERIC, mentions: (size) => Array.from({ length: size / 8 }, (_, i) => `@u${i}`).join(' ') },
+  },
+];
+
+/** Each shape as the YAML of a front matter block. */
+function frontMatter(shapes: Record<string, (size: number) => string>): Record<string, (size: number) => string> {
+  return Object.fromEntries(Object.entries(shapes).map(([k, make]) => [k, (size: number) => `---\n${make(size - 10)}\n---\n`]));
+}
+
+function layoutShapes(): Record<string, (size: number) => string> {
+  return {
+    ...GENERIC,
+    'one long line, many short lines': (size) => 'a'.repeat(size / 2) + '\n'.repeat(size / 2),
+    'a wide box': (size) => {
+      const w = Math.floor(Math.sqrt(size));
+      const edge = `+${'-'.repeat(w - 2)}+\n`;
+      return edge + `|${' '.repeat(w - 2)}|\n`.repeat(w - 2) + edge;
+    },
+    'a grid of boxes': (size) => {
+      const w = Math.floor(Math.sqrt(size) / 4) * 4 + 1;
+      const edge = `${'+---'.repeat((w - 1) / 4)}+\n`;
+      const row = `${'|{A}'.repeat((w - 1) / 4)}|\n`;
+      return edge + (row + edge).repeat((w - 1) / 2 / 2);
+    },
+    braces: fill('{+|-}'),
+  };
+}
+
+describe('every parser of user text is linear up to its entry cap', () => {
+  for (const p of PARSERS) {
+    describe(p.name, () => {
+      for (const [shape, make] of Object.entries(p.shapes)) {
+        it(shape, () => expectLinear(p.run, make, p.cap, p.maxMs));
+      }
+    });
+  }
+});

@@ -9,6 +9,7 @@ import type { EntrySpec, ResourceCtx, ResourceKind } from '../core/resource';
 import { MiB } from '../core/http';
 import { DEFAULT_THEME, DOC_TYPES, ORG_THEME, THEMES } from '../markup/themes';
 import { assetRowsQuery, copyAssets, type AssetRow } from './assets';
+import { contentReferences } from './references';
 
 /** Document content is capped at 2 MiB (decisions.md). */
 export const CONTENT_LIMIT = 2 * MiB;
@@ -40,7 +41,15 @@ export async function themeEntryProblem(value: string, rc: ResourceCtx): Promise
 const oneOf = (allowed: readonly string[]) => (value: string) => (allowed.includes(value) ? undefined : `'${value}' is not allowed: use one of ${allowed.join(', ')}`);
 
 const entries: EntrySpec[] = [
-  { path: 'content', access: 'rw', default: '', limit: CONTENT_LIMIT, summary: "Read the document's content (markdown)" },
+  {
+    path: 'content',
+    access: 'rw',
+    default: '',
+    limit: CONTENT_LIMIT,
+    summary: "Read the document's content (markdown)",
+    // Variables, attached documents and the owner's profile render with the owner's rights.
+    references: (value, rc) => contentReferences(value, rc.owner),
+  },
   { path: 'name', access: 'rw', default: '', summary: 'Display name' },
   { path: 'description', access: 'rw', default: '', summary: 'Longer description' },
   { path: 'summary', access: 'rw', default: '', summary: 'Short text summary' },

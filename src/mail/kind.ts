@@ -1,26 +1,32 @@
 /** The e-mail resource kind: its entries (decisions.md) and how copies and deletes treat it. */
 import { freshCaller } from '../core/auth';
 import { canonicalEntries } from '../core/canonical';
-import { entriesQuery, entryValues } from '../core/entries';
+import { entriesQuery, entryQuery, entryValue, entryValues, readEntries } from '../core/entries';
 import { HttpError, badRequest } from '../core/errors';
 import { MiB, KiB } from '../core/http';
-import type { EntrySpec, ResourceKind } from '../core/resource';
+import type { EntrySpec, Reference, ResourceCtx, ResourceKind } from '../core/resource';
+import { contentReferences } from '../docs/references';
 import { copyAssets } from './assets';
 import { checkRecipientList } from './recipients';
-import { isAddress, parseRecipientList, RECIPIENT_LISTS, SIZES } from './rules';
+import { addedRecipients, isAddress, parseRecipientList, RECIPIENT_LISTS, SIZES } from './rules';
 
 /** The MailObject of one e-mail. */
 export const mailObject = (env: Env, resourceId: number) => env.MAILS.get(env.MAILS.idFromName(String(resourceId)));
 
 const oneLine = (max: number) => (v: string) => (/[\r\n]/.test(v) ? 'must be one line' : v.length > max ? `at most ${max} characters` : undefined);
 
+/** The stored recipient lists, read with the mail (writePreload rows). */
+const storedLists = async (rc: ResourceCtx): Promise<Map<string, string>> =>
+  rc.preloaded?.rows ? entryValues(rc.env, rc.preloaded.rows as Parameters<typeof entryValues>[1]) : readEntries(rc.env, rc.db, rc.resource.id, 'recipients/');
+
 const recipientEntry = (list: (typeof RECIPIENT_LISTS)[number]): EntrySpec => ({
   path: `recipients/${list}`,
   access: 'rw',
   limit: 256 * KiB,
   summary: `Write the ${list} list (whitespace-separated: addresses, @user, @user~group, +org~group, me, self); atomic`,
-  // The caller's row as D1 has it and the stored lists (for the plan's allowance) read with the mail.
-  writePreload: { caller: true, rows: (ctx, id) => entriesQuery(ctx.db, id, 'recipients/') },
+  // The caller's row as D1 has it, the stored lists (for the plan's allowance) and the content
+  // (what added recipients would receive) read with the mail.
+  writePreload: { caller: true, rows: (ctx, id) => entriesQuery(ctx.db, id, 'recipients/'), extra: [(ctx, id) => entryQuery(ctx.db, id, 'content')] },
   validate: async (value, rc) => {
     const caller = rc.preloaded?.caller ?? (await freshCaller(rc));
     if (!caller.email || !caller.email_verified) throw new HttpError(424, 'verify your own e-mail address before writing recipient lists');
@@ -29,6 +35,18 @@ const recipientEntry = (list: (typeof RECIPIENT_LISTS)[number]): EntrySpec => ({
     if (rejected.length) {
       throw badRequest(`recipients/${list} not written: ${rejected.length} item(s) rejected (${rejected.map((r) => r.line).join(', ')})`, { rejected });
     }
+  },
+  // A recipient someone other than the owner adds receives what the content makes the owner's
+  // rights read (variables, attached documents): the writer must be able to read them, and
+  // be an active member of a group they add.
+  references: async (value, rc) => {
+    const added = addedRecipients(value, await storedLists(rc));
+    if (!added.length) return [];
+    const content = (await entryValue(rc.env, rc.preloaded?.extra?.[0]?.[0] as Parameters<typeof entryValue>[1])) ?? '';
+    return [
+      ...added.flatMap(({ line, item }): Reference[] => (item.kind === 'group' ? [{ kind: 'group', ref: item.ref, as: line }] : [])),
+      ...contentReferences(content, rc.owner).map((r) => ({ ...r, as: `${r.as} (in the content)` })),
+    ];
   },
   logLines: (rc, value) => {
     const items = value === null ? [] : parseRecipientList(value).items.map((i) => i.line);
@@ -46,7 +64,14 @@ export const mailKind: ResourceKind = {
   // No page of its own: the url is the e-mail's folder under its owner (readers with a token).
   url: (env, owner, name) => `${env.PUBLIC_ORIGIN}/v1/users/${owner}/vis/mails/${name}`,
   entries: [
-    { path: 'content', access: 'rw', limit: 2 * MiB, summary: 'Write the body (markdown, rendered to HTML and text)' },
+    {
+      path: 'content',
+      access: 'rw',
+      limit: 2 * MiB,
+      summary: 'Write the body (markdown, rendered to HTML and text)',
+      // Variables, attached documents and the owner's profile render with the owner's rights.
+      references: (value, rc) => contentReferences(value, rc.owner),
+    },
     { path: 'name', access: 'rw', limit: 1 * KiB },
     { path: 'description', access: 'rw', limit: 64 * KiB },
     { path: 'summary', access: 'rw', limit: 4 * KiB },

@@ -89,6 +89,21 @@ export function parseRecipientList(text: string): { items: { line: string; item:
 export const RECIPIENT_LISTS = ['to', 'cc', 'bcc'] as const;
 export type RecipientList = (typeof RECIPIENT_LISTS)[number];
 
+/** What makes two items the same recipient (addresses compared normalised). */
+function itemKey(item: RecipientItem): string {
+  if (item.kind === 'address') return `address ${normaliseAddress(item.address)}`;
+  return item.kind === 'user' ? `@${item.username}` : item.kind === 'group' ? item.ref : 'me';
+}
+
+/**
+ * The items of `text` that none of the stored lists (`recipients/<list>` -> text) holds
+ * yet: the recipients a write adds. The owner (`me`) is never counted as added.
+ */
+export function addedRecipients(text: string, stored: Map<string, string>): { line: string; item: RecipientItem }[] {
+  const before = new Set(RECIPIENT_LISTS.flatMap((l) => parseRecipientList(stored.get(`recipients/${l}`) ?? '').items.map((i) => itemKey(i.item))));
+  return parseRecipientList(text).items.filter((i) => i.item.kind !== 'me' && !before.has(itemKey(i.item)));
+}
+
 // ---------------------------------------------------------------- send requests
 
 export type SendAction = 'send' | 'test';

@@ -14,7 +14,7 @@ import * as xssModule from 'xss';
 import { parse as parseYaml } from 'yaml';
 import { escapeHtml } from './escape';
 import { boundMarkdown } from './markdown-bounds';
-import { parseSections, renderSections, type RenderedSections, type SectionContext, type TextNode } from './sections';
+import { parseSections, renderSections, sectionRefs, type DocRef, type RenderedSections, type SectionContext, type SectionNode, type TextNode } from './sections';
 
 export interface RenderedMarkdown {
   /** Sanitized HTML of the whole document (pages one after the other). */
@@ -170,11 +170,6 @@ function extensions(opts: RenderOptions): MarkedExtension {
   };
 }
 
-function lex(body: string, opts: RenderOptions): { marked: Marked; tokens: TokensList } {
-  const marked = new Marked(extensions(opts));
-  return { marked, tokens: lexPiece(marked, body, opts) };
-}
-
 /**
  * marked's tokens of a piece within the bounds of markdown-bounds.ts; a piece marked still
  * cannot lex (a RangeError from a shape no bound foresaw) renders as a code block of its
@@ -204,28 +199,54 @@ function lexPiece(marked: Marked, body: string, opts: RenderOptions): TokensList
   return tokens;
 }
 
-/** Every variable reference outside code, in order of appearance (duplicates removed). */
-export function varRefs(source: string): VarRef[] {
-  const { body } = splitFrontMatter(source);
-  const { marked, tokens } = lex(body, {});
+/**
+ * The markdown pieces of a section tree, in order, as the renderer lexes them: the text of
+ * every block (nested ones too) except the raw HTML directly inside an `html` block.
+ */
+export function markdownPieces(nodes: SectionNode[], raw = false, out: TextNode[] = []): TextNode[] {
+  for (const n of nodes) {
+    if (n.type === 'text' && !raw) out.push(n);
+    else if (n.type === 'block') markdownPieces(n.children, n.kind === 'html', out);
+  }
+  return out;
+}
+
+/** Every token of the content's markdown pieces, lexed piece by piece as the renderer does. */
+function walkPieces(tree: SectionNode[], visit: (t: Tokens.Generic) => void): void {
+  const marked = new Marked(extensions({}));
+  for (const piece of markdownPieces(tree)) marked.walkTokens(lexPiece(marked, piece.text, {}), visit);
+}
+
+const sectionTree = (source: string) => parseSections(splitFrontMatter(source).body);
+
+function varRefsIn(tree: SectionNode[]): VarRef[] {
   const out = new Map<string, VarRef>();
-  marked.walkTokens(tokens, (t) => {
+  walkPieces(tree, (t) => {
     if (t.type === 'varref') out.set((t as VarRefToken).ref.key, (t as VarRefToken).ref);
   });
   return [...out.values()];
 }
 
+/** Every variable reference outside code, in order of appearance (duplicates removed). */
+export function varRefs(source: string): VarRef[] {
+  return varRefsIn(sectionTree(source));
+}
+
 /** Every `assets/<name>` an image or link of the content points at. */
 export function assetRefs(source: string): string[] {
-  const { body } = splitFrontMatter(source);
-  const { marked, tokens } = lex(body, {});
   const out = new Set<string>();
-  marked.walkTokens(tokens, (t) => {
+  walkPieces(sectionTree(source), (t) => {
     if (t.type !== 'image' && t.type !== 'link') return;
-    const m = ASSET_REF.exec(t.href);
+    const m = ASSET_REF.exec((t as Tokens.Link).href);
     if (m) out.add(m[1]!);
   });
   return [...out];
+}
+
+/** What content names that its render reads from storage: variables, attached documents, authors. */
+export function contentRefs(source: string): { vars: VarRef[]; attachments: DocRef[]; authors: string[] } {
+  const tree = sectionTree(source);
+  return { vars: varRefsIn(tree), ...sectionRefs(tree) };
 }
 
 // CommonJS module: its namespace may arrive as `default` depending on the bundler.
@@ -317,16 +338,11 @@ export function renderMarkdown(source: string, opts: RenderOptions = {}): Render
   const marked = new Marked(extensions(opts));
   const lexed = new Map<TextNode, TokensList>();
   const links: TokensList['links'] = {};
-  const collect = (ns: typeof tree, raw: boolean) => {
-    for (const n of ns) {
-      if (n.type === 'text' && !raw) {
-        const tokens = lexPiece(marked, n.text, opts);
-        for (const [k, v] of Object.entries(tokens.links)) if (!(k in links)) links[k] = v;
-        lexed.set(n, tokens);
-      } else if (n.type === 'block') collect(n.children, n.kind === 'html');
-    }
-  };
-  collect(tree, false);
+  for (const n of markdownPieces(tree)) {
+    const tokens = lexPiece(marked, n.text, opts);
+    for (const [k, v] of Object.entries(tokens.links)) if (!(k in links)) links[k] = v;
+    lexed.set(n, tokens);
+  }
   const sections = renderSections(
     tree,
     opts.sections ?? { target: 'document' },

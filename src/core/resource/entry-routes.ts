@@ -7,6 +7,7 @@ import { DEFAULT_BODY_LIMIT, noContent, readText, textResponse } from '../http';
 import { logInsert } from '../log';
 import type { EntrySpec, ResourceCtx, ResourceKind, ResourceRoutes } from './kind';
 import { logEvent } from './log-routes';
+import { checkReferences } from './references';
 
 export function entryRoutes(routes: ResourceRoutes, kind: ResourceKind, spec: EntrySpec): void {
   for (const path of [spec.path, ...(spec.aliases ?? [])]) {
@@ -32,12 +33,18 @@ export function entryRoutes(routes: ResourceRoutes, kind: ResourceKind, spec: En
       need: 'w',
       ...(spec.writePreload ? { preload: spec.writePreload } : {}),
       body: { type: 'text/plain' },
-      responses: { 204: { description: 'Written' }, 400: { description: 'Invalid value' }, 413: { description: 'Too large' }, 415: { description: 'Not text/plain' } },
+      responses: {
+        204: { description: 'Written' },
+        400: { description: 'Invalid value, or a reference the writer may not read' },
+        413: { description: 'Too large' },
+        415: { description: 'Not text/plain' },
+      },
       handler: async (rc) => {
         const limit = spec.limit ?? DEFAULT_BODY_LIMIT;
         const value = await readText(rc.req, limit, `${spec.path} is limited to ${limit} bytes`);
         const problem = await spec.validate?.(value, rc);
         if (problem) throw badRequest(`invalid ${spec.path}: ${problem}`);
+        await checkReferences(rc, spec, value);
         await storeEntry(rc, kind, spec, value, `${spec.path} written (${new TextEncoder().encode(value).byteLength} bytes)`);
         return noContent();
       },

@@ -6,11 +6,12 @@
  * grantee (`/v1/users/:owner/vis/docs/:doc`). Areas add their own routes with `extend`.
  *
  * kind.ts what a kind declares; load.ts the loaded resource and access checks;
- * visibility.ts the share-visibility SQL; store.ts create, rename, copy; items.ts listing
- * items; router.ts the scope below one resource; routes.ts the table of common routes,
- * whose handlers live in <family>-routes.ts (collection, folder, entry, share, tag, log).
+ * visibility.ts the share-visibility SQL; references.ts what a write by someone other than
+ * the owner may name; store.ts create, rename, copy; items.ts listing items; router.ts the
+ * scope below one resource; routes.ts the table of common routes, whose handlers live in
+ * <family>-routes.ts (collection, folder, entry, share, tag, log).
  */
-export type { EntrySpec, Preload, Preloaded, ResourceCtx, ResourceKind, ResourceRoutes, ResourceRouteSpec, ResourceScoped } from './kind';
+export type { EntrySpec, Preload, Preloaded, Reference, ResourceCtx, ResourceKind, ResourceRoutes, ResourceRouteSpec, ResourceScoped } from './kind';
 export { findUser, loadResource, requireAccess } from './load';
 export { readableThroughShare, visibleResources, visibleWhere } from './visibility';
 export { folderItems, listingItem } from './items';

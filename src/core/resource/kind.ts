@@ -11,6 +11,18 @@ import type { Ctx } from '../context';
 import type { StoredEntry } from '../entries';
 import type { Access, Perm } from '../perms';
 
+/**
+ * One thing a text entry's value names that its render reads with the owner's rights
+ * (references.ts); `as` is how the 400 names it (and what makes two references the same).
+ */
+export type Reference =
+  /** A resource of another (or the same) owner; readable when the writer has `need` (default r) on it. */
+  | { kind: 'resource'; resource: ResourceKindName; owner: string; name: string; need?: Perm; as: string }
+  /** A user's profile (name, bio); readable when public or the writer's own. */
+  | { kind: 'profile'; user: string; as: string }
+  /** A group (its members' addresses); readable when the writer is an active member. */
+  | { kind: 'group'; ref: string; as: string };
+
 /** A resource loaded for a request, with the caller's access to it. */
 export interface ResourceCtx extends Ctx {
   resource: Resource;
@@ -70,6 +82,11 @@ export interface EntrySpec {
    * too, and `afterWrite` (if any) only checks or settles: it logs nothing.
    */
   writeStatements?: (rc: ResourceCtx, value: string | null) => Promise<{ statements: BatchItem<'sqlite'>[]; after?: () => Promise<void> }>;
+  /**
+   * What a value names that the render reads with the owner's rights (references.ts): when
+   * someone other than the owner writes the entry, each must be readable by the writer (400).
+   */
+  references?: (value: string, rc: ResourceCtx) => Reference[] | Promise<Reference[]>;
   /** Where a second path names the same entry (`subject` = `config/subject`). */
   aliases?: string[];
   summary?: string;

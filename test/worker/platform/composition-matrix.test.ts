@@ -109,6 +109,15 @@ async function userGroup(founder: TestUser, roster: [TestUser, string][]): Promi
   return ref;
 }
 
+/**
+ * Each describe's set-up (its resources, and the actors' writes), run by world() once the
+ * users and groups exist, one after the other and before any describe acts. In the test
+ * Worker every finished run or mail object makes each later request slower, so everything
+ * that is only made, not run, is made while it is fresh.
+ */
+const setups: ((w: World) => Promise<void>)[] = [];
+const prepare = (f: (w: World) => Promise<void>) => void setups.push(f);
+
 const world = once(async (): Promise<World> => {
   const [owner, r, rw, x, member, other, stranger, third, former, orgAccount] = await Promise.all([
     person(),
@@ -173,7 +182,7 @@ const world = once(async (): Promise<World> => {
     ],
     ['allow_inbound_mail'],
   );
-  return {
+  const w: World = {
     who: { owner, r, rw, x, member, other, stranger, anon: null },
     owner,
     third,
@@ -184,6 +193,8 @@ const world = once(async (): Promise<World> => {
     partners: partners!,
     address: (group) => `${group}@${org}.${env.ORG_MAIL_DOMAIN}`,
   };
+  for (const setup of setups) await setup(w);
+  return w;
 });
 
 // ---------------------------------------------------------------------------------------
@@ -332,11 +343,15 @@ describe('variable reference {/u/<user>/d/<doc>/v/<var>}', () => {
   let showcase: string;
   let pageOf: Record<Actor, string>;
   const page = (path: string) => path.replace(/^\/v1\/users\/([^/]+)\/vis\/docs\//, '/u/$1/d/');
-  beforeAll(async () => {
-    w = await world();
+  let ownOf: Record<Actor, string | null>;
+  prepare(async (w) => {
     v = await foreignVariable(w);
     showcase = await resource(w.owner, D, unique('show'), { content: `Revenue: {${v.ref}}` }, w.shareAll);
     pageOf = await each((a) => resource(w.owner, D, unique(`page${a}`), {}, w.shareAll));
+    ownOf = await each(async (a) => (w.who[a] ? resource(w.who[a]!, D, unique('own'), { content: `Revenue: {${v.ref}}` }) : null));
+  });
+  beforeAll(async () => {
+    w = await world();
   });
 
   for (const a of ACTORS) {
@@ -354,8 +369,7 @@ describe('variable reference {/u/<user>/d/<doc>/v/<var>}', () => {
   for (const a of USERS) {
     it(`variable reference: ${LABEL[a]} ${a === 'owner' ? 'sees' : 'never sees'} the variable in a document of their own`, async () => {
       const me = w.who[a]!;
-      const path = await resource(me, D, unique('own'), { content: `Revenue: {${v.ref}}` });
-      const html = await (await call('GET', page(path), { token: me.token })).text();
+      const html = await (await call('GET', page(ownOf[a]!), { token: me.token })).text();
       if (a === 'owner') expect(html).toContain(v.value);
       else expect(html).not.toContain(v.value);
       expect((await call('GET', `/v1${v.ref}/txt`, { token: me.token })).status).toBe(a === 'owner' ? 200 : 404);
@@ -391,23 +405,28 @@ describe('mail attachment block and variable reference', () => {
   let outbox: Outbound[];
 
   /** The owner's mail, shared; `a` adds themselves as bcc, then writes the content. */
-  async function tamper(a: Actor, content: string): Promise<Tampered> {
+  async function tamper(w: World, a: Actor, content: string): Promise<Tampered> {
     const subject = unique(`sub${a}`);
     const path = await resource(w.owner, M, unique(`ml${a}`), { 'config/subject': subject }, w.shareAll);
     const recipients = (await call('POST', `${path}/recipients/bcc`, { token: tok(w, a), text: w.who[a]?.email ?? `${unique('anon')}@example.com` })).status;
     return { path, subject, recipients, content: await write(w, a, `${path}/content`, content) };
   }
 
-  beforeAll(async () => {
-    w = await world();
+  prepare(async (w) => {
     v = await foreignVariable(w);
     secretDoc = unique('secretdoc');
     await resource(w.owner, D, secretDoc, { content: '# Classified\n\nOnly the owner reads this.' });
     const block = `{{ attachment\n  /u/${w.owner.username}/d/${secretDoc}\n}}\n{{ /attachment }}`;
-    [att, vref] = await Promise.all([each((a) => tamper(a, block)), each((a) => tamper(a, `Revenue: {${v.ref}}`))]);
-    // The owner sends every mail; deliveries end before the cells read the outbox.
+    [att, vref] = await Promise.all([each((a) => tamper(w, a, block)), each((a) => tamper(w, a, `Revenue: {${v.ref}}`))]);
+  });
+  beforeAll(async () => {
+    w = await world();
+    // The owner sends the mails someone wrote themselves into (the others have no recipient);
+    // deliveries end before the cells read the outbox.
     const sent = await Promise.all(
-      [...Object.values(att), ...Object.values(vref)].map(async (m) => ({ m, res: await call('POST', `${m.path}/status`, { token: w.owner.token, text: 'sent' }) })),
+      [...Object.values(att), ...Object.values(vref)]
+        .filter((m) => m.recipients === 204)
+        .map(async (m) => ({ m, res: await call('POST', `${m.path}/status`, { token: w.owner.token, text: 'sent' }) })),
     );
     for (const { m, res } of sent) {
       if (res.status !== 202) continue;
@@ -459,59 +478,49 @@ describe('mail attachment block and variable reference', () => {
 // Shares into a user group and into an organisation group
 // ---------------------------------------------------------------------------------------
 
+const KINDS: [string, string][] = [
+  ['document', D],
+  ['grid', 'vis/grids'],
+  ['mail', M],
+  ['job', J],
+];
+const TARGETS = [
+  ['a user group', (x: World) => x.team],
+  ['an organisation group', (x: World) => `+${x.org}~sales`],
+] as const;
+
 describe('share into a user group and into an organisation group', () => {
-  const PRIV = secret('priv');
-  const priv = unique('priv');
-  const DROP = unique('dropmail');
-  const KINDS: [string, string][] = [
-    ['document', D],
-    ['grid', 'vis/grids'],
-    ['mail', M],
-    ['job', J],
-  ];
   let w: World;
-  let spy: Record<Actor, { path: string; share: number } | null>;
-  let spy2: Record<Actor, { path: string; share: number } | null>;
-  let formerSpy: string;
-  let formerDoc: string;
-
-  /** Creates a job of `u` (chain or code) and shares it into +org~drop; answers its path and the share's status. */
-  async function dropJob(u: Person | null, entries: Record<string, string>, code?: string) {
-    if (!u) return null;
-    const name = unique('spy');
-    await resource(u, J, name, entries, [], code);
-    const res = await call('PUT', `/v1/${J}/${name}/shared/+${w.org}~drop`, { token: u.token });
-    return { path: at(u, J, name), share: res.status };
-  }
-
+  /** Per target group, actor and kind: a resource of the actor's own to share. */
+  let own: Record<string, Record<Actor, Record<string, string>>>;
+  let rlMail: string;
+  prepare(async (w) => {
+    own = {};
+    for (const [target] of TARGETS) {
+      own[target] = await each(async (a) => {
+        const names: Record<string, string> = {};
+        for (const [kind, coll] of KINDS) {
+          names[kind] = unique('sh');
+          if (w.who[a]) await ok(call('PUT', `/v1/${coll}/${names[kind]}`, { token: w.who[a]!.token }), 'create');
+        }
+        return names;
+      });
+    }
+    rlMail = unique('rl');
+    await ok(call('PUT', `/v1/${M}/${rlMail}`, { token: w.who.stranger!.token }), 'mail');
+  });
   beforeAll(async () => {
     w = await world();
-    await resource(w.owner, J, priv, { 'config/env/SECRET': PRIV }, [], LEAK);
-    [spy, spy2, formerSpy, formerDoc] = await Promise.all([
-      each((a) => dropJob(w.who[a], {}, ECHO)),
-      each((a) => dropJob(w.who[a], { 'config/chains': `probe <- @${w.owner.username}/${priv}\nprobe` })),
-      // The former member shares while in the groups, then leaves them both.
-      dropJob(w.former, {}, ECHO).then((j) => j!.path),
-      resource(w.former, D, unique('fdoc'), { content: 'from a former member' }, [w.team]),
-    ]);
-    await ok(call('DELETE', `/v1/admin/orgs/${w.org}/groups/drop/roles/members/${w.former.username}`, { token: w.former.token }), 'leave drop');
-    await ok(call('DELETE', `/v1/admin/groups/${w.team}/roles/members/${w.former.username}`, { token: w.former.token }), 'leave team');
-    // The owner, a member of the group, mails it.
-    expect(await mail(w.owner.email, w.address('drop'), DROP)).toBe('');
   });
 
-  for (const [target, ref] of [
-    ['a user group', (x: World) => x.team],
-    ['an organisation group', (x: World) => `+${x.org}~sales`],
-  ] as const) {
+  for (const [target, ref] of TARGETS) {
     for (const a of ACTORS) {
       const may = IN_GROUP(a);
       it(`share into ${target}: ${LABEL[a]} ${may ? 'may' : 'may not'} share their own document, grid, mail or job into it${may ? '' : ' (the group member never sees it)'}`, async () => {
         await Promise.all(
           KINDS.map(async ([kind, coll]) => {
-            const name = unique('sh');
+            const name = own[target]![a][kind]!;
             const u = w.who[a];
-            if (u) await ok(call('PUT', `/v1/${coll}/${name}`, { token: u.token }), 'create');
             const res = await call('PUT', `/v1/${coll}/${name}/shared/${ref(w)}`, { token: u?.token ?? null });
             const body = await res.text();
             if (!u) {
@@ -522,8 +531,9 @@ describe('share into a user group and into an organisation group', () => {
               expect(res.status, `${kind}: ${body}`).toBe(201);
               return;
             }
-            expect(res.status, `${kind}: ${body}`).toBeGreaterThanOrEqual(400);
-            expect(res.status, kind).toBeLessThan(500);
+            // soft: the cell goes on to show what the share would have let through
+            expect.soft(res.status, `${kind}: ${body}`).toBeGreaterThanOrEqual(400);
+            expect.soft(res.status, kind).toBeLessThan(500);
             // the group's member does not see it through the refused share
             expect((await call('GET', at(u, coll, name), { token: w.who.member!.token })).status, kind).toBe(404);
             if (a === 'stranger') {
@@ -540,48 +550,12 @@ describe('share into a user group and into an organisation group', () => {
     }
   }
 
-  for (const a of ACTORS) {
-    const may = IN_GROUP(a);
-    it(`share into an organisation group: ${LABEL[a]}'s job shared into the group ${may ? "reads a member's mail to the group, as a member may" : "never reads a member's mail to the group"}`, async () => {
-      if (a === 'anon') {
-        expect((await call('PUT', `/v1/${J}/${unique('spy')}/shared/+${w.org}~drop`)).status).toBe(401);
-        return;
-      }
-      const s = spy[a]!;
-      if (may) expect(s.share).toBe(201);
-      else expect(s.share, 'the share is refused').toBeGreaterThanOrEqual(400);
-      const seen = await outputsAs(w.who[a]!.token, s.path);
-      if (may) expect(seen.text).toContain(DROP);
-      else expect(seen.text).not.toContain(DROP);
-    });
-  }
-
-  for (const a of USERS) {
-    it(`share into an organisation group: ${LABEL[a]}'s chain shared into the group ${a === 'owner' ? 'runs' : 'never runs'} the mailing member's private job with the member's rights`, async () => {
-      const s = spy2[a]!;
-      const seen = await outputsAs(w.who[a]!.token, s.path);
-      if (a === 'owner') return expect(seen.text).toContain(`leak:${PRIV}`);
-      expect(seen.text).not.toContain(PRIV);
-    });
-  }
-
-  it("share into an organisation group: a former member's job no longer runs on the group's mail", async () => {
-    expect((await outputsAs(w.former.token, formerSpy)).text).not.toContain(DROP);
-  });
-
-  it("share into a user group: a former member's share no longer grants the group's members", async () => {
-    expect((await call('GET', formerDoc, { token: w.who.member!.token })).status).toBe(404);
-    expect((await call('GET', `${formerDoc}/content`, { token: w.who.member!.token })).status).toBe(404);
-  });
-
   it('recipient list: a stranger naming an organisation group they cannot see gets the same answer as for one that does not exist', async () => {
     const s = w.who.stranger!;
-    const name = unique('rl');
-    await ok(call('PUT', `/v1/${M}/${name}`, { token: s.token }), 'mail');
     const seen = `+${w.org}~ops`;
     const unknown = `+${w.org}~${unique('nosuch').slice(0, 20)}`;
-    const a = await call('POST', `/v1/${M}/${name}/recipients/to`, { token: s.token, text: seen });
-    const b = await call('POST', `/v1/${M}/${name}/recipients/to`, { token: s.token, text: unknown });
+    const a = await call('POST', `/v1/${M}/${rlMail}/recipients/to`, { token: s.token, text: seen });
+    const b = await call('POST', `/v1/${M}/${rlMail}/recipients/to`, { token: s.token, text: unknown });
     expect(a.status).toBe(400);
     expect(a.status).toBe(b.status);
     expect((await a.text()).replaceAll(seen, '<group>')).toBe((await b.text()).replaceAll(unknown, '<group>'));
@@ -596,9 +570,11 @@ describe('API trigger (POST data)', () => {
   const SECRET = secret('vault');
   let w: World;
   let vault: string;
+  prepare(async (w) => {
+    vault = await resource(w.owner, J, unique('vault'), { 'config/env/SECRET': SECRET }, w.shareAll, LEAK);
+  });
   beforeAll(async () => {
     w = await world();
-    vault = await resource(w.owner, J, unique('vault'), { 'config/env/SECRET': SECRET }, w.shareAll, LEAK);
   });
   for (const a of ACTORS) {
     it(`API trigger: ${LABEL[a]} ${EXECUTES(a) ? 'runs' : 'cannot run'} the owner's shared job (${TRIGGER[a]})`, async () => {
@@ -624,14 +600,16 @@ describe('chain step: bare name', () => {
   let relay: string;
   let relayOk: string;
   let relayOf: Record<Actor, string>;
-  beforeAll(async () => {
-    w = await world();
+  prepare(async (w) => {
     await resource(w.owner, J, priv, { 'config/env/SECRET': SECRET }, [], LEAK);
     // a job the writers' group may execute (its ~rw share)
     await resource(w.owner, J, granted, { 'config/env/SECRET': GRANTED }, [w.shareAll[1]!], LEAK);
     relay = await resource(w.owner, J, unique('relay'), { 'config/chains': priv }, w.shareAll);
     relayOk = await resource(w.owner, J, unique('relayok'), {}, w.shareAll);
     relayOf = await each((a) => resource(w.owner, J, unique(`relay${a}`), {}, w.shareAll));
+  });
+  beforeAll(async () => {
+    w = await world();
   });
 
   for (const a of ACTORS) {
@@ -684,14 +662,19 @@ describe('chain step: @user/job', () => {
   let w: World;
   let bridge: string;
   let bridgeOf: Record<Actor, string>;
-  const steps = () => `probe <- @${w.third.username}/${tool}\nprobe`;
-  beforeAll(async () => {
-    w = await world();
+  let mine: Record<Actor, string | null>;
+  const steps = (w: World) => `probe <- @${w.third.username}/${tool}\nprobe`;
+  prepare(async (w) => {
     // third's tool: shared with a group where the owner (alone of the actors) may execute it
     await resource(w.third, J, tool, { 'config/env/SECRET': TOOL }, [w.partners], LEAK);
     await resource(w.owner, J, priv, { 'config/env/SECRET': PRIV }, [], LEAK);
-    bridge = await resource(w.owner, J, unique('bridge'), { 'config/chains': steps() }, w.shareAll);
+    bridge = await resource(w.owner, J, unique('bridge'), { 'config/chains': steps(w) }, w.shareAll);
     bridgeOf = await each((a) => resource(w.owner, J, unique(`bridge${a}`), {}, w.shareAll));
+    // each actor's own job naming the owner's private job
+    mine = await each(async (a) => (w.who[a] ? resource(w.who[a]!, J, unique('mine'), { 'config/chains': `probe <- @${w.owner.username}/${priv}\nprobe` }) : null));
+  });
+  beforeAll(async () => {
+    w = await world();
   });
 
   for (const a of ACTORS) {
@@ -712,7 +695,7 @@ describe('chain step: @user/job', () => {
 
   for (const a of ACTORS) {
     it(`chain step @user/job: ${LABEL[a]} ${a === 'owner' ? 'writes a job shared with them into their chain and runs it' : "cannot write a job only the owner may execute into the owner's chain"}`, async () => {
-      const got = await write(w, a, `${bridgeOf[a]}/config/chains`, steps());
+      const got = await write(w, a, `${bridgeOf[a]}/config/chains`, steps(w));
       expectWrite(a, got, new RegExp(`probe|${tool}`));
       if (got.status !== 204) return; // refused: the job is as it was, with nothing of theirs to run
       const res = await trigger(tok(w, a), bridgeOf[a]);
@@ -725,18 +708,14 @@ describe('chain step: @user/job', () => {
 
   for (const a of ACTORS) {
     it(`chain step @user/job: ${LABEL[a]} ${a === 'owner' ? 'runs' : 'cannot run'} the owner's private job from a chain of their own`, async () => {
-      const name = unique('mine');
-      const created = await call('PUT', `/v1/${J}/${name}`, { token: tok(w, a) });
-      if (a === 'anon') return expect(created.status).toBe(401);
-      expect(created.status).toBe(201);
+      if (a === 'anon') return expect((await call('PUT', `/v1/${J}/${unique('mine')}`)).status).toBe(401);
       const me = w.who[a]!;
-      expect((await write(w, a, `${at(me, J, name)}/config/chains`, `probe <- @${w.owner.username}/${priv}\nprobe`)).status).toBe(204);
-      const res = await trigger(me.token, at(me, J, name));
+      const res = await trigger(me.token, mine[a]!);
       const text = await bodyText(res);
       if (a === 'owner') return expect(text).toBe(`leak:${PRIV}`);
       expect(res.status).toBe(502);
       expect(text).not.toContain(PRIV);
-      expect(await ranChild(me, at(me, J, name), res.headers.get('X-Run-Id'), priv)).toBe(false);
+      expect(await ranChild(me, mine[a]!, res.headers.get('X-Run-Id'), priv)).toBe(false);
     });
   }
 });
@@ -754,13 +733,15 @@ describe('fan-out child', () => {
   let fan: string;
   let children: string[];
   let fanOf: Record<Actor, string>;
-  beforeAll(async () => {
-    w = await world();
+  prepare(async (w) => {
     await resource(w.owner, J, priv, { 'config/env/SECRET': SECRET }, [], LEAK);
     // the first step is one the grantees may execute, so the fan-out step is what is refused
     await resource(w.owner, J, split, {}, [w.shareAll[1]!, w.shareAll[2]!], SPLIT);
     fan = await resource(w.owner, J, unique('fan'), { 'config/chains': fanSteps }, w.shareAll);
     fanOf = await each((a) => resource(w.owner, J, unique(`fan${a}`), {}, w.shareAll));
+  });
+  beforeAll(async () => {
+    w = await world();
     const own = await trigger(w.owner.token, fan, { n: 2 });
     expect(own.status).toBe(200);
     const stats = (await (await call('GET', `${fan}/runs/${own.headers.get('X-Run-Id')}/stats`, { token: w.owner.token, headers: json })).json()) as {
@@ -829,15 +810,17 @@ describe('schedule', () => {
   let tick: Record<Actor, string>;
   let tock: Record<Actor, string>;
   let wrote: Record<Actor, { tick: { status: number; message: string }; tock: { status: number; message: string } }>;
-  const tockSteps = () => `probe <- @${w.third.username}/${tool}\nprobe`;
-  beforeAll(async () => {
-    w = await world();
+  const tockSteps = (w: World) => `probe <- @${w.third.username}/${tool}\nprobe`;
+  prepare(async (w) => {
     await resource(w.owner, J, priv, { 'config/env/SECRET': PRIV }, [], LEAK);
     await resource(w.third, J, tool, { 'config/env/SECRET': TOOL }, [w.partners], LEAK);
     tick = await each((a) => resource(w.owner, J, unique(`tick${a}`), {}, w.shareAll));
     tock = await each((a) => resource(w.owner, J, unique(`tock${a}`), {}, w.shareAll));
     // Each actor writes a chain into the owner's jobs; then the owner schedules them and they fire.
-    wrote = await each(async (a) => ({ tick: await write(w, a, `${tick[a]}/config/chains`, priv), tock: await write(w, a, `${tock[a]}/config/chains`, tockSteps()) }));
+    wrote = await each(async (a) => ({ tick: await write(w, a, `${tick[a]}/config/chains`, priv), tock: await write(w, a, `${tock[a]}/config/chains`, tockSteps(w)) }));
+  });
+  beforeAll(async () => {
+    w = await world();
     // The jobs whose chain was written (the others are as they were: nothing of the actor's to run).
     const jobs = ACTORS.flatMap((a) => [wrote[a].tick.status === 204 ? tick[a] : [], wrote[a].tock.status === 204 ? tock[a] : []].flat());
     // Scheduled with the clock 40 years back, these jobs are the only ones due at that time:
@@ -888,6 +871,82 @@ describe('schedule', () => {
 });
 
 // ---------------------------------------------------------------------------------------
+// A share into an organisation group in use: the group's inbound mail; a member who left
+// ---------------------------------------------------------------------------------------
+
+describe('share into a group, in use: inbound mail to the group, and after the sharer left', () => {
+  const PRIV = secret('priv');
+  const priv = unique('priv');
+  const DROP = unique('dropmail');
+  let w: World;
+  let spy: Record<Actor, { path: string; share: number } | null>;
+  let spy2: Record<Actor, { path: string; share: number } | null>;
+  let formerSpy: string;
+  let formerDoc: string;
+
+  /** Creates a job of `u` (chain or code) and shares it into +org~drop; answers its path and the share's status. */
+  async function dropJob(w: World, u: Person | null, entries: Record<string, string>, code?: string) {
+    if (!u) return null;
+    const name = unique('spy');
+    await resource(u, J, name, entries, [], code);
+    const res = await call('PUT', `/v1/${J}/${name}/shared/+${w.org}~drop`, { token: u.token });
+    return { path: at(u, J, name), share: res.status };
+  }
+
+  prepare(async (w) => {
+    await resource(w.owner, J, priv, { 'config/env/SECRET': PRIV }, [], LEAK);
+    [spy, spy2, formerSpy, formerDoc] = await Promise.all([
+      each((a) => dropJob(w, w.who[a], {}, ECHO)),
+      each((a) => dropJob(w, w.who[a], { 'config/chains': `probe <- @${w.owner.username}/${priv}\nprobe` })),
+      // The former member shares while in the groups, then leaves them both.
+      dropJob(w, w.former, {}, ECHO).then((j) => j!.path),
+      resource(w.former, D, unique('fdoc'), { content: 'from a former member' }, [w.team]),
+    ]);
+    await ok(call('DELETE', `/v1/admin/orgs/${w.org}/groups/drop/roles/members/${w.former.username}`, { token: w.former.token }), 'leave drop');
+    await ok(call('DELETE', `/v1/admin/groups/${w.team}/roles/members/${w.former.username}`, { token: w.former.token }), 'leave team');
+  });
+  beforeAll(async () => {
+    w = await world();
+    // The owner, a member of the group, mails it.
+    expect(await mail(w.owner.email, w.address('drop'), DROP)).toBe('');
+  });
+
+  for (const a of ACTORS) {
+    const may = IN_GROUP(a);
+    it(`share into an organisation group: ${LABEL[a]}'s job shared into the group ${may ? "reads a member's mail to the group, as a member may" : "never reads a member's mail to the group"}`, async () => {
+      if (a === 'anon') {
+        expect((await call('PUT', `/v1/${J}/${unique('spy')}/shared/+${w.org}~drop`)).status).toBe(401);
+        return;
+      }
+      const s = spy[a]!;
+      if (may) expect(s.share).toBe(201);
+      else expect.soft(s.share, 'the share is refused').toBeGreaterThanOrEqual(400);
+      const seen = await outputsAs(w.who[a]!.token, s.path);
+      if (may) expect(seen.text).toContain(DROP);
+      else expect(seen.text).not.toContain(DROP);
+    });
+  }
+
+  for (const a of USERS) {
+    it(`share into an organisation group: ${LABEL[a]}'s chain shared into the group ${a === 'owner' ? 'runs' : 'never runs'} the mailing member's private job with the member's rights`, async () => {
+      const s = spy2[a]!;
+      const seen = await outputsAs(w.who[a]!.token, s.path);
+      if (a === 'owner') return expect(seen.text).toContain(`leak:${PRIV}`);
+      expect(seen.text).not.toContain(PRIV);
+    });
+  }
+
+  it("share into an organisation group: a former member's job no longer runs on the group's mail", async () => {
+    expect((await outputsAs(w.former.token, formerSpy)).text).not.toContain(DROP);
+  });
+
+  it("share into a user group: a former member's share no longer grants the group's members", async () => {
+    expect((await call('GET', formerDoc, { token: w.who.member!.token })).status).toBe(404);
+    expect((await call('GET', `${formerDoc}/content`, { token: w.who.member!.token })).status).toBe(404);
+  });
+});
+
+// ---------------------------------------------------------------------------------------
 // Inbound mail to an org group address
 // ---------------------------------------------------------------------------------------
 
@@ -905,10 +964,12 @@ describe('inbound mail to an org group address', () => {
   let runs: { out: string; created_by: string; status: string }[];
   let outbox: Outbound[];
 
-  beforeAll(async () => {
-    w = await world();
+  prepare(async (w) => {
     inboxJob = await resource(w.owner, J, unique('inboxjob'), { 'config/env/SECRET': SECRET }, [`+${w.org}~inbox`], ECHO);
     secureJob = await resource(w.owner, J, unique('securejob'), {}, [`+${w.org}~secure`], ECHO);
+  });
+  beforeAll(async () => {
+    w = await world();
     for (const a of ACTORS) {
       sender[a] = w.who[a]?.email ?? `${unique('anon')}@example.com`;
       subject[a] = unique(`in${a}`);

@@ -12,8 +12,9 @@
  * never runs on their behalf. The owner's cells are the positive controls (the same
  * mechanism does deliver within one's rights), so no cell can pass because nothing ran.
  *
- * One world of users and groups is built once for the file; each describe builds its
- * own resources in beforeAll.
+ * One world of users and groups is built once for the file, with each describe's
+ * resources (its `prepare`); each describe's beforeAll then does what acts (runs, mails,
+ * the schedule's tick).
  */
 import { unzipSync } from 'fflate';
 import { env } from 'cloudflare:workers';

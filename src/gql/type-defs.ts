@@ -118,16 +118,14 @@ export const typeDefs = /* GraphQL */ `
     username: String!
   }
 
-  "Plots are out of scope of this platform; the type exists for the client's queries."
-  type Plot {
-    id: ID!
-    name: String
+  "Plots are out of scope of this platform: every list of them is empty. The type has every item field, so the client's queries validate."
+  type Plot implements Item {
+    ${ITEM_FIELDS}
   }
 
-  "Repositories are out of scope of this platform; the type exists for the client's queries."
-  type Repo {
-    id: ID!
-    name: String
+  "Repositories are out of scope of this platform: every list of them is empty. The type has every item field, so the client's queries validate."
+  type Repo implements Item {
+    ${ITEM_FIELDS}
   }
 
   "A document variable (vars/<id>/...)."

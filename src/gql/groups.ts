@@ -29,6 +29,8 @@ export interface GqlGroup {
   profile: boolean;
   /** Whether the caller is inside (member or org oversight): shared items and threads. */
   insider: boolean;
+  /** Listed among an organisation's `groups`: its `id` is then its own name (the client picks it by the -G argument). */
+  inOrg?: boolean;
 }
 
 /** Shapes visible groups (in order) for GraphQL; invisible ones are left out. */

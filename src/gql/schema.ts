@@ -268,7 +268,7 @@ export const resolvers = {
     last_run: (i: Item, _: unknown, c: GqlContext) => lastRunOf(c, i),
   },
   Group: {
-    id: (g: GqlGroup) => g.info.ref,
+    id: (g: GqlGroup) => (g.inOrg ? g.info.name : g.info.ref),
     name: (g: GqlGroup) => g.info.name,
     type: (g: GqlGroup) => g.info.kind,
     parent_group: (g: GqlGroup) => g.info.org,

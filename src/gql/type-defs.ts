@@ -267,7 +267,7 @@ export const typeDefs = /* GraphQL */ `
   }
 
   type Group {
-    "The group reference (@user~group, +org~group, +org)."
+    "The group reference (@user~group, +org~group, +org); among an organisation's groups, the group's own name."
     id: ID!
     "The slug."
     name: String!

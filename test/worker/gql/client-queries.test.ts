@@ -116,3 +116,54 @@ describe('plots and repos have every item field and stay empty', () => {
     expect(sales.docs).toEqual([{ id: w.names.sales, author: { username: w.owner.username } }]);
   });
 });
+
+describe('items shared with an organisation group are listed under it (its id is its own name)', () => {
+  // What `novem -O <org> -G <group> -d -l` prints: the org group whose `id` is the -G argument, its items.
+  const listed = async (token: string, kind: string, group: string) => {
+    const { body } = await gql(token, orgGroupVis(kind), { orgId: w.org });
+    expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+    const [org] = body.data!.groups as Row[];
+    const picked = ((org?.groups as Row[] | undefined) ?? []).find((g) => g.id === group);
+    return ((picked?.[kind] as Row[] | undefined) ?? []).map((i) => ({
+      username: (i.author as Row).username,
+      id: i.id,
+      name: i.name,
+      type: i.type,
+      uri: i.url,
+      updated: i.updated,
+      shared: (i.shared as Row[]).map((s) => s.type),
+      ...(kind === 'jobs' ? { last_run_time: i.last_run_time } : {}),
+    }));
+  };
+
+  it('novem -O <org> -G -l lists the groups by their own names', async () => {
+    const { body } = await gql(w.salesMember.token, LIST_ORG_GROUPS_QUERY, { orgId: w.org });
+    expect(((body.data!.groups as Row[])[0]!.groups as Row[]).map((g) => g.id)).toContain('sales');
+  });
+
+  it('novem -O <org> -G <group> -d -l prints the document shared +<org>~<group> that the caller can read', async () => {
+    expect(await listed(w.salesMember.token, 'docs', 'sales')).toEqual([
+      {
+        username: w.owner.username,
+        id: w.names.sales,
+        name: w.names.sales,
+        type: 'doc',
+        uri: expect.stringMatching(new RegExp(`/u/${w.owner.username}/d/${w.names.sales}$`)),
+        updated: expect.stringMatching(/ UTC$/),
+        shared: ['org_group'],
+      },
+    ]);
+  });
+
+  it('novem -O <org> -G <group> -j -l prints the job with its last run time', async () => {
+    const [job] = await listed(w.salesMember.token, 'jobs', 'sales');
+    expect(job).toMatchObject({ username: w.owner.username, id: w.names.sales, type: 'job', shared: ['org_group'], last_run_time: null });
+  });
+
+  it('org oversight sees the group by its name but no item it may not read; -G <group -u -l finds the group too', async () => {
+    expect(await listed(w.orgAdmin.token, 'docs', 'sales')).toEqual([]);
+    const { body } = await gql(w.orgAdmin.token, LIST_ORG_GROUP_MEMBERS_QUERY, { orgId: w.org });
+    const sales = ((body.data!.groups as Row[])[0]!.groups as Row[]).find((g) => g.id === 'sales')!;
+    expect((sales.members as Row[]).map((u) => u.username)).toEqual([w.salesMember.username]);
+  });
+});

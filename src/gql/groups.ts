@@ -58,7 +58,8 @@ export const GROUP_CHUNK = 40;
  * founder or admin, every group of that organisation. Naming a group (`id` or `name`)
  * also finds a group the caller is not in; the visibility rules then decide (a private
  * group stays invisible to strangers). `id` is a reference (`@user~group`, `+org~group`,
- * `+org`) or an organisation's name.
+ * `+org`) or an organisation's name; `parent_group` an org group's organisation or a user
+ * group's owner.
  */
 export async function candidateGroups(db: Db, caller: User | null, f: GroupFilter): Promise<Group[]> {
   const uid = caller?.id ?? -1;
@@ -72,7 +73,9 @@ export async function candidateGroups(db: Db, caller: User | null, f: GroupFilte
   if (f.name != null) where.push(eq(groups.slug, f.name));
   if (f.type != null) where.push(eq(groups.kind, f.type));
   if (f.parent_group != null) {
-    where.push(sql`${groups.parent_id} in (select id from groups where kind = 'org' and slug = ${f.parent_group})`);
+    // An org group's parent is its organisation; a user group's is its owner (`@<owner>~<slug>`).
+    const ownedBy = sql`${groups.kind} = 'user_group' and ${groups.ref} = '@' || ${f.parent_group} || '~' || ${groups.slug}`;
+    where.push(or(sql`${groups.parent_id} in (select id from groups where kind = 'org' and slug = ${f.parent_group})`, ownedBy));
   }
   return db
     .select()

@@ -21,7 +21,8 @@ import {
   rootList,
   VIS_FIELDS,
 } from './client-queries';
-import { buildWorld, gql, type World } from './fixtures';
+import { call } from '../helpers';
+import { buildWorld, gql, ok, type World } from './fixtures';
 
 type Row = Record<string, unknown>;
 const KINDS = ['docs', 'grids', 'mails', 'jobs'] as const;
@@ -165,5 +166,27 @@ describe('items shared with an organisation group are listed under it (its id is
     const { body } = await gql(w.orgAdmin.token, LIST_ORG_GROUP_MEMBERS_QUERY, { orgId: w.org });
     const sales = ((body.data!.groups as Row[])[0]!.groups as Row[]).find((g) => g.id === 'sales')!;
     expect((sales.members as Row[]).map((u) => u.username)).toEqual([w.salesMember.username]);
+  });
+});
+
+describe("a group's comments through groups(name, type, parent_group) { topics }", () => {
+  it('novem -G team --comments ({"name": "team", "type": "user_group", "parent_group": "<caller>"}) shows the topic and its comment', async () => {
+    await ok(call('PUT', '/v1/admin/groups/team/threads/t1', { token: w.owner.token }));
+    await ok(call('POST', '/v1/admin/groups/team/threads/t1', { token: w.owner.token, text: 'first words' }));
+    const { body } = await gql(w.owner.token, getGroupTopics(), { name: 'team', type: 'user_group', parent_group: w.owner.username });
+    expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+    expect((body.data!.me as Row).username).toBe(w.owner.username);
+    const groups = body.data!.groups as Row[];
+    expect(groups).toHaveLength(1);
+    const [topic] = groups[0]!.topics as Row[];
+    expect(topic).toMatchObject({ slug: 't1', creator: { username: w.owner.username }, num_comments: 1 });
+    expect(topic!.comments).toMatchObject([{ message: 'first words', creator: { username: w.owner.username }, depth: 0, replies: [] }]);
+  });
+
+  it('parent_group names the owner of a user group: another user name finds nothing; an org group is named with its organisation', async () => {
+    const other = await gql(w.owner.token, getGroupTopics(), { name: 'team', type: 'user_group', parent_group: w.member.username });
+    expect(other.body.data!.groups).toEqual([]);
+    const org = await gql(w.salesMember.token, getGroupTopics(), { name: 'sales', type: 'org_group', parent_group: w.org });
+    expect(org.body.data!.groups).toHaveLength(1);
   });
 });

@@ -1,5 +1,5 @@
 /** Tables of the documents area (mirror of migrations/0003_docs.sql; comment
- * threads moved to the core's threads tables in 0007_threads.sql, see src/core/threads.ts). */
+ * threads moved to the core's threads tables in 0007_threads.sql, see src/core/thread/). */
 import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { resources, users } from '../db/schema';
 

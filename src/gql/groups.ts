@@ -29,6 +29,8 @@ export interface GqlGroup {
   profile: boolean;
   /** Whether the caller is inside (member or org oversight): shared items and threads. */
   insider: boolean;
+  /** Listed among an organisation's `groups`: its `id` is then its own name (the client picks it by the -G argument). */
+  inOrg?: boolean;
 }
 
 /** Shapes visible groups (in order) for GraphQL; invisible ones are left out. */
@@ -55,7 +57,9 @@ export const GROUP_CHUNK = 40;
  * Groups a caller may list: those they hold an active role in and, for an organisation
  * founder or admin, every group of that organisation. Naming a group (`id` or `name`)
  * also finds a group the caller is not in; the visibility rules then decide (a private
- * group stays invisible to strangers).
+ * group stays invisible to strangers). `id` is a reference (`@user~group`, `+org~group`,
+ * `+org`) or an organisation's name; `parent_group` an org group's organisation or a user
+ * group's owner.
  */
 export async function candidateGroups(db: Db, caller: User | null, f: GroupFilter): Promise<Group[]> {
   const uid = caller?.id ?? -1;
@@ -64,11 +68,14 @@ export async function candidateGroups(db: Db, caller: User | null, f: GroupFilte
   const reach: SQL[] = [mine, overseen];
   if (f.id != null || f.name != null) reach.push(sql`1 = 1`);
   const where: (SQL | undefined)[] = [or(...reach)];
-  if (f.id != null) where.push(eq(groups.ref, f.id));
+  // An organisation is also named by its name (the client's `-O acme` sends {"orgId": "acme"}).
+  if (f.id != null) where.push(or(eq(groups.ref, f.id), and(eq(groups.kind, 'org'), eq(groups.slug, f.id))));
   if (f.name != null) where.push(eq(groups.slug, f.name));
   if (f.type != null) where.push(eq(groups.kind, f.type));
   if (f.parent_group != null) {
-    where.push(sql`${groups.parent_id} in (select id from groups where kind = 'org' and slug = ${f.parent_group})`);
+    // An org group's parent is its organisation; a user group's is its owner (`@<owner>~<slug>`).
+    const ownedBy = sql`${groups.kind} = 'user_group' and ${groups.ref} = '@' || ${f.parent_group} || '~' || ${groups.slug}`;
+    where.push(or(sql`${groups.parent_id} in (select id from groups where kind = 'org' and slug = ${f.parent_group})`, ownedBy));
   }
   return db
     .select()

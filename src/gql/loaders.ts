@@ -105,7 +105,7 @@ export function makeLoaders(db: Db, caller: User | null, env: Env) {
       .from(groups)
       .where(and(eq(groups.kind, 'org_group'), inJson(groups.parent_id, orgIds)))
       .orderBy(asc(groups.ref));
-    const shaped = await shapeGroups(env, db, caller, rows);
+    const shaped = (await shapeGroups(env, db, caller, rows)).map((g) => ({ ...g, inOrg: true }));
     return byKey(orgIds, shaped, (g) => [g.group.parent_id!]);
   });
 

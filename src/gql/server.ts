@@ -3,10 +3,10 @@
  * cost, aliases and body size. Bearer auth is optional (anonymous callers see what REST
  * shows them); a token that is sent but unknown answers 401 like REST.
  */
-import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
+import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
-import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
-import { execute as executeGraphql, parse, type ExecutionArgs, type GraphQLError, type ValidationContext } from 'graphql';
+import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
+import { execute as executeGraphql, parse, type ExecutionArgs, type GraphQLError, type ValidationContext, type ValidationRule } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { bearerToken } from '../core/auth';
 import type { Ctx } from '../core/context';
@@ -14,6 +14,7 @@ import { unauthorized } from '../core/errors';
 import { readBytes } from '../core/http';
 import type { User } from '../db/schema';
 import { makeLoaders } from './loaders';
+import { maxReplyLevels, onCollapsed } from './reply-levels';
 import { schema, type GqlContext } from './schema';
 import { LIMITS } from './values';
 
@@ -47,12 +48,18 @@ const graphqlJsExecutor: Plugin = {
 function asBadRequest(err: GraphQLError): void {
   Object.defineProperty(err, 'extensions', { value: { ...err.extensions, http: { status: 400 } } });
 }
+const rules = (...list: ValidationRule[]): Plugin => ({ onValidate: ({ addValidationRule }) => list.forEach((r) => addValidationRule(r)) });
 const plugins = [
   graphqlJsExecutor,
   maxTokens,
-  maxDepthPlugin({ n: LIMITS.depth, ignoreIntrospection: false, flattenFragments: true, ...asValidationError }),
-  // Introspection is bounded by depth and tokens; its static cost is large but fixed.
-  costLimitPlugin({ maxCost: LIMITS.cost, ...asValidationError }),
+  // Depth and cost see a nested `replies` chain as one level (reply-levels.ts: the reply
+  // tree is read in one statement whatever its depth); the chain has its own bound.
+  rules(
+    onCollapsed(maxDepthRule({ n: LIMITS.depth, ignoreIntrospection: false, flattenFragments: true, ...asValidationError })),
+    // Introspection is bounded by depth and tokens; its static cost is large but fixed.
+    onCollapsed(costLimitRule({ maxCost: LIMITS.cost, ...asValidationError })),
+    maxReplyLevels,
+  ),
   maxAliasesPlugin({ n: LIMITS.aliases, ...asValidationError }),
 ] as Plugin[];
 

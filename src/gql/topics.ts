@@ -1,17 +1,18 @@
 /**
  * Comment topics in the GraphQL API (client contract: `topics { ... comments { ...
- * replies } }`). The threads themselves are the core's (src/core/threads.ts: tables and
+ * replies } }`). The threads themselves are the core's (src/core/thread/: tables and
  * rules); this module reads the threads of many subjects at once for a listing and shapes
  * them. Who may see a subject's threads is decided before: an item's topics are read only
  * for an item the listing already lets the caller read (REST: `need: 'r'`), a group's
  * only for a group the caller may see (REST: `need: 'see'`).
  *
  * Replies are the core's: a comment whose `parent_id` names another comment of the thread
- * (POST .../threads/@<user>~<topic>/comments/<id>/msg, the id being the comment's `slug`).
- * All comments of the wanted threads come in one statement and the tree is built here, so
- * any depth of `replies` costs nothing more. The thread model stores no opening text for a
- * topic (a topic is a name: PUT .../threads/<topic> has no body) and no reactions: a
- * topic's `message` is empty, likes and dislikes 0, `my_reaction` null.
+ * (PUT .../threads/@<a>~<topic>/comments/@<b>~<c>/comments/<slug>). A topic's and a
+ * comment's `slug` is the one its author chose (comments added without one: their id),
+ * `message` its text (POST .../msg), `edited` whether that text was rewritten. All comments
+ * of the wanted threads come in one statement and the tree is built here, so any depth of
+ * `replies` costs nothing more. No reactions are stored: likes and dislikes 0,
+ * `my_reaction` null.
  */
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../core/context';
@@ -21,7 +22,12 @@ import { inJson, mentionsIn } from './values';
 
 export interface GqlComment {
   id: number;
+  /** The slug its author chose; its id for comments added without one. */
+  slug: string;
   text: string;
+  edited: boolean;
+  /** Last write of its text (its creation when never written). */
+  updated_on: string;
   author: string | null;
   created_on: string;
   /** 0 for a comment on the topic, +1 per reply level. */
@@ -33,8 +39,12 @@ export interface GqlComment {
 export interface GqlTopic {
   id: number;
   topic: string;
+  message: string;
+  edited: boolean;
   creator: string | null;
   created_on: string;
+  /** Last write of its text (null when never written). */
+  updated_on: string | null;
   /** Who takes part: the item's readers, or the group's members. */
   audience: 'readers' | 'members';
   /** Comments on the topic itself (no parent), oldest first, each with its replies. */
@@ -46,9 +56,12 @@ export interface GqlTopic {
 export interface CommentRow {
   id: number;
   parent_id: number | null;
+  slug?: string | null;
   text: string;
+  edited?: boolean;
   author: string | null;
   created_on: string;
+  updated_on?: string | null;
 }
 
 /**
@@ -62,7 +75,17 @@ export function commentTree(rows: readonly CommentRow[]): { comments: GqlComment
   const all: GqlComment[] = [];
   for (const r of rows) {
     const parent = r.parent_id === null ? undefined : byId.get(r.parent_id);
-    const c: GqlComment = { id: r.id, text: r.text, author: r.author, created_on: r.created_on, depth: parent ? parent.depth + 1 : 0, replies: [] };
+    const c: GqlComment = {
+      id: r.id,
+      slug: r.slug ?? String(r.id),
+      text: r.text,
+      edited: !!r.edited,
+      author: r.author,
+      created_on: r.created_on,
+      updated_on: r.updated_on ?? r.created_on,
+      depth: parent ? parent.depth + 1 : 0,
+      replies: [],
+    };
     byId.set(c.id, c);
     all.push(c);
     (parent ? parent.replies : comments).push(c);
@@ -75,19 +98,31 @@ export async function topicsOf(db: Db, on: 'resource_id' | 'group_id', ids: read
   const column = on === 'resource_id' ? threads.resource_id : threads.group_id;
   const [ts, cs] = await db.batch([
     db
-      .select({ id: threads.id, subject: column, topic: threads.topic, creator: users.username, created_on: threads.created_on })
+      .select({
+        id: threads.id,
+        subject: column,
+        topic: threads.topic,
+        message: threads.message,
+        edited: threads.edited,
+        creator: users.username,
+        created_on: threads.created_on,
+        updated_on: threads.updated_on,
+      })
       .from(threads)
       .leftJoin(users, eq(users.id, threads.created_by))
       .where(inJson(column, ids))
-      .orderBy(asc(threads.topic)),
+      .orderBy(asc(threads.topic), asc(threads.id)),
     db
       .select({
         id: threadComments.id,
         thread_id: threadComments.thread_id,
         parent_id: threadComments.parent_id,
+        slug: threadComments.slug,
         text: threadComments.text,
+        edited: threadComments.edited,
         author: users.username,
         created_on: threadComments.created_on,
+        updated_on: threadComments.updated_on,
       })
       .from(threadComments)
       .leftJoin(users, eq(users.id, threadComments.author_id))
@@ -104,7 +139,7 @@ export async function topicsOf(db: Db, on: 'resource_id' | 'group_id', ids: read
     const key = t.subject!;
     if (!bySubject.has(key)) bySubject.set(key, []);
     const tree = commentTree(byThread.get(t.id) ?? []);
-    bySubject.get(key)!.push({ id: t.id, topic: t.topic, creator: t.creator, created_on: t.created_on, audience: on === 'resource_id' ? 'readers' : 'members', ...tree });
+    bySubject.get(key)!.push({ ...t, audience: on === 'resource_id' ? 'readers' : 'members', ...tree });
   }
   return ids.map((id) => bySubject.get(id) ?? []);
 }

@@ -118,16 +118,14 @@ export const typeDefs = /* GraphQL */ `
     username: String!
   }
 
-  "Plots are out of scope of this platform; the type exists for the client's queries."
-  type Plot {
-    id: ID!
-    name: String
+  "Plots are out of scope of this platform: every list of them is empty. The type has every item field, so the client's queries validate."
+  type Plot implements Item {
+    ${ITEM_FIELDS}
   }
 
-  "Repositories are out of scope of this platform; the type exists for the client's queries."
-  type Repo {
-    id: ID!
-    name: String
+  "Repositories are out of scope of this platform: every list of them is empty. The type has every item field, so the client's queries validate."
+  type Repo implements Item {
+    ${ITEM_FIELDS}
   }
 
   "A document variable (vars/<id>/...)."
@@ -140,11 +138,12 @@ export const typeDefs = /* GraphQL */ `
     about: String!
   }
 
-  "A comment topic (a thread, src/core/threads.ts)."
+  "A comment topic (a thread, src/core/thread/)."
   type Topic {
     topic_id: ID!
+    "The slug its author chose (PUT .../threads/<slug>); addressed as @<creator>~<slug>."
     slug: String!
-    "Threads carry no text of their own: empty."
+    "The topic's own text (POST .../threads/@<creator>~<slug>/msg); empty until written."
     message: String!
     audience: String!
     status: String!
@@ -155,9 +154,10 @@ export const typeDefs = /* GraphQL */ `
     likes: Int!
     dislikes: Int!
     my_reaction: String
+    "Its text was rewritten."
     edited: Boolean!
     created: String!
-    "The latest comment's time, replies included (the topic's own when it has none)."
+    "The latest write: the topic's text or any comment's, replies included."
     updated: String!
     creator: Author
     mentions: [Mention!]!
@@ -167,12 +167,13 @@ export const typeDefs = /* GraphQL */ `
 
   type Comment {
     comment_id: ID!
-    "The comment id as REST names it: replies go to .../threads/@<user>~<topic>/comments/<slug>/msg."
+    "The slug its author chose (PUT .../comments/<slug>; addressed as @<creator>~<slug>); the comment id for comments added without one."
     slug: String!
     message: String!
     "0 for a comment on the topic, +1 per reply level."
     depth: Int!
     deleted: Boolean!
+    "Its text was rewritten."
     edited: Boolean!
     "Direct replies."
     num_replies: Int!
@@ -269,7 +270,7 @@ export const typeDefs = /* GraphQL */ `
   }
 
   type Group {
-    "The group reference (@user~group, +org~group, +org)."
+    "The group reference (@user~group, +org~group, +org); among an organisation's groups, the group's own name."
     id: ID!
     "The slug."
     name: String!

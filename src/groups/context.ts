@@ -71,6 +71,28 @@ export const SCOPES: Record<GroupKind, GroupBase> = {
 };
 export const ALL_KINDS: GroupKind[] = ['user_group', 'org', 'org_group'];
 
+const userGroupRefOf = SCOPES.user_group.ref;
+/**
+ * More ways to address a group for its comment threads: the paths the platform's python
+ * library builds (`groups/<group>` for the caller's user group, `users/<owner>/groups/<group>`,
+ * `orgs/<org>/groups/<group>`), beside the admin paths.
+ */
+export const THREAD_BASES: GroupBase[] = [
+  { kind: 'user_group', pattern: '/v1/groups/:group', ref: userGroupRefOf, path: (ctx) => `/v1/groups/${ctx.params.group}` },
+  {
+    kind: 'user_group',
+    pattern: '/v1/users/:owner/groups/:group',
+    ref: (ctx) => userGroupRef(checkSlug(ctx.params.owner!, 'user name'), checkSlug(ctx.params.group!)),
+    path: (ctx) => `/v1/users/${ctx.params.owner}/groups/${ctx.params.group}`,
+  },
+  {
+    kind: 'org_group',
+    pattern: '/v1/orgs/:org/groups/:group',
+    ref: SCOPES.org_group.ref,
+    path: (ctx) => `/v1/orgs/${ctx.params.org}/groups/${ctx.params.group}`,
+  },
+];
+
 /** What a route needs from the caller's view of the group. */
 export type Need = 'see' | 'profile' | 'description' | 'roster' | 'insider' | 'manage';
 
@@ -117,18 +139,17 @@ export interface GroupRouteSpec<S extends ZodType | undefined = undefined> exten
 export type GroupRoutes = Scope<GroupCtx, GroupScoped>;
 export type GroupScoped = Pick<GroupRouteSpec, 'need' | 'auth' | 'kinds' | 'preload'>;
 
-const SCOPE_OF = new Map(ALL_KINDS.map((k) => [SCOPES[k].pattern, SCOPES[k]]));
-
-/** The group scope: loads the group and the caller's view of it, and refuses what the view does not allow. */
-export function groupRouter(api: Api): GroupRoutes {
+/** The group scope: loads the group and the caller's view of it, and refuses what the view does not allow (`bases`: the paths it is mounted under; the admin paths by default). */
+export function groupRouter(api: Api, bases: GroupBase[] = ALL_KINDS.map((k) => SCOPES[k])): GroupRoutes {
+  const scopeOf = new Map(bases.map((b) => [b.pattern, b]));
   return api.scope<GroupCtx, GroupScoped>({
-    prefixes: ALL_KINDS.map((k) => SCOPES[k].pattern),
-    under: (spec) => (spec.kinds ?? ALL_KINDS).map((k) => SCOPES[k].pattern),
+    prefixes: bases.map((b) => b.pattern),
+    under: (spec) => bases.filter((b) => (spec.kinds ?? ALL_KINDS).includes(b.kind)).map((b) => b.pattern),
     tag: 'groups',
     auth: (spec) => spec.auth ?? 'user',
-    summary: (summary, prefix) => `${summary} (${SCOPE_OF.get(prefix)!.kind.replace('_', ' ')})`,
+    summary: (summary, prefix) => `${summary} (${scopeOf.get(prefix)!.kind.replace('_', ' ')})`,
     enter: async (ctx, spec, prefix) => {
-      const gc = await loadGroup(ctx, SCOPE_OF.get(prefix)!, spec.preload);
+      const gc = await loadGroup(ctx, scopeOf.get(prefix)!, spec.preload);
       requireView(gc.view, spec.need);
       return gc;
     },

@@ -4,7 +4,7 @@
  * /v1/admin/orgs/:org (organisation), /v1/admin/orgs/:org/groups/:group (org group).
  */
 import type { Api } from '../core/api';
-import { groupRouter } from './context';
+import { groupRouter, THREAD_BASES } from './context';
 import { callerGroupRoutes, creationRoutes, groupFolderRoutes, userGroupsRoute } from './group-routes';
 import { inviteRoutes } from './invite-routes';
 import { orgRoutes } from './org-routes';
@@ -26,8 +26,9 @@ export function groupRoutes(api: Api): void {
   inviteRoutes(api);
   // <group>/profile/...: name, description, picture/{image,banner,mask}, options/:option
   profileRoutes(g);
-  // <group>/threads/...
+  // <group>/threads/..., also under /v1/groups/:group, /v1/users/:owner/groups/:group, /v1/orgs/:org/groups/:group
   groupThreadRoutes(g);
+  groupThreadRoutes(groupRouter(api, THREAD_BASES));
   // GET /v1/orgs, /v1/orgs/:org, /v1/o/:org[/card|/img|/banner|/:section],
   //     /v1/orgs/:org/groups, /v1/admin/orgs/:org/groups, /v1/orgs/:org/groups/:group[/email]
   orgRoutes(api);

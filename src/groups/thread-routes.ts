@@ -1,5 +1,5 @@
 /**
- * Comment threads of the three group trees (src/core/threads.ts): accepted members of any
+ * Comment threads of the three group trees (src/core/thread/): accepted members of any
  * role read and write, founders and admins moderate; founders and admins of an org read
  * the threads of its groups (oversight is read-only). Everyone else: 404.
  */

@@ -30,7 +30,7 @@ describe('the clients’ topic reference @user~topic (pure)', () => {
 
 describe('comments and replies by topic reference (client contract)', () => {
   for (const collection of ['vis/docs', 'vis/grids', 'vis/mails']) {
-    it(`${collection}: POST threads/@<opener>~<topic>/msg comments; .../comments/<id>/msg replies`, async () => {
+    it(`${collection}: POST threads/@<opener>~<topic> comments (named by id); .../comments/<id>/msg replies`, async () => {
       const owner = await makeUser();
       const reader = await makeUser();
       const base = await resource(owner, collection);
@@ -40,7 +40,7 @@ describe('comments and replies by topic reference (client contract)', () => {
       expect((await call('PUT', `${base}/shared/public`, { token: owner.token })).status).toBe(201);
       expect((await call('PUT', `${base}/threads/intro`, { token: owner.token })).status).toBe(201);
       const ref = `@${owner.username}~intro`;
-      const first = await msg(reader, `${theirs}/threads/${ref}/msg`, 'Hello  there\r\n');
+      const first = await msg(reader, `${theirs}/threads/${ref}`, 'Hello  there\r\n');
       expect(first.status).toBe(201);
       const { id } = await json<{ id: number }>(first);
       const reply = await msg(owner, `${base}/threads/${ref}/comments/${id}/msg`, 'Thanks!');
@@ -113,11 +113,11 @@ describe('comments and replies by topic reference (client contract)', () => {
     const topic = unique('t').slice(0, 30);
     expect((await call('PUT', `${w.path}/threads/${topic}`, { token: w.admin.token })).status).toBe(201);
     const ref = `@${w.admin.username}~${topic}`;
-    const c = await msg(w.member, `${w.path}/threads/${ref}/msg`, 'from a member');
+    const c = await msg(w.member, `${w.path}/threads/${ref}`, 'from a member');
     expect(c.status).toBe(201);
     const id = (await json<{ id: number }>(c)).id;
     expect((await msg(w.founder, `${w.path}/threads/${ref}/comments/${id}/msg`, 'reply')).status).toBe(201);
-    expect((await msg(w.stranger, `${w.path}/threads/${ref}/msg`, 'x')).status).toBe(404);
+    expect((await msg(w.stranger, `${w.path}/threads/${ref}`, 'x')).status).toBe(404);
     expect((await comments(w.member, w.path, topic)).map((x) => x.reply_to)).toEqual([null, id]);
   });
 
@@ -126,9 +126,9 @@ describe('comments and replies by topic reference (client contract)', () => {
     const base = await resource(owner, 'vis/docs');
     expect((await call('PUT', `${base}/threads/intro`, { token: owner.token })).status).toBe(201);
     const ref = `@${owner.username}~intro`;
-    const id = (await json<{ id: number }>(await msg(owner, `${base}/threads/${ref}/msg`, 'parent'))).id;
+    const id = (await json<{ id: number }>(await msg(owner, `${base}/threads/${ref}`, 'parent'))).id;
     await msg(owner, `${base}/threads/${ref}/comments/${id}/msg`, 'child');
-    await msg(owner, `${base}/threads/${ref}/msg`, 'sibling');
+    await msg(owner, `${base}/threads/${ref}`, 'sibling');
     expect((await call('DELETE', `${base}/threads/intro/${id}`, { token: owner.token })).status).toBe(204);
     expect((await comments(owner, base, 'intro')).map((c) => c.text)).toEqual(['sibling']);
   });

@@ -372,6 +372,15 @@ describe('protocol: errors are GraphQL errors, never 500', () => {
     expect(((await res.json()) as { errors: { message: string }[] }).errors[0]!.message).toMatch(/depth/i);
   });
 
+  it("a replies chain deeper than the reply bound answers a limit error; the client's 12 levels run", async () => {
+    const chain = (levels: number) => `{ docs { topics { comments { ${'slug replies { '.repeat(levels)}slug${' }'.repeat(levels)} } } } }`;
+    const res = await post(JSON.stringify({ query: chain(17) }), 'application/json', w.owner.token);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { errors: { message: string }[] }).errors[0]!.message).toMatch(/replies depth limit of 16/);
+    const ok = await post(JSON.stringify({ query: chain(12) }), 'application/json', w.owner.token);
+    expect(((await ok.json()) as { errors?: unknown }).errors).toBeUndefined();
+  });
+
   it('the standard introspection query stays within the limits', async () => {
     const { getIntrospectionQuery } = await import('graphql');
     const res = await post(JSON.stringify({ query: getIntrospectionQuery() }));

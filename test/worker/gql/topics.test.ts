@@ -1,7 +1,8 @@
 // GraphQL topics over the core's reply structure, and the items shared with a group, read
 // with REST's visibility (client-contract.md: "Topics (comment threads)", "Groups and
 // organisations"). Comments and replies are written through the REST routes the client
-// uses (POST threads/@<user>~<topic>/msg and .../comments/<slug>/msg).
+// uses without slugs (POST threads/@<user>~<topic> and .../comments/<id>/msg; the slug
+// model is test/worker/core/comment-slugs.test.ts).
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { rfc2822Utc } from '../../../src/core/dates';
@@ -58,13 +59,13 @@ describe('GetTopics: comments nest by the replies posted through REST', () => {
     await ok(call('PUT', `${mine}/threads/review`, { token: owner.token }));
     const ref = `${theirs}/threads/@${owner.username}~review`;
     const reply = (id: number) => `${ref}/comments/${id}/msg`;
-    const a = await post(w.member, `${ref}/msg`, `first, @${w.admin.username}`);
+    const a = await post(w.member, ref, `first, @${w.admin.username}`);
     const b = await post(w.admin, reply(a), 'reply one');
     const b2 = await post(owner, `${mine}/threads/@${owner.username}~review/comments/${a}/msg`, 'reply two');
     const c = await post(w.member, reply(b), `@${owner.username} deeper`);
     const d = await post(w.admin, reply(c), 'deeper still');
     const e = await post(w.member, reply(d), `deepest @${w.member.username}`);
-    const f = await post(owner, `${mine}/threads/@${owner.username}~review/msg`, 'another comment on the topic');
+    const f = await post(owner, `${mine}/threads/@${owner.username}~review`, 'another comment on the topic');
 
     const vars = { id: name, author: owner.username };
     const got = await data(w.member.token, getTopics(), vars);
@@ -150,10 +151,10 @@ describe('GetTopics: comments nest by the replies posted through REST', () => {
     const mine = `/v1/vis/docs/${name}`;
     await ok(call('PUT', `${mine}/threads/intro`, { token: owner.token }));
     const ref = `${mine}/threads/@${owner.username}~intro`;
-    const a = await post(owner, `${ref}/msg`, 'parent');
+    const a = await post(owner, ref, 'parent');
     const b = await post(owner, `${ref}/comments/${a}/msg`, 'child');
     await post(owner, `${ref}/comments/${b}/msg`, 'grandchild');
-    const s = await post(owner, `${ref}/msg`, 'sibling');
+    const s = await post(owner, ref, 'sibling');
     await ok(call('DELETE', `${mine}/threads/intro/${a}`, { token: owner.token }));
     const [t] = ((await data(owner.token, getTopics(), { id: name })).docs as Row[])[0]!.topics as Row[];
     expect(t!.num_comments).toBe(1);
@@ -167,7 +168,7 @@ describe('GetGroupTopics: a group thread with replies posted through REST', () =
     const topic = unique('t').slice(0, 30);
     await ok(call('PUT', `${w.path}/threads/${topic}`, { token: w.admin.token }));
     const ref = `${w.path}/threads/@${w.admin.username}~${topic}`;
-    const x = await post(w.member, `${ref}/msg`, 'a plan');
+    const x = await post(w.member, ref, 'a plan');
     const y = await post(w.superuser, `${ref}/comments/${x}/msg`, `agreed @${w.member.username}`);
     const z = await post(w.member, `${ref}/comments/${y}/msg`, 'then');
     const v = await post(w.admin, `${ref}/comments/${z}/msg`, 'and then');

@@ -18,14 +18,20 @@ async function measured(method: string, path: string, o: Parameters<typeof call>
 }
 
 describe('D1 round trips of the less common writes', () => {
-  it('a thread message and a reply by reference cost at most three round trips', async () => {
+  it("a topic's text, a comment by slug and its text, and a reply by id cost at most three round trips", async () => {
     const o = await makeUser({});
     const d = unique('d');
     await call('PUT', `/v1/vis/docs/${d}`, { token: o.token });
     await call('PUT', `/v1/vis/docs/${d}/threads/t1`, { token: o.token });
     const msg = await measured('POST', `/v1/vis/docs/${d}/threads/@${o.username}~t1/msg`, { token: o.token, text: 'hello' });
-    expect(msg.status).toBe(201);
+    expect(msg.status).toBe(204);
     expect(msg.trips).toBeLessThanOrEqual(3);
+    const put = await measured('PUT', `/v1/vis/docs/${d}/threads/@${o.username}~t1/comments/c1`, { token: o.token });
+    expect(put.status).toBe(201);
+    expect(put.trips).toBeLessThanOrEqual(3);
+    const text = await measured('POST', `/v1/vis/docs/${d}/threads/@${o.username}~t1/comments/@${o.username}~c1/msg`, { token: o.token, text: 'a comment' });
+    expect(text.status).toBe(204);
+    expect(text.trips).toBeLessThanOrEqual(3);
     const [first] = (await (await call('GET', `/v1/vis/docs/${d}/threads/t1`, { token: o.token })).json()) as { id: number }[];
     const reply = await measured('POST', `/v1/vis/docs/${d}/threads/@${o.username}~t1/comments/${first!.id}/msg`, { token: o.token, text: 'reply' });
     expect(reply.status).toBe(201);

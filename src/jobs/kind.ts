@@ -2,7 +2,8 @@
 import { eq } from 'drizzle-orm';
 import { canonicalEntries, typeWordProblem } from '../core/canonical';
 import { entriesQuery, entryValues } from '../core/entries';
-import type { EntrySpec, ResourceKind } from '../core/resource';
+import { forbidden } from '../core/errors';
+import type { EntrySpec, ResourceCtx, ResourceKind } from '../core/resource';
 import { KiB } from '../core/http';
 import { writerProblem } from './chain-access';
 import { chainProblem, parseChains } from './chains';
@@ -11,6 +12,15 @@ import { scheduleProblem } from './cron';
 import { codePrefix } from './sandbox';
 import { scheduleStatement } from './schedule';
 import { jobMeta } from './schema';
+
+/**
+ * Scheduled runs act for the owner alone (no one else triggers them), so only the owner
+ * sets when they happen: a grantee's schedule would run the owner's chain with the owner's
+ * rights, beyond the grantee's own.
+ */
+function ownerSchedules(rc: ResourceCtx): void {
+  if (!rc.access.owner) throw forbidden("config/schedule and config/enabled: scheduled runs act with the owner's rights alone, so only the owner sets them");
+}
 
 /** The values of config/schedule and config/enabled among a job's entry rows. */
 const scheduleConfig = (env: Env, rows: Parameters<typeof entryValues>[1]) =>
@@ -65,7 +75,7 @@ export const jobKind: ResourceKind = {
       path: 'config/schedule',
       access: 'rw',
       limit: 512,
-      validate: (v) => scheduleProblem(v),
+      validate: (v, rc) => (ownerSchedules(rc), scheduleProblem(v)),
       ...scheduled('config/schedule'),
       summary: 'Cron expression (five fields), optional TZ=<zone> prefix and # comment',
     },
@@ -74,7 +84,7 @@ export const jobKind: ResourceKind = {
       access: 'rw',
       default: 'true',
       limit: 16,
-      validate: (v) => booleanProblem(v),
+      validate: (v, rc) => (ownerSchedules(rc), booleanProblem(v)),
       ...scheduled('config/enabled'),
       summary: 'true or false: scheduled runs happen only when enabled',
     },

@@ -224,6 +224,22 @@ describe('schedules and inbound mail act with their trigger’s rights only', ()
     expect(await fire(bob, 'nightly')).toMatch(/^success/);
   });
 
+  it("only the owner sets config/schedule and config/enabled (a scheduled run acts with the owner's rights alone): a ~rw grantee gets 403 and nothing is stored", async () => {
+    const { bob, carol } = await bobAndCarol();
+    const base = at(bob, 'shared');
+    for (const [path, text] of [
+      ['config/schedule', '* * * * *'],
+      ['config/enabled', 'false'],
+    ] as const) {
+      const res = await call('POST', `${base}/${path}`, { token: carol.token, text });
+      expect(res.status, path).toBe(403);
+      expect(((await res.json()) as { message: string }).message, path).toContain('only the owner');
+    }
+    expect(await (await call('GET', `${J}/shared/config/schedule`, { token: bob.token })).text()).toBe('');
+    expect(await (await call('GET', `${J}/shared/config/enabled`, { token: bob.token })).text()).toBe('true');
+    expect((await call('POST', `${J}/shared/config/schedule`, { token: bob.token, text: '* * * * *' })).status).toBe(204);
+  });
+
   it("a member's mail runs a job shared with the group with the member's and the job owner's rights together: the owner's chain cannot reach the member's jobs", async () => {
     const g = await mailGroup();
     // Mallory, a member of the group too, owns the job shared with it; the mailing member owns `mine`.

@@ -28,7 +28,7 @@ describe.skipIf(!existsSync(CHROMIUM))(`item pages at their urls in headless Chr
     await ok(http('POST', `/v1/vis/grids/${names.grid}/mapping`, { token: u.token, text: 'A => /u/ann/p/sales\n' }));
     await ok(http('POST', `/v1/vis/grids/${names.grid}/layout`, { token: u.token, text: '+-----+\n| {A} |\n+-----+' }));
     await ok(http('PUT', `/v1/vis/mails/${names.mail}`, { token: u.token }));
-    await ok(http('PUT', `/v1/vis/mails/${names.mail}/assets/pic.png`, { token: u.token, body: PNG, type: 'image/png' }));
+    await ok(http('POST', `/v1/vis/mails/${names.mail}/assets/pic.png`, { token: u.token, body: PNG, type: 'image/png' }));
     await ok(http('POST', `/v1/vis/mails/${names.mail}/content`, { token: u.token, text: '# Monthly letter\n\nHello **readers**.\n\n![a red square](assets/pic.png)\n' }));
     await ok(http('PUT', `/v1/code/jobs/${names.job}`, { token: u.token }));
     await ok(http('POST', `/v1/code/jobs/${names.job}/summary`, { token: u.token, text: 'Imports the sales figures' }));

@@ -60,7 +60,7 @@ export const gridKind: ResourceKind = {
   files: [{ name: 'html', access: 'r' }],
   log: true,
   // the dashboard page anyone allowed can open (anonymous once shared publicly)
-  url: (env, owner, name) => `${env.PUBLIC_ORIGIN}/v1/u/${owner}/g/${name}/html`,
+  url: (env, owner, name) => `${env.PUBLIC_ORIGIN}/u/${owner}/g/${name}`,
   // The copy's parse (it names the copy's id) is made from the copied sources and stored with them.
   copyDerived: (to, values) => parsedEntries(values.get('layout') ?? null, values.get('mapping') ?? null, to.id),
 };

@@ -49,7 +49,7 @@ export const jobKind: ResourceKind = {
   param: 'job',
   noun: 'job',
   // No page of its own: the url is the job's folder under its owner (readers with a token).
-  url: (env, owner, name) => `${env.PUBLIC_ORIGIN}/v1/users/${owner}/code/jobs/${name}`,
+  url: (env, owner, name) => `${env.PUBLIC_ORIGIN}/u/${owner}/j/${name}`,
   entries: [
     { path: 'name', access: 'rw', limit: 256 },
     { path: 'description', access: 'rw', limit: 16 * KiB },

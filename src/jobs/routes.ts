@@ -7,6 +7,7 @@ import { resourceRoutes } from '../core/resource';
 import { codeRoutes } from './code-routes';
 import { envRoutes } from './env-routes';
 import { jobKind } from './kind';
+import { jobPageRoute } from './page-routes';
 import { runRouter, runRoutes } from './run-routes';
 import { statsRoutes } from './stats-routes';
 import { triggerRoutes } from './trigger-routes';
@@ -21,4 +22,5 @@ export function jobRoutes(api: Api): void {
     codeRoutes(r); // code/, code/<file>
     envRoutes(r); // config/env/, config/env/<name>
   });
+  jobPageRoute(api); // /u/<user>/j/<job>, the job's url
 }

@@ -45,7 +45,8 @@ export type Transport = (env: Env, db: Db, mail: OutboundMail) => Promise<boolea
 
 const log = (db: Db, id: number, message: string, severity: 'info' | 'warning' | 'error' = 'info') => appendLog(db, id, message, severity).catch(() => undefined);
 
-async function embedded(env: Env, resourceId: number, c: Composed): Promise<Attachment[]> {
+/** The assets the composed message refers to, read for embedding (cid: parts; the web view inlines the images). */
+export async function embedded(env: Env, resourceId: number, c: Composed): Promise<Attachment[]> {
   const out: Attachment[] = [];
   for (const name of c.assets) {
     const obj = await getAsset(env, resourceId, name);

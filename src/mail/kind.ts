@@ -62,7 +62,7 @@ export const mailKind: ResourceKind = {
   noun: 'e-mail',
   log: true,
   // No page of its own: the url is the e-mail's folder under its owner (readers with a token).
-  url: (env, owner, name) => `${env.PUBLIC_ORIGIN}/v1/users/${owner}/vis/mails/${name}`,
+  url: (env, owner, name) => `${env.PUBLIC_ORIGIN}/u/${owner}/m/${name}`,
   entries: [
     {
       path: 'content',

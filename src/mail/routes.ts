@@ -12,6 +12,7 @@ import { fixedFolderRoute, resourceRoutes } from '../core/resource';
 import { resourceThreadRoutes } from '../core/resource/thread-routes';
 import { assetDownload, assetListing, assetRemoval, assetUpload } from './asset-routes';
 import { mailKind, mailObject } from './kind';
+import { mailPageRoute } from './page-routes';
 import { send } from './send';
 import { statsRuns } from './stats-routes';
 import { recordBounce, unsubscribe } from './suppression-routes';
@@ -83,6 +84,9 @@ export function mailRoutes(api: Api): void {
       handler: assetRemoval,
     });
   });
+
+  // /u/<user>/m/<mail>, the e-mail's url: its web view
+  mailPageRoute(api);
 
   const unsubscribeSpec = {
     tag: 'vis/mails',

@@ -1,5 +1,5 @@
 /**
- * The shell of every HTML page the platform renders (document pages, grid dashboards):
+ * The shell of every HTML page the platform renders (documents, grid dashboards, e-mails, jobs):
  * no script, one <style> element, under a Content-Security-Policy that allows that style
  * by its hash and nothing else but the sources a page names. Pure.
  */
@@ -11,6 +11,17 @@ import { escapeHtml } from './escape';
  */
 export function strictPolicy(styleHash: string, allow: readonly string[], forMeta = false): string {
   return ["default-src 'none'", `style-src 'sha256-${styleHash}'`, ...allow, "base-uri 'none'", "form-action 'none'", ...(forMeta ? [] : ["frame-ancestors 'none'"])].join('; ');
+}
+
+/** The headers of every page the platform serves at /u/ (documents, grids, e-mails, jobs): its policy, no sniffing, no referrer, revalidated. */
+export function pageHeaders(policy: string): Record<string, string> {
+  return {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Security-Policy': policy,
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'Cache-Control': 'private, no-cache',
+  };
 }
 
 export interface ShellInput {

@@ -10,6 +10,7 @@ import { loadResource } from '../core/resource';
 import { resources, users } from '../db/schema';
 import { loadAliased } from '../docs/alias';
 import { docKind } from '../docs/kind';
+import { pageHeaders } from '../markup/strict-page';
 import { documentPages, isPublic } from './source';
 
 export async function canonicalPage(ctx: Ctx): Promise<Response> {
@@ -22,14 +23,7 @@ export async function canonicalPage(ctx: Ctx): Promise<Response> {
   const linked = mode === 'link' ? await pages('link') : null;
   const key = linked ?? (await pages('key'));
   const etag = `"${await sha256Hex(`page\n${mode}\n${key.html}`)}"`;
-  const headers: Record<string, string> = {
-    'Content-Type': 'text/html; charset=utf-8',
-    'Content-Security-Policy': key.csp,
-    'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'no-referrer',
-    'Cache-Control': 'private, no-cache',
-    ETag: etag,
-  };
+  const headers: Record<string, string> = { ...pageHeaders(key.csp), ETag: etag };
   if (ctx.req.headers.get('If-None-Match') === etag) return new Response(null, { status: 304, headers });
   const built = linked ?? (await pages('inline'));
   headers['Content-Security-Policy'] = built.csp;

@@ -13,9 +13,9 @@ async function make(u: TestUser, collection: string): Promise<string> {
 }
 
 const KINDS = [
-  { collection: 'vis/grids', rw: ['summary', 'config/theme', 'config/type'], urlPath: (o: string, n: string) => `/v1/u/${o}/g/${n}/html` },
-  { collection: 'vis/mails', rw: ['summary', 'config/template'], urlPath: (o: string, n: string) => `/v1/users/${o}/vis/mails/${n}` },
-  { collection: 'code/jobs', rw: ['summary', 'config/type'], urlPath: (o: string, n: string) => `/v1/users/${o}/code/jobs/${n}` },
+  { collection: 'vis/grids', rw: ['summary', 'config/theme', 'config/type'], urlPath: (o: string, n: string) => `/u/${o}/g/${n}` },
+  { collection: 'vis/mails', rw: ['summary', 'config/template'], urlPath: (o: string, n: string) => `/u/${o}/m/${n}` },
+  { collection: 'code/jobs', rw: ['summary', 'config/type'], urlPath: (o: string, n: string) => `/u/${o}/j/${n}` },
 ];
 
 describe('grid, e-mail and job entries the clients read and write (client contract)', () => {

@@ -129,16 +129,18 @@ describe('grid resource', () => {
     expect(again.meta.C!.lid).not.toBe(before.meta.C!.lid);
   });
 
-  it("a grid's url is its public page: GraphQL gives <origin>/v1/u/<owner>/g/<grid>/html, and that page answers", async () => {
+  it("a grid's url is its page: GraphQL gives <origin>/u/<owner>/g/<grid>, and that page answers (as the /v1/u/<owner>/g/<grid>/html alias)", async () => {
     const u = await makeUser();
     const name = await newGrid(u);
     await write(u, `/v1/vis/grids/${name}/layout`, LAYOUT);
     const { body } = await gql(u.token, '{ grids { id url } }');
-    const url = `${env.PUBLIC_ORIGIN}/v1/u/${u.username}/g/${name}/html`;
+    const url = `${env.PUBLIC_ORIGIN}/u/${u.username}/g/${name}`;
     expect(body.data!.grids).toEqual([{ id: name, url }]);
     const page = await call('GET', new URL(url).pathname, { token: u.token });
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain('class="cell');
+    const html = await page.text();
+    expect(html).toContain('class="cell');
+    expect(await (await call('GET', `/v1/u/${u.username}/g/${name}/html`, { token: u.token })).text()).toBe(html);
   });
 
   it('before any write, data.json is the empty structure and meta_data.json is {}', async () => {

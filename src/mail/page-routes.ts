@@ -1,0 +1,38 @@
+/**
+ * The web view of an e-mail at its url, `/u/<user>/m/<mail>` (web-page.ts renders it):
+ * the same visibility as the e-mail (public e-mails need no token; anyone else who may
+ * not read it: 404), composed as a send composes it (variables and author blocks resolved).
+ */
+import type { Api } from '../core/api';
+import { sha256Base64 } from '../core/crypto';
+import { loadResource } from '../core/resource';
+import { pageHeaders, strictPolicy } from '../markup/strict-page';
+import { toBase64 } from '../render/outputs';
+import { composeStored } from './compose';
+import { embedded } from './delivery';
+import { mailKind } from './kind';
+import { mailPageStyle, renderMailPage } from './web-page';
+
+const ALLOW = ['img-src data:'];
+
+export function mailPageRoute(api: Api): void {
+  api.get('/u/:owner/m/:mail', {
+    summary: "An e-mail's web view at its url: the message as its recipients see it, without their footer",
+    tag: 'pages',
+    auth: 'optional',
+    responses: { 200: { description: 'The e-mail as an HTML page', type: 'text/html' } },
+    handler: async (ctx) => {
+      const rc = await loadResource(ctx, mailKind, undefined, { entries: true });
+      const composed = await composeStored({ env: rc.env, db: rc.db, owner: rc.owner, resource: rc.resource }, rc.preloaded!.entries!);
+      // Only pictures are inlined (img-src data:); other kinds of asset stay unreachable.
+      const images = new Map(
+        (await embedded(rc.env, rc.resource.id, composed))
+          .filter((a) => a.content_type.startsWith('image/'))
+          .map((a) => [a.filename, `data:${a.content_type};base64,${toBase64(a.content)}`]),
+      );
+      const hash = await sha256Base64(mailPageStyle(composed));
+      const html = renderMailPage(composed, images, strictPolicy(hash, ALLOW, true));
+      return new Response(html, { headers: pageHeaders(strictPolicy(hash, ALLOW)) });
+    },
+  });
+}

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseSections } from '../../src/markup/sections';
-import { assetRefs, htmlToText, renderMarkdown, splitFrontMatter, varRefs } from '../../src/markup/markdown';
+import { assetRefs, contentRefs, htmlToText, renderMarkdown, splitFrontMatter, varRefs } from '../../src/markup/markdown';
 import { prepareCustomCss } from '../../src/markup/page';
 import { formatVar, varAttrProblem, VAR_DEFAULTS, type DocVar } from '../../src/docs/vars';
 import { parseLayout, LayoutError } from '../../src/grids/layout';
@@ -199,6 +199,19 @@ const PARSERS: Parser[] = [
     shapes: { ...GENERIC, paragraphs: fill('a\n\n'), references: fill('{/u/a/d/b/v/c} ') },
   },
   { name: 'asset references (assetRefs)', cap: CONTENT_LIMIT, run: assetRefs, maxMs: 4000, shapes: { ...GENERIC, images: fill('![a](assets/b.png) ') } },
+  {
+    name: 'references a write by someone other than the owner is checked for (contentRefs)',
+    cap: CONTENT_LIMIT,
+    run: contentRefs,
+    // Sections, then every markdown piece lexed, as the renderer does (bound as renderMarkdown's).
+    maxMs: 4000,
+    shapes: {
+      ...GENERIC,
+      references: fill('{/u/a/d/b/v/c} '),
+      attachments: fill('{{ attachment\n  /u/a/d/b\n}}\n{{ /attachment }}\n'),
+      'nested authors': fill('{{ callout }}\n{{ author\n  a\n}}\n'),
+    },
+  },
   {
     name: 'front matter (splitFrontMatter)',
     cap: CONTENT_LIMIT,

@@ -1,7 +1,30 @@
 // The import layering `npm run lint` checks (depcruise src durable). Layers, top to bottom:
-//   durable/ (thin Durable Object classes) → areas (src/<area>/) → src/markup, src/core → src/db
-// src/index.ts and src/app.ts sit on top: they wire the areas and export the classes.
-const AREAS = '(accounts|docs|render|grids|groups|jobs|mail|gql|meta)';
+//   src/index.ts → src/app.ts → durable/ → the areas, level by level (AREA_LEVELS) → src/markup → src/core → src/db
+// Every import points down this list; docs/ARCHITECTURE.md ("Layout") draws the same order.
+
+// The areas (src/<area>/) in levels, top to bottom. An area imports only areas on a lower
+// level, never one on its own level: adding an import upward (or sideways) means the area is
+// in the wrong level or the code it wants belongs lower down.
+const AREA_LEVELS = [
+  ['gql'], // GraphQL reads every kind of item: documents, grids, e-mails, jobs, groups
+  ['mail', 'jobs'], // mail attaches rendered documents and sends to group members; inbound group mail runs jobs
+  ['render', 'grids', 'groups'], // render draws documents; grids take documents' themes; an org lists its documents' variables
+  ['docs', 'accounts', 'meta'], // import no area
+];
+const AREAS = `(${AREA_LEVELS.flat().join('|')})`;
+
+/** One rule per level: its areas may not import an area on the same level or above. */
+const areaOrder = AREA_LEVELS.map((level, i) => {
+  const notBelow = AREA_LEVELS.slice(0, i + 1).flat();
+  const below = AREA_LEVELS.slice(i + 1).flat();
+  return {
+    name: `area-order-${level.join('-')}`,
+    comment: `${level.join(', ')} may import ${below.length ? `only the areas below them (${below.join(', ')})` : 'no area'}: see AREA_LEVELS.`,
+    severity: 'error',
+    from: { path: `^src/(${level.join('|')})/` },
+    to: { path: `^src/(${notBelow.join('|')})/`, pathNot: '^src/$1/' },
+  };
+});
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -14,18 +37,40 @@ module.exports = {
       to: { circular: true },
     },
     {
+      name: 'top-not-imported',
+      comment: 'src/index.ts (the Worker) and src/app.ts (the route table) are the top: only index.ts imports app.ts, nothing imports index.ts.',
+      severity: 'error',
+      from: { pathNot: '^src/index\\.ts$' },
+      to: { path: '^src/(index|app)\\.ts$' },
+    },
+    {
       name: 'src-not-durable',
       comment: 'Only src/index.ts (which exports the Durable Object classes) imports durable/; the logic they run lives in its area.',
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/index\\.ts$' },
       to: { path: '^durable/' },
     },
+    ...areaOrder,
     {
       name: 'lower-layers-not-areas',
       comment: 'core/, db/ and markup/ sit below every area: they may not import one.',
       severity: 'error',
       from: { path: '^src/(core|db|markup)/' },
       to: { path: `^src/${AREAS}/` },
+    },
+    {
+      name: 'core-not-markup',
+      comment: 'markup/ (pure rendering) sits above core/: core may not import it.',
+      severity: 'error',
+      from: { path: '^src/core/' },
+      to: { path: '^src/markup/' },
+    },
+    {
+      name: 'db-at-the-bottom',
+      comment: 'db/ (the core drizzle tables) is the lowest layer: it imports nothing else of src/.',
+      severity: 'error',
+      from: { path: '^src/db/' },
+      to: { path: '^src/', pathNot: '^src/db/' },
     },
     {
       name: 'not-another-areas-routes',

@@ -362,8 +362,8 @@ export class RunObject extends DurableObject<Env> {
    * A final run's instance leaves memory once idle for RELEASE_IDLE_MS (its storage and
    * retention alarm stay; the next call or the alarm constructs it again from storage).
    * Local workerd keeps every object with a pending alarm in memory until the alarm fires,
-   * so without this each run held ~0.4 MiB for its 30 days of retention (issue 16: the soak's
-   * memory grew without bound). Every call re-arms the timer, so an object in use stays.
+   * so without this each run held ~0.4 MiB for its 30 days of retention (a soak's memory
+   * grew without bound). Every call re-arms the timer, so an object in use stays.
    */
   private touch(): void {
     clearTimeout(this.releaseTimer);

@@ -7,7 +7,7 @@
  *   off unless INSPECT=1. That proxy subscribes to the runtime's Runtime and Network events
  *   (one per subrequest: every D1 query, R2 call and Durable Object call) and buffers each
  *   one until a DevTools window attaches, which under `npm start` never happens: the proxy's
- *   memory grew without bound and every event cost a round trip to wrangler (issue 16).
+ *   memory grew without bound and every event cost a round trip to wrangler.
  *   wrangler 4.85 has no flag for it; it leaves the proxy off inside a VS Code JavaScript
  *   Debug Terminal (`VSCODE_INSPECTOR_OPTIONS` set), which is the switch used here.
  *   Console output of the Worker is printed either way.

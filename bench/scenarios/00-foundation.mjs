@@ -1,5 +1,5 @@
 // Foundation: a constant route of the platform, and authenticated D1-backed reads.
-// Issue target: the authenticated read reaches >= 50% of the constant Worker's throughput,
+// Target: the authenticated read reaches >= 50% of the constant Worker's throughput,
 // p99 <= 10 ms. whoami resolves the bearer token against D1; a token's row is kept per
 // isolate for 10 s (src/core/auth.ts), as a deployed Worker would, so this is the
 // steady-state cost of an authenticated request. GET /v1/token reads D1 on every request:

@@ -1,5 +1,5 @@
 // Groups: the reads every share check and browse page does, and the invite/accept cycle.
-// No issue names a figure for group reads. Each is 2-3 D1 round trips (group with its
+// Group reads have no target figure of their own. Each is 2-3 D1 round trips (group with its
 // organisation, the caller's view in one batch, then the handler's read); compare them with
 // a document read (docs: GET content, 2 round trips), not with the token check's bar.
 export default async function groups(b) {
@@ -19,7 +19,7 @@ export default async function groups(b) {
     members.push(m);
   }
   const auth = (u) => ({ headers: { Authorization: `Bearer ${u.token}` } });
-  const target = 'no issue target (compare docs: GET content)';
+  const target = 'no target (compare docs: GET content)';
   await b.measure('groups: GET group info (org admin oversight, 21 members)', `/v1/orgs/${org}/groups/${group}`, { ...auth(admin), target });
   await b.measure('groups: GET role listing (member)', `/v1/admin/orgs/${org}/groups/${group}/roles/members`, { ...auth(members[0]), target });
   await b.measure('groups: GET /v1/admin/groups (member)', '/v1/admin/groups', { ...auth(members[1]), target });
@@ -37,6 +37,6 @@ export default async function groups(b) {
       if (put.status !== 201 || acc.status !== 200) throw new Error(`invite cycle: ${put.status} ${acc.status}`);
     },
     20,
-    'no issue target',
+    'no target',
   );
 }

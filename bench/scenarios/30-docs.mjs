@@ -1,5 +1,5 @@
 // Documents: GET of a document's content, and the /v1/vis/docs listing with 1,000
-// documents. Target (issue 4): the listing's p50 stays within 2x of the content GET's p50,
+// documents. Target: the listing's p50 stays within 2x of the content GET's p50,
 // taken from an interleaved latency run (bench/interleaved.mjs).
 import { interleaved, quantile, record } from '../interleaved.mjs';
 

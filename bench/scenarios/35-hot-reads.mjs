@@ -1,4 +1,4 @@
-// Hot authenticated reads (issue 17): each costs at most one D1 round trip once the token
+// Hot authenticated reads: each costs at most one D1 round trip once the token
 // is cached, and reaches >= 0.8 of the D1 floor's throughput (a bare Worker doing one D1
 // query, measured right before and after each of them). The `d1` column is the round trips
 // the platform reports (Server-Timing).

@@ -1,6 +1,6 @@
 // GraphQL: a `docs` listing of 100 documents with their shares and tags, against the REST
 // listing GET /v1/vis/docs of the same 100 documents.
-// Target (issue 9): the GraphQL listing's p50 within 2x of the REST listing's p50.
+// Target: the GraphQL listing's p50 within 2x of the REST listing's p50.
 //
 // The ratio is taken from an interleaved latency run: REST and GraphQL requests alternate
 // one at a time over one keep-alive connection, each timed with process.hrtime, so both
@@ -84,8 +84,8 @@ const BIG = 1000;
 const BIG_SAMPLES = Number(process.env.BENCH_GQL_BIG_SAMPLES ?? 60);
 
 /**
- * Issue 15: the client's listing (`novem -d`: `me { docs { ITEM } }` with every item field
- * of client-contract.md) of 1000 documents, beside GET /v1/vis/docs of the same documents.
+ * The command line's listing (`novem -d`: `me { docs { ITEM } }` with every item field it
+ * selects, docs/areas/gql.md) of 1000 documents, beside GET /v1/vis/docs of the same documents.
  * Same interleaved timing as above, fewer samples (each request carries 1000 items).
  */
 async function thousand(b) {

@@ -218,7 +218,7 @@ export class Api {
       await res.body?.cancel();
       return new Response(null, { status: res.status, statusText: res.statusText, headers: res.headers });
     }
-    // D1 session (issue 17): every query of the request runs in one; its round trips and
+    // D1 session: every query of the request runs in one (reads may go to a replica); its round trips and
     // bookmark are answered in headers (core/session.ts).
     let session: DbSession;
     try {

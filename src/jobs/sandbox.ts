@@ -120,7 +120,7 @@ export class SandboxHost extends RpcTarget {
   /**
    * True once a cancel is requested; false when the step ends without one. It must settle
    * either way: a call left pending held the run's object and the sandbox's request in
-   * memory for good (local workerd: ~0.4 MiB a run; issue 16).
+   * memory for good (local workerd: ~0.4 MiB a run, so a long soak's memory grew without bound).
    */
   canceled(): Promise<boolean> {
     return Promise.race([this.cancel.then(() => true), this.over.then(() => false)]);

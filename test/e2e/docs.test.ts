@@ -1,5 +1,5 @@
-// Documents end to end over HTTP against the server started as `npm start` does: the
-// walk of issue 4 with a real group (created, invited and accepted through the groups API).
+// Documents end to end over HTTP against the server started as `npm start` does: a
+// document's whole life with a real group (created, invited and accepted through the groups API).
 import { describe, expect, it, vi } from 'vitest';
 
 vi.setConfig({ testTimeout: 180_000 });

@@ -13,7 +13,7 @@ async function inspectorAnswers(port: number): Promise<boolean> {
 }
 
 // wrangler's inspector proxy buffers every runtime event (one per D1, R2 and Durable Object
-// call) until DevTools attaches: left on under load, its memory grew without bound (issue 16).
+// call) until DevTools attaches: left on under load, its memory grew without bound.
 describe("npm start and wrangler's DevTools inspector", () => {
   it('npm start serves with the inspector proxy off (nothing listens on the inspector port)', async () => {
     expect(await inspectorAnswers(inject('inspector'))).toBe(false);

@@ -1,5 +1,5 @@
-// Documents through the real Worker in workerd (real local D1 and R2): every row of
-// issue 4 outside rendering. Group shares use core groups/members rows (docs-fixtures).
+// Documents through the real Worker in workerd (real local D1 and R2): every rule of
+// docs/areas/docs.md outside rendering. Group shares use core groups/members rows (docs-fixtures).
 import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
 import { call, makeUser, unique, type TestUser } from '../helpers';

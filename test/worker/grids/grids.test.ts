@@ -1,4 +1,4 @@
-/** The grids area through the real Worker (workerd, local D1/R2): every endpoint and rule of issue 5. */
+/** The grids area through the real Worker (workerd, local D1/R2): every endpoint and rule of docs/areas/grids.md. */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { buildData, buildMeta, lidFor, type GridData, type MetaData } from '../../../src/grids/build';

@@ -1,4 +1,4 @@
-// D1 round trips (issue 17): no endpoint more than three. The less common writes the main
+// D1 round trips: no endpoint more than three. The less common writes the main
 // table (d1-round-trips.test.ts) does not set up: thread messages and replies, answering an
 // invite, group pictures, unsubscribe links and bounces. Tokens are warm (cached), as there.
 import { env } from 'cloudflare:workers';

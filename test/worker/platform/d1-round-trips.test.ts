@@ -1,4 +1,4 @@
-// D1 round trips per request (issue 17), read from each answer's Server-Timing: a hot
+// D1 round trips per request, read from each answer's Server-Timing: a hot
 // authenticated read costs at most one once the token is cached, and the common writes
 // no more than three. A change that adds a round trip to these fails here.
 import { env } from 'cloudflare:workers';

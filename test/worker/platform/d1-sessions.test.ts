@@ -1,4 +1,4 @@
-// D1 read replication through the Sessions API (issue 17): each request's D1 work runs in
+// D1 read replication through the Sessions API: each request's D1 work runs in
 // one session, its bookmark is answered in x-d1-bookmark and accepted back. Locally there
 // are no replicas, so these tests check the plumbing: headers, the round trip of the
 // bookmark, read-your-writes with it, and the start of sessions without one.

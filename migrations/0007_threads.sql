@@ -1,4 +1,4 @@
--- Comment threads of every subject (documents and groups), from src/core/threads.ts:
+-- Comment threads of every subject (documents and groups), from src/core/thread/:
 -- a thread belongs to exactly one subject (a resource or a group) and holds comments.
 -- The topics of documents (doc_threads, 0003) move over, then doc_threads goes.
 -- IF NOT EXISTS keeps the statements safe to replay (the migration test does).

@@ -1,7 +1,7 @@
 /**
- * Date formats the platform's existing clients print (client-contract.md): listings and
+ * Date formats the platform's existing clients print (its python library and command line): listings and
  * GraphQL dates in RFC 2822 form with a literal ` UTC` zone, e.g.
- * `Fri, 29 Nov 2024 09:39:33 UTC`. Stored times stay ISO 8601 (decisions.md).
+ * `Fri, 29 Nov 2024 09:39:33 UTC`. Stored times stay ISO 8601.
  */
 
 /**

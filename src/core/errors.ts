@@ -1,6 +1,6 @@
 /**
  * Errors: every failure the API answers is an HttpError, rendered as the JSON body
- * `{status, message, ...extra}` of decisions.md. Handlers throw; the router renders.
+ * `{status, message, ...extra}`. Handlers throw; the router renders.
  */
 export class HttpError extends Error {
   constructor(
@@ -22,8 +22,8 @@ export const tooLarge = (message: string) => new HttpError(413, message);
 export const unsupportedType = (message: string) => new HttpError(415, message);
 
 /**
- * `{status, message, ...extra}`. An extra field may replace `status` where the spec says
- * the body carries another status (the final status of a finished run on cancel).
+ * `{status, message, ...extra}`. An extra field may replace `status` where the
+ * body carries another status (the final status of a finished run on cancel).
  */
 export function errorResponse(err: HttpError): Response {
   return Response.json({ status: err.status, message: err.message, ...err.extra }, { status: err.status, headers: err.headers });

@@ -1,4 +1,4 @@
-/** Folder listings: the one JSON shape every GET on a folder answers (decisions.md). */
+/** Folder listings: the one JSON shape every GET on a folder answers. */
 import { z } from 'zod';
 import { jsonResponse } from './http';
 import type { Perm } from './perms';

@@ -1,11 +1,11 @@
-/** Names the spec constrains, checked in one place. */
+/** Names the API constrains, checked in one place. */
 import { badRequest } from './errors';
 
 /** Resource names: lowercase alphanumeric with optional underscores (spec). */
 export const RESOURCE_NAME = /^[a-z0-9][a-z0-9_]{0,127}$/;
-/** Usernames: lowercase letters, digits and underscores, 1-64 characters (decisions.md). */
+/** Usernames: lowercase letters, digits and underscores, 1-64 characters. */
 export const USERNAME = /^[a-z0-9_]{1,64}$/;
-/** Token names (decisions.md). */
+/** Token names. */
 export const TOKEN_NAME = /^[a-z][a-z0-9._-]{0,127}$/;
 /** Group and organisation slugs: no spaces, no reference punctuation. */
 export const GROUP_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;

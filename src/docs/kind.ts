@@ -11,7 +11,7 @@ import { DEFAULT_THEME, DOC_TYPES, ORG_THEME, THEMES } from '../markup/themes';
 import { assetRowsQuery, copyAssets, type AssetRow } from './assets';
 import { contentReferences } from './references';
 
-/** Document content is capped at 2 MiB (decisions.md). */
+/** Document content is capped at 2 MiB. */
 export const CONTENT_LIMIT = 2 * MiB;
 /** The platform default theme (what config/theme reads when unset) is the renderer's. */
 export { DEFAULT_THEME };

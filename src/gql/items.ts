@@ -1,7 +1,7 @@
 /**
  * Resource listings of the GraphQL API (docs, grids, mails, jobs), with exactly the REST
  * visibility: the caller's own resources, or another user's resources the caller may read
- * through a share (the SQL condition of src/core/resources.ts `visibleResources`).
+ * through a share (the SQL condition of `visibleResources`, src/core/resource/visibility.ts).
  */
 import { and, asc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import { liveShare } from '../core/perms';

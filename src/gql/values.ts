@@ -52,7 +52,7 @@ export function tagInfo(tag: string): { id: string; name: string; type: TagType 
 
 const FALSY = new Set(['no', 'n', 'nope', 'false', 'f', 'off', '0']);
 
-/** `config/enabled`: true unless set to a falsy word (decisions.md: no, n, nope, false, f, off, 0). */
+/** `config/enabled`: true unless set to a falsy word (no, n, nope, false, f, off, 0). */
 export function enabledFlag(value: string | null): boolean {
   if (value === null) return true;
   return !FALSY.has(value.trim().toLowerCase());

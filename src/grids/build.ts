@@ -1,6 +1,6 @@
 /**
  * The JSON builder: a parsed layout and mapping become json/data.json and
- * json/meta_data.json (spec "Grid", decisions.md "Grids"). Pure; unit-tested.
+ * json/meta_data.json (docs/areas/grids.md). Pure; unit-tested.
  */
 import type { LayoutBox, ParsedLayout, Position } from './layout';
 import type { Binding } from './mapping';

@@ -1,8 +1,8 @@
 /**
  * The layout parser: a box drawing of + - | becomes a tree of boxes with sizes in
- * characters. Pure: no I/O, no clock; unit-tested on its own (test/worker/grids-layout.test.ts).
+ * characters. Pure: no I/O, no clock; unit-tested on its own (test/worker/grids/layout.unit.test.ts).
  *
- * Rules (spec "Layout file rules", decisions.md "Grids"), as implemented:
+ * Rules, as implemented (docs/areas/grids.md says the same):
  *  1. The drawing is one rectangle. Rows and columns holding only whitespace around it are
  *     ignored; its bounding box must be bordered by - / + (top and bottom rows) and | / +
  *     (left and right columns), with + in the four corners.

@@ -1,6 +1,6 @@
 /**
  * The mapping parser: `LABEL => REFERENCE[,key=value]...` lines bind layout labels to
- * plots. Pure; unit-tested in test/worker/grids-mapping.test.ts.
+ * plots. Pure; unit-tested in test/worker/grids/mapping.unit.test.ts.
  *
  * - Whitespace anywhere on a line is removed first; lines without `=>` are skipped.
  * - LABEL is [A-Za-z0-9]+; REFERENCE is /u/<user>/p/<plot> or a plot's bare shortname

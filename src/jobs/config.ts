@@ -8,7 +8,7 @@ import { jobMeta } from './schema';
 export const FALSY = new Set(['no', 'n', 'nope', 'false', 'f', 'off', '0']);
 export const TRUTHY = new Set(['yes', 'y', 'true', 't', 'on', '1']);
 
-/** config/enabled and config/network values: the falsy words read false (decisions.md). */
+/** config/enabled and config/network values: the falsy words read false. */
 export function isTruthy(value: string | undefined, dflt: boolean): boolean {
   if (value === undefined) return dflt;
   const v = value.trim().toLowerCase();

@@ -61,7 +61,7 @@ export async function filesFromForm(form: FormData): Promise<RunFile[]> {
 /**
  * POST data takes `application/json` (any charset) or `multipart/form-data` only: any other
  * Content-Type answers 415 naming both, before the body is read or a run recorded. A
- * request with neither a Content-Type nor a body is the spec's empty body (400).
+ * request with neither a Content-Type nor a body is an empty body (400).
  */
 export function checkTriggerType(req: Request): void {
   const type = mediaType(req);
@@ -72,7 +72,7 @@ export function checkTriggerType(req: Request): void {
 
 /**
  * The input of a data trigger: multipart → one file per part; a JSON body → input.json.
- * The spec's error table makes an empty or non-JSON body a 400.
+ * An empty or non-JSON body is a 400.
  */
 export async function readTriggerInput(req: Request): Promise<RunFile[]> {
   checkTriggerType(req);

@@ -136,7 +136,7 @@ export function statsText(s: RunStats): string {
 /**
  * Newest first: by start time to the millisecond (ISO text sorts as time), equal starts by
  * creation order, the later created first. Every run listing (runs/, stats/runs, log, GraphQL's
- * last_run) uses it; the (job_id, top, started_on, id) index serves it (migrations/0010).
+ * last_run) uses it; the (job_id, top, started_on, id) index serves it (migrations/0010_job_runs_order.sql).
  */
 const NEWEST_FIRST = [desc(jobRuns.started_on), desc(jobRuns.id)] as const;
 

@@ -2,7 +2,7 @@
  * Running a job's own code: `code/index.js` in a Worker Loader sandbox (no platform
  * bindings, no network unless config/network is yes, and then only through the outbound
  * guard; bounded CPU), with a small runtime module that implements the run(input, ctx)
- * contract of decisions.md.
+ * contract (docs/areas/jobs.md).
  */
 import { exports, RpcTarget } from 'cloudflare:workers';
 import { blobPrefix } from '../core/entries';

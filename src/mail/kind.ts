@@ -1,4 +1,4 @@
-/** The e-mail resource kind: its entries (decisions.md) and how copies and deletes treat it. */
+/** The e-mail resource kind: its entries (docs/areas/mail.md) and how copies and deletes treat it. */
 import { freshCaller } from '../core/auth';
 import { canonicalEntries } from '../core/canonical';
 import { entriesQuery, entryQuery, entryValue, entryValues, readEntries } from '../core/entries';

@@ -7,7 +7,7 @@ import { GROUP_NAME, USERNAME } from '../core/names';
 
 // ---------------------------------------------------------------- option values
 
-/** decisions.md: these values of config/enabled mean "no"; anything else means "yes". */
+/** These values of config/enabled mean "no"; anything else means "yes". */
 export const FALSY = ['no', 'n', 'nope', 'false', 'f', 'off', '0'];
 export const isFalsy = (value: string): boolean => FALSY.includes(value.trim().toLowerCase());
 
@@ -130,7 +130,7 @@ const sendJson = z
   })
   .strict();
 
-/** A JSON body {action?, to?} by the spec's rules; any other shape is a SendRequestError (400). */
+/** A JSON body {action?, to?} by the send's rules (docs/areas/mail.md); any other shape is a SendRequestError (400). */
 export function parseSendJson(body: unknown): SendRequest {
   const parsed = sendJson.safeParse(body);
   if (!parsed.success) {

@@ -1,6 +1,6 @@
 /**
- * POST status of an e-mail: the send. Steps 1-2 of the spec's validation order are checked
- * here, 3-5 are decided by the e-mail's MailObject, which accepts and queues the send.
+ * POST status of an e-mail: the send. Checks 1-3 of the order in docs/areas/mail.md ("Sending")
+ * are made here, 4-6 are decided by the e-mail's MailObject, which accepts and queues the send.
  */
 import { badRequest, forbidden, HttpError, notFound } from '../core/errors';
 import { sha256Hex } from '../core/crypto';
@@ -40,7 +40,7 @@ export async function send(rc: ResourceCtx): Promise<Response> {
   // The caller as D1 has it now (not the auth cache) and the mail's entries came with the
   // mail itself (preload): one D1 round trip before the MailObject decides.
   const caller = rc.preloaded?.caller ?? rc.caller!;
-  if (!caller.email || !caller.email_verified) return reject(forbidden('verify your own e-mail address before sending')); // 2
+  if (!caller.email || !caller.email_verified) return reject(forbidden('verify your own e-mail address before sending')); // check 3
   const allowance = planOf(caller).direct;
   if (req.to && req.to.length > allowance) {
     return reject(badRequest(`to names ${req.to.length} addresses: the ${caller.plan} plan allows ${allowance} direct addresses per send`));

@@ -1,5 +1,5 @@
 /**
- * Section blocks in content (documents and e-mails), client-contract.md "Section blocks":
+ * Section blocks in content (documents and e-mails), as the python library writes them:
  *
  *     {{ callout
  *       type: warning

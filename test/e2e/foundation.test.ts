@@ -49,7 +49,7 @@ describe('foundation over HTTP (server started as npm start does)', () => {
     const res = await http('GET', `/v1/vis/docs/${doc}/`, { token: u.token });
     expect(res.status).toBe(200);
     expect(res.headers.get('Content-Type')).toMatch(/^application\/json/);
-    expect(res.headers.get('X-NVM-Permissions')).toBe('r, w, d'); // decisions.md: joined by a comma
+    expect(res.headers.get('X-NVM-Permissions')).toBe('r, w, d'); // the permissions joined by a comma
     const items = (await res.json()) as Record<string, unknown>[];
     const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
     for (const item of items) {

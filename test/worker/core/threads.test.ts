@@ -1,4 +1,4 @@
-// Comment threads (src/core/threads.ts) under documents and the three group trees, the
+// Comment threads (src/core/thread/) under documents and the three group trees, the
 // migration that moved document threads over, and /v1/o/:org/v (variables of an
 // organisation's documents). Real Worker, real local D1.
 import { env } from 'cloudflare:workers';

@@ -1,4 +1,4 @@
-// The client contract's GraphQL (../shared/spec/client-contract.md, "GraphQL at POST /gql"):
+// The client contract's GraphQL (docs/areas/gql.md, "Client commands supported"):
 // each query shape the platform's command line sends, with the same variable declarations,
 // validates against the served schema and answers with the caller's visibility.
 import { env } from 'cloudflare:workers';

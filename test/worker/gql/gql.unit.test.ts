@@ -31,7 +31,7 @@ describe('config/enabled', () => {
   it('is true when unset or truthy', () => {
     for (const v of [null, 'true', 'yes', 'on', '1', '']) expect(enabledFlag(v)).toBe(true);
   });
-  it('is false for the falsy words of decisions.md, in any case and with whitespace', () => {
+  it('is false for the falsy words (no, n, nope, false, f, off, 0), in any case and with whitespace', () => {
     for (const v of ['no', 'n', 'nope', 'false', 'f', 'off', '0', 'FALSE', ' no\n']) expect(enabledFlag(v)).toBe(false);
   });
 });

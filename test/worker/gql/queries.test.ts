@@ -128,7 +128,7 @@ describe('no N+1: statements per query do not grow with the number of items', ()
 });
 
 describe("the client contract's listings of 1000 items stay a bounded number of D1 statements", () => {
-  // The client's item selection (client-contract.md: Item fields), topics and vars included.
+  // The client's item selection (docs/areas/gql.md: ITEM), topics and vars included.
   const ITEM = `id name type summary url updated created public shared { id name type } tags { id name type } author { username } social { views }
     topics { num_comments num_likes num_dislikes } vars { id value format type threshold }`;
   let thousand: TestUser;

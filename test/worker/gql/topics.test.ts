@@ -1,6 +1,6 @@
 // GraphQL topics over the core's reply structure, and the items shared with a group, read
-// with REST's visibility (client-contract.md: "Topics (comment threads)", "Groups and
-// organisations"). Comments and replies are written through the REST routes the client
+// with REST's visibility (the command line's topics and group listings,
+// docs/areas/gql.md). Comments and replies are written through the REST routes the client
 // uses without slugs (POST threads/@<user>~<topic> and .../comments/<id>/msg; the slug
 // model is test/worker/core/comment-slugs.test.ts).
 import { env } from 'cloudflare:workers';

@@ -270,7 +270,7 @@ describe('30-day retention', () => {
 });
 
 describe('job entries', () => {
-  it('a job is created, listed, has the entries of decisions.md, and PUT twice is 409', async () => {
+  it('a job is created, listed, has the entries of docs/areas/jobs.md, and PUT twice is 409', async () => {
     const u = await makeUser();
     await makeJob(u, 'ent');
     expect((await call('PUT', `${J}/ent`, { token: u.token })).status).toBe(409);

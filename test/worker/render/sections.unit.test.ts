@@ -1,4 +1,4 @@
-/** Section blocks (client-contract.md "Section blocks in content"): the grammar and each block's HTML, pure. */
+/** Section blocks (docs/areas/docs.md "Section blocks"): the grammar and each block's HTML, pure. */
 import { describe, expect, it } from 'vitest';
 import { renderMarkdown } from '../../../src/markup/markdown';
 import { buildPage, type PageInput } from '../../../src/markup/page';

@@ -1,6 +1,7 @@
-// Pure-function tests that time themselves, in Node (sub-millisecond clock) and alone: one
-// file at a time, nothing else of the suite running beside them. The parsers they load
-// import nothing from the Workers runtime.
+// Tests that need Node: pure functions that time themselves (sub-millisecond clock), alone:
+// one file at a time, nothing else of the suite running beside them (the parsers they load
+// import nothing from the Workers runtime); and the repository's own references, read from
+// its files (test/node/named-paths.test.ts).
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // npm test: the lint checks (formatting, import layering), then the Node suite (pure
-// functions that time themselves, alone on the machine), then the workerd suite (vitest +
+// functions that time themselves, alone on the machine; the names the docs use), then the workerd suite (vitest +
 // Workers pool: real local D1, R2, Durable Objects), then the end-to-end suite (real server
 // over HTTP). Prints one closing line `tests: N passed, N failed, N skipped` and exits
 // non-zero on any failure, a failed lint check included. SKIP_LINT=1 skips the lint checks.

@@ -1,4 +1,3 @@
-/// <reference types="node" />
 /**
  * The repository stands alone and its prose stays true: every file or folder a Markdown
  * page (README.md, docs/) or a comment (src/, durable/, test/, scripts/, bench/, the
@@ -14,12 +13,33 @@
  * A name with a pattern in it (`src/<area>/routes.ts`, `docs/areas/*.md`, `{d,g}`, `…`) is
  * a family of files, not one: skipped.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, dirname, extname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+// The few Node calls this test makes, typed here: test/node shares the Worker's tsconfig,
+// whose types are the Workers runtime's (Node's would leak into src/).
+interface Entry {
+  name: string;
+  isDirectory(): boolean;
+  isFile(): boolean;
+}
+interface NodeFs {
+  existsSync(path: string): boolean;
+  readdirSync(path: string, options: { withFileTypes: true }): Entry[];
+  readFileSync(path: string, encoding: 'utf8'): string;
+}
+interface NodePath {
+  basename(path: string): string;
+  dirname(path: string): string;
+  extname(path: string): string;
+  join(...paths: string[]): string;
+  relative(from: string, to: string): string;
+  resolve(...paths: string[]): string;
+}
+const load = (name: string): Promise<unknown> => import(/* @vite-ignore */ name);
+const { existsSync, readdirSync, readFileSync } = (await load('node:fs')) as NodeFs;
+const { basename, dirname, extname, join, relative, resolve } = (await load('node:path')) as NodePath;
+/** The repository: vitest runs from it (its include patterns are relative to it). */
+const root = ((await load('node:process')) as { cwd(): string }).cwd();
 
 /** Text a reader takes for the truth about the repository: prose (Markdown, comments) or a string literal. */
 interface Piece {
@@ -45,7 +65,9 @@ function walk(dir: string): string[] {
   });
 }
 
-const rootFiles = readdirSync(root).filter((f) => statSync(join(root, f)).isFile());
+const rootFiles = readdirSync(root, { withFileTypes: true })
+  .filter((e) => e.isFile())
+  .map((e) => e.name);
 const markdown = [...rootFiles.filter((f) => f.endsWith('.md')), ...walk('docs').filter((f) => f.endsWith('.md'))];
 const code = [...rootFiles.filter((f) => CODE.has(extname(f))), ...['src', 'durable', 'test', 'scripts', 'bench'].flatMap(walk).filter((f) => CODE.has(extname(f)))];
 const sql = walk('migrations').filter((f) => f.endsWith('.sql'));
@@ -53,7 +75,7 @@ const graphql = walk('src').filter((f) => f.endsWith('.graphql'));
 const read = (file: string) => readFileSync(join(root, file), 'utf8');
 
 /** Comments (prose) and string literals of JavaScript or TypeScript source, template literals and regex literals understood. */
-export function jsPieces(file: string, src: string): Piece[] {
+function jsPieces(file: string, src: string): Piece[] {
   const out: Piece[] = [];
   const opens: number[] = []; // brace depth at each open `${` of a template literal
   let depth = 0;

@@ -6,12 +6,13 @@ import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 import { createSchema } from 'graphql-yoga';
 import { and, asc, eq, or } from 'drizzle-orm';
 import type { Db } from '../core/context';
+import { yesNo } from '../core/yes-no';
 import { users, type User } from '../db/schema';
 import { candidateOrgs } from '../groups/visibility';
 import { candidateGroups, myGroups, shapeGroups, type GqlGroup, type GroupFilter } from './groups';
 import { entryOf, KINDS, listItems, type Item, type ListArgs } from './items';
 import type { Loaders } from './loaders';
-import { enabledFlag, page, rfc2822, tagInfo, textOrNull } from './values';
+import { page, rfc2822, tagInfo, textOrNull } from './values';
 import { lastRunOf, runStats } from './jobs';
 import { PERSON_COLUMNS, profileShown, type PersonRow } from './people';
 import { mentionsOf, type GqlComment, type GqlTopic } from './topics';
@@ -49,7 +50,7 @@ const itemFields = {
   vars: (i: Item) => (i.kind.kind === 'doc' ? varsFromEntries(i.entries).map((v) => ({ id: v.name, ...v })) : []),
 };
 
-const enabled = (i: Item) => enabledFlag(entryOf(i, 'config/enabled'));
+const enabled = (i: Item) => yesNo(entryOf(i, 'config/enabled'), true);
 
 /** Entry paths behind item fields. */
 const ENTRY_FIELDS: Record<string, string> = {

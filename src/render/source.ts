@@ -16,7 +16,7 @@ import { readAsset } from '../docs/assets';
 import { docKind } from '../docs/kind';
 import { formatVar, varsFromEntries, type DocVar } from '../docs/vars';
 import { assetRefs, varRefs, type VarView } from '../markup/markdown';
-import { toBase64 } from './outputs';
+import { toBase64 } from '../core/crypto';
 import { buildPage, type BuiltPage } from '../markup/page';
 import { authorProfiles } from './block-data';
 

@@ -1,5 +1,5 @@
 /**
- * The GraphQL schema: the resolvers over the SDL of type-defs.ts. Every resolver reads through the per-request
+ * The GraphQL schema: the resolvers over the SDL of schema.graphql. Every resolver reads through the per-request
  * loaders (src/gql/loaders.ts) and the same visibility rules as REST.
  */
 import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
@@ -10,13 +10,13 @@ import { yesNo } from '../core/yes-no';
 import { users, type User } from '../db/schema';
 import { candidateOrgs } from '../groups/visibility';
 import { candidateGroups, myGroups, shapeGroups, type GqlGroup, type GroupFilter } from './groups';
-import { entryOf, KINDS, listItems, type Item, type ListArgs } from './items';
+import { entryOf, KINDS, listItems, type Item, type ListArgs } from './item-lists';
 import type { Loaders } from './loaders';
 import { page, rfc2822, tagInfo, textOrNull } from './values';
 import { lastRunOf, runStats } from './jobs';
 import { PERSON_COLUMNS, profileShown, type PersonRow } from './people';
 import { mentionsOf, type GqlComment, type GqlTopic } from './topics';
-import { typeDefs } from './type-defs';
+import typeDefs from './schema.graphql';
 import { varsFromEntries } from '../docs/vars';
 import { parseChains } from '../jobs/chains';
 

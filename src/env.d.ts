@@ -1,4 +1,4 @@
-// Secrets and optional settings that wrangler.toml does not declare.
+// Secrets and optional settings that wrangler.toml does not declare, and the types of the text modules its [[rules]] import.
 declare namespace Cloudflare {
   interface Env {
     /** Operator token; the /v1/ops interface is disabled (404) without it. */
@@ -12,4 +12,19 @@ declare namespace Cloudflare {
     /** "off" switches the request rate limits (RATE_LIMIT and RATE_LIMIT_ADDRESS bindings) off. */
     RATE_LIMITING?: string;
   }
+}
+
+// Files wrangler.toml's [[rules]] (type "Text") import as their text: the GraphQL schema, the
+// explorer page and scripts that run in a browser page, not in the Worker.
+declare module '*.graphql' {
+  const text: string;
+  export default text;
+}
+declare module '*.html' {
+  const text: string;
+  export default text;
+}
+declare module '*.browser.js' {
+  const text: string;
+  export default text;
 }

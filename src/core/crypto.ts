@@ -1,4 +1,4 @@
-/** Hashing primitives on WebCrypto (available in Workers and workerd alike). */
+/** Hashing primitives on WebCrypto (available in Workers and workerd alike), random bytes and base64. */
 
 const enc = new TextEncoder();
 
@@ -17,6 +17,13 @@ export function base64url(bytes: Uint8Array): string {
   let bin = '';
   for (const b of bytes) bin += String.fromCharCode(b);
   return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** Bytes in standard base64 (in slices: a spread of a large array would overflow the call stack). */
+export function toBase64(bytes: Uint8Array): string {
+  let bin = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(bin);
 }
 
 export async function sha256Hex(data: string | BufferSource): Promise<string> {

@@ -5,13 +5,8 @@
  * attachment names are written as RFC 2231 `filename*=` with an ASCII fallback.
  */
 import { createMimeMessage, Mailbox } from 'mimetext';
+import { toBase64 } from './crypto';
 import type { OutboundMail } from './outbound';
-
-const b64 = (bytes: Uint8Array): string => {
-  let bin = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(bin);
-};
 
 /** Control characters (C0, DEL, C1) and the line separators: never part of a header value. */
 const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
@@ -76,7 +71,7 @@ export function buildMime(mail: OutboundMail & { from: string }): string {
     const part = msg.addAttachment({
       filename: ascii,
       contentType: safeType(a.content_type),
-      data: b64(a.content),
+      data: toBase64(a.content),
       ...(inline ? { inline: true, headers: { 'Content-ID': `<${a.filename}>` } } : {}),
     });
     // mimetext writes only filename="..."; the RFC 2231 form carries the name as it is.

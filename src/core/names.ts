@@ -1,4 +1,5 @@
 /** Names the API constrains, checked in one place. */
+import { base64url, randomBytes } from './crypto';
 import { badRequest } from './errors';
 
 /** Resource names: lowercase alphanumeric with optional underscores (spec). */
@@ -13,6 +14,12 @@ export const GROUP_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 export function checkName(value: string, pattern: RegExp, what: string): string {
   return checkKeyName(value, { pattern, max: Infinity, what });
 }
+
+/** A fresh shortname (of a resource, behind `/s/:shortname`, and of a run): 8 random characters, `[a-z0-9]`. */
+export const newShortname = (): string =>
+  base64url(randomBytes(6))
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, 'x');
 
 export const resourceName = (v: string, what = 'resource name') => checkName(v, RESOURCE_NAME, what);
 export const username = (v: string) => checkName(v, USERNAME, 'username');

@@ -6,7 +6,7 @@
 import { accessFromGrants, OWNER_ACCESS, type Access } from '../core/perms';
 import type { User } from '../db/schema';
 import type { LastRun } from '../jobs/runs';
-import type { Item } from './items';
+import type { Item } from './item-lists';
 import type { JobStats } from './job-stats';
 import type { Loaders } from './loaders';
 

@@ -1,6 +1,6 @@
 /**
  * Batched reads. A listing reads its page with the entries, sharing rows and tags of each
- * item in one statement (src/gql/items.ts); fields that need more (the caller's roles,
+ * item in one statement (src/gql/item-lists.ts); fields that need more (the caller's roles,
  * group options, a job's last run) ask a per-request DataLoader, which collects the keys
  * of one execution tick and answers them with one query. Ids travel as one JSON parameter
  * (`json_each`): D1 binds at most 100 per statement.
@@ -13,7 +13,7 @@ import { groups, members, resources, users, type ResourceKindName, type Role, ty
 import { groupEntries } from '../groups/schema';
 import { readableSharedWith } from '../groups/shared-items';
 import { optionsOf, shapeGroups, type GqlGroup } from './groups';
-import { selectItems, shapeItems, type Item, type Want } from './items';
+import { selectItems, shapeItems, type Item, type Want } from './item-lists';
 import { jobStatsLoader } from './job-stats';
 import { lastRunLoader } from './last-run';
 import { PERSON_COLUMNS, type PersonRow } from './people';

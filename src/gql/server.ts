@@ -15,7 +15,7 @@ import { readBytes } from '../core/http';
 import type { User } from '../db/schema';
 import { makeLoaders } from './loaders';
 import { maxReplyLevels, onCollapsed } from './reply-levels';
-import { schema, type GqlContext } from './schema';
+import { schema, type GqlContext } from './resolvers';
 import { LIMITS } from './values';
 
 interface ServerContext {

@@ -1,5 +1,5 @@
 /**
- * Pure rules of the GraphQL API: paging arguments, tag kinds, flag values, the query
+ * Pure rules of the GraphQL API: paging arguments, tag kinds, the query
  * limits and a SQL helper. No I/O here (unit-tested on their own).
  */
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
@@ -48,14 +48,6 @@ export function tagInfo(tag: string): { id: string; name: string; type: TagType 
   if (tag.startsWith('+')) return { id: tag, name: tag.slice(1), type: 'user' };
   if (tag.startsWith('=')) return { id: tag, name: tag.slice(1), type: 'category' };
   return { id: tag, name: tag, type: 'system' };
-}
-
-const FALSY = new Set(['no', 'n', 'nope', 'false', 'f', 'off', '0']);
-
-/** `config/enabled`: true unless set to a falsy word (no, n, nope, false, f, off, 0). */
-export function enabledFlag(value: string | null): boolean {
-  if (value === null) return true;
-  return !FALSY.has(value.trim().toLowerCase());
 }
 
 /** An optional text entry: null when unset or empty. */

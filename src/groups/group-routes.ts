@@ -11,7 +11,7 @@ import { jsonResponse, noContent } from '../core/http';
 import { listingResponse, listingResponses, type ListingItem, type Verb } from '../core/listing';
 import { groups, users, type Group, type Role, type User } from '../db/schema';
 import { loadGroup, SCOPES, type GroupRoutes } from './context';
-import { groupEntry, groupItem } from './items';
+import { groupEntry, groupItem } from './group-listing';
 import { createGroup, groupsOfMember, type NewGroup } from './members';
 import { checkSlug, isManager, orgGroupRef, orgRef, PICTURES, userGroupRef, type Picture } from './model';
 import { pictureKey } from './profile';

@@ -13,7 +13,7 @@ import { listingResponse, listingResponses, listingSchema } from '../core/listin
 import { groups, type Group } from '../db/schema';
 import { loadGroup, SCOPES, type GroupCtx } from './context';
 import { inboundAddressFrom, inboundAddressReads } from './inbound';
-import { groupItem } from './items';
+import { groupItem } from './group-listing';
 import { orgSection } from './org-sections';
 import { servePicture } from './profile';
 import { infoSchema } from './responses';

@@ -11,7 +11,7 @@ import { mediaType, noContent, readBytes, readText, readYesNo, textResponse } fr
 import { fileActions, filePerms, listingResponse, listingResponses, type EntryType, type ListingItem, type Verb } from '../core/listing';
 import { sniffType } from '../core/sniff';
 import { type GroupCtx, type GroupRoutes } from './context';
-import { groupEntry } from './items';
+import { groupEntry } from './group-listing';
 import { maskProblem, needsPremium, optionsFor, PICTURE_TYPES, PICTURES, PROFILE_TEXT_LIMITS, type OptionName, type Picture, type ProfileText } from './model';
 import { deleteRow, optionIsOn, orgPlan, pictureKey, readRow, rowsUnder, servePicture, setOption, upsertRow } from './profile';
 

@@ -16,7 +16,7 @@ import { members, ROLES, users, type Role, type User } from '../db/schema';
 import { groupEntries } from './schema';
 import { type GroupCtx, type GroupPreload, type GroupRoutes } from './context';
 import { inviteMail } from './invite-mail';
-import { groupEntry } from './items';
+import { groupEntry } from './group-listing';
 import { addMembership, moveMembership, removeMembership, roleHolders, writeMembership } from './members';
 import { checkUsername, decideRoleDelete, decideRolePut, parseRole, type Membership } from './model';
 import { membershipSchema } from './responses';

@@ -12,7 +12,7 @@ import { accessTo } from '../core/perms';
 import type { ResourceCtx } from '../core/resource';
 import { resources, users, type User } from '../db/schema';
 import { docKind } from '../docs/kind';
-import { cachedOutput, outputHash } from '../render/outputs';
+import { cachedOutput, outputHash } from '../render/output-cache';
 import type { RenderedMarkdown } from '../markup/markdown';
 import { documentPages } from '../render/source';
 

@@ -5,8 +5,8 @@
  */
 import { sha256Hex } from '../core/crypto';
 import { renderMarkdown, type RenderedMarkdown, type VarView } from '../markup/markdown';
-import type { AuthorProfile } from '../markup/sections';
-import { authorProfiles } from '../render/sections-data';
+import type { AuthorProfile } from '../markup/block-renderer';
+import { authorProfiles } from '../render/block-data';
 import { resolveVars, type VarScope } from '../render/source';
 import { resolveTheme } from '../markup/themes';
 import { DEFAULT_SIZE, SIZES } from './rules';
@@ -39,17 +39,17 @@ export interface ResolvedVars {
 const PLACEHOLDER = './assets-cid/';
 const PLACED = /(src|href)="\.\/assets-cid\/([a-z0-9][a-z0-9-]*(?:\.[a-z0-9]+)?)"/g;
 
-/** What section blocks show in a mail: author profiles (sections-data.ts) and the origin of document links. */
-export interface MailSections {
+/** What blocks show in a mail: author profiles (render/block-data.ts) and the origin of document links. */
+export interface MailBlocks {
   profiles?: Map<string, AuthorProfile>;
   origin?: string;
 }
 
-export function composeMail(values: Map<string, string>, fallbackSubject: string, resolved?: ResolvedVars, sections: MailSections = {}): Composed {
+export function composeMail(values: Map<string, string>, fallbackSubject: string, resolved?: ResolvedVars, blocks: MailBlocks = {}): Composed {
   const assets = new Set<string>();
   const rendered = renderMarkdown(values.get('content') ?? '', {
     ...(resolved ? { vars: resolved.vars } : {}),
-    sections: { target: 'mail', ...sections },
+    blocks: { target: 'mail', ...blocks },
     asset: (name) => {
       assets.add(name);
       return `${PLACEHOLDER}${name}`;

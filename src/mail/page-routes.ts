@@ -7,7 +7,7 @@ import type { Api } from '../core/api';
 import { sha256Base64 } from '../core/crypto';
 import { loadResource } from '../core/resource';
 import { pageHeaders, strictPolicy } from '../markup/strict-page';
-import { toBase64 } from '../render/outputs';
+import { toBase64 } from '../core/crypto';
 import { composeStored } from './compose';
 import { embedded } from './delivery';
 import { mailKind } from './kind';

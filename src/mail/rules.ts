@@ -1,15 +1,12 @@
 /**
  * Pure rules of the mail area (no I/O; unit-tested on their own): recipient list syntax,
- * the send request body, the content-keyed rate window, plan limits and option values.
+ * the send request body, the content-keyed rate window, plan limits and option values
+ * (the yes/no words of config/enabled are the core's: src/core/yes-no.ts).
  */
 import { z } from 'zod';
 import { GROUP_NAME, USERNAME } from '../core/names';
 
 // ---------------------------------------------------------------- option values
-
-/** These values of config/enabled mean "no"; anything else means "yes". */
-export const FALSY = ['no', 'n', 'nope', 'false', 'f', 'off', '0'];
-export const isFalsy = (value: string): boolean => FALSY.includes(value.trim().toLowerCase());
 
 /** config/size: width of the message body in px. */
 export const SIZES: Record<string, number> = { xs: 400, s: 600, m: 900, l: 1200 };

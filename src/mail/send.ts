@@ -7,10 +7,11 @@ import { sha256Hex } from '../core/crypto';
 import { jsonResponse, KiB, mediaType, readJson, readText } from '../core/http';
 import { appendLog } from '../core/log';
 import type { ResourceCtx } from '../core/resource';
+import { yesNo } from '../core/yes-no';
 import { assetTags } from './assets';
 import { composeStored, contentKey } from './compose';
 import { mailObject } from './kind';
-import { isFalsy, parseSendJson, parseSendText, planOf, recipientKey, SendRequestError, type SendRequest } from './rules';
+import { parseSendJson, parseSendText, planOf, recipientKey, SendRequestError, type SendRequest } from './rules';
 
 async function readSendRequest(rc: ResourceCtx): Promise<SendRequest> {
   try {
@@ -50,7 +51,7 @@ export async function send(rc: ResourceCtx): Promise<Response> {
   let enabled = true;
   if (req.action === 'send') {
     const values = rc.preloaded?.entries ?? new Map<string, string>();
-    enabled = !isFalsy(values.get('config/enabled') ?? 'true');
+    enabled = yesNo(values.get('config/enabled'), true);
     const composed = await composeStored(rc, values);
     windowKey = await sha256Hex(`${await contentKey(composed, await assetTags(rc.env, rc.resource.id, composed.assets))}|${key}`);
   }

@@ -4,7 +4,7 @@
  * a line `{{ page }}` that starts a new page (a new slide for `pres`), and variable
  * references `{/u/<user>/d/<doc>/v/<var>}` that render as the variable's formatted value
  * (never inside code). Output HTML is sanitized (xss): no script, no event handlers, no
- * javascript: urls. Section blocks (`{{ callout ... }}` ... `{{ /callout }}`, sections.ts) are
+ * javascript: urls. Blocks (`{{ callout ... }}` ... `{{ /callout }}`, block-parser.ts) are
  * parsed before markdown; their bodies render as markdown, each piece sanitized, inside
  * wrappers built from validated parameters only. Pure functions: no I/O. Mail uses
  * `renderMarkdown` for e-mail bodies.
@@ -14,7 +14,8 @@ import * as xssModule from 'xss';
 import { parse as parseYaml } from 'yaml';
 import { escapeHtml } from './escape';
 import { boundMarkdown } from './markdown-bounds';
-import { parseSections, renderSections, sectionRefs, type DocRef, type RenderedSections, type SectionContext, type SectionNode, type TextNode } from './sections';
+import { blockRefs, parseBlocks, type ContentNode, type DocRef, type TextNode } from './block-parser';
+import { renderBlocks, type BlockContext, type RenderedBlocks } from './block-renderer';
 
 export interface RenderedMarkdown {
   /** Sanitized HTML of the whole document (pages one after the other). */
@@ -27,14 +28,14 @@ export interface RenderedMarkdown {
   pageTexts: string[];
   /** Front matter fields (title, author, date, subtitle, theme) that were given. */
   meta: Record<string, string>;
-  /** CSS rules of the section blocks' generated classes (documents: into the page's style element). */
+  /** CSS rules of the blocks' generated classes (documents: into the page's style element). */
   css: string[];
   /** Plain text of the `preview` blocks (e-mail: the inbox preview; empty for documents). */
   preview: string;
   /** Documents named by `attachment` blocks (e-mail only). */
-  attachments: RenderedSections['attachments'];
-  /** Whether the content has section blocks (their CSS is then needed). */
-  sectionBlocks: boolean;
+  attachments: RenderedBlocks['attachments'];
+  /** Whether the content has blocks (their CSS is then needed). */
+  hasBlocks: boolean;
 }
 
 /** A variable reference `{/u/<user>/d/<doc>/v/<var>}` found in content. */
@@ -61,7 +62,7 @@ export interface RenderOptions {
   /** Maps an asset name (from `assets/<name>` references) to the url to use, or null to leave it. */
   asset?: (name: string) => string | null;
   /** How section blocks render (default: for a document, usernames only in author blocks). */
-  sections?: SectionContext;
+  blocks?: BlockContext;
 }
 
 export const META_KEYS = ['title', 'author', 'date', 'subtitle', 'theme'] as const;
@@ -200,10 +201,10 @@ function lexPiece(marked: Marked, body: string, opts: RenderOptions): TokensList
 }
 
 /**
- * The markdown pieces of a section tree, in order, as the renderer lexes them: the text of
+ * The markdown pieces of a content tree, in order, as the renderer lexes them: the text of
  * every block (nested ones too) except the raw HTML directly inside an `html` block.
  */
-export function markdownPieces(nodes: SectionNode[], raw = false, out: TextNode[] = []): TextNode[] {
+export function markdownPieces(nodes: ContentNode[], raw = false, out: TextNode[] = []): TextNode[] {
   for (const n of nodes) {
     if (n.type === 'text' && !raw) out.push(n);
     else if (n.type === 'block') markdownPieces(n.children, n.kind === 'html', out);
@@ -212,14 +213,14 @@ export function markdownPieces(nodes: SectionNode[], raw = false, out: TextNode[
 }
 
 /** Every token of the content's markdown pieces, lexed piece by piece as the renderer does. */
-function walkPieces(tree: SectionNode[], visit: (t: Tokens.Generic) => void): void {
+function walkPieces(tree: ContentNode[], visit: (t: Tokens.Generic) => void): void {
   const marked = new Marked(extensions({}));
   for (const piece of markdownPieces(tree)) marked.walkTokens(lexPiece(marked, piece.text, {}), visit);
 }
 
-const sectionTree = (source: string) => parseSections(splitFrontMatter(source).body);
+const contentTree = (source: string) => parseBlocks(splitFrontMatter(source).body);
 
-function varRefsIn(tree: SectionNode[]): VarRef[] {
+function varRefsIn(tree: ContentNode[]): VarRef[] {
   const out = new Map<string, VarRef>();
   walkPieces(tree, (t) => {
     if (t.type === 'varref') out.set((t as VarRefToken).ref.key, (t as VarRefToken).ref);
@@ -229,13 +230,13 @@ function varRefsIn(tree: SectionNode[]): VarRef[] {
 
 /** Every variable reference outside code, in order of appearance (duplicates removed). */
 export function varRefs(source: string): VarRef[] {
-  return varRefsIn(sectionTree(source));
+  return varRefsIn(contentTree(source));
 }
 
 /** Every `assets/<name>` an image or link of the content points at. */
 export function assetRefs(source: string): string[] {
   const out = new Set<string>();
-  walkPieces(sectionTree(source), (t) => {
+  walkPieces(contentTree(source), (t) => {
     if (t.type !== 'image' && t.type !== 'link') return;
     const m = ASSET_REF.exec((t as Tokens.Link).href);
     if (m) out.add(m[1]!);
@@ -245,8 +246,8 @@ export function assetRefs(source: string): string[] {
 
 /** What content names that its render reads from storage: variables, attached documents, authors. */
 export function contentRefs(source: string): { vars: VarRef[]; attachments: DocRef[]; authors: string[] } {
-  const tree = sectionTree(source);
-  return { vars: varRefsIn(tree), ...sectionRefs(tree) };
+  const tree = contentTree(source);
+  return { vars: varRefsIn(tree), ...blockRefs(tree) };
 }
 
 // CommonJS module: its namespace may arrive as `default` depending on the bundler.
@@ -333,7 +334,7 @@ export function htmlToText(html: string): string {
 /** Renders the platform's markdown to sanitized HTML, page by page. */
 export function renderMarkdown(source: string, opts: RenderOptions = {}): RenderedMarkdown {
   const { meta, body } = splitFrontMatter(source);
-  const tree = parseSections(body);
+  const tree = parseBlocks(body);
   // Every markdown piece is lexed first, so that reference links resolve across pieces.
   const marked = new Marked(extensions(opts));
   const lexed = new Map<TextNode, TokensList>();
@@ -343,16 +344,16 @@ export function renderMarkdown(source: string, opts: RenderOptions = {}): Render
     for (const [k, v] of Object.entries(tokens.links)) if (!(k in links)) links[k] = v;
     lexed.set(n, tokens);
   }
-  const sections = renderSections(
+  const blocks = renderBlocks(
     tree,
-    opts.sections ?? { target: 'document' },
+    opts.blocks ?? { target: 'document' },
     (n) => {
       const tokens = lexed.get(n);
       return tokens ? sanitizeHtml(marked.parser(Object.assign(tokens, { links }))) : '';
     },
     sanitizeHtml,
   );
-  const pages = sections.pages;
+  const pages = blocks.pages;
   const pageTexts = pages.map(htmlToText);
   return {
     html: pages.join('\n'),
@@ -360,9 +361,9 @@ export function renderMarkdown(source: string, opts: RenderOptions = {}): Render
     text: pageTexts.filter(Boolean).join('\n\n'),
     pageTexts,
     meta,
-    css: sections.css,
-    preview: htmlToText(sections.preview).replace(/\s+/g, ' ').trim(),
-    attachments: sections.attachments,
-    sectionBlocks: sections.used,
+    css: blocks.css,
+    preview: htmlToText(blocks.preview).replace(/\s+/g, ' ').trim(),
+    attachments: blocks.attachments,
+    hasBlocks: blocks.used,
   };
 }

@@ -7,7 +7,7 @@
 import { sha256Base64 } from '../core/crypto';
 import { escapeHtml } from './escape';
 import { renderMarkdown, splitFrontMatter, type RenderedMarkdown, type VarView } from './markdown';
-import { sectionsCss, type AuthorProfile } from './sections';
+import { blocksCss, type AuthorProfile } from './block-renderer';
 import { strictPage, strictPolicy } from './strict-page';
 import { layoutCss, ORG_THEME, pageSizeCss, resolveTheme, resolveType, themeCss, type DocType, type Theme } from './themes';
 
@@ -25,7 +25,7 @@ export interface PageInput {
   varColors: Map<string, string>;
   /** Url for an asset name, or null to leave the reference as written. */
   asset: (name: string) => string | null;
-  /** Profiles author blocks may show, by username (render/sections-data.ts authorProfiles). */
+  /** Profiles author blocks may show, by username (render/block-data.ts authorProfiles). */
   profiles?: Map<string, AuthorProfile>;
 }
 
@@ -89,7 +89,7 @@ export function effectiveTheme(configTheme: string, content: string): string {
 }
 
 export async function buildPage(input: PageInput): Promise<BuiltPage> {
-  const markdown = renderMarkdown(input.content, { vars: input.vars, asset: input.asset, sections: { target: 'document', profiles: input.profiles } });
+  const markdown = renderMarkdown(input.content, { vars: input.vars, asset: input.asset, blocks: { target: 'document', profiles: input.profiles } });
   const type = resolveType(input.type);
   const requested = requestedTheme(input.theme, markdown.meta);
   const { theme, known } = resolveTheme(requested);
@@ -97,7 +97,7 @@ export async function buildPage(input: PageInput): Promise<BuiltPage> {
     .filter(([, c]) => CSS_COLOR.test(c))
     .map(([cls, c]) => `.${cls}{color:${c}}`)
     .join('');
-  const blockCss = markdown.sectionBlocks ? sectionsCss() + markdown.css.join('') : '';
+  const blockCss = markdown.hasBlocks ? blocksCss() + markdown.css.join('') : '';
   const style =
     themeCss(theme) + layoutCss(type) + varCss + blockCss + (input.customCss ? `\n/* custom.css */\n${prepareCustomCss(input.customCss, input.asset)}\n` : '') + pageSizeCss(type);
   const hash = await sha256Base64(style);

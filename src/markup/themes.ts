@@ -188,7 +188,7 @@ export function layoutCss(type: DocType): string {
 `;
     default:
       // In print every .page is exactly one A4 sheet: the renderer has already moved what
-      // overflows a sheet onto a new one (render/outputs.ts), so PDF pages and PPTX slides agree.
+      // overflows a sheet onto a new one (render/sheets.browser.js), so PDF pages and PPTX slides agree.
       return `.page{width:794px;min-height:1123px;margin:24px auto;padding:72px 68px;box-shadow:0 1px 6px rgba(0,0,0,.3)}
 @media print{html{background:var(--bg)}.page{width:${A4_SHEET.width}px;height:${A4_SHEET.height}px;min-height:0;overflow:hidden;margin:0;padding:72px 68px;box-shadow:none;break-after:page}.page:last-child{break-after:auto}}
 `;

@@ -3,7 +3,7 @@
  * aliases): keyed by the page in `key` mode (ETag, R2 cache), rendered on a miss.
  */
 import type { ResourceCtx } from '../core/resource';
-import { cachedOutput, MAX_RENDER_PAGES, outputHash, OUTPUT_TYPES, RENDER_DEADLINE_MS, type OutputName } from './outputs';
+import { cachedOutput, MAX_RENDER_PAGES, outputHash, OUTPUT_TYPES, RENDER_DEADLINE_MS, type OutputName } from './output-cache';
 import { documentPages } from './source';
 
 export const OUTPUTS: { name: OutputName; alias: 'pdf' | 'pptx'; summary: string; disposition: 'inline' | 'attachment'; ext: string }[] = [

@@ -16,9 +16,9 @@ import { readAsset } from '../docs/assets';
 import { docKind } from '../docs/kind';
 import { formatVar, varsFromEntries, type DocVar } from '../docs/vars';
 import { assetRefs, varRefs, type VarView } from '../markup/markdown';
-import { toBase64 } from './outputs';
+import { toBase64 } from '../core/crypto';
 import { buildPage, type BuiltPage } from '../markup/page';
-import { authorProfiles } from './sections-data';
+import { authorProfiles } from './block-data';
 
 /** Asset names custom CSS refers to with url(assets/<name>). */
 export function cssAssetRefs(css: string): string[] {

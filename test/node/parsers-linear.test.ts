@@ -6,7 +6,7 @@
  * bound. Only the parser call is timed (median of several samples after a warm-up).
  */
 import { describe, expect, it } from 'vitest';
-import { parseSections } from '../../src/markup/sections';
+import { parseBlocks } from '../../src/markup/block-parser';
 import { assetRefs, contentRefs, htmlToText, renderMarkdown, splitFrontMatter, varRefs } from '../../src/markup/markdown';
 import { prepareCustomCss } from '../../src/markup/page';
 import { formatVar, varAttrProblem, VAR_DEFAULTS, type DocVar } from '../../src/docs/vars';
@@ -157,9 +157,9 @@ const enc = new TextEncoder();
 
 const PARSERS: Parser[] = [
   {
-    name: 'section blocks (parseSections)',
+    name: 'section blocks (parseBlocks)',
     cap: CONTENT_LIMIT,
-    run: parseSections,
+    run: parseBlocks,
     shapes: {
       ...GENERIC,
       'parameter line of spaces': fill(' ', '{{ callout a', 'b\n'),

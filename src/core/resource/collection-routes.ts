@@ -9,7 +9,7 @@ import { listingItemSchema, listingResponse, listingResponses } from '../listing
 import { appendLog } from '../log';
 import { resourceName } from '../names';
 import { OWNER_ACCESS } from '../perms';
-import { resourceItem } from './items';
+import { resourceItem } from './listing-items';
 import type { ResourceKind } from './kind';
 import { createResource } from './store';
 import { visibleWhere, visibleWithAccessQuery, withAccess } from './visibility';

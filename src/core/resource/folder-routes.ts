@@ -11,7 +11,7 @@ import { jsonResponse, mediaType, noContent, readJson, readText } from '../http'
 import { listingItemSchema, listingResponse, listingResponses, listingSchema } from '../listing';
 import { resourceName } from '../names';
 import { OWNER_ACCESS, permList } from '../perms';
-import { folderItems, listingItem, resourceItem } from './items';
+import { folderItems, listingItem, resourceItem } from './listing-items';
 import type { ResourceKind, ResourceRoutes } from './kind';
 import { requireAccess } from './load';
 import { callerTagsQuery, copyResource, renameResource } from './store';

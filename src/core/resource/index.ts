@@ -7,14 +7,14 @@
  *
  * kind.ts what a kind declares; load.ts the loaded resource and access checks;
  * visibility.ts the share-visibility SQL; references.ts what a write by someone other than
- * the owner may name; store.ts create, rename, copy; items.ts listing items; router.ts the
+ * the owner may name; store.ts create, rename, copy; listing-items.ts listing items; router.ts the
  * scope below one resource; routes.ts the table of common routes, whose handlers live in
  * <family>-routes.ts (collection, folder, entry, share, tag, log).
  */
 export type { EntrySpec, Preload, Preloaded, Reference, ResourceCtx, ResourceKind, ResourceRoutes, ResourceRouteSpec, ResourceScoped } from './kind';
 export { findUser, loadResource, requireAccess } from './load';
 export { readableThroughShare, visibleResources, visibleWhere } from './visibility';
-export { folderItems, listingItem } from './items';
+export { folderItems, listingItem } from './listing-items';
 export { resourceRouter } from './router';
 export { fixedFolderRoute } from './folder-routes';
 export { resourceRoutes } from './routes';

@@ -7,7 +7,7 @@ import { jsonResponse, noContent } from '../http';
 import { listingResponse, listingResponses, type Verb } from '../listing';
 import { logInsert } from '../log';
 import { joinedGroupQuery, noSuchGroup, parseShareEntry } from '../sharing';
-import { listingItem } from './items';
+import { listingItem } from './listing-items';
 import type { ResourceKind, ResourceRoutes } from './kind';
 import { logEvent } from './log-routes';
 

@@ -4,17 +4,12 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { resources, tags, type Resource, type User } from '../../db/schema';
 import { nowIso } from '../clock';
 import type { Ctx } from '../context';
-import { base64url, randomBytes } from '../crypto';
 import { copyEntryStatements, d1Chunks, deleteBlobs } from '../entries';
 import { conflict, notFound } from '../errors';
 import { logInsert } from '../log';
+import { newShortname } from '../names';
 import type { ResourceCtx, ResourceKind } from './kind';
 import { namedResource } from './load';
-
-const shortnameOf = () =>
-  base64url(randomBytes(6))
-    .toLowerCase()
-    .replace(/[^a-z0-9]/g, 'x');
 
 /** After a failed insert or rename: 409 when the failure was the owner's name already taken by a resource of the kind. */
 async function refuseTakenName(ctx: Ctx, kind: ResourceKind, ownerId: number, name: string): Promise<void> {
@@ -32,7 +27,7 @@ export async function createResource(ctx: Ctx, kind: ResourceKind, owner: User, 
     try {
       const row = await ctx.db
         .insert(resources)
-        .values({ kind: kind.kind, owner_id: owner.id, name, shortname: shortnameOf(), created_on: now, last_modified: now })
+        .values({ kind: kind.kind, owner_id: owner.id, name, shortname: newShortname(), created_on: now, last_modified: now })
         .returning()
         .get();
       return row;

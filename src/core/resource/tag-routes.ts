@@ -5,7 +5,7 @@ import { nowIso } from '../clock';
 import { badRequest, conflict, notFound } from '../errors';
 import { jsonResponse, noContent } from '../http';
 import { listingResponse, listingResponses } from '../listing';
-import { listingItem } from './items';
+import { listingItem } from './listing-items';
 import type { ResourceRoutes } from './kind';
 
 export const SYSTEM_TAGS = ['fav', 'like', 'ignore', 'wip', 'archived'];

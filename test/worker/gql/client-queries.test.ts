@@ -3,7 +3,7 @@
 // schema field by field, runs within the limits, and answers what the client reads.
 import { parse, validate } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { schema } from '../../../src/gql/schema';
+import { schema } from '../../../src/gql/resolvers';
 import {
   crossVars,
   getGroupTopics,

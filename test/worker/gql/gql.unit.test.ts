@@ -1,6 +1,7 @@
 // Pure rules of the GraphQL API: paging, tags, flags, limits.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LIMIT, enabledFlag, MAX_LIMIT, mentionsIn, page, rfc2822, tagInfo, textOrNull } from '../../../src/gql/values';
+import { yesNo } from '../../../src/core/yes-no';
+import { DEFAULT_LIMIT, MAX_LIMIT, mentionsIn, page, rfc2822, tagInfo, textOrNull } from '../../../src/gql/values';
 import { commentTree } from '../../../src/gql/topics';
 import { rfc2822Utc } from '../../../src/core/dates';
 
@@ -29,10 +30,10 @@ describe('tags: id as written, bare name, kind', () => {
 
 describe('config/enabled', () => {
   it('is true when unset or truthy', () => {
-    for (const v of [null, 'true', 'yes', 'on', '1', '']) expect(enabledFlag(v)).toBe(true);
+    for (const v of [null, 'true', 'yes', 'on', '1', '']) expect(yesNo(v, true)).toBe(true);
   });
   it('is false for the falsy words (no, n, nope, false, f, off, 0), in any case and with whitespace', () => {
-    for (const v of ['no', 'n', 'nope', 'false', 'f', 'off', '0', 'FALSE', ' no\n']) expect(enabledFlag(v)).toBe(false);
+    for (const v of ['no', 'n', 'nope', 'false', 'f', 'off', '0', 'FALSE', ' no\n']) expect(yesNo(v, true)).toBe(false);
   });
 });
 

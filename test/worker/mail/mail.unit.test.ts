@@ -3,7 +3,8 @@ import PostalMime from 'postal-mime';
 import { describe, expect, it } from 'vitest';
 import { composeMail, contentKey, personalise } from '../../../src/mail/compose';
 import { buildMime } from '../../../src/core/mime';
-import { checkWindow, isFalsy, parseRecipientList, parseSendJson, parseSendText, recipientKey, runStatus, SendRequestError, WINDOW_MS } from '../../../src/mail/rules';
+import { yesNo } from '../../../src/core/yes-no';
+import { checkWindow, parseRecipientList, parseSendJson, parseSendText, recipientKey, runStatus, SendRequestError, WINDOW_MS } from '../../../src/mail/rules';
 import { runsTable } from '../../../src/mail/stats-routes';
 import { burstProblems } from './burst';
 
@@ -76,8 +77,8 @@ describe('the rate window (10 per 30 minutes)', () => {
 });
 
 describe('options and outcomes', () => {
-  it.each(['no', 'n', 'nope', 'false', 'f', 'off', '0', 'NO', ' off '])('config/enabled %j is falsy', (v) => expect(isFalsy(v)).toBe(true));
-  it.each(['true', 'yes', '', 'on', '1', 'maybe'])('config/enabled %j is not falsy', (v) => expect(isFalsy(v)).toBe(false));
+  it.each(['no', 'n', 'nope', 'false', 'f', 'off', '0', 'NO', ' off '])('config/enabled %j is falsy', (v) => expect(yesNo(v, true)).toBe(false));
+  it.each(['true', 'yes', '', 'on', '1', 'maybe'])('config/enabled %j is not falsy', (v) => expect(yesNo(v, true)).toBe(true));
   it('a run is delivered, partial or failed', () => {
     const t = { recipients: 2, delivered: 2, suppressed: 0, skipped: 0, failed: 0 };
     expect(runStatus(t)).toBe('delivered');

@@ -8,7 +8,7 @@ import { HttpError } from '../../../src/core/errors';
 import { loadResource } from '../../../src/core/resource';
 import { resourceLog, users } from '../../../src/db/schema';
 import { docKind } from '../../../src/docs/kind';
-import { cachedOutput, outputHash } from '../../../src/render/outputs';
+import { cachedOutput, outputHash } from '../../../src/render/output-cache';
 import { documentPages } from '../../../src/render/source';
 import { call, makeUser, unique, type TestUser } from '../helpers';
 

@@ -11,7 +11,9 @@ import { HttpError } from '../../../src/core/errors';
 import { loadResource, type ResourceCtx } from '../../../src/core/resource';
 import { users } from '../../../src/db/schema';
 import { docKind } from '../../../src/docs/kind';
-import { cachedOutput, closeReleasedSessions, outputHash, MAX_RENDER_PAGES, pdfPageCount, type OutputName, type RenderLimits } from '../../../src/render/outputs';
+import { closeReleasedSessions } from '../../../src/render/browser-sessions';
+import { cachedOutput, outputHash, MAX_RENDER_PAGES, type OutputName, type RenderLimits } from '../../../src/render/output-cache';
+import { pdfPageCount } from '../../../src/render/pdf';
 import { documentPages } from '../../../src/render/source';
 import { call, makeUser, unique, type TestUser } from '../helpers';
 

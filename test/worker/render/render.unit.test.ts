@@ -1,7 +1,10 @@
 /** Pure parts of rendering: the platform's markdown, sanitization, themes, page building, geometry. */
 import { describe, expect, it } from 'vitest';
 import { assetRefs, htmlToText, renderMarkdown, sanitizeHtml, splitFrontMatter, varRefs } from '../../../src/markup/markdown';
-import { fitImage, keepAliveMs, pdfPageCount, sheetScript } from '../../../src/render/outputs';
+import { keepAliveMs } from '../../../src/render/browser-sessions';
+import { pdfPageCount } from '../../../src/render/pdf';
+import { fitImage } from '../../../src/render/pptx';
+import { sheetScript } from '../../../src/render/print-layout';
 import { buildPage, effectiveTheme, prepareCustomCss, type PageInput } from '../../../src/markup/page';
 import { assetVersionUrl, cssAssetRefs } from '../../../src/render/source';
 import { geometry, resolveTheme, resolveType, THEMES } from '../../../src/markup/themes';
@@ -211,9 +214,9 @@ describe('geometry helpers', () => {
 
 describe('browser keep-alive setting', () => {
   it('sheet layout: doc/docs cut sections into A4 sheets, pres keeps one slide per section, blog/web are one page', () => {
-    expect(sheetScript('doc', 200)).toContain('const sheetHeight = 1122, max = 200;');
-    expect(sheetScript('docs', 5)).toContain('for (const first of true ?');
-    expect(sheetScript('pres', 200)).toContain('for (const first of false ?');
+    expect(sheetScript('doc', 200)).toMatch(/\)\(1122, 200, true\)$/);
+    expect(sheetScript('docs', 5)).toMatch(/\)\(1122, 5, true\)$/);
+    expect(sheetScript('pres', 200)).toMatch(/\)\(1122, 200, false\)$/);
     expect(sheetScript('blog', 200)).toContain("document.querySelector('main.document').innerText");
   });
   it('off unless BROWSER_KEEP_ALIVE_MS is a positive number; capped at 10 minutes', () => {

@@ -1,21 +1,22 @@
 /**
- * The GraphQL schema: the resolvers over the SDL of type-defs.ts. Every resolver reads through the per-request
+ * The GraphQL schema: the resolvers over the SDL of schema.graphql. Every resolver reads through the per-request
  * loaders (src/gql/loaders.ts) and the same visibility rules as REST.
  */
 import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 import { createSchema } from 'graphql-yoga';
 import { and, asc, eq, or } from 'drizzle-orm';
 import type { Db } from '../core/context';
+import { yesNo } from '../core/yes-no';
 import { users, type User } from '../db/schema';
 import { candidateOrgs } from '../groups/visibility';
 import { candidateGroups, myGroups, shapeGroups, type GqlGroup, type GroupFilter } from './groups';
-import { entryOf, KINDS, listItems, type Item, type ListArgs } from './items';
+import { entryOf, KINDS, listItems, type Item, type ListArgs } from './item-lists';
 import type { Loaders } from './loaders';
-import { enabledFlag, page, rfc2822, tagInfo, textOrNull } from './values';
+import { page, rfc2822, tagInfo, textOrNull } from './values';
 import { lastRunOf, runStats } from './jobs';
 import { PERSON_COLUMNS, profileShown, type PersonRow } from './people';
 import { mentionsOf, type GqlComment, type GqlTopic } from './topics';
-import { typeDefs } from './type-defs';
+import typeDefs from './schema.graphql';
 import { varsFromEntries } from '../docs/vars';
 import { parseChains } from '../jobs/chains';
 
@@ -49,7 +50,7 @@ const itemFields = {
   vars: (i: Item) => (i.kind.kind === 'doc' ? varsFromEntries(i.entries).map((v) => ({ id: v.name, ...v })) : []),
 };
 
-const enabled = (i: Item) => enabledFlag(entryOf(i, 'config/enabled'));
+const enabled = (i: Item) => yesNo(entryOf(i, 'config/enabled'), true);
 
 /** Entry paths behind item fields. */
 const ENTRY_FIELDS: Record<string, string> = {

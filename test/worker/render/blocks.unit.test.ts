@@ -2,10 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import { renderMarkdown } from '../../../src/markup/markdown';
 import { buildPage, type PageInput } from '../../../src/markup/page';
-import { commonDecls, parseDocRef, parseSections, sectionRefs, type BlockNode } from '../../../src/markup/sections';
+import { blockRefs, parseBlocks, parseDocRef, type BlockNode } from '../../../src/markup/block-parser';
+import { commonDecls } from '../../../src/markup/block-renderer';
 
-const doc = (src: string, profiles?: Map<string, { username: string; name?: string; bio?: string }>) => renderMarkdown(src, { sections: { target: 'document', profiles } });
-const mail = (src: string) => renderMarkdown(src, { sections: { target: 'mail', origin: 'https://nvm.test' } });
+const doc = (src: string, profiles?: Map<string, { username: string; name?: string; bio?: string }>) => renderMarkdown(src, { blocks: { target: 'document', profiles } });
+const mail = (src: string) => renderMarkdown(src, { blocks: { target: 'mail', origin: 'https://nvm.test' } });
 
 /** What the python library writes for a callout. */
 const CALLOUT = '{{ callout\n  type: warning\n  desc: Mind the gap\n}}\nThe **body** text.\n{{ /callout }}\n';
@@ -14,7 +15,7 @@ const noBraces = (s: string) => expect(s).not.toMatch(/\{\{|\}\}/);
 
 describe('grammar', () => {
   it('a block: kind, key: value parameters, positional first line, markdown body', () => {
-    const [b] = parseSections('{{ author\n  alice\n  include bio: true\n  Override_Bio: Hi there\n}}\n{{ /author }}\n') as [BlockNode];
+    const [b] = parseBlocks('{{ author\n  alice\n  include bio: true\n  Override_Bio: Hi there\n}}\n{{ /author }}\n') as [BlockNode];
     expect(b).toMatchObject({ type: 'block', kind: 'author', known: true, positional: ['alice'] });
     expect([...b.params]).toEqual([
       ['include bio', 'true'],
@@ -23,7 +24,7 @@ describe('grammar', () => {
   });
 
   it('blocks nest; a closer closes the innermost block of its kind', () => {
-    const tree = parseSections('{{ callout }}\nouter\n{{ paragraph\n  font size: l\n}}\ninner\n{{ /paragraph }}\nafter\n{{ /callout }}\nend\n');
+    const tree = parseBlocks('{{ callout }}\nouter\n{{ paragraph\n  font size: l\n}}\ninner\n{{ /paragraph }}\nafter\n{{ /callout }}\nend\n');
     expect(tree).toHaveLength(2);
     const outer = tree[0] as BlockNode;
     expect(outer.children.map((c) => c.type)).toEqual(['text', 'block', 'text']);
@@ -92,14 +93,14 @@ describe('grammar', () => {
     ];
     for (const src of inputs) {
       const t0 = Date.now();
-      parseSections(src);
+      parseBlocks(src);
       expect(Date.now() - t0, src.slice(0, 20)).toBeLessThan(3000);
     }
   });
 
   it('references: attachment and author blocks are gathered for the loaders', () => {
-    const tree = parseSections('{{ author\n  username: @Bob\n}}\n{{ /author }}\n{{ attachment\n  ref: /u/bob/d/report\n}}\n{{ /attachment }}\n{{ author\n  bob\n}}\n{{ /author }}');
-    expect(sectionRefs(tree)).toEqual({ authors: ['bob'], attachments: [{ user: 'bob', doc: 'report' }] });
+    const tree = parseBlocks('{{ author\n  username: @Bob\n}}\n{{ /author }}\n{{ attachment\n  ref: /u/bob/d/report\n}}\n{{ /attachment }}\n{{ author\n  bob\n}}\n{{ /author }}');
+    expect(blockRefs(tree)).toEqual({ authors: ['bob'], attachments: [{ user: 'bob', doc: 'report' }] });
     expect(parseDocRef('https://x.test/u/a/d/b')).toEqual({ user: 'a', doc: 'b' });
     expect(parseDocRef('javascript:alert(1)')).toBeNull();
   });

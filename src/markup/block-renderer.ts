@@ -1,293 +1,14 @@
 /**
- * Section blocks in content (documents and e-mails), as the python library writes them:
- *
- *     {{ callout
- *       type: warning
- *       desc: Heads up
- *     }}
- *     markdown body
- *     {{ /callout }}
- *
- * A block opens with `{{ <kind>` (anything after the kind on that line is a parameter
- * line), then indented parameter lines `key: value` (a line without `key:` is
- * positional: the username of `author`, the reference of `attachment` and `vis`), then
- * `}}`; it holds markdown and closes with `{{ /<kind> }}`. `{{ page ... }}` stands alone.
- *
- * Pure functions: `parseSections` (the grammar, line based, fenced-code aware, to a tree)
- * and `renderSections` (the tree to HTML, given a renderer for the markdown pieces).
- * Degrading rules: a known block without its closer ends with its parent (or the
- * content); a header without `}}` ends at the first unindented or blank line; a stray
- * closer of a known kind is dropped; a block of an unknown kind renders its body (and is
- * only a block when its closer follows, else its lines stay text); `{{ page }}` inside a
- * block is dropped. So no line of a known block's syntax reaches a reader.
+ * Blocks rendered to HTML (the tree block-parser.ts makes), given a renderer for the
+ * markdown pieces; pure functions.
  *
  * Styles come only from fixed tables and strictly validated colours (never raw CSS):
  * inline `style` attributes for e-mail, generated classes (collected into `css`) for
  * documents, whose Content-Security-Policy forbids style attributes.
  */
+import { yesNo } from '../core/yes-no';
+import { authorOf, paramOrFirst, parseDocRef, type BlockNode, type ContentNode, type DocRef, type TextNode } from './block-parser';
 import { escapeHtml } from './escape';
-
-export const SECTION_KINDS = ['callout', 'preview', 'paragraph', 'author', 'attachment', 'html', 'vis', 'page'] as const;
-export type SectionKind = (typeof SECTION_KINDS)[number];
-
-export interface TextNode {
-  type: 'text';
-  /** Markdown (raw HTML for the text directly inside an `html` block). */
-  text: string;
-}
-export interface BlockNode {
-  type: 'block';
-  /** Lower-case kind as written. */
-  kind: string;
-  known: boolean;
-  /** `key: value` parameters; keys lower-case, `_` and runs of spaces as one space. */
-  params: Map<string, string>;
-  /** Parameter lines without a key, in order. */
-  positional: string[];
-  children: SectionNode[];
-}
-export interface PageNode {
-  type: 'page';
-  params: Map<string, string>;
-}
-export type SectionNode = TextNode | BlockNode | PageNode;
-
-const KNOWN = new Set<string>(SECTION_KINDS);
-/** Deepest nesting of blocks; an opener deeper than this is dropped (its body stays). */
-export const MAX_DEPTH = 16;
-/** Longest header (parameter lines) of one block. */
-const MAX_HEADER_LINES = 64;
-
-const OPENER = /^ {0,3}\{\{[ \t]*([a-zA-Z][a-zA-Z0-9_-]*)(.*)$/;
-const CLOSER = /^ {0,3}\{\{[ \t]*\/[ \t]*([a-zA-Z][a-zA-Z0-9_-]*)[ \t]*\}\}[ \t]*$/;
-const FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
-
-const KEY = /^[a-zA-Z][a-zA-Z0-9_ -]*$/;
-const LINE_BREAK = /[\n\r\u2028\u2029]/;
-const isBlank = (c: string | undefined) => c === ' ' || c === '\t';
-
-/**
- * `key: value` of a trimmed parameter line, or null: the key is everything before the
- * first `:` (trailing spaces and tabs dropped), the value everything after it (leading
- * ones dropped). A scan, not a regex: a lazy key followed by `[ \t]*:` retries every
- * length of a long run of spaces, which is quadratic.
- */
-function keyValue(s: string): [key: string, value: string] | null {
-  const colon = s.indexOf(':');
-  if (colon < 0) return null;
-  let end = colon;
-  while (end > 0 && isBlank(s[end - 1])) end--;
-  const key = s.slice(0, end);
-  if (!KEY.test(key)) return null;
-  let from = colon + 1;
-  while (isBlank(s[from])) from++;
-  const value = s.slice(from);
-  return LINE_BREAK.test(value) ? null : [key, value];
-}
-
-function paramLine(line: string, params: Map<string, string>, positional: string[]): void {
-  const s = line.trim();
-  if (!s) return;
-  const kv = keyValue(s);
-  if (kv && !kv[1].startsWith('//')) {
-    const key = kv[0].toLowerCase().replace(/[_ \t]+/g, ' ');
-    if (!params.has(key)) params.set(key, kv[1].trim());
-  } else positional.push(s);
-}
-
-/** A closer at the end of a line (tested on the line from its last `{{`). */
-const TAIL_CLOSER = /^\{\{[ \t]*\/[ \t]*([a-zA-Z][a-zA-Z0-9_-]*)[ \t]*\}\}[ \t]*$/;
-const HEAD_OPENER = /^( {0,3}\{\{[ \t]*([a-zA-Z][a-zA-Z0-9_-]*)(?:[ \t][^}]*)?\}\})[ \t]*(\S.*)$/;
-
-/**
- * Lines split so that the syntax of known blocks stands on lines of its own:
- * `{{ callout }} text` and `text {{ /callout }}` (outside fenced code). One pass.
- */
-function normalise(source: string): string[] {
-  const out: string[] = [];
-  let fence: { char: string; len: number } | null = null;
-  for (const raw of source.split(/(?<=\n)/)) {
-    const line = raw.replace(/\r?\n$/, '');
-    const f = FENCE.exec(line);
-    if (fence) {
-      if (f && f[1]![0] === fence.char && f[1]!.length >= fence.len && !f[2]!.trim()) fence = null;
-      out.push(raw);
-      continue;
-    }
-    if (f && !(f[1]![0] === '`' && f[2]!.includes('`'))) {
-      fence = { char: f[1]![0]!, len: f[1]!.length };
-      out.push(raw);
-      continue;
-    }
-    let rest = line;
-    let closer: string | null = null;
-    const at = line.lastIndexOf('{{');
-    const tail = at > 0 && line.slice(0, at).trim() && !CLOSER.test(line) ? TAIL_CLOSER.exec(line.slice(at)) : null;
-    if (tail && KNOWN.has(tail[1]!.toLowerCase())) {
-      rest = line.slice(0, at).trimEnd();
-      closer = tail[0].trim();
-    }
-    const head = rest.trimStart().startsWith('{{') ? HEAD_OPENER.exec(rest) : null;
-    if (head && KNOWN.has(head[2]!.toLowerCase())) out.push(`${head[1]}\n`, `${head[3]}\n`);
-    else if (closer) out.push(`${rest}\n`);
-    else {
-      out.push(raw);
-      continue;
-    }
-    if (closer) out.push(`${closer}\n`);
-  }
-  return out;
-}
-
-/** Parses content (front matter already split off) into text, blocks and page breaks. */
-export function parseSections(source: string): SectionNode[] {
-  const lines = normalise(source);
-  // Last line index of a closer, by kind: an unknown kind is a block only when one follows.
-  const lastCloser = new Map<string, number>();
-  lines.forEach((l, i) => {
-    const m = CLOSER.exec(l.replace(/\r?\n$/, ''));
-    if (m) lastCloser.set(m[1]!.toLowerCase(), i);
-  });
-  const root: SectionNode[] = [];
-  const stack: { node: BlockNode; fence: { char: string; len: number } | null }[] = [];
-  let rootFence: { char: string; len: number } | null = null;
-  const children = () => (stack.length ? stack.at(-1)!.node.children : root);
-  const getFence = () => (stack.length ? stack.at(-1)!.fence : rootFence);
-  const setFence = (f: { char: string; len: number } | null) => {
-    if (stack.length) stack.at(-1)!.fence = f;
-    else rootFence = f;
-  };
-  const text = (l: string) => {
-    const c = children();
-    const last = c.at(-1);
-    if (last?.type === 'text') last.text += l;
-    else c.push({ type: 'text', text: l });
-  };
-  const closeAt = (kind: string): boolean => {
-    for (let k = stack.length - 1; k >= 0; k--) {
-      if (stack[k]!.node.kind === kind) {
-        stack.length = k;
-        return true;
-      }
-    }
-    return false;
-  };
-
-  for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i]!;
-    const line = raw.replace(/\r?\n$/, '');
-    const fence = getFence();
-    const closer = CLOSER.exec(line);
-    if (fence) {
-      const f = FENCE.exec(line);
-      if (f && f[1]![0] === fence.char && f[1]!.length >= fence.len && !f[2]!.trim()) {
-        setFence(null);
-        text(raw);
-        continue;
-      }
-      // A closer of an open block ends the code fence left open in its body.
-      if (!(closer && stack.some((s) => s.node.kind === closer[1]!.toLowerCase()))) {
-        text(raw);
-        continue;
-      }
-    }
-    if (closer) {
-      const kind = closer[1]!.toLowerCase();
-      if (closeAt(kind)) continue;
-      if (KNOWN.has(kind)) continue; // a stray closer of a known kind: dropped
-      text(raw);
-      continue;
-    }
-    const f = FENCE.exec(line);
-    if (f && !(f[1]![0] === '`' && f[2]!.includes('`'))) {
-      setFence({ char: f[1]![0]!, len: f[1]!.length });
-      text(raw);
-      continue;
-    }
-    const o = OPENER.exec(line);
-    if (o) {
-      const kind = o[1]!.toLowerCase();
-      let rest = o[2]!;
-      const known = KNOWN.has(kind);
-      const valid = (rest === '' || /^[ \t]|^\}\}/.test(rest)) && (!rest.includes('}}') || /\}\}[ \t]*$/.test(rest)) && rest.indexOf('}}') === rest.lastIndexOf('}}');
-      if (valid && (known || (lastCloser.get(kind) ?? -1) > i)) {
-        const params = new Map<string, string>();
-        const positional: string[] = [];
-        let closed = /\}\}[ \t]*$/.test(rest);
-        if (closed) rest = rest.replace(/\}\}[ \t]*$/, '');
-        paramLine(rest, params, positional);
-        for (let n = 0; !closed && n < MAX_HEADER_LINES && i + 1 < lines.length; n++) {
-          const next = lines[i + 1]!.replace(/\r?\n$/, '');
-          if (/^[ \t]*\}\}[ \t]*$/.test(next)) {
-            i++;
-            closed = true;
-          } else if (/^[ \t]+\S/.test(next) && !/^[ \t]*\{\{/.test(next)) {
-            i++;
-            const end = /\}\}[ \t]*$/.test(next);
-            paramLine(end ? next.replace(/\}\}[ \t]*$/, '') : next, params, positional);
-            closed = end;
-          } else break; // header without `}}`: it ends here, the rest is body
-        }
-        if (kind === 'page') {
-          // A page break only at the top level; inside a block it is dropped.
-          if (!stack.length) root.push({ type: 'page', params });
-          continue;
-        }
-        if (stack.length >= MAX_DEPTH) continue;
-        const node: BlockNode = { type: 'block', kind, known, params, positional, children: [] };
-        children().push(node);
-        stack.push({ node, fence: null });
-        continue;
-      }
-    }
-    text(raw);
-  }
-  return root;
-}
-
-/** A document reference `/u/<user>/d/<doc>` (also `@user~doc`). */
-export interface DocRef {
-  user: string;
-  doc: string;
-}
-export function parseDocRef(ref: string | undefined): DocRef | null {
-  if (!ref) return null;
-  const m =
-    /^(?:https?:\/\/[^/\s]+)?\/u\/([a-z0-9_]{1,64})\/d\/([a-z0-9][a-z0-9_-]{0,127})\/?$/i.exec(ref.trim()) ?? /^@([a-z0-9_]{1,64})~([a-z0-9][a-z0-9_-]{0,127})$/i.exec(ref.trim());
-  return m ? { user: m[1]!.toLowerCase(), doc: m[2]!.toLowerCase() } : null;
-}
-
-const first = (b: BlockNode, key: string): string | undefined => b.params.get(key) ?? b.positional[0];
-
-/** The username an `author` block names (first line, or `username:`), without `@`. */
-export function authorOf(b: BlockNode): string | null {
-  const u = (b.params.get('username') ?? b.positional[0] ?? '').trim().replace(/^@/, '').toLowerCase();
-  return /^[a-z0-9_]{1,64}$/.test(u) ? u : null;
-}
-
-/** What a content's blocks need from storage: the users of author blocks, the documents of attachment blocks. */
-export function sectionRefs(nodes: SectionNode[]): { authors: string[]; attachments: DocRef[] } {
-  const authors = new Set<string>();
-  const attachments = new Map<string, DocRef>();
-  const walk = (ns: SectionNode[]) => {
-    for (const n of ns) {
-      if (n.type !== 'block') continue;
-      if (n.kind === 'author') {
-        const u = authorOf(n);
-        if (u) authors.add(u);
-      } else if (n.kind === 'attachment') {
-        const r = parseDocRef(first(n, 'ref'));
-        if (r) attachments.set(`${r.user}/${r.doc}`, r);
-      }
-      walk(n.children);
-    }
-  };
-  walk(nodes);
-  return { authors: [...authors], attachments: [...attachments.values()] };
-}
-
-// ---------------------------------------------------------------------------------------
-// Rendering
 
 /** A user's profile as an author block shows it (fields the profile lacks are left out). */
 export interface AuthorProfile {
@@ -298,7 +19,7 @@ export interface AuthorProfile {
   picture?: string;
 }
 
-export interface SectionContext {
+export interface BlockContext {
   /** `mail`: inline styles, preview collected as the preheader, attachments collected. */
   target: 'document' | 'mail';
   /** Profiles the content may show, by username (others render the username only). */
@@ -307,7 +28,7 @@ export interface SectionContext {
   origin?: string;
 }
 
-export interface RenderedSections {
+export interface RenderedBlocks {
   /** HTML per page (the top level split at `{{ page }}`). */
   pages: string[];
   /** CSS rules of the block classes (documents). */
@@ -316,7 +37,7 @@ export interface RenderedSections {
   preview: string;
   /** Documents `attachment` blocks name (format pdf), with the file name to give them. */
   attachments: (DocRef & { name: string; format: string })[];
-  /** Whether any known block rendered (documents then need `sectionsCss`). */
+  /** Whether any known block rendered (documents then need `blocksCss`). */
   used: boolean;
 }
 
@@ -401,9 +122,7 @@ const FONT_STYLES: Record<string, Decl> = {
   italic: ['font-style', 'italic'],
 };
 
-const truthy = (v: string | undefined, dflt: boolean) => (v === undefined || v.trim() === '' ? dflt : /^(true|yes|1|on)$/i.test(v.trim()));
-
-/** Base styles of the block parts, for e-mail (documents get the same from `SECTIONS_CSS` classes). */
+/** Base styles of the block parts, for e-mail (documents get the same from the `blocksCss` classes). */
 function mailBase(cls: string, callout?: CalloutType): Decl[] {
   const c = callout ? CALLOUT_STYLE[callout] : undefined;
   switch (cls) {
@@ -467,7 +186,7 @@ function mailBase(cls: string, callout?: CalloutType): Decl[] {
 }
 
 /** CSS of the block classes in documents (uses the theme's variables). */
-export function sectionsCss(): string {
+export function blocksCss(): string {
   const callouts = CALLOUT_TYPES.map((t) => {
     const s = CALLOUT_STYLE[t];
     return `.sb-callout-${t}{border-left:4px solid ${s.accent};background:${s.fill};color:#1f2328}.sb-callout-${t} .sb-callout-head{color:${s.accent}}`;
@@ -485,8 +204,8 @@ export function sectionsCss(): string {
 }
 
 /** The top level split at page breaks (always at least one page). */
-export function splitPages(nodes: SectionNode[]): SectionNode[][] {
-  const pages: SectionNode[][] = [[]];
+export function splitPages(nodes: ContentNode[]): ContentNode[][] {
+  const pages: ContentNode[][] = [[]];
   for (const n of nodes) {
     if (n.type === 'page') pages.push([]);
     else pages.at(-1)!.push(n);
@@ -495,10 +214,10 @@ export function splitPages(nodes: SectionNode[]): SectionNode[][] {
 }
 
 /** Renders a parsed tree page by page. `markdown` turns a markdown piece into sanitized HTML; `html` sanitizes raw HTML. */
-export function renderSections(nodes: SectionNode[], ctx: SectionContext, markdown: (node: TextNode) => string, html: (raw: string) => string): RenderedSections {
+export function renderBlocks(nodes: ContentNode[], ctx: BlockContext, markdown: (node: TextNode) => string, html: (raw: string) => string): RenderedBlocks {
   const css: string[] = [];
   const previews: string[] = [];
-  const attachments: RenderedSections['attachments'] = [];
+  const attachments: RenderedBlocks['attachments'] = [];
   const mail = ctx.target === 'mail';
   const styleRule = (decls: Decl[]) => decls.map(([p, v]) => `${p}:${v}`).join(';');
   /** ` class="..." [style="..."]` for an element with classes, e-mail base styles and extra declarations. */
@@ -517,7 +236,7 @@ export function renderSections(nodes: SectionNode[], ctx: SectionContext, markdo
   };
   const docUrl = (r: DocRef) => `${ctx.origin ?? ''}/u/${r.user}/d/${r.doc}`;
 
-  const render = (ns: SectionNode[], rawText = false): string =>
+  const render = (ns: ContentNode[], rawText = false): string =>
     ns.map((n) => (n.type === 'text' ? (rawText ? html(n.text) : markdown(n)) : n.type === 'block' ? block(n) : '')).join('\n');
 
   let used = false;
@@ -565,8 +284,8 @@ export function renderSections(nodes: SectionNode[], ctx: SectionContext, markdo
         const p = ctx.profiles?.get(username);
         const name = p?.name?.trim() || username;
         const override = b.params.get('override bio');
-        const bio = override !== undefined && override.trim() ? override : truthy(b.params.get('include bio'), true) ? p?.bio?.trim() : undefined;
-        const pic = !truthy(b.params.get('include picture') ?? b.params.get('include pciture'), true)
+        const bio = override !== undefined && override.trim() ? override : yesNo(b.params.get('include bio'), true) ? p?.bio?.trim() : undefined;
+        const pic = !yesNo(b.params.get('include picture') ?? b.params.get('include pciture'), true)
           ? ''
           : p?.picture && /^(https?:\/\/|\/(?!\/))/.test(p.picture)
             ? `<img${attrs(['sb-author-img'])} src="${escapeHtml(p.picture)}" alt="">`
@@ -579,10 +298,11 @@ export function renderSections(nodes: SectionNode[], ctx: SectionContext, markdo
         );
       }
       case 'attachment': {
-        const ref = parseDocRef(first(b, 'ref'));
+        const ref = parseDocRef(paramOrFirst(b, 'ref'));
         const body = render(b.children);
         if (!ref) return body;
-        const format = (b.params.get('format') ?? 'pdf').trim().toLowerCase() === 'pdf' ? 'pdf' : 'pdf';
+        // PDF is the one format an attachment is rendered in: any `format` given still attaches the PDF.
+        const format = 'pdf';
         const name = (b.params.get('name') ?? '').trim() || `${ref.doc}.${format}`;
         if (mail) attachments.push({ ...ref, name, format });
         return `<div${attrs(['sb', 'sb-box', 'sb-attachment'], common)}>📎 <a href="${escapeHtml(docUrl(ref))}">${escapeHtml(name)}</a>${body ? `\n${body}` : ''}</div>`;
@@ -590,13 +310,13 @@ export function renderSections(nodes: SectionNode[], ctx: SectionContext, markdo
       case 'html':
         return `<div${attrs(['sb', 'sb-html'], common)}>\n${render(b.children, true)}\n</div>`;
       case 'vis': {
-        const ref = (first(b, 'ref') ?? '').trim();
+        const ref = (paramOrFirst(b, 'ref') ?? '').trim();
         const align = (b.params.get('align') ?? '').trim().toLowerCase();
         const alignCls = align === 'left' || align === 'right' ? [`sb-vis-${align}`] : [];
         const width = /^(100|[1-9]?[0-9])%$/.exec((b.params.get('width') ?? '').trim())?.[0];
-        const title = b.params.get('override title') ?? (truthy(b.params.get('include title'), false) ? ref : undefined);
+        const title = b.params.get('override title') ?? (yesNo(b.params.get('include title'), false) ? ref : undefined);
         const caption = b.params.get('override caption');
-        const link = truthy(b.params.get('include link'), false) && /^\/[a-z0-9_/~-]+$/i.test(ref) ? `${ctx.origin ?? ''}${ref}` : null;
+        const link = yesNo(b.params.get('include link'), false) && /^\/[a-z0-9_/~-]+$/i.test(ref) ? `${ctx.origin ?? ''}${ref}` : null;
         const box = `<div${attrs(
           ['sb-box', 'sb-vis-box'],
           width

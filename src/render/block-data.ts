@@ -1,11 +1,12 @@
 /**
- * What section blocks need from storage, read at the edges of rendering (sections.ts is
+ * What blocks need from storage, read at the edges of rendering (markup/block-*.ts are
  * pure): the profiles of the users `author` blocks name, in one query per content.
  */
 import { inArray } from 'drizzle-orm';
 import type { Db } from '../core/context';
 import { users, type User } from '../db/schema';
-import { parseSections, sectionRefs, type AuthorProfile } from '../markup/sections';
+import { blockRefs, parseBlocks } from '../markup/block-parser';
+import type { AuthorProfile } from '../markup/block-renderer';
 import { splitFrontMatter } from '../markup/markdown';
 
 /** At most this many author blocks resolve per content (the rest show their username). */
@@ -26,7 +27,7 @@ type ProfileRow = { username: string; profile_public: boolean; name: string; bio
 export async function authorProfiles(db: Db, owner: Pick<User, 'id' | 'username'>, content: string): Promise<Map<string, AuthorProfile>> {
   const out = new Map<string, AuthorProfile>();
   if (!content.includes('{{')) return out;
-  const { authors } = sectionRefs(parseSections(splitFrontMatter(content).body));
+  const { authors } = blockRefs(parseBlocks(splitFrontMatter(content).body));
   const names = authors.slice(0, MAX_AUTHORS);
   if (!names.length) return out;
   const rows = (await db.select(PROFILE_COLUMNS).from(users).where(inArray(users.username, names)).all()) as ProfileRow[];

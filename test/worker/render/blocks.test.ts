@@ -6,7 +6,7 @@
 import { env } from 'cloudflare:workers';
 import { drizzle } from 'drizzle-orm/d1';
 import { describe, expect, it, vi } from 'vitest';
-import { authorProfiles } from '../../../src/render/sections-data';
+import { authorProfiles } from '../../../src/render/block-data';
 import { call, makeUser, OPS, unique, type TestUser } from '../helpers';
 
 vi.setConfig({ testTimeout: 120_000 });

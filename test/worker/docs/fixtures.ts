@@ -1,7 +1,9 @@
 /**
  * Fixtures for the docs suites: groups with members made through the groups HTTP API
- * (create, invite, accept or decline), and small valid files for each asset type.
+ * (create, invite, accept or decline), small valid files for each asset type, and
+ * documents (new, or shared with a group member) with the requests the suites make on them.
  */
+import { expect } from 'vitest';
 import { call, makeUser, unique, type TestUser } from '../helpers';
 
 export type MemberState = 'active' | 'pending' | 'declined';
@@ -57,3 +59,30 @@ export const FILES: Record<string, Uint8Array<ArrayBuffer>> = {
   'font/ttf': bytes([0, 1, 0, 0, 0, 4, 0, 0x80]),
   'font/otf': bytes('OTTO', [0, 4, 0, 0x80]),
 };
+
+export const MiB = 1024 * 1024;
+
+export async function newDoc(u: TestUser, content?: string): Promise<{ name: string; path: string }> {
+  const name = unique('d');
+  const res = await call('PUT', `/v1/vis/docs/${name}`, { token: u.token });
+  expect(res.status).toBe(201);
+  if (content !== undefined) expect((await call('POST', `/v1/vis/docs/${name}/content`, { token: u.token, text: content })).status).toBe(204);
+  return { name, path: `/v1/vis/docs/${name}` };
+}
+
+/** A document of a fresh owner shared with a group holding one accepted member (read only). */
+export async function sharedDoc(content?: string) {
+  const owner = await makeUser();
+  const member = await makeUser();
+  const g = await makeGroup(owner, [{ user: member }]);
+  const { name, path } = await newDoc(owner, content);
+  expect((await call('PUT', `${path}/shared/${g.ref}`, { token: owner.token })).status).toBe(201);
+  return { owner, member, name, path, theirs: `/v1/users/${owner.username}/vis/docs/${name}` };
+}
+
+export const text = async (res: Response) => ({ status: res.status, body: await res.text() });
+
+export const names = async (res: Response) => ((await res.json()) as { name: string }[]).map((i) => i.name);
+
+export const upload = (u: TestUser | null, path: string, type: string, body: Uint8Array<ArrayBuffer>) =>
+  call('POST', path, { token: u?.token, body, headers: { 'Content-Type': type } });

@@ -1,6 +1,7 @@
 /**
  * Fixtures for the groups suites: users with verified addresses, and user groups and
- * organisations with a member in every role (made through the groups HTTP API).
+ * organisations with a member in every role (made through the groups HTTP API), shared
+ * by the tests of a file; the outbox as the groups suites read it.
  */
 import { expect } from 'vitest';
 import { call, makeUser, unique, type TestUser, OPS } from '../helpers';
@@ -87,3 +88,24 @@ export function once<T>(make: () => Promise<T>): () => Promise<T> {
   let p: Promise<T> | null = null;
   return () => (p ??= make());
 }
+
+/** The first bytes of a PNG (enough for the type check). */
+export const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 73, 72, 68, 82]);
+
+/** An organisation account with its org and one group (no members yet). */
+export async function orgLite(plan: 'free' | 'premium' = 'premium') {
+  const account = await makeUser({ account: 'organisation', plan }, 'o');
+  const org = unique('org');
+  const group = unique('g');
+  expect((await call('PUT', `/v1/admin/orgs/${org}`, { token: account.token })).status).toBe(201);
+  expect((await call('PUT', `/v1/admin/orgs/${org}/groups/${group}`, { token: account.token })).status).toBe(201);
+  return { account, org, group, path: `/v1/admin/orgs/${org}/groups/${group}`, stranger: (await sharedGroup()).stranger };
+}
+
+/** Worlds shared by the tests of a file (each test file has its own module instance). */
+export const sharedGroup = once(userGroupWorld);
+export const sharedOrg = once(() => orgWorld('premium'));
+export const T = { timeout: 180_000 };
+
+export const outbox = async (to: string) =>
+  (await json<{ kind: string; to: string[]; subject: string; text: string }[]>(await call('GET', '/v1/ops/outbox', { token: OPS }))).filter((m) => m.to.includes(to));

@@ -1,12 +1,12 @@
-// A render racing a DELETE of its document: the render answers 404 (or the file it made
-// before the delete), never a 500, and nothing of the document is left behind.
+// A render racing a DELETE of its document: a DELETE that lands while the render runs makes
+// the render answer 404, never a 500, and nothing of the document is left behind.
 import { env } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { dbFor } from '../../../src/core/context';
 import { HttpError } from '../../../src/core/errors';
 import { loadResource } from '../../../src/core/resource';
-import { resourceLog, users } from '../../../src/db/schema';
+import { resourceLog, resources, users } from '../../../src/db/schema';
 import { docKind } from '../../../src/docs/kind';
 import { cachedOutput, outputHash } from '../../../src/render/output-cache';
 import { documentPages } from '../../../src/render/source';
@@ -55,14 +55,42 @@ describe('a render racing a DELETE of its document', () => {
     expect(await leftovers(rc.resource.id)).toEqual({ blobs: [], logRows: 0 });
   });
 
-  it('GET files/doc.pptx racing DELETE of the document answers 200 or 404, never a 5xx', async () => {
+  it('GET files/doc.pptx racing DELETE of the document: a DELETE that lands mid-render makes the render answer 404, never a 5xx', async () => {
     const u = await makeUser();
-    const { path } = await makeDoc(u);
-    const render = call('GET', `${path}/files/doc.pptx`, { token: u.token });
-    await new Promise((r) => setTimeout(r, 150));
-    expect((await call('DELETE', path, { token: u.token })).status).toBe(204);
-    const res = await render;
-    await res.body?.cancel();
-    expect([200, 404]).toContain(res.status);
+    const { name, path } = await makeDoc(u);
+    const id = (await dbFor(env).select().from(resources).where(eq(resources.name, name)).get())!.id;
+    // The race forced: the render's output put (the shared R2 binding) waits until the DELETE
+    // has answered, so the DELETE lands after the deck is made and before it is stored. The
+    // two requests share flags, never a promise: workerd does not resume a request on a
+    // promise another request settles.
+    const blobs = env.BLOBS as { put: R2Bucket['put'] };
+    const put = blobs.put;
+    const gate = { atPut: false, deleted: false };
+    const until = async (ok: () => boolean) => {
+      while (!ok()) await new Promise((r) => setTimeout(r, 10));
+    };
+    blobs.put = async (key, ...rest) => {
+      if (key.includes('/render/doc.pptx/')) {
+        gate.atPut = true;
+        await until(() => gate.deleted);
+      }
+      return put.call(env.BLOBS, key, ...rest);
+    };
+    try {
+      let answered = false;
+      const render = call('GET', `${path}/files/doc.pptx`, { token: u.token }).finally(() => (answered = true));
+      await until(() => gate.atPut || answered);
+      expect(answered, 'the render answered before storing its output').toBe(false);
+      expect((await call('DELETE', path, { token: u.token })).status).toBe(204);
+      gate.deleted = true;
+      const res = await render;
+      expect(res.status).toBe(404);
+      expect(((await res.json()) as { message: string }).message).toContain('was deleted while doc.pptx rendered');
+      await new Promise((r) => setTimeout(r, 200)); // the DELETE's blob sweep runs in waitUntil
+      expect(await leftovers(id)).toEqual({ blobs: [], logRows: 0 });
+    } finally {
+      gate.deleted = true; // never leave the render waiting (a failed step above must not hang the run)
+      blobs.put = put;
+    }
   });
 });

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // The Worker's static assets (wrangler.toml [assets], directory public/): copied from
 // node_modules, not kept in git (Scalar's bundle alone is 4 MB, and a copy in git could
-// drift from the installed version). Run by `npm start`, `npm test`, `npm run deploy`,
-// `npm run bench` and the workerd suite's vitest config, before wrangler reads public/;
-// `node scripts/assets.mjs` makes them by hand (e.g. before a bare `wrangler dev`).
+// drift from the installed version). Run before wrangler reads public/ by `npm start` (so
+// the e2e suite and the bench too), `npm run deploy`, `npm run bench` and the workerd
+// suite's vitest config; `node scripts/assets.mjs` makes them by hand (e.g. before a bare
+// `wrangler dev`). Not a wrangler.toml [build]: a custom build replaces wrangler dev's own
+// file watching (it would watch src/ only, and rebuild once more at every start).
 // Copies only what changed, so a running `wrangler dev` does not reload for nothing.
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';

@@ -2,12 +2,15 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers';
 import { fetch as passThrough, Response as MfResponse, type Request as MfRequest } from 'miniflare';
 import { defineConfig } from 'vitest/config';
+import { prepareAssets } from './scripts/assets.mjs';
 import { STEP_HOSTS, stepServer } from './test/worker/jobs/outbound.ts';
 
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = 'false';
 process.env.WRANGLER_SEND_METRICS = 'false';
 
 export default defineConfig(async () => {
+  // public/ (wrangler.toml [assets], the ASSETS binding): the pool reads it but runs no [build].
+  prepareAssets();
   const migrations = await readD1Migrations('./migrations');
   return {
     plugins: [

@@ -8,12 +8,15 @@
 // Each measured request is first sent once to read its D1 round trips (the platform's
 // `Server-Timing: d1;desc="N round trips"`), reported beside its ratio to the D1 floor
 // (a bare Worker doing one D1 query per request: `floor`).
+// First of all, before any server starts: the Worker's bundle size and startup time
+// (bench/size.mjs).
 import autocannon from 'autocannon';
 import { readdirSync, writeFileSync } from 'node:fs';
 import nodeHttp from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { root, startPlatform, startWorker } from '../scripts/serve.mjs';
+import { measureSize } from './size.mjs';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -58,6 +61,9 @@ function record(name, r, target, lat = r, d1 = '', floorRps = floor?.rps) {
 }
 
 async function main() {
+  console.log('# size and startup');
+  results.push(...measureSize());
+  console.log('');
   const constant = await startWorker(join(root, 'bench', 'constant', 'wrangler.toml'));
   // The bench sends tens of thousands of requests a minute on one token: no rate limits.
   const platform = await startPlatform({ extraArgs: ['--var', 'RATE_LIMITING:off'] });

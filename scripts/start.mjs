@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// npm start: make .dev.vars (random OPS_TOKEN) when missing, apply D1 migrations to the
-// local state, then serve the platform with `wrangler dev` on http://127.0.0.1:8787.
+// npm start: make .dev.vars (random OPS_TOKEN) when missing and public/ (the static assets:
+// scripts/assets.mjs), apply D1 migrations to the local state, then serve the platform with
+// `wrangler dev` on http://127.0.0.1:8787.
 // PORT and PERSIST_TO override the port and the state folder (the e2e tests use both);
 // INSPECT=1 turns on wrangler's DevTools inspector (off by default: scripts/wrangler-env.mjs).
 import { spawn, spawnSync } from 'node:child_process';
@@ -8,6 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { prepareAssets } from './assets.mjs';
 import { localBrowserSetup } from './local-browser.mjs';
 import { wranglerEnv } from './wrangler-env.mjs';
 
@@ -28,6 +30,7 @@ if (!existsSync(devVars)) {
 console.log(`Operator token: OPS_TOKEN in ${devVars}`);
 
 localBrowserSetup();
+prepareAssets(); // public/: the static assets wrangler.toml's [assets] serves
 
 const migrate = spawnSync(process.execPath, [wrangler, 'd1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo], {
   cwd: root,

@@ -1,9 +1,11 @@
 /**
  * The browsable reference page of the OpenAPI document: Scalar's API reference
- * (@scalar/api-reference, its standalone browser bundle imported as text through
- * wrangler.toml's [[rules]] and served by this Worker: no CDN).
+ * (@scalar/api-reference, its standalone browser bundle a static asset of this Worker,
+ * scalar.ts, served from this origin: no CDN).
  */
-import { SCALAR_BUNDLE, SCALAR_VERSION } from './scalar';
+import { BUNDLE_PATH, SCALAR_VERSION, scalarBundle } from './scalar';
+
+export { BUNDLE_PATH };
 
 /** The page's settings for Scalar: same-origin "try it" with the bearer scheme, system fonts, nothing fetched elsewhere. */
 export const REFERENCE_CONFIG = {
@@ -18,8 +20,6 @@ export const REFERENCE_CONFIG = {
   customCss:
     ':root{--scalar-font:system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","DejaVu Sans",sans-serif;--scalar-font-code:ui-monospace,"SFMono-Regular","DejaVu Sans Mono","Liberation Mono",monospace}',
 } as const;
-
-export const BUNDLE_PATH = '/v1/docs/scalar.js';
 
 /**
  * The page shell: Scalar reads the document url and its settings from the script tag; no
@@ -58,9 +58,13 @@ export function referenceResponse(origin: string): Response {
   });
 }
 
-export function bundleResponse(url: URL): Response {
-  return new Response(SCALAR_BUNDLE, {
+/** The bundle from the ASSETS binding, with this route's own headers (not the asset server's). */
+export async function bundleResponse(assets: Fetcher, url: URL): Promise<Response> {
+  const asset = await scalarBundle(assets, url);
+  const length = asset.headers.get('Content-Length');
+  return new Response(asset.body, {
     headers: {
+      ...(length ? { 'Content-Length': length } : {}),
       'Content-Type': 'text/javascript; charset=utf-8',
       'X-Content-Type-Options': 'nosniff',
       // The page asks for ?v=<version>: that url never changes content.

@@ -34,6 +34,6 @@ export function metaRoutes(api: Api): void {
     tag: 'meta',
     auth: 'none',
     responses: { 200: { description: 'JavaScript', type: 'text/javascript' } },
-    handler: ({ url }) => bundleResponse(url),
+    handler: ({ env, url }) => bundleResponse(env.ASSETS, url),
   });
 }

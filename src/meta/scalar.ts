@@ -1,11 +1,15 @@
 /**
- * Scalar's standalone browser bundle as text. wrangler.toml's [[rules]] (type "Text")
- * makes wrangler (and the vitest Workers pool, which reads the same rules) import this file
- * as a string instead of running it; the package's exports map hides dist/, hence the path.
+ * Scalar's standalone browser bundle: a static asset (wrangler.toml [assets]), not part of
+ * this Worker's script. scripts/assets.mjs copies it from @scalar/api-reference into
+ * public/ at the path it is served at, BUNDLE_PATH.
  */
-// @ts-expect-error a Text module (see above): its default export is the file's text
-import bundle from '../../node_modules/@scalar/api-reference/dist/browser/standalone.js';
-
-export const SCALAR_BUNDLE: string = bundle;
+export const BUNDLE_PATH = '/v1/docs/scalar.js';
 /** Keep in step with package.json (the page's cache-busting query). */
 export const SCALAR_VERSION = '1.72.1';
+
+/** The bundle's bytes, read from the ASSETS binding (a 4 MB stream, never held in memory). */
+export async function scalarBundle(assets: Fetcher, url: URL): Promise<Response> {
+  const asset = await assets.fetch(new URL(BUNDLE_PATH, url));
+  if (!asset.ok || !asset.body) throw new Error(`static asset ${BUNDLE_PATH}: ${asset.status} (is public/ made? node scripts/assets.mjs)`);
+  return asset;
+}

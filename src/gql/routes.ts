@@ -3,7 +3,6 @@ import type { Api } from '../core/api';
 import { queryRoutes } from './query-routes';
 
 export function gqlRoutes(api: Api): void {
-  // POST /gql
-  // GET /gql
+  // POST|GET /gql
   queryRoutes(api);
 }

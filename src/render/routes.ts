@@ -3,6 +3,10 @@
  * files/doc.pptx with their aliases /v1/u/:user/d/:doc/pdf|pptx), its canonical page
  * `/u/:user/d/:doc` and its short url `/s/:shortname`. Same access rules as the document:
  * public documents need no token; anything the caller may not read is 404.
+ *
+ * Every path below /v1/vis/docs is also served below /v1/users/:owner/vis/docs (the owner's
+ * path, as a share grantee sees it), except PUT (create). docs/ROUTES.md lists each route
+ * with the file that declares it.
  */
 import type { Api } from '../core/api';
 import { resourceRouter } from '../core/resource';
@@ -13,7 +17,17 @@ import { pageRoutes } from './page-routes';
 
 export function renderRoutes(api: Api): void {
   const files = resourceRouter(api, docKind);
+  // GET /v1/vis/docs/:doc/files
+  // GET /v1/vis/docs/:doc/files/doc.png
+  // GET /v1/vis/docs/:doc/files/doc.txt
+  // GET /v1/vis/docs/:doc/files/doc.ansi
   fileRoutes(files);
+  // GET /v1/vis/docs/:doc/files/doc.pdf
+  // GET /v1/u/:user/d/:doc/pdf
+  // GET /v1/vis/docs/:doc/files/doc.pptx
+  // GET /v1/u/:user/d/:doc/pptx
   outputRoutes(api, files);
+  // GET /u/:user/d/:doc
+  // GET /s/:shortname
   pageRoutes(api);
 }

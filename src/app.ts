@@ -3,7 +3,7 @@
  * the router's (the first matching route answers) and the OpenAPI document's.
  */
 import { accountRoutes } from './accounts/routes';
-import { Api } from './core/api';
+import { Api, type ApiOptions } from './core/api';
 import { docRoutes } from './docs/routes';
 import { gqlRoutes } from './gql/routes';
 import { gridRoutes } from './grids/routes';
@@ -13,8 +13,8 @@ import { mailRoutes } from './mail/routes';
 import { metaRoutes } from './meta/routes';
 import { renderRoutes } from './render/routes';
 
-export function buildApi(): Api {
-  const api = new Api();
+export function buildApi(options?: ApiOptions): Api {
+  const api = new Api(options);
   accountRoutes(api);
   groupRoutes(api);
   docRoutes(api);

@@ -1,4 +1,4 @@
-/** The operator interface (only with OPS_TOKEN set): users, the outbox, the platform clock. */
+/** The operator interface (only with OPS_TOKEN set): users, the outbox, the platform clock, bounced addresses (the mail area records them). */
 import { asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { outbox, users } from '../db/schema';
@@ -7,6 +7,7 @@ import { setClockOffset } from '../core/clock';
 import { HttpError, notFound } from '../core/errors';
 import { jsonResponse, noContent } from '../core/http';
 import { isTimeZone, username as checkUsername } from '../core/names';
+import { recordBounce } from '../mail/bounce';
 import { profileOf, profileSchema, upsertUser } from './users';
 
 const opsUser = z
@@ -97,5 +98,13 @@ export function opsRoutes(api: Api): void {
       setClockOffset(ctx.body.offset_ms);
       return noContent();
     },
+  });
+
+  api.put('/v1/ops/mail/bounces/:address', {
+    summary: 'Record a bounced address: no platform e-mail goes to it any more',
+    tag: 'ops',
+    auth: 'ops',
+    responses: { 204: { description: 'Recorded' }, 400: { description: 'Not an address' } },
+    handler: recordBounce,
   });
 }

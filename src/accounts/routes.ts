@@ -5,10 +5,21 @@ import { profileRoutes } from './profile-routes';
 import { tokenRoutes } from './token-routes';
 
 export function accountRoutes(api: Api): void {
-  // POST /v1/token, GET /v1/token, POST /v1/logout, GET /v1/whoami
+  // POST|GET /v1/token
+  // POST /v1/logout
+  // GET /v1/whoami
   tokenRoutes(api);
-  // GET /v1/admin/profile, GET|POST /v1/admin/profile/{public,name,bio,timezone}, GET /v1/admin/profile/{overview,url}
+  // GET /v1/admin/profile
+  // POST|GET /v1/admin/profile/public
+  // GET /v1/admin/profile/overview
+  // GET /v1/admin/profile/url
+  // GET|POST /v1/admin/profile/name
+  // GET|POST /v1/admin/profile/bio
+  // GET|POST /v1/admin/profile/timezone
   profileRoutes(api);
-  // PUT /v1/ops/users/:user, GET|DELETE /v1/ops/outbox, POST /v1/ops/clock (only with OPS_TOKEN set)
+  // PUT /v1/ops/users/:user
+  // GET|DELETE /v1/ops/outbox
+  // POST /v1/ops/clock
+  // PUT /v1/ops/mail/bounces/:address
   opsRoutes(api);
 }

@@ -1,15 +1,17 @@
 /**
- * The html entry of a grid: its dashboard page, served at the grid's own path and at the
- * public alias /v1/u/:owner/g/:grid/html.
+ * The html entry of a grid: its dashboard page, served at the grid's own path, at the
+ * public alias /v1/u/:user/g/:grid/html and at the grid's url /u/:user/g/:grid.
  */
 import { sha256Base64 } from '../core/crypto';
 import { and, eq, inArray } from 'drizzle-orm';
 import { entryValues } from '../core/entries';
-import type { Preload, ResourceCtx } from '../core/resource';
+import type { Api } from '../core/api';
+import { loadUserPath, type Preload, type ResourceCtx, type ResourceRoutes } from '../core/resource';
 import { entries } from '../db/schema';
 import { strictPolicy } from '../markup/strict-page';
 import type { GridData, MetaData } from './build';
 import { renderGridPage } from './html';
+import { gridKind } from './kind';
 import { DATA_PATH, META_PATH, parsedOr } from './store';
 
 /** A dashboard shows no images and runs no script: its policy says so outright. */
@@ -38,5 +40,38 @@ export async function gridPage(rc: ResourceCtx): Promise<Response> {
       'Cache-Control': 'private, no-store',
       'X-NVM-Type': 'file',
     },
+  });
+}
+
+const pageResponses = { 200: { description: 'HTML page', type: 'text/html' } } as const;
+
+/** html below a grid (owner's and share grantee's paths). */
+export function htmlRoute(r: ResourceRoutes): void {
+  r.get('/html', {
+    summary: 'The dashboard drawn as HTML/CSS (each cell sized by its share); anonymous for public grids',
+    need: 'r',
+    anonymous: true,
+    responses: pageResponses,
+    preload: pagePreload,
+    handler: gridPage,
+  });
+}
+
+/** The dashboard by its public paths: the alias /v1/u/:user/g/:grid/html and the grid's url /u/:user/g/:grid. */
+export function publicPageRoutes(api: Api): void {
+  api.get('/v1/u/:user/g/:grid/html', {
+    summary: "A grid's dashboard page by its public url (anonymous for publicly shared grids; same access rules otherwise)",
+    tag: gridKind.collection,
+    auth: 'optional',
+    responses: pageResponses,
+    handler: async (ctx) => gridPage(await loadUserPath(ctx, gridKind, undefined, pagePreload)),
+  });
+
+  api.get('/u/:user/g/:grid', {
+    summary: "A grid's page at its url: its dashboard (anonymous for publicly shared grids; same access rules otherwise)",
+    tag: 'pages',
+    auth: 'optional',
+    responses: pageResponses,
+    handler: async (ctx) => gridPage(await loadUserPath(ctx, gridKind, undefined, pagePreload)),
   });
 }

@@ -7,7 +7,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Api } from '../core/api';
 import { sha256Base64 } from '../core/crypto';
-import { loadResource } from '../core/resource';
+import { loadUserPath } from '../core/resource';
 import { pageHeaders, strictPolicy } from '../markup/strict-page';
 import { isTruthy } from './config';
 import { jobKind } from './kind';
@@ -18,13 +18,13 @@ import { jobRuns } from './schema';
 const ALLOW = ["img-src 'none'"];
 
 export function jobPageRoute(api: Api): void {
-  api.get('/u/:owner/j/:job', {
+  api.get('/u/:user/j/:job', {
     summary: "A job's page at its url: name, summary, schedule and its latest runs (runs only for readers who may see them)",
     tag: 'pages',
     auth: 'optional',
     responses: { 200: { description: 'The job as an HTML page', type: 'text/html' } },
     handler: async (ctx) => {
-      const rc = await loadResource(ctx, jobKind, undefined, {
+      const rc = await loadUserPath(ctx, jobKind, undefined, {
         entries: true,
         rows: (c, id) =>
           c.db

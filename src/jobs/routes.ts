@@ -1,6 +1,10 @@
 /**
  * Routes of the jobs area: the job resource (common routes from resourceRoutes) and, below
  * each job, the entry families in the spec's order.
+ *
+ * Every path below /v1/code/jobs is also served below /v1/users/:owner/code/jobs (the owner's
+ * path, as a share grantee sees it), except PUT (create). docs/ROUTES.md lists each route
+ * with the file that declares it.
  */
 import type { Api } from '../core/api';
 import { resourceRoutes } from '../core/resource';
@@ -15,12 +19,44 @@ import { triggerRoutes } from './trigger-routes';
 export { jobKind };
 
 export function jobRoutes(api: Api): void {
+  // GET /v1/code/jobs
+  // PUT|GET|PATCH|DELETE /v1/code/jobs/:job
+  // GET|POST|DELETE /v1/code/jobs/:job/name
+  // GET|POST|DELETE /v1/code/jobs/:job/description
+  // GET|POST|DELETE /v1/code/jobs/:job/summary
+  // GET /v1/code/jobs/:job/shortname
+  // GET /v1/code/jobs/:job/url
+  // GET|POST|DELETE /v1/code/jobs/:job/config/type
+  // GET|POST|DELETE /v1/code/jobs/:job/config/chains
+  // GET|POST|DELETE /v1/code/jobs/:job/config/schedule
+  // GET|POST|DELETE /v1/code/jobs/:job/config/enabled
+  // GET|POST|DELETE /v1/code/jobs/:job/config/network
+  // GET /v1/code/jobs/:job/config
+  // GET /v1/code/jobs/:job/shared
+  // PUT|DELETE /v1/code/jobs/:job/shared/:entry
+  // GET /v1/code/jobs/:job/tags
+  // PUT|DELETE /v1/code/jobs/:job/tags/:tag
   resourceRoutes(api, jobKind, (r) => {
-    triggerRoutes(r); // POST data
-    runRoutes(r, runRouter(api)); // runs/, runs/<run>/{status,stats,log,output}, log
-    statsRoutes(r); // stats/, stats/runs
-    codeRoutes(r); // code/, code/<file>
-    envRoutes(r); // config/env/, config/env/<name>
+    // POST /v1/code/jobs/:job/data
+    triggerRoutes(r);
+    // GET /v1/code/jobs/:job/runs
+    // GET /v1/code/jobs/:job/runs/:run
+    // GET|POST /v1/code/jobs/:job/runs/:run/status
+    // GET /v1/code/jobs/:job/runs/:run/stats
+    // GET /v1/code/jobs/:job/runs/:run/log
+    // GET /v1/code/jobs/:job/runs/:run/output
+    // GET /v1/code/jobs/:job/log
+    runRoutes(r, runRouter(api));
+    // GET /v1/code/jobs/:job/stats
+    // GET /v1/code/jobs/:job/stats/runs
+    statsRoutes(r);
+    // GET /v1/code/jobs/:job/code
+    // GET|POST|DELETE /v1/code/jobs/:job/code/:file
+    codeRoutes(r);
+    // GET /v1/code/jobs/:job/config/env
+    // GET|POST|DELETE /v1/code/jobs/:job/config/env/:name
+    envRoutes(r);
   });
-  jobPageRoute(api); // /u/<user>/j/<job>, the job's url
+  // GET /u/:user/j/:job
+  jobPageRoute(api);
 }

@@ -1,9 +1,9 @@
 /** assets/ of an e-mail: list, download, upload or replace, remove (rules in assets.ts). */
 import { notFound } from '../core/errors';
 import { jsonResponse, noContent, USER_BYTES_HEADERS } from '../core/http';
-import { listingResponse } from '../core/listing';
+import { listingResponse, listingResponses } from '../core/listing';
 import { appendLog } from '../core/log';
-import { listingItem, type ResourceCtx } from '../core/resource';
+import { listingItem, type ResourceCtx, type ResourceRoutes } from '../core/resource';
 import { assetName, deleteAsset, getAsset, listAssets, putAsset } from './assets';
 
 export async function assetListing(rc: ResourceCtx): Promise<Response> {
@@ -32,4 +32,38 @@ export async function assetRemoval(rc: ResourceCtx): Promise<Response> {
   await deleteAsset(rc.env, rc.resource.id, rc.params.asset!);
   await appendLog(rc.db, rc.resource.id, `asset ${rc.params.asset} removed`);
   return noContent();
+}
+
+export function assetRoutes(r: ResourceRoutes): void {
+  r.get('/assets', {
+    summary: 'List the assets of an e-mail',
+    need: 'r',
+    responses: listingResponses,
+    handler: assetListing,
+  });
+  r.get('/assets/:asset', {
+    summary: 'Download an asset',
+    need: 'r',
+    responses: { 200: { description: 'The asset', type: 'application/octet-stream' } },
+    handler: assetDownload,
+  });
+  r.post('/assets/:asset', {
+    summary: 'Upload or replace an asset (PNG, JPEG, GIF, SVG, WebP, WOFF, WOFF2, TTF, OTF; at most 5 MiB, 25 per e-mail)',
+    need: 'w',
+    body: { type: 'application/octet-stream', description: 'The raw file with its Content-Type' },
+    responses: {
+      201: { description: 'Uploaded' },
+      204: { description: 'Replaced' },
+      409: { description: '25 assets already' },
+      413: { description: 'Too large' },
+      415: { description: 'Type not allowed' },
+    },
+    handler: assetUpload,
+  });
+  r.delete('/assets/:asset', {
+    summary: 'Remove an asset',
+    need: 'w',
+    responses: { 204: { description: 'Removed' } },
+    handler: assetRemoval,
+  });
 }

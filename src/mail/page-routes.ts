@@ -5,7 +5,7 @@
  */
 import type { Api } from '../core/api';
 import { sha256Base64 } from '../core/crypto';
-import { loadResource } from '../core/resource';
+import { loadUserPath } from '../core/resource';
 import { pageHeaders, strictPolicy } from '../markup/strict-page';
 import { toBase64 } from '../core/crypto';
 import { composeStored } from './compose';
@@ -16,13 +16,13 @@ import { mailPageStyle, renderMailPage } from './web-page';
 const ALLOW = ['img-src data:'];
 
 export function mailPageRoute(api: Api): void {
-  api.get('/u/:owner/m/:mail', {
+  api.get('/u/:user/m/:mail', {
     summary: "An e-mail's web view at its url: the message as its recipients see it, without their footer",
     tag: 'pages',
     auth: 'optional',
     responses: { 200: { description: 'The e-mail as an HTML page', type: 'text/html' } },
     handler: async (ctx) => {
-      const rc = await loadResource(ctx, mailKind, undefined, { entries: true });
+      const rc = await loadUserPath(ctx, mailKind, undefined, { entries: true });
       const composed = await composeStored({ env: rc.env, db: rc.db, owner: rc.owner, resource: rc.resource }, rc.preloaded!.entries!);
       // Only pictures are inlined (img-src data:); other kinds of asset stay unreachable.
       const images = new Map(

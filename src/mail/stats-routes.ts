@@ -1,7 +1,7 @@
-/** stats/runs of an e-mail: one row per send (mail_runs), as a text table or JSON. */
+/** stats/ of an e-mail: stats/runs, one row per send (mail_runs), as a text table or JSON. */
 import { asc, eq } from 'drizzle-orm';
 import { jsonResponse, textResponse, wantsJson } from '../core/http';
-import type { ResourceCtx } from '../core/resource';
+import { fixedFolderRoute, type ResourceCtx, type ResourceRoutes } from '../core/resource';
 import { mailRuns, type MailRun } from './schema';
 
 /** One send as stats/runs answers it: the mail_runs row, its start named timestamp. */
@@ -47,4 +47,14 @@ export function runsTable(rows: RunRow[]): string {
 export async function statsRuns(rc: ResourceCtx): Promise<Response> {
   const rows = (await rc.db.select().from(mailRuns).where(eq(mailRuns.resource_id, rc.resource.id)).orderBy(asc(mailRuns.id))).map(runRow);
   return wantsJson(rc.req) ? jsonResponse(rows, { nvmType: 'file' }) : textResponse(runsTable(rows));
+}
+
+export function statsRoutes(r: ResourceRoutes): void {
+  fixedFolderRoute(r, 'stats', ['runs']);
+  r.get('/stats/runs', {
+    summary: 'One row per send: timestamp, duration (s), final status; text table or JSON',
+    need: 'r',
+    responses: { 200: { description: 'Send history, oldest first', type: 'text/plain' } },
+    handler: statsRuns,
+  });
 }

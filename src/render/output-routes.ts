@@ -2,7 +2,9 @@
  * The rendered outputs of a document (files/doc.pdf, files/doc.pptx and their read-only
  * aliases): keyed by the page in `key` mode (ETag, R2 cache), rendered on a miss.
  */
-import type { ResourceCtx } from '../core/resource';
+import type { Api } from '../core/api';
+import type { ResourceCtx, ResourceRoutes } from '../core/resource';
+import { loadAliased } from '../docs/alias';
 import { cachedOutput, MAX_RENDER_PAGES, outputHash, OUTPUT_TYPES, RENDER_DEADLINE_MS, type OutputName } from './output-cache';
 import { documentPages } from './source';
 
@@ -43,3 +45,24 @@ export const outputResponses = (name: OutputName) => ({
   502: { description: 'The browser failed to render' },
   504: { description: `The render took longer than ${RENDER_DEADLINE_MS / 1000} s` },
 });
+
+/** files/doc.pdf and files/doc.pptx below a document, each followed by its read-only alias /v1/u/:user/d/:doc/pdf|pptx. */
+export function outputRoutes(api: Api, files: ResourceRoutes): void {
+  for (const o of OUTPUTS) {
+    files.get(`/files/${o.name}`, {
+      summary: o.summary,
+      need: 'r',
+      anonymous: true,
+      preload: { entries: true },
+      responses: outputResponses(o.name),
+      handler: (rc) => outputResponse(rc, o),
+    });
+    api.get(`/v1/u/:user/d/:doc/${o.alias}`, {
+      summary: `${o.summary} (read-only alias)`,
+      tag: 'alias',
+      auth: 'optional',
+      responses: outputResponses(o.name),
+      handler: async (ctx) => outputResponse(await loadAliased(ctx, { entries: true }), o),
+    });
+  }
+}

@@ -3,6 +3,7 @@
  * strict Content-Security-Policy) and the short url `/s/:shortname` that redirects to it.
  */
 import { and, eq } from 'drizzle-orm';
+import type { Api } from '../core/api';
 import type { Ctx } from '../core/context';
 import { sha256Hex } from '../core/crypto';
 import { notFound } from '../core/errors';
@@ -41,4 +42,22 @@ export async function shortUrl(ctx: Ctx): Promise<Response> {
   if (!row) throw missing();
   await loadResource({ ...ctx, params: { owner: row.owner } }, docKind, row.name); // 404 unless readable
   return new Response(null, { status: 302, headers: { Location: `/u/${row.owner}/d/${row.name}` } });
+}
+
+export function pageRoutes(api: Api): void {
+  api.get('/u/:user/d/:doc', {
+    summary: "The document's canonical page: sanitized HTML with its theme and layout, under a strict Content-Security-Policy",
+    tag: 'pages',
+    auth: 'optional',
+    responses: { 200: { description: 'The document as an HTML page', type: 'text/html' }, 304: { description: 'Not modified (If-None-Match)' } },
+    handler: canonicalPage,
+  });
+
+  api.get('/s/:shortname', {
+    summary: "A document's short url: redirects to its canonical page (same access rules)",
+    tag: 'pages',
+    auth: 'optional',
+    responses: { 302: { description: 'Redirect to /u/<user>/d/<doc>' } },
+    handler: shortUrl,
+  });
 }

@@ -1,49 +1,33 @@
 /**
- * Routes of the rendering area: the canonical page of a document (`/u/:user/d/:doc`, and
- * `/s/:shortname` redirecting to it), and its PDF and PPTX outputs (`files/doc.pdf`,
- * `files/doc.pptx`, `/v1/u/:user/d/:doc/pdf|pptx`). Same access rules as the document:
+ * Routes of the rendering area: a document's files/ (its listing, files/doc.pdf and
+ * files/doc.pptx with their aliases /v1/u/:user/d/:doc/pdf|pptx), its canonical page
+ * `/u/:user/d/:doc` and its short url `/s/:shortname`. Same access rules as the document:
  * public documents need no token; anything the caller may not read is 404.
+ *
+ * Every path below /v1/vis/docs is also served below /v1/users/:owner/vis/docs (the owner's
+ * path, as a share grantee sees it), except PUT (create). docs/ROUTES.md lists each route
+ * with the file that declares it.
  */
 import type { Api } from '../core/api';
 import { resourceRouter } from '../core/resource';
-import { loadAliased } from '../docs/alias';
 import { docKind } from '../docs/kind';
-import { outputResponse, outputResponses, OUTPUTS } from './output-routes';
-import { canonicalPage, shortUrl } from './page-routes';
+import { fileRoutes } from './file-routes';
+import { outputRoutes } from './output-routes';
+import { pageRoutes } from './page-routes';
 
 export function renderRoutes(api: Api): void {
   const files = resourceRouter(api, docKind);
-  for (const o of OUTPUTS) {
-    files.get(`/files/${o.name}`, {
-      summary: o.summary,
-      need: 'r',
-      anonymous: true,
-      preload: { entries: true },
-      responses: outputResponses(o.name),
-      handler: (rc) => outputResponse(rc, o),
-    });
-    api.get(`/v1/u/:user/d/:doc/${o.alias}`, {
-      summary: `${o.summary} (read-only alias)`,
-      tag: 'alias',
-      auth: 'optional',
-      responses: outputResponses(o.name),
-      handler: async (ctx) => outputResponse(await loadAliased(ctx, { entries: true }), o),
-    });
-  }
-
-  api.get('/u/:user/d/:doc', {
-    summary: "The document's canonical page: sanitized HTML with its theme and layout, under a strict Content-Security-Policy",
-    tag: 'pages',
-    auth: 'optional',
-    responses: { 200: { description: 'The document as an HTML page', type: 'text/html' }, 304: { description: 'Not modified (If-None-Match)' } },
-    handler: canonicalPage,
-  });
-
-  api.get('/s/:shortname', {
-    summary: "A document's short url: redirects to its canonical page (same access rules)",
-    tag: 'pages',
-    auth: 'optional',
-    responses: { 302: { description: 'Redirect to /u/<user>/d/<doc>' } },
-    handler: shortUrl,
-  });
+  // GET /v1/vis/docs/:doc/files
+  // GET /v1/vis/docs/:doc/files/doc.png
+  // GET /v1/vis/docs/:doc/files/doc.txt
+  // GET /v1/vis/docs/:doc/files/doc.ansi
+  fileRoutes(files);
+  // GET /v1/vis/docs/:doc/files/doc.pdf
+  // GET /v1/u/:user/d/:doc/pdf
+  // GET /v1/vis/docs/:doc/files/doc.pptx
+  // GET /v1/u/:user/d/:doc/pptx
+  outputRoutes(api, files);
+  // GET /u/:user/d/:doc
+  // GET /s/:shortname
+  pageRoutes(api);
 }

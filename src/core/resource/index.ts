@@ -12,7 +12,7 @@
  * <family>-routes.ts (collection, folder, entry, share, tag, log).
  */
 export type { EntrySpec, Preload, Preloaded, Reference, ResourceCtx, ResourceKind, ResourceRoutes, ResourceRouteSpec, ResourceScoped } from './kind';
-export { findUser, loadResource, requireAccess } from './load';
+export { findUser, loadResource, loadUserPath, requireAccess } from './load';
 export { readableThroughShare, visibleResources, visibleWhere } from './visibility';
 export { folderItems, listingItem } from './listing-items';
 export { resourceRouter } from './router';

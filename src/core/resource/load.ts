@@ -79,6 +79,14 @@ export async function loadResource(ctx: Ctx, kind: ResourceKind, name = ctx.para
   return { ...ctx, resource, owner, access, kind, base, ...(preloaded ? { preloaded } : {}) };
 }
 
+/**
+ * The resource a public path names (`/u/:user/<letter>/:name`, `/v1/u/:user/...`): `:user`
+ * is its owner, loaded as if named by the owner's path.
+ */
+export function loadUserPath(ctx: Ctx, kind: ResourceKind, name?: string, preload?: Preload): Promise<ResourceCtx> {
+  return loadResource({ ...ctx, params: { ...ctx.params, owner: ctx.params.user! } }, kind, name, preload);
+}
+
 /** Throws 403 when the caller (who can see the resource) lacks `need`. */
 export function requireAccess(rc: ResourceCtx, need: Perm | 'owner'): void {
   const ok = need === 'owner' ? rc.access.owner : rc.access[need];

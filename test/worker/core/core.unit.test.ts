@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { accessFromGrants } from '../../../src/core/perms';
 import { parseShareEntry } from '../../../src/core/sharing';
-import { normalisePath } from '../../../src/core/api';
+import { normalisePath } from '../../../src/core/serve';
 import { RESOURCE_NAME, USERNAME, TOKEN_NAME } from '../../../src/core/names';
 import { checkTag } from '../../../src/core/resource';
 import { timingSafeEqual } from '../../../src/core/crypto';

@@ -1,14 +1,11 @@
-/**
- * Suppressions recorded over HTTP: a recipient's unsubscribe link (public, signed token)
- * and a bounce the operator reports (every sender).
- */
+/** The unsubscribe link of every e-mail (public, a signed token): records the recipient's suppression. */
 import { eq } from 'drizzle-orm';
+import type { Api } from '../core/api';
 import type { Ctx } from '../core/context';
-import { badRequest, notFound } from '../core/errors';
-import { noContent, textResponse } from '../core/http';
+import { notFound } from '../core/errors';
+import { textResponse } from '../core/http';
 import { appendLog } from '../core/log';
 import { resources } from '../db/schema';
-import { isAddress, normaliseAddress } from './rules';
 import { suppress, verifyUnsubscribeToken } from './unsubscribe';
 
 export async function unsubscribe(ctx: Ctx): Promise<Response> {
@@ -21,8 +18,13 @@ export async function unsubscribe(ctx: Ctx): Promise<Response> {
   return textResponse(`${p.email} is unsubscribed: you will get no more e-mails from this sender.\n`);
 }
 
-export async function recordBounce(ctx: Ctx): Promise<Response> {
-  if (!isAddress(ctx.params.address!)) throw badRequest(`not an e-mail address: ${ctx.params.address}`);
-  await suppress(ctx.db, 0, normaliseAddress(ctx.params.address!), 'bounced');
-  return noContent();
+export function unsubscribeRoutes(api: Api): void {
+  const unsubscribeSpec = {
+    tag: 'vis/mails',
+    auth: 'none' as const,
+    responses: { 200: { description: 'Unsubscribed', type: 'text/plain' }, 404: { description: 'Forged or malformed link' } },
+    handler: unsubscribe,
+  };
+  api.get('/v1/mail/unsubscribe/:token', { ...unsubscribeSpec, summary: 'Unsubscribe link of every e-mail: records the suppression' });
+  api.post('/v1/mail/unsubscribe/:token', { ...unsubscribeSpec, summary: 'One-click unsubscribe (RFC 8058 List-Unsubscribe-Post)' });
 }

@@ -1,6 +1,6 @@
 /**
  * The files/ folder of a document: what it lists, and the three renders documents do not
- * have (404 naming the two they do: the render area serves files/doc.pdf and doc.pptx).
+ * have (404 naming the two they do, files/doc.pdf and doc.pptx: output-routes.ts).
  */
 import { notFound } from '../core/errors';
 import { listingResponse, listingResponses } from '../core/listing';

@@ -1,0 +1,60 @@
+/**
+ * What the router runs for one declared route: the auth check the route names, the
+ * handler's context (decoded params, caller, database session) and its JSON body
+ * validated against the route's schema, then the route's handler.
+ */
+import { z, type ZodType } from 'zod';
+import type { User } from '../db/schema';
+import { authenticate, requireOps } from './auth';
+import { DbSession } from './context';
+import { badRequest, unauthorized } from './errors';
+import { DEFAULT_BODY_LIMIT, readJson } from './http';
+import type { RouteSpec } from './route-spec';
+
+/** The arguments the router passes on to every route (Api.fetch: env, exec, the request's session, its authentication). */
+export type RouteArgs = [env: Env, exec: ExecutionContext, session?: DbSession, who?: () => Promise<User | null>];
+
+/** A request as the router hands it to a route: with the raw path params. */
+export type RoutedRequest = Request & { params: Record<string, string> };
+
+function decodeParams(raw: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    try {
+      out[k] = decodeURIComponent(v); // `+` stays `+`: never a space in a path
+    } catch {
+      throw badRequest(`malformed path segment '${v}'`);
+    }
+  }
+  return out;
+}
+
+/** The router's handler of one route. */
+export function routeHandler<S extends ZodType | undefined>(spec: RouteSpec<S>) {
+  return async (req: RoutedRequest, ...[env, exec, session, who]: RouteArgs): Promise<Response> => {
+    const db = (session ?? new DbSession(env)).db;
+    if (spec.auth === 'ops') requireOps(env, req);
+    const caller = spec.auth === 'none' || spec.auth === 'ops' ? null : await (who ? who() : authenticate(db, req));
+    if (spec.auth === 'user' && !caller) throw unauthorized();
+    const ctx = {
+      req,
+      env,
+      exec,
+      url: new URL(req.url),
+      params: decodeParams(req.params),
+      caller,
+      db,
+      body: undefined as unknown,
+    };
+    if (spec.json) {
+      const parsed = spec.json.safeParse(await readJson(req, DEFAULT_BODY_LIMIT));
+      if (!parsed.success) throw badRequest(describeZodError(parsed.error));
+      ctx.body = parsed.data;
+    }
+    return spec.handler(ctx as never);
+  };
+}
+
+export function describeZodError(err: z.ZodError): string {
+  return err.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
+}

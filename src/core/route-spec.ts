@@ -1,0 +1,43 @@
+/**
+ * What a route is declared with: its method, who may call it, its OpenAPI description (zod
+ * schemas for params, body and responses) and its handler. Declared once, a route is both
+ * served (route-handler.ts) and documented (openapi.ts).
+ */
+import type { z, ZodType } from 'zod';
+import type { Ctx } from './context';
+
+export type Method = 'get' | 'put' | 'post' | 'patch' | 'delete';
+
+/** Who may call a route: a signed-in user, anyone (caller may be null), the operator (OPS_TOKEN), or nobody checked here. */
+export type Auth = 'user' | 'optional' | 'ops' | 'none';
+
+export interface ResponseSpec {
+  description: string;
+  /** Media type of the body; omit for bodiless responses. */
+  type?: string;
+  schema?: ZodType;
+}
+
+export interface RouteSpec<S extends ZodType | undefined = undefined, C extends Ctx = Ctx> {
+  summary: string;
+  tag: string;
+  auth: Auth;
+  /** A JSON body validated before the handler runs (available as ctx.body). */
+  json?: S;
+  /** Any other body the handler reads itself, described for the OpenAPI document. */
+  body?: { type: string; description?: string; schema?: ZodType };
+  query?: z.ZodObject;
+  responses: Record<number, ResponseSpec>;
+  handler: (ctx: C & { body: S extends ZodType ? z.infer<S> : undefined }) => Response | Promise<Response>;
+}
+
+/** A route as the table lists it: its declaration less the handler (what the schema tests and docs/ROUTES.md read). */
+export interface DeclaredRoute {
+  method: Method;
+  path: string;
+  spec: Omit<RouteSpec<ZodType | undefined>, 'handler'>;
+  /** The source file that declared the route (only when the Api records sources: docs/ROUTES.md). */
+  file?: string;
+  /** The area table (src/<area>/routes.ts) that mounted it (likewise). */
+  table?: string;
+}

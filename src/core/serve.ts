@@ -1,0 +1,86 @@
+/**
+ * Serving one request: HEAD as GET without the body, the request's D1 session, the rate
+ * limits, tolerant paths, then the router; errors rendered as `{status, message}`, an
+ * unknown path 404 and a known path with another method 405.
+ */
+import type { RouterType } from 'itty-router';
+import type { User } from '../db/schema';
+import { authenticate } from './auth';
+import type { DbSession } from './context';
+import { HttpError, notFound, toErrorResponse } from './errors';
+import { enforceRateLimit } from './ratelimit';
+import type { RouteArgs, RoutedRequest } from './route-handler';
+import { requestSession, withSessionHeaders } from './session';
+
+/** The router the Api fills: its routes take RouteArgs. */
+export type ApiRouter = RouterType<RoutedRequest, RouteArgs>;
+
+/** Serves one request: normalise the path, route it, render errors, 404/405 the rest. */
+export async function serveRequest(router: ApiRouter, req: Request, env: Env, exec: ExecutionContext): Promise<Response> {
+  // HEAD is GET without the body (RFC 9110 §9.3.2): same status and headers. A body
+  // sent with HEAD is ignored unread (never buffered, never copied into the GET).
+  if (req.method === 'HEAD') {
+    let res: Response;
+    try {
+      res = await serveRequest(router, bodiless(req, req.url, 'GET'), env, exec);
+    } catch (err) {
+      res = toErrorResponse(err);
+    }
+    await res.body?.cancel();
+    return new Response(null, { status: res.status, statusText: res.statusText, headers: res.headers });
+  }
+  // D1 session: every query of the request runs in one; its round trips and bookmark are
+  // answered in headers (core/session.ts).
+  let session: DbSession;
+  try {
+    session = requestSession(req, env);
+  } catch (err) {
+    return withSessionHeaders(toErrorResponse(err), null);
+  }
+  return withSessionHeaders(await serve(router, req, env, exec, session), session);
+}
+
+async function serve(router: ApiRouter, req: Request, env: Env, exec: ExecutionContext, session: DbSession): Promise<Response> {
+  try {
+    // The request's authentication, looked up once: the rate limit keys on the caller's
+    // account, and the route gets the same answer (no second lookup).
+    let authenticated: Promise<User | null> | undefined;
+    const who = () => (authenticated ??= authenticate(session.db, req));
+    // Rate limits: before routing; a token lookup only past the address's ceiling.
+    await enforceRateLimit(req, env, who);
+
+    const normalised = normalisePath(req);
+    const path = new URL(normalised.url).pathname;
+    // Without OPS_TOKEN the operator interface does not exist: 404 for every method.
+    if (!env.OPS_TOKEN && (path === '/v1/ops' || path.startsWith('/v1/ops/'))) throw notFound(`no such route: ${path}`);
+    const res: Response | undefined = await router.fetch(normalised, env, exec, session, who);
+    if (res) return res;
+    const allowed = router.routes.filter(([, re]) => re.test(path)).flatMap(([m]) => (m === 'GET' ? ['GET', 'HEAD'] : [m]));
+    if (allowed.length) {
+      throw new HttpError(405, `method ${req.method} not allowed here`, { allowed }, { Allow: [...new Set(allowed)].join(', ') });
+    }
+    throw notFound(`no such route: ${path}`);
+  } catch (err) {
+    return toErrorResponse(err);
+  }
+}
+
+/** Tolerant paths: repeated slashes collapse and a trailing slash is ignored. */
+export function normalisePath(req: Request): Request {
+  const url = new URL(req.url);
+  const clean = url.pathname.replace(/\/{2,}/g, '/').replace(/(.)\/$/, '$1');
+  if (clean === url.pathname) return req;
+  url.pathname = clean;
+  // GET and HEAD may arrive with a body a Request of theirs cannot carry: drop it.
+  return req.method === 'GET' || req.method === 'HEAD' ? bodiless(req, url.toString(), req.method) : new Request(url.toString(), req);
+}
+
+/**
+ * A copy of a request without its body (for GET and HEAD, which cannot carry one). The
+ * incoming body is left alone: never read, never copied (so neither its size nor its
+ * state matters and the copy cannot throw on it); the runtime discards it. Cancelling it
+ * here made wrangler dev's proxy hang or answer 500 (test/e2e/never-500.test.ts).
+ */
+export function bodiless(req: Request, url: string, method: 'GET' | 'HEAD'): Request {
+  return new Request(url, { method, headers: req.headers });
+}

@@ -1,0 +1,62 @@
+/**
+ * Writing comments: reading a comment's text from the request, adding one in a single
+ * statement (nothing stored when its thread or parent is gone meanwhile), and the answers.
+ */
+import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { z } from 'zod';
+import { users } from '../../db/schema';
+import { nowIso } from '../clock';
+import type { Ctx } from '../context';
+import { badRequest } from '../errors';
+import { jsonResponse, readText } from '../http';
+import { COMMENT_LIMIT, commentProblem } from './rules';
+import { threadComments, threads } from './schema';
+
+/** A 201 answer naming what was added (its uri). */
+export const created = (what: string) => ({
+  description: what,
+  type: 'application/json',
+  schema: z.object({ status: z.number(), message: z.string(), uri: z.string() }).passthrough(),
+});
+
+export async function readComment(req: Request): Promise<string> {
+  const value = await readText(req, COMMENT_LIMIT, `a comment is at most ${COMMENT_LIMIT} bytes (16 KiB)`);
+  const problem = commentProblem(value);
+  if (problem) throw badRequest(problem);
+  return value;
+}
+
+/** Adds a comment with `text` (and `slug`, or none) in `thread`, under `parent` (SQL, or null on the topic); null when the thread or parent is gone or the slug is taken. */
+export function insertComment(c: Ctx, thread: SQL, parent: SQL | null, text: string, slug: string | null) {
+  return c.db
+    .insert(threadComments)
+    .select(
+      c.db
+        .select({
+          id: sql<number>`null`.as('id'),
+          thread_id: sql<number>`${threads.id}`.as('thread_id'),
+          author_id: sql<number>`${c.caller!.id}`.as('author_id'),
+          text: sql<string>`${text}`.as('text'),
+          created_on: sql<string>`${nowIso()}`.as('created_on'),
+          parent_id: sql<number | null>`${parent ?? sql`null`}`.as('parent_id'),
+          slug: sql<string | null>`${slug}`.as('slug'),
+          edited: sql<boolean>`0`.as('edited'),
+          updated_on: sql<string | null>`null`.as('updated_on'),
+        })
+        .from(threads)
+        // One statement: the thread (or the comment answered) may be removed meanwhile, and then nothing is stored.
+        .where(and(sql`${threads.id} = ${thread}`, parent ? sql`${parent} is not null` : undefined)),
+    )
+    .onConflictDoNothing()
+    .returning({ id: threadComments.id });
+}
+
+/** One row whose id is what `row` (SQL) names, null when nothing: read beside a write to tell 404 from 403 or 409. */
+export function existing(c: Ctx, row: SQL) {
+  return c.db
+    .select({ id: sql<number | null>`${row}` })
+    .from(users)
+    .where(eq(users.id, c.caller!.id));
+}
+
+export const commentAdded = (c: Ctx, id: number, uri: string) => jsonResponse({ status: 201, message: `comment ${id} added`, id, uri }, { status: 201 });

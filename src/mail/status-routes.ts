@@ -1,0 +1,34 @@
+/** status of an e-mail: its send state, and sending it by POST (the send itself: send.ts). */
+import { z } from 'zod';
+import { textResponse } from '../core/http';
+import type { ResourceRoutes } from '../core/resource';
+import { mailObject } from './kind';
+import { send } from './send';
+
+export function statusRoutes(r: ResourceRoutes): void {
+  r.get('/status', {
+    summary: 'Send state: ready, sending or testing',
+    need: 'r',
+    responses: { 200: { description: 'ready, sending or testing', type: 'text/plain' } },
+    handler: async (rc) => textResponse(await mailObject(rc.env, rc.resource.id).status()),
+  });
+  r.post('/status', {
+    summary: 'Send: text sent|test, or JSON {action: send|test, to?: [addresses]}',
+    need: 'r',
+    body: { type: 'text/plain', description: 'sent or test; or application/json {action, to}' },
+    responses: {
+      202: {
+        description: 'Accepted; delivery is asynchronous',
+        type: 'application/json',
+        schema: z.object({ status: z.literal(202), message: z.string(), id: z.string(), state: z.enum(['sending', 'testing']) }),
+      },
+      400: { description: 'Malformed body, unknown action, bad to' },
+      403: { description: "Caller's address unverified, or config/enabled falsy" },
+      404: { description: 'Not the owner' },
+      425: { description: 'A send is in flight' },
+      429: { description: 'More than 10 sends of this content in 30 minutes (retry_after_seconds)' },
+    },
+    preload: { entries: true, caller: true },
+    handler: send,
+  });
+}

@@ -1,0 +1,19 @@
+/**
+ * `cloudflare:workers` outside workerd: the Node suite loads modules that extend these
+ * classes (the route table builds without running them), never calls them.
+ */
+export class WorkerEntrypoint<E = unknown> {
+  constructor(
+    readonly ctx: unknown,
+    readonly env: E,
+  ) {}
+}
+export class RpcTarget {}
+export class DurableObject<E = unknown> {
+  constructor(
+    readonly ctx: unknown,
+    readonly env: E,
+  ) {}
+}
+export const exports: Record<string, unknown> = {};
+export const env: Record<string, unknown> = {};

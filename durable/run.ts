@@ -31,6 +31,7 @@ import {
 } from '../src/jobs/run-machine';
 import { INLINE_OUTPUT, outputKey, putLargeOutput } from '../src/jobs/run-output';
 import { childRunsRefusal, LOG_PAGE, LOG_TRUNCATED, logFull } from '../src/jobs/caps';
+import type { LogPage } from '../src/jobs/run-log';
 import { RunSteps } from '../src/jobs/run-steps';
 import { insertRejected, insertStarted, markCanceling, recordEnd } from '../src/jobs/run-store';
 import { RETENTION_MS } from '../src/jobs/runs';
@@ -75,7 +76,7 @@ export class RunObject extends DurableObject<Env> {
       isCanceling: () => this.isCanceling(),
       runId: () => this.runId,
       // The top-level run counts its tree's children itself; a nested run asks it.
-      claimChildren: async (spec, n) => (spec.parentId === null ? this.claimChildren(n) : (runStub(env, spec.rootName).claimChildren(n) as Promise<string | undefined>)),
+      claimChildren: async (spec, n) => (spec.parentId === null ? this.claimChildren(n) : runStub(env, spec.rootName).claimChildren(n)),
     });
     ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS log (id INTEGER PRIMARY KEY AUTOINCREMENT, log_time TEXT NOT NULL, severity TEXT NOT NULL, message TEXT NOT NULL)');
     const stored = ctx.storage.sql.exec<{ n: number; bytes: number }>('SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(CAST(message AS BLOB))), 0) AS bytes FROM log').one();
@@ -130,7 +131,7 @@ export class RunObject extends DurableObject<Env> {
   }
 
   /** One page of the log: the entries after entry `after` (an id; 0 from the start), at most LOG_PAGE, each with its id. */
-  readLog(after = 0, limit = LOG_PAGE): (LogEntry & { id: number })[] {
+  readLog(after = 0, limit = LOG_PAGE): LogPage {
     this.touch();
     return this.ctx.storage.sql
       .exec<{ id: number; log_time: string; severity: string; message: string }>(

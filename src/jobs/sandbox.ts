@@ -4,7 +4,7 @@
  * guard; bounded CPU), with a small runtime module that implements the run(input, ctx)
  * contract of decisions.md.
  */
-import { exports, RpcTarget } from 'cloudflare:workers';
+import { exports, RpcTarget, type WorkerEntrypoint } from 'cloudflare:workers';
 import { blobPrefix } from '../core/entries';
 import { EGRESS_REFUSED_HEADER } from './egress-guard';
 import { cleanName, type RunFile } from './files';
@@ -27,8 +27,7 @@ export interface StepLimits {
  * shortens them so the tests can hit them.
  */
 export function stepLimits(env: Env): StepLimits {
-  const raw = (env as unknown as { JOBS_TEST_LIMITS?: unknown }).JOBS_TEST_LIMITS;
-  const [cpu, wall] = typeof raw === 'string' ? raw.split(',').map(Number) : [];
+  const [cpu, wall] = env.JOBS_TEST_LIMITS?.split(',').map(Number) ?? [];
   const ok = (n: number | undefined): n is number => n !== undefined && Number.isInteger(n) && n > 0;
   return { cpuMs: ok(cpu) ? cpu : SANDBOX_CPU_MS, wallMs: ok(wall) ? wall : STEP_WALL_MS };
 }
@@ -95,6 +94,11 @@ export default class Runtime extends WorkerEntrypoint {
 `;
 
 export type SandboxResult = { ok: true; files: RunFile[] } | { ok: false; aborted: boolean; message: string };
+
+/** The runtime module's entrypoint, as the Worker calls it over RPC. */
+interface SandboxRuntime extends WorkerEntrypoint {
+  run(input: RunFile[], env: Record<string, string>, host: SandboxHost): Promise<SandboxResult>;
+}
 
 /** What the sandbox may call back: the run log, and the cancel signal. */
 export class SandboxHost extends RpcTarget {
@@ -180,9 +184,7 @@ export async function runSandbox(
     // Network on: every request goes through the platform's outbound guard (egress-guard.ts).
     globalOutbound: job.network ? exports.EgressGuard : null,
   }));
-  const entry = worker.getEntrypoint() as unknown as {
-    run(input: RunFile[], env: Record<string, string>, host: SandboxHost): Promise<SandboxResult>;
-  };
+  const entry = worker.getEntrypoint<SandboxRuntime>();
   try {
     const out = await entry.run(input, jobEnv, host);
     // Output names come from the job's code: clean them before they name a download or a mail attachment.

@@ -30,7 +30,7 @@ export interface TriggerSpec {
 export async function startRun(env: Env, t: TriggerSpec): Promise<RunOutcome> {
   const name = runName(now(), requestId(t.req));
   try {
-    const out = await runStub(env, name).execute({
+    return await runStub(env, name).execute({
       name,
       jobId: t.job.id,
       ownerId: t.job.owner_id,
@@ -46,7 +46,6 @@ export async function startRun(env: Env, t: TriggerSpec): Promise<RunOutcome> {
       input: t.input,
       depth: 0,
     });
-    return out as unknown as RunOutcome;
   } catch (err) {
     const status = await runStub(env, name)
       .recover()

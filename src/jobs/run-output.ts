@@ -2,7 +2,7 @@
 import { blobPrefix } from '../core/entries';
 import type { Bundle } from './files';
 import type { RunRow } from './schema';
-import { runStub } from './trigger';
+import { runStub } from './run-stub';
 
 /** Outputs up to this size stay in the run object's storage; larger ones go to R2. */
 export const INLINE_OUTPUT = 128 * 1024;

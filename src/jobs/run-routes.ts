@@ -17,9 +17,9 @@ import { jobKind } from './kind';
 import { loadRunCtx, requireRunReader, type RunCtx } from './run-access';
 import { logStreamResponse } from './run-log';
 import { readOutput } from './run-output';
-import { isExpired, latestRun, recentRuns, runStats, statsText } from './runs';
+import { isExpired, latestRun, recentRuns, runStats, statsText } from './run-reads';
 import type { RunRow } from './schema';
-import { runStub } from './trigger';
+import { runStub } from './run-stub';
 
 export type RunRoutes = Scope<RunCtx, { need: Perm }>;
 

@@ -15,9 +15,9 @@ import type { JobConfig } from './config';
 import type { RunFile } from './files';
 import { httpsStep } from './https-step';
 import type { RunSpec, StepResult } from './run-machine';
-import { requestId, runName } from './runs';
+import { requestId, runName } from './run-name';
 import { runSandbox, SandboxHost, stepLimits } from './sandbox';
-import { runStub } from './trigger';
+import { runStub } from './run-stub';
 
 /** How long a canceled run's current step may take to stop before it is abandoned. */
 export const TEARDOWN_GRACE_MS = 1_000;

@@ -4,13 +4,9 @@ import type { Resource } from '../db/schema';
 import { withAuthority } from './chain-access';
 import type { RunFile } from './files';
 import type { RunOutcome } from './run-machine';
-import { requestId, runName } from './runs';
+import { requestId, runName } from './run-name';
+import { runStub } from './run-stub';
 import type { Trigger } from './schema';
-
-/** The Durable Object of the run `name` (typed by the RUNS binding: src/ never imports durable/). */
-export function runStub(env: Env, name: string) {
-  return env.RUNS.get(env.RUNS.idFromName(name));
-}
 
 export interface TriggerSpec {
   job: Resource;

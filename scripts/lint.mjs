@@ -15,9 +15,11 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const CHECKS = [
   ['format', 'style', 'prettier', ['--check', '.']],
   ['layering', 'style', 'depcruise', ['src', 'durable', '--config', '.dependency-cruiser.cjs']],
-  // One tsc per project: the Worker with its workerd tests, and the e2e suite (Node).
+  // One tsc per project: the Worker with its workerd tests, the e2e suite (Node), and the
+  // job sandbox's runtime (plain JavaScript, checked through its JSDoc).
   ['types: worker', 'types', 'tsc', ['--noEmit', '-p', 'tsconfig.json']],
   ['types: e2e', 'types', 'tsc', ['--noEmit', '-p', 'test/e2e/tsconfig.json']],
+  ['types: sandbox runtime', 'types', 'tsc', ['--noEmit', '-p', 'src/jobs/sandbox-runtime/tsconfig.json']],
   // Compares the hash in the file's header with the bindings of wrangler.toml (no network);
   // the fix is `npm run types`.
   ['bindings', 'types', 'wrangler', ['types', '--check']],

@@ -1,8 +1,8 @@
 /**
  * RunObject: one per run (named by the run id), the single owner of the run's state and
  * log. Its state machine, steps and records live in src/jobs/ (run-machine.ts,
- * run-steps.ts, run-store.ts, run-output.ts); this class holds the state, its storage,
- * the live tails, the alarm and the RPC methods.
+ * run-steps.ts, run-writes.ts, run-output.ts); this class holds the state (its stored
+ * record: run-state.ts), the live tails, the alarm and the RPC methods.
  *
  * The object executes the run itself (the job's code in a sandbox, or its chain, whose
  * job steps are child runs in their own RunObjects) so that a cancel, arriving while the
@@ -31,13 +31,18 @@ import {
 } from '../src/jobs/run-machine';
 import { INLINE_OUTPUT, outputKey, putLargeOutput } from '../src/jobs/run-output';
 import { childRunsRefusal, LOG_PAGE, LOG_TRUNCATED, logFull } from '../src/jobs/caps';
+import type { LogPage } from '../src/jobs/run-log';
 import { RunSteps } from '../src/jobs/run-steps';
-import { insertRejected, insertStarted, markCanceling, recordEnd } from '../src/jobs/run-store';
-import { RETENTION_MS } from '../src/jobs/runs';
-import { runStub } from '../src/jobs/trigger';
+import { insertRejected, insertStarted, markCanceling, recordEnd } from '../src/jobs/run-writes';
+import { RETENTION_MS } from '../src/jobs/run-reads';
+import { runStub } from '../src/jobs/run-stub';
 import type { RunStatus } from '../src/jobs/schema';
+import { loadRunState, saveRunState, type RunState } from './run-state';
 
 class StepFailure extends Error {}
+
+/** Where a small output is stored (see INLINE_OUTPUT). */
+const OUTPUT_KEY = 'output';
 
 /** How long a final run's instance stays in memory after its last call (see touch). */
 const RELEASE_IDLE_MS = 5_000;
@@ -45,13 +50,11 @@ const RELEASE_IDLE_MS = 5_000;
 const sse = (event: string, data: unknown) => new TextEncoder().encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
 
 export class RunObject extends DurableObject<Env> {
-  private status: RunStatus | null = null;
+  /** The stored state, as loaded by the constructor and kept in step by save(). */
+  private readonly state: RunState;
   private readonly tails = new Set<WritableStreamDefaultWriter<Uint8Array>>();
-  private runId = 0;
   /** True while this instance runs execute(); a reset object has no live execution. */
   private executing = false;
-  /** A teardown that arrived before execute(): the run ends canceled without running. */
-  private pendingCancel = false;
   /** When (Date.now()) this instance accepted the cancel or its teardown. */
   private canceledAt = 0;
   private db: Db;
@@ -60,8 +63,6 @@ export class RunObject extends DurableObject<Env> {
   /** Entries and message bytes stored in the log (see MAX_LOG_ENTRIES). */
   private logCount = 0;
   private logBytes = 0;
-  /** The truncation line is stored: nothing more is. */
-  private logClosed = false;
   /** Tails still reading their backlog (the instance stays in memory for them). */
   private catchingUp = 0;
 
@@ -73,64 +74,55 @@ export class RunObject extends DurableObject<Env> {
       db: this.db,
       log: (m, s) => this.log(m, s),
       isCanceling: () => this.isCanceling(),
-      runId: () => this.runId,
+      runId: () => this.state.runId,
       // The top-level run counts its tree's children itself; a nested run asks it.
-      claimChildren: async (spec, n) => (spec.parentId === null ? this.claimChildren(n) : (runStub(env, spec.rootName).claimChildren(n) as Promise<string | undefined>)),
+      claimChildren: async (spec, n) => (spec.parentId === null ? this.claimChildren(n) : runStub(env, spec.rootName).claimChildren(n)),
     });
     ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS log (id INTEGER PRIMARY KEY AUTOINCREMENT, log_time TEXT NOT NULL, severity TEXT NOT NULL, message TEXT NOT NULL)');
     const stored = ctx.storage.sql.exec<{ n: number; bytes: number }>('SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(CAST(message AS BLOB))), 0) AS bytes FROM log').one();
     this.logCount = stored.n;
     this.logBytes = stored.bytes;
-    this.logClosed = ctx.storage.kv.get<boolean>('log_truncated') === true;
-    this.status = (ctx.storage.kv.get<RunStatus>('status') as RunStatus | undefined) ?? null;
-    this.runId = (ctx.storage.kv.get<number>('run_id') as number | undefined) ?? 0;
-    this.pendingCancel = ctx.storage.kv.get<boolean>('pending_cancel') === true;
+    this.state = loadRunState(ctx.storage.kv);
     // A new instance never has a live execution: an unfinished run was cut off by a reset.
-    if (this.status === 'processing' || this.status === 'canceling') void ctx.blockConcurrencyWhile(() => this.interrupt());
+    if (this.state.status === 'processing' || this.state.status === 'canceling') void ctx.blockConcurrencyWhile(() => this.interrupt());
+  }
+
+  /** Changes the state, in memory and in storage. */
+  private save(changes: Partial<RunState>): void {
+    Object.assign(this.state, changes);
+    saveRunState(this.ctx.storage.kv, changes);
   }
 
   private remember(spec: Pick<RunSpec, 'jobId' | 'name'>, top: boolean, started: string): void {
-    this.ctx.storage.kv.put('job_id', spec.jobId);
-    this.ctx.storage.kv.put('name', spec.name);
-    this.ctx.storage.kv.put('top', top);
-    this.ctx.storage.kv.put('started', started);
+    this.save({ jobId: spec.jobId, name: spec.name, top, started });
   }
 
   private head(): RunHead {
-    const kv = this.ctx.storage.kv;
-    return {
-      name: kv.get<string>('name') ?? '',
-      jobId: kv.get<number>('job_id') ?? 0,
-      top: kv.get<boolean>('top') !== false,
-      started: kv.get<string>('started') ?? nowIso(),
-    };
+    const { name, jobId, top, started } = this.state;
+    return { name: name ?? '', jobId: jobId ?? 0, top, started: started ?? nowIso() };
   }
 
   private setStatus(status: RunStatus): void {
-    this.status = status;
-    this.ctx.storage.kv.put('status', status);
+    this.save({ status });
   }
 
   // ---- log ----
 
   /** Appends to the log, up to its caps: the entry that reaches one is replaced by LOG_TRUNCATED, and nothing follows it. */
   log(message: string, severity: Severity | string = 'info'): void {
-    if (this.logClosed) return;
+    if (this.state.logTruncated) return;
     const bytes = new TextEncoder().encode(message).byteLength;
     const full = logFull(this.logCount, this.logBytes, bytes);
     const entry: LogEntry = full ? { log_time: nowIso(), severity: 'warning', message: LOG_TRUNCATED } : { log_time: nowIso(), severity, message };
     this.ctx.storage.sql.exec('INSERT INTO log (log_time, severity, message) VALUES (?, ?, ?)', entry.log_time, entry.severity, entry.message);
     this.logCount++;
     this.logBytes += bytes;
-    if (full) {
-      this.logClosed = true;
-      this.ctx.storage.kv.put('log_truncated', true);
-    }
+    if (full) this.save({ logTruncated: true });
     this.broadcast('log', entry);
   }
 
   /** One page of the log: the entries after entry `after` (an id; 0 from the start), at most LOG_PAGE, each with its id. */
-  readLog(after = 0, limit = LOG_PAGE): (LogEntry & { id: number })[] {
+  readLog(after = 0, limit = LOG_PAGE): LogPage {
     this.touch();
     return this.ctx.storage.sql
       .exec<{ id: number; log_time: string; severity: string; message: string }>(
@@ -148,28 +140,31 @@ export class RunObject extends DurableObject<Env> {
    */
   claimChildren(n: number): string | undefined {
     this.touch();
-    if (this.status !== 'processing' && this.status !== 'canceling') return 'the top-level run has ended';
-    const used = this.ctx.storage.kv.get<number>('child_runs') ?? 0;
+    if (this.state.status !== 'processing' && this.state.status !== 'canceling') return 'the top-level run has ended';
+    const used = this.state.childRuns;
     const refused = childRunsRefusal(used, n);
     if (refused) return refused;
-    this.ctx.storage.kv.put('child_runs', used + n);
+    this.save({ childRuns: used + n });
     return undefined;
   }
 
   /** Read through a method: TypeScript would narrow the field across awaits. */
   private isCanceling(): boolean {
-    return this.status === 'canceling';
+    return this.state.status === 'canceling';
   }
 
-  /** The stored output when it is small enough to live here (see INLINE_OUTPUT). */
+  /**
+   * The stored output when it is small enough to live here (see INLINE_OUTPUT). Not part of
+   * the state record: it is read only when asked for.
+   */
   output(): ArrayBuffer | null {
     this.touch();
-    return (this.ctx.storage.kv.get<ArrayBuffer>('output') as ArrayBuffer | undefined) ?? null;
+    return this.ctx.storage.kv.get<ArrayBuffer>(OUTPUT_KEY) ?? null;
   }
 
   getStatus(): RunStatus | null {
     this.touch();
-    return this.status;
+    return this.state.status;
   }
 
   /**
@@ -179,7 +174,7 @@ export class RunObject extends DurableObject<Env> {
   async recover(): Promise<RunStatus | null> {
     this.touch();
     if (!this.executing) await this.interrupt();
-    return this.status;
+    return this.state.status;
   }
 
   private broadcast(event: string, data: unknown): void {
@@ -210,8 +205,8 @@ export class RunObject extends DurableObject<Env> {
         for (const { id: _id, ...e } of page) await writer.write(sse('log', e));
         after = page[page.length - 1]!.id;
       }
-      if (!isFinal(this.status)) return void this.tails.add(writer);
-      await writer.write(sse('end', { status: this.status }));
+      if (!isFinal(this.state.status)) return void this.tails.add(writer);
+      await writer.write(sse('end', { status: this.state.status }));
       await writer.close();
     } finally {
       this.catchingUp--;
@@ -220,7 +215,7 @@ export class RunObject extends DurableObject<Env> {
   }
 
   private endTails(): void {
-    this.broadcast('end', { status: this.status });
+    this.broadcast('end', { status: this.state.status });
     for (const w of this.tails) void w.close().catch(() => undefined);
     this.tails.clear();
   }
@@ -229,7 +224,7 @@ export class RunObject extends DurableObject<Env> {
 
   /** Records a run that never starts (permission check blocked it). */
   async reject(spec: RunRecordSpec, reason: string): Promise<void> {
-    if (this.status !== null) return;
+    if (this.state.status !== null) return;
     this.setStatus('rejected');
     const at = nowIso();
     this.remember(spec, true, at);
@@ -244,7 +239,7 @@ export class RunObject extends DurableObject<Env> {
   /** A cancel from the API (the route has already refused child runs). */
   async cancel(by: string): Promise<CancelAnswer> {
     this.touch();
-    const refusal = cancelRefusal(this.status);
+    const refusal = cancelRefusal(this.state.status);
     if (refusal) return refusal;
     this.accept(`cancel requested by ${by}`);
     await this.recordCanceling();
@@ -254,13 +249,12 @@ export class RunObject extends DurableObject<Env> {
   /** Cancel from the parent run (the top-level run is being canceled). */
   async teardown(): Promise<void> {
     this.touch();
-    if (this.status === null) {
+    if (this.state.status === null) {
       // execute() has not arrived yet: it will end the run canceled without running it.
-      this.pendingCancel = true;
-      this.ctx.storage.kv.put('pending_cancel', true);
+      this.save({ pendingCancel: true });
       return;
     }
-    if (this.status !== 'processing') return;
+    if (this.state.status !== 'processing') return;
     this.accept('canceled with its top-level run');
     await this.recordCanceling();
   }
@@ -274,15 +268,15 @@ export class RunObject extends DurableObject<Env> {
   }
 
   private recordCanceling(): Promise<void> {
-    return markCanceling(this.db, this.runId, (m, s) => this.log(m, s));
+    return markCanceling(this.db, this.state.runId, (m, s) => this.log(m, s));
   }
 
   // ---- execution ----
 
   /** Starts and runs the whole run; answers when it ends. */
   async execute(spec: RunSpec): Promise<RunOutcome> {
-    if (this.status !== null) throw new Error(`run ${spec.name} already exists`);
-    this.setStatus(this.pendingCancel ? 'canceling' : 'processing');
+    if (this.state.status !== null) throw new Error(`run ${spec.name} already exists`);
+    this.setStatus(this.state.pendingCancel ? 'canceling' : 'processing');
     const started = nowIso();
     const head: RunHead = { name: spec.name, jobId: spec.jobId, top: spec.parentId === null, started };
     this.remember(spec, head.top, started);
@@ -298,8 +292,7 @@ export class RunObject extends DurableObject<Env> {
     void this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS);
     // The run row and the job's configuration are read in parallel (one round trip).
     const [runId, cfg] = await Promise.all([insertStarted(this.db, spec, head.started), jobConfig(this.env, this.db, spec.jobId).catch((err: Error) => err)]);
-    this.runId = runId;
-    this.ctx.storage.kv.put('run_id', runId);
+    this.save({ runId });
     this.log(`run started (trigger ${spec.trigger}, source ${spec.source}, by ${spec.createdBy})`);
     if (this.isCanceling()) {
       // A cancel that arrived before the row existed could not mark it.
@@ -309,7 +302,7 @@ export class RunObject extends DurableObject<Env> {
 
     let result: StepResult;
     try {
-      if (this.pendingCancel) result = { kind: 'aborted', message: 'canceled with its top-level run before it started' };
+      if (this.state.pendingCancel) result = { kind: 'aborted', message: 'canceled with its top-level run before it started' };
       else if (cfg instanceof Error) throw new StepFailure(`the job configuration cannot be read: ${cfg.message}`);
       else result = await this.steps.run(spec, cfg);
     } catch (err) {
@@ -334,7 +327,7 @@ export class RunObject extends DurableObject<Env> {
     try {
       // The output is stored before the row says there is one: small ones in this object's
       // own storage (no extra round trip), larger ones in R2 under the job's blob prefix.
-      if (out && out.data.byteLength <= INLINE_OUTPUT) this.ctx.storage.kv.put('output', out.data);
+      if (out && out.data.byteLength <= INLINE_OUTPUT) this.ctx.storage.kv.put(OUTPUT_KEY, out.data);
       else if (out) await putLargeOutput(this.env, head.jobId, head.name, out);
     } catch (err) {
       message = `the output could not be stored: ${(err as Error).message}`;
@@ -353,8 +346,8 @@ export class RunObject extends DurableObject<Env> {
 
   /** A run left unfinished by a reset: failed (or canceled, if a cancel was pending), with a log line. */
   private async interrupt(): Promise<void> {
-    if (this.status !== 'processing' && this.status !== 'canceling') return;
-    const canceling = this.status === 'canceling';
+    if (this.state.status !== 'processing' && this.state.status !== 'canceling') return;
+    const canceling = this.state.status === 'canceling';
     await this.finish(this.head(), canceling ? { kind: 'aborted', message: `${INTERRUPTED} while canceling` } : { kind: 'failed', message: INTERRUPTED });
   }
 
@@ -375,13 +368,13 @@ export class RunObject extends DurableObject<Env> {
   }
 
   private idleAndFinal(): boolean {
-    return this.status !== null && isFinal(this.status) && !this.executing && !this.tails.size && !this.catchingUp;
+    return this.state.status !== null && isFinal(this.state.status) && !this.executing && !this.tails.size && !this.catchingUp;
   }
 
   /** The retention alarm of a final run; remembers when it is due (see alarm). */
   private retain(): Promise<void> {
     const at = Date.now() + RETENTION_MS;
-    this.ctx.storage.kv.put('retain_until', at);
+    this.save({ retainUntil: at });
     return this.ctx.storage.setAlarm(at);
   }
 
@@ -396,22 +389,21 @@ export class RunObject extends DurableObject<Env> {
   }
 
   private async onAlarm(): Promise<void> {
-    if (this.status === 'processing' || this.status === 'canceling') {
+    if (this.state.status === 'processing' || this.state.status === 'canceling') {
       if (this.executing) await this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS);
       else await this.interrupt();
       return;
     }
     // A watchdog alarm that fires once the run is final (a reset object finished the run in
     // its constructor, or the run ended as the alarm came due) is not the retention one.
-    const due = this.ctx.storage.kv.get<number>('retain_until');
-    if (due !== undefined && Date.now() < due) {
+    const due = this.state.retainUntil;
+    if (due !== null && Date.now() < due) {
       await this.ctx.storage.setAlarm(due);
       return;
     }
     this.ctx.storage.sql.exec('DELETE FROM log');
-    this.ctx.storage.kv.delete('output');
-    const jobId = this.ctx.storage.kv.get<number>('job_id');
-    const name = this.ctx.storage.kv.get<string>('name');
-    if (jobId !== undefined && name !== undefined) await this.env.BLOBS.delete(outputKey(jobId, name));
+    this.ctx.storage.kv.delete(OUTPUT_KEY);
+    const { jobId, name } = this.state;
+    if (jobId !== null && name !== null) await this.env.BLOBS.delete(outputKey(jobId, name));
   }
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// npm test: the lint checks (formatting, import layering), then the Node suite (pure
-// functions that time themselves, alone on the machine; the names the docs use), then the workerd suite (vitest +
+// npm test: the lint checks (formatting, import layering, type checks), then the Node suite (pure
+// functions that time themselves, alone on the machine; the paths the docs name; the route
+// table), then the workerd suite (vitest +
 // Workers pool: real local D1, R2, Durable Objects), then the end-to-end suite (real server
 // over HTTP). Prints one closing line `tests: N passed, N failed, N skipped` and exits
 // non-zero on any failure, a failed lint check included. SKIP_LINT=1 skips the lint checks.
@@ -10,6 +11,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { localBrowserSetup } from './local-browser.mjs';
+import { lint } from './lint.mjs';
 import { killOrphans } from './serve.mjs';
 import { wranglerEnv } from './wrangler-env.mjs';
 
@@ -19,20 +21,10 @@ rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 const env = wranglerEnv();
 
-// The same checks as `npm run lint`, each run even when the other fails, so both are reported.
-const checks = [
-  ['format', 'prettier', ['--check', '.']],
-  ['layering', 'depcruise', ['src', 'durable', '--config', '.dependency-cruiser.cjs']],
-];
-const lintFailures = [];
+// `npm run lint` first (formatting, layering, type checks, generated types: scripts/lint.mjs).
+let lintFailures = [];
 if (process.env.SKIP_LINT === '1') console.log('=== lint skipped (SKIP_LINT=1)');
-else {
-  for (const [name, tool, toolArgs] of checks) {
-    console.log(`\n=== lint: ${name} (${tool} ${toolArgs.join(' ')})`);
-    const r = spawnSync(join(root, 'node_modules', '.bin', tool), toolArgs, { cwd: root, env, stdio: 'inherit' });
-    if (r.status !== 0) lintFailures.push(name);
-  }
-}
+else lintFailures = lint();
 
 localBrowserSetup();
 

@@ -11,6 +11,10 @@ declare namespace Cloudflare {
     BROWSER_KEEP_ALIVE_MS?: string;
     /** "off" switches the request rate limits (RATE_LIMIT and RATE_LIMIT_ADDRESS bindings) off. */
     RATE_LIMITING?: string;
+    /** Tests only (vitest.config.mts, never wrangler.toml): "<cpuMs>,<wallMs>", shorter step limits (src/jobs/sandbox.ts). */
+    JOBS_TEST_LIMITS?: string;
+    /** Tests only (vitest.config.mts, never wrangler.toml): a longer cancel teardown grace in ms (src/jobs/run-steps.ts). */
+    JOBS_TEST_GRACE_MS?: string;
   }
 }
 

@@ -81,7 +81,7 @@ export async function issueToken(db: Db, user: User, name: string, description: 
           where (select count(*) from ${tokens} where ${tokens.user_id} = ${user.id}) < ${MAX_TOKENS_PER_ACCOUNT}`,
   );
   const [done] = await db.batch([insert, ...also] as [typeof insert, ...BatchItem<'sqlite'>[]]);
-  return (done as unknown as D1Result).meta.changes > 0 ? token : null;
+  return done.meta.changes > 0 ? token : null;
 }
 
 /** The account as the API shows it (GET /v1/admin/profile, PUT /v1/ops/users/:user). */

@@ -32,7 +32,7 @@ export type SessionStart = D1SessionConstraint | D1SessionBookmark;
 export type D1Client = Pick<D1Database, 'prepare' | 'batch'>;
 
 /** A prepared statement that counts each execution as one round trip of its session. */
-class CountedStatement {
+class CountedStatement implements D1PreparedStatement {
   constructor(
     readonly inner: D1PreparedStatement,
     private readonly session: DbSession,
@@ -40,21 +40,25 @@ class CountedStatement {
   bind(...values: unknown[]): CountedStatement {
     return new CountedStatement(this.inner.bind(...values), this.session);
   }
-  first(column?: string): Promise<unknown> {
+  first<T = unknown>(colName: string): Promise<T | null>;
+  first<T = Record<string, unknown>>(): Promise<T | null>;
+  first<T>(column?: string): Promise<T | null> {
     this.session.roundTrips++;
-    return column === undefined ? this.inner.first() : this.inner.first(column);
+    return column === undefined ? this.inner.first<T>() : this.inner.first<T>(column);
   }
-  run(): Promise<D1Result> {
+  run<T = Record<string, unknown>>(): Promise<D1Result<T>> {
     this.session.roundTrips++;
-    return this.inner.run();
+    return this.inner.run<T>();
   }
-  all(): Promise<D1Result> {
+  all<T = Record<string, unknown>>(): Promise<D1Result<T>> {
     this.session.roundTrips++;
-    return this.inner.all();
+    return this.inner.all<T>();
   }
-  raw(options?: { columnNames?: boolean }): Promise<unknown[]> {
+  raw<T = unknown[]>(options: { columnNames: true }): Promise<[string[], ...T[]]>;
+  raw<T = unknown[]>(options?: { columnNames?: false }): Promise<T[]>;
+  raw<T>(options?: { columnNames?: boolean }): Promise<[string[], ...T[]] | T[]> {
     this.session.roundTrips++;
-    return options?.columnNames ? this.inner.raw({ columnNames: true }) : this.inner.raw();
+    return options?.columnNames ? this.inner.raw<T>({ columnNames: true }) : this.inner.raw<T>();
   }
 }
 
@@ -74,10 +78,10 @@ export class DbSession {
   constructor(env: Env, start: SessionStart = 'first-primary') {
     this.d1 = env.DB.withSession(start);
     const client: D1Client = {
-      prepare: (query: string) => new CountedStatement(this.d1.prepare(query), this) as unknown as D1PreparedStatement,
+      prepare: (query: string) => new CountedStatement(this.d1.prepare(query), this),
       batch: <T = unknown>(statements: D1PreparedStatement[]) => {
         this.roundTrips++;
-        const inner = statements.map((s) => (s instanceof CountedStatement ? s.inner : s) as D1PreparedStatement);
+        const inner = statements.map((s) => (s instanceof CountedStatement ? s.inner : s));
         return this.d1.batch<T>(inner);
       },
     };

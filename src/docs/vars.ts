@@ -37,6 +37,7 @@ export interface FormattedVar {
 export const VAR_TYPES = ['number', 'relative', 'date', 'text'] as const;
 export const VAR_ATTRS = ['value', 'type', 'format', 'about', 'threshold'] as const;
 export type VarAttr = (typeof VAR_ATTRS)[number];
+const isVarAttr = (s: string): s is VarAttr => (VAR_ATTRS as readonly string[]).includes(s);
 
 /** Variable names: lowercase letters, digits, `-`, `_`, at most 50 characters. */
 export const VAR_NAME = /^[a-z0-9_-]{1,50}$/;
@@ -208,10 +209,13 @@ export function varsFromEntries(stored: Map<string, string>): DocVar[] {
   const byName = new Map<string, DocVar>();
   for (const [path, value] of stored) {
     const m = /^vars\/([^/]+)\/([a-z]+)$/.exec(path);
-    if (!m || !(VAR_ATTRS as readonly string[]).includes(m[2]!)) continue;
+    const attr = m?.[2];
+    if (!m || !attr || !isVarAttr(attr)) continue;
     const name = m[1]!;
     const v = byName.get(name) ?? { name, ...VAR_DEFAULTS };
-    (v as unknown as Record<string, string>)[m[2]!] = value;
+    // A stored type was checked (varProblem) when it was written.
+    if (attr === 'type') v.type = value as DocVar['type'];
+    else v[attr] = value;
     byName.set(name, v);
   }
   return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -127,7 +127,7 @@ type ViewRows = [
 ];
 
 /** The views of `list` from the rows of viewReads (`known`: every group read, with their organisations). */
-function viewsFrom(list: Group[], known: Map<number, Group>, [mine, opts, plans, childOf]: ViewRows): Map<number, GroupView> {
+function viewsFrom(list: Group[], known: Map<number, Group>, [mine, opts, plans, childOf]: Readonly<ViewRows>): Map<number, GroupView> {
   const out = new Map<number, GroupView>();
   const membership = new Map(mine.map((m) => [m.group_id, { role: m.role, state: m.state } as Membership]));
   const options = new Map<number, Set<string>>();
@@ -171,7 +171,7 @@ export async function viewsOf(db: Db, caller: User | null, list: Group[], loaded
     orgIds: (col) => inArray(col, orgIds.length ? orgIds : [-1]),
     ownerIds: (col) => inArray(col, ownerIds.length ? ownerIds : [-1]),
   };
-  const rows = (await db.batch(viewReads(db, caller, scope))) as unknown as ViewRows;
+  const rows: Readonly<ViewRows> = await db.batch(viewReads(db, caller, scope));
   return viewsFrom(list, known, rows);
 }
 

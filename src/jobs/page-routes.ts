@@ -12,7 +12,7 @@ import { pageHeaders, strictPolicy } from '../markup/strict-page';
 import { isTruthy } from './config';
 import { jobKind } from './kind';
 import { JOB_PAGE_RUNS, JOB_PAGE_STYLE, renderJobPage } from './page';
-import { durationOf } from './runs';
+import { durationOf } from './run-reads';
 import { jobRuns } from './schema';
 
 const ALLOW = ["img-src 'none'"];

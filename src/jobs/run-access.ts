@@ -16,7 +16,8 @@ import { accessTo, type Access } from '../core/perms';
 import { findUser, loadResource, type ResourceCtx } from '../core/resource';
 import { resources } from '../db/schema';
 import { jobKind } from './kind';
-import { RUN_NAME, runQuery } from './runs';
+import { RUN_NAME } from './run-name';
+import { runQuery } from './run-reads';
 import { jobRuns, type RunRow } from './schema';
 
 export interface RunCtx extends ResourceCtx {

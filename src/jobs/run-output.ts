@@ -2,7 +2,7 @@
 import { blobPrefix } from '../core/entries';
 import type { Bundle } from './files';
 import type { RunRow } from './schema';
-import { runStub } from './trigger';
+import { runStub } from './run-stub';
 
 /** Outputs up to this size stay in the run object's storage; larger ones go to R2. */
 export const INLINE_OUTPUT = 128 * 1024;
@@ -19,7 +19,5 @@ export async function putLargeOutput(env: Env, jobId: number, run: string, out: 
 
 /** The stored output of a run whose row names one; null once it is gone. */
 export async function readOutput(env: Env, row: RunRow): Promise<ArrayBuffer | null> {
-  return (row.output_size ?? 0) <= INLINE_OUTPUT
-    ? ((await runStub(env, row.name).output()) as ArrayBuffer | null)
-    : ((await (await env.BLOBS.get(outputKey(row.job_id, row.name)))?.arrayBuffer()) ?? null);
+  return (row.output_size ?? 0) <= INLINE_OUTPUT ? await runStub(env, row.name).output() : ((await (await env.BLOBS.get(outputKey(row.job_id, row.name)))?.arrayBuffer()) ?? null);
 }

@@ -15,11 +15,11 @@ import { resources } from '../db/schema';
 import { bundleResponse } from './files';
 import { jobKind } from './kind';
 import { loadRunCtx, requireRunReader, type RunCtx } from './run-access';
-import { logStreamResponse, type LogPage } from './run-log';
+import { logStreamResponse } from './run-log';
 import { readOutput } from './run-output';
-import { isExpired, latestRun, recentRuns, runStats, statsText } from './runs';
+import { isExpired, latestRun, recentRuns, runStats, statsText } from './run-reads';
 import type { RunRow } from './schema';
-import { runStub } from './trigger';
+import { runStub } from './run-stub';
 
 export type RunRoutes = Scope<RunCtx, { need: Perm }>;
 
@@ -154,8 +154,8 @@ async function jobOf(rc: ResourceCtx, jobId: number): Promise<{ name: string; sh
 async function runLogResponse(rc: ResourceCtx, row: RunRow): Promise<Response> {
   const stub = runStub(rc.env, row.name);
   if ((rc.req.headers.get('Accept') ?? '').includes('text/event-stream')) {
-    const stream = (await stub.liveLog()) as unknown as ReadableStream<Uint8Array>;
+    const stream = await stub.liveLog();
     return new Response(stream, { headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-NVM-Type': 'file' } });
   }
-  return logStreamResponse(rc.req, async (after) => (await stub.readLog(after)) as unknown as LogPage);
+  return logStreamResponse(rc.req, (after) => stub.readLog(after));
 }

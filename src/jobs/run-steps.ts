@@ -14,16 +14,16 @@ import type { ChainStep } from './chains';
 import type { JobConfig } from './config';
 import type { RunFile } from './files';
 import { httpsStep } from './https-step';
-import type { RunOutcome, RunSpec, StepResult } from './run-machine';
-import { requestId, runName } from './runs';
+import type { RunSpec, StepResult } from './run-machine';
+import { requestId, runName } from './run-name';
 import { runSandbox, SandboxHost, stepLimits } from './sandbox';
-import { runStub } from './trigger';
+import { runStub } from './run-stub';
 
 /** How long a canceled run's current step may take to stop before it is abandoned. */
 export const TEARDOWN_GRACE_MS = 1_000;
 /** The grace; JOBS_TEST_GRACE_MS (set by vitest.config.mts, never in wrangler.toml) lengthens it for loaded test machines. */
 export function teardownGrace(env: Env): number {
-  const ms = Number((env as unknown as { JOBS_TEST_GRACE_MS?: unknown }).JOBS_TEST_GRACE_MS);
+  const ms = Number(env.JOBS_TEST_GRACE_MS);
   return Number.isInteger(ms) && ms > 0 ? ms : TEARDOWN_GRACE_MS;
 }
 /** Composed jobs may nest this deep (a job that calls itself stops here). */
@@ -154,7 +154,7 @@ export class RunSteps {
     this.children.add(child);
     this.host.log(`child run ${childName} of ${step.ref.owner ? `@${step.ref.owner}/` : ''}${step.ref.job}`);
     try {
-      const out = (await child.execute({
+      const out = await child.execute({
         name: childName,
         jobId: target.id,
         ownerId: target.owner_id,
@@ -169,7 +169,7 @@ export class RunSteps {
         rootName: spec.rootName,
         input,
         depth: spec.depth + 1,
-      })) as unknown as RunOutcome;
+      });
       if (out.status === 'success') return { kind: 'ok', files: out.files };
       if (out.status === 'canceled') return { kind: 'aborted', message: `child run ${childName} was canceled` };
       return { kind: 'failed', message: `child run ${childName} failed`, decidedAt: out.decidedAt };

@@ -1,13 +1,14 @@
 /**
  * Running a job's own code: `code/index.js` in a Worker Loader sandbox (no platform
  * bindings, no network unless config/network is yes, and then only through the outbound
- * guard; bounded CPU), with a small runtime module that implements the run(input, ctx)
- * contract (docs/areas/jobs.md).
+ * guard; bounded CPU), with a small runtime module (sandbox-runtime/runtime.js) that
+ * implements the run(input, ctx) contract (sandbox-runtime/index.d.ts).
  */
-import { exports, RpcTarget } from 'cloudflare:workers';
+import { exports, RpcTarget, type WorkerEntrypoint } from 'cloudflare:workers';
 import { blobPrefix } from '../core/entries';
 import { EGRESS_REFUSED_HEADER } from './egress-guard';
 import { cleanName, type RunFile } from './files';
+import RUNTIME_SOURCE from './sandbox-runtime/runtime.js';
 
 export const codePrefix = (jobId: number) => `${blobPrefix(jobId)}code/`;
 export const CODE_FILE = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$/;
@@ -27,74 +28,22 @@ export interface StepLimits {
  * shortens them so the tests can hit them.
  */
 export function stepLimits(env: Env): StepLimits {
-  const raw = (env as unknown as { JOBS_TEST_LIMITS?: unknown }).JOBS_TEST_LIMITS;
-  const [cpu, wall] = typeof raw === 'string' ? raw.split(',').map(Number) : [];
+  const [cpu, wall] = env.JOBS_TEST_LIMITS?.split(',').map(Number) ?? [];
   const ok = (n: number | undefined): n is number => n !== undefined && Number.isInteger(n) && n > 0;
   return { cpuMs: ok(cpu) ? cpu : SANDBOX_CPU_MS, wallMs: ok(wall) ? wall : STEP_WALL_MS };
 }
 export const SANDBOX_COMPAT_DATE = '2026-04-20';
+/** The sandbox's main module: the runtime (sandbox-runtime/runtime.js, text by wrangler.toml's [[rules]]). */
 const RUNTIME = '__nvm_runtime.js';
-
-/**
- * The runtime module: converts the input to Files, gives the job ctx.env, ctx.log (live,
- * through the host) and ctx.signal (aborted when the host reports a cancel), and converts
- * the returned value into output files. Its fetch wrapper writes the outbound guard's
- * refusals to the log of the run that made the request (AsyncLocalStorage: one warm
- * isolate may serve several runs at once); the refusal itself is the guard's.
- */
-export const RUNTIME_SOURCE = `
-import { WorkerEntrypoint } from 'cloudflare:workers';
-import { AsyncLocalStorage } from 'node:async_hooks';
-import job from './index.js';
-const enc = new TextEncoder();
-const runLog = new AsyncLocalStorage();
-const nativeFetch = globalThis.fetch;
-globalThis.fetch = async function fetch(input, init) {
-  const res = await nativeFetch(input, init);
-  const log = runLog.getStore();
-  if (log && res.status === 403 && res.headers.get('${EGRESS_REFUSED_HEADER}') === 'refused') {
-    const body = await res.clone().json().catch(() => null);
-    log(body && typeof body.message === 'string' ? body.message : 'outbound request refused', 'warning');
-  }
-  return res;
-};
-const asFile = async (f) => ({ name: f.name || 'output', type: f.type || 'application/octet-stream', data: await f.arrayBuffer() });
-async function toFiles(v) {
-  if (v === undefined || v === null) return [];
-  if (typeof v === 'string') return [{ name: 'output.txt', type: 'text/plain; charset=utf-8', data: enc.encode(v).buffer }];
-  if (v instanceof File) return [await asFile(v)];
-  if (Array.isArray(v) && v.length === 0) return [];
-  if (Array.isArray(v) && v.every((x) => x instanceof File)) return Promise.all(v.map(asFile));
-  const json = JSON.stringify(v);
-  if (json === undefined) throw new Error('run() returned a value that is not JSON, a string, a File or an array of Files');
-  return [{ name: 'output.json', type: 'application/json', data: enc.encode(json).buffer }];
-}
-export default class Runtime extends WorkerEntrypoint {
-  async run(input, env, host) {
-    const ac = new AbortController();
-    host.canceled().then((canceled) => { if (canceled) ac.abort(new DOMException('the run was canceled', 'AbortError')); }, () => {});
-    const pending = [];
-    const ctx = {
-      env: Object.freeze({ ...env }),
-      signal: ac.signal,
-      log: (message, severity = 'info') => { pending.push(host.log(String(message), String(severity)).catch(() => {})); },
-    };
-    try {
-      if (!job || typeof job.run !== 'function') throw new Error('code/index.js must have a default export with async run(input, ctx)');
-      const files = input.map((f) => new File([f.data], f.name, { type: f.type }));
-      const out = await toFiles(await runLog.run(ctx.log, () => job.run(files, ctx)));
-      await Promise.all(pending);
-      return { ok: true, files: out };
-    } catch (err) {
-      await Promise.all(pending);
-      const aborted = ac.signal.aborted && (err === ac.signal.reason || (err && err.name === 'AbortError'));
-      return { ok: false, aborted, message: err instanceof Error ? err.message : String(err) };
-    }
-  }
-}
-`;
+/** The platform's constants the runtime imports (typed by sandbox-runtime/__nvm_platform.d.ts). */
+const PLATFORM = '__nvm_platform.js';
 
 export type SandboxResult = { ok: true; files: RunFile[] } | { ok: false; aborted: boolean; message: string };
+
+/** The runtime module's entrypoint, as the Worker calls it over RPC. */
+interface SandboxRuntime extends WorkerEntrypoint {
+  run(input: RunFile[], env: Record<string, string>, host: SandboxHost): Promise<SandboxResult>;
+}
 
 /** What the sandbox may call back: the run log, and the cancel signal. */
 export class SandboxHost extends RpcTarget {
@@ -158,6 +107,7 @@ export async function loadCode(env: Env, jobId: number): Promise<Record<string, 
   );
   // Without index.js the run fails with a message that says so.
   modules['index.js'] ??= { js: `export default { run() { throw new Error(${JSON.stringify(MISSING_CODE)}); } };` };
+  modules[PLATFORM] = { js: `export const EGRESS_REFUSED_HEADER = ${JSON.stringify(EGRESS_REFUSED_HEADER)};` };
   modules[RUNTIME] = { js: RUNTIME_SOURCE };
   return modules;
 }
@@ -180,9 +130,7 @@ export async function runSandbox(
     // Network on: every request goes through the platform's outbound guard (egress-guard.ts).
     globalOutbound: job.network ? exports.EgressGuard : null,
   }));
-  const entry = worker.getEntrypoint() as unknown as {
-    run(input: RunFile[], env: Record<string, string>, host: SandboxHost): Promise<SandboxResult>;
-  };
+  const entry = worker.getEntrypoint<SandboxRuntime>();
   try {
     const out = await entry.run(input, jobEnv, host);
     // Output names come from the job's code: clean them before they name a download or a mail attachment.

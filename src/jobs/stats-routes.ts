@@ -2,7 +2,7 @@
 import { fixedFolderRoute, type ResourceRoutes } from '../core/resource';
 import { wantsJson } from '../core/http';
 import { requireRunReader } from './run-access';
-import { historyStream } from './runs';
+import { historyStream } from './run-reads';
 
 export function statsRoutes(r: ResourceRoutes): void {
   fixedFolderRoute(r, 'stats', ['runs']);

@@ -4,13 +4,9 @@ import type { Resource } from '../db/schema';
 import { withAuthority } from './chain-access';
 import type { RunFile } from './files';
 import type { RunOutcome } from './run-machine';
-import { requestId, runName } from './runs';
+import { requestId, runName } from './run-name';
+import { runStub } from './run-stub';
 import type { Trigger } from './schema';
-
-/** The Durable Object of the run `name` (typed by the RUNS binding: src/ never imports durable/). */
-export function runStub(env: Env, name: string) {
-  return env.RUNS.get(env.RUNS.idFromName(name));
-}
 
 export interface TriggerSpec {
   job: Resource;
@@ -30,7 +26,7 @@ export interface TriggerSpec {
 export async function startRun(env: Env, t: TriggerSpec): Promise<RunOutcome> {
   const name = runName(now(), requestId(t.req));
   try {
-    const out = await runStub(env, name).execute({
+    return await runStub(env, name).execute({
       name,
       jobId: t.job.id,
       ownerId: t.job.owner_id,
@@ -46,7 +42,6 @@ export async function startRun(env: Env, t: TriggerSpec): Promise<RunOutcome> {
       input: t.input,
       depth: 0,
     });
-    return out as unknown as RunOutcome;
   } catch (err) {
     const status = await runStub(env, name)
       .recover()

@@ -5,6 +5,7 @@
  * A document that is missing, not readable or fails to render is left out (the body keeps
  * its link) and the reason is returned for the log.
  */
+import { exports } from 'cloudflare:workers';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../core/context';
 import type { Attachment } from '../core/mailer';
@@ -62,7 +63,8 @@ export async function documentAttachments(env: Env, db: Db, mailOwner: User, doc
       const rc = {
         req: new Request(url),
         env,
-        exec: { waitUntil: () => {}, passThroughOnException: () => {} } as unknown as ExecutionContext,
+        // Rendered outside any request: nothing handed to waitUntil is waited for.
+        exec: { waitUntil: () => {}, passThroughOnException: () => {}, exports, props: undefined } satisfies ExecutionContext,
         url,
         params: {},
         caller: mailOwner,

@@ -155,7 +155,8 @@ function extensions(opts: RenderOptions): MarkedExtension {
         tokenizer(src: string): VarRefToken | undefined {
           const m = VAR_REF.exec(src);
           if (!m) return undefined;
-          const [, user, doc, name] = m as unknown as [string, string, string, string];
+          // VAR_REF has three groups, none optional.
+          const [user, doc, name] = [m[1]!, m[2]!, m[3]!];
           return { type: 'varref', raw: m[0], ref: { user, doc, name, key: `${user}/${doc}/${name}` } };
         },
         renderer(token) {
@@ -250,8 +251,8 @@ export function contentRefs(source: string): { vars: VarRef[]; attachments: DocR
   return { vars: varRefsIn(tree), ...blockRefs(tree) };
 }
 
-// CommonJS module: its namespace may arrive as `default` depending on the bundler.
-const xss = ((xssModule as unknown as { default?: typeof xssModule }).default ?? xssModule) as typeof xssModule;
+// CommonJS module: its namespace may arrive as `default` depending on the bundler (its typings declare none).
+const xss = ('default' in xssModule && xssModule.default ? xssModule.default : xssModule) as typeof xssModule;
 
 const whiteList = (() => {
   const w = xss.getDefaultWhiteList();

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { parseChains, chainProblem, parseRef } from '../../../src/jobs/chains';
 import { nextFire, parseSchedule, scheduleProblem } from '../../../src/jobs/cron';
 import { bundle, jsonProblem, textFile, uniqueNames, filesFromResponse } from '../../../src/jobs/files';
-import { durationOf, isExpired, runName, statsText, RUN_NAME, RETENTION_MS, historyLine } from '../../../src/jobs/runs';
+import { durationOf, isExpired, statsText, RETENTION_MS, historyLine } from '../../../src/jobs/run-reads';
+import { runName, RUN_NAME } from '../../../src/jobs/run-name';
 import { isTruthy, booleanProblem } from '../../../src/jobs/config';
 import { mailInput, parseMessage } from '../../../src/jobs/inbound';
 

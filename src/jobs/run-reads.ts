@@ -1,42 +1,15 @@
 /**
- * Run records in D1: ids, stats (text and JSON), listing, history, and the last-run
- * summary other areas (GraphQL) read. Logs live in the run's Durable Object.
+ * Reading the D1 rows of runs: a run by name, stats (text and JSON), the listing, the
+ * history, and the last-run summary other areas (GraphQL) read; the retention they
+ * answer 410 past. The rows are written by run-writes.ts; logs live in the run's object.
  */
 import { and, desc, eq, or, sql, type SQL } from 'drizzle-orm';
 import { resources } from '../db/schema';
 import type { Db } from '../core/context';
-import { base64url, randomBytes } from '../core/crypto';
 import { jobRuns, type RunRow } from './schema';
 
 /** Log and output are kept this long; listing, stats and status stay. */
 export const RETENTION_MS = 30 * 24 * 3600 * 1000;
-
-const pad = (n: number, w = 2) => String(n).padStart(w, '0');
-
-/** `<YYYYMMDD>-<HHMMSS>-<request id>` (UTC). */
-export function runName(at: number, requestId: string): string {
-  const d = new Date(at);
-  return `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}-${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}-${requestId}`;
-}
-
-export const RUN_NAME = /^\d{8}-\d{6}-[a-z0-9]{6,40}$/;
-
-/** A request id: the cf-ray when there is one, else random. Lowercase alphanumerics. */
-export function requestId(req?: Request): string {
-  const ray = req?.headers
-    .get('cf-ray')
-    ?.split('-')[0]
-    ?.toLowerCase()
-    .replace(/[^a-z0-9]/g, '');
-  const rand = [...randomBytes(6)].map((b) => b.toString(16).padStart(2, '0')).join('');
-  // A ray is unique per request, but a run name must be unique across subrequests too.
-  return ray && ray.length >= 6 ? `${ray.slice(0, 16)}${rand.slice(0, 4)}` : rand;
-}
-
-export const runShortname = () =>
-  base64url(randomBytes(6))
-    .toLowerCase()
-    .replace(/[^a-z0-9]/g, 'x');
 
 /** Seconds between two ISO timestamps, two decimals. */
 export function durationOf(started: string, completed: string): number {

@@ -1,6 +1,7 @@
 /**
- * The D1 record of a run (its job_runs row: started or rejected, canceling, ended) and the
- * job's failure streak that pauses it. The log and a small output live in the run's object.
+ * Writing the D1 row of a run (job_runs: started or rejected, canceling, ended; its object
+ * is the only writer) and the job's failure streak that pauses it. The rows are read by
+ * run-reads.ts; the log and a small output live in the run's object.
  */
 import { and, eq, gt, sql } from 'drizzle-orm';
 import type { Db } from '../core/context';
@@ -8,7 +9,8 @@ import { writeEntry } from '../core/entries';
 import { resources } from '../db/schema';
 import type { Bundle } from './files';
 import type { RunHead, RunOutcome, RunRecordSpec, RunSpec } from './run-machine';
-import { durationOf, runShortname } from './runs';
+import { runShortname } from './run-name';
+import { durationOf } from './run-reads';
 import { jobMeta, jobRuns, jobSchedules } from './schema';
 
 /** Consecutive failed runs after which a job is paused. */

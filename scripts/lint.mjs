@@ -1,0 +1,46 @@
+#!/usr/bin/env node
+// npm run lint: formatting, import layering, the type check of every TypeScript project, and
+// that worker-configuration.d.ts still matches wrangler.toml. Every check runs even when an
+// earlier one fails, so all failures are reported; exits non-zero on any. npm test runs the
+// same checks first (scripts/test.mjs). Arguments pick checks by group: `node scripts/lint.mjs
+// types` (npm run typecheck) runs only the type checks.
+import { spawnSync } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { wranglerEnv } from './wrangler-env.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** [name, group, tool in node_modules/.bin, its arguments]. */
+export const CHECKS = [
+  ['format', 'style', 'prettier', ['--check', '.']],
+  ['layering', 'style', 'depcruise', ['src', 'durable', '--config', '.dependency-cruiser.cjs']],
+  // One tsc per project: the Worker with its workerd tests, the e2e suite (Node), and the
+  // job sandbox's runtime (plain JavaScript, checked through its JSDoc).
+  ['types: worker', 'types', 'tsc', ['--noEmit', '-p', 'tsconfig.json']],
+  ['types: e2e', 'types', 'tsc', ['--noEmit', '-p', 'test/e2e/tsconfig.json']],
+  ['types: sandbox runtime', 'types', 'tsc', ['--noEmit', '-p', 'src/jobs/sandbox-runtime/tsconfig.json']],
+  // Compares the hash in the file's header with the bindings of wrangler.toml (no network);
+  // the fix is `npm run types`.
+  ['bindings', 'types', 'wrangler', ['types', '--check']],
+];
+
+/** Runs the checks of the given groups (all without any); answers the names of those that failed. */
+export function lint(groups = []) {
+  // No banner: it is where wrangler asks the npm registry for a newer version.
+  const env = { ...wranglerEnv(), WRANGLER_HIDE_BANNER: 'true' };
+  const failures = [];
+  for (const [name, group, tool, args] of CHECKS) {
+    if (groups.length && !groups.includes(group)) continue;
+    console.log(`\n=== lint: ${name} (${tool} ${args.join(' ')})`);
+    const r = spawnSync(join(root, 'node_modules', '.bin', tool), args, { cwd: root, env, stdio: 'inherit' });
+    if (r.status !== 0) failures.push(name);
+  }
+  return failures;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const failures = lint(process.argv.slice(2));
+  if (failures.length) console.error(`\nlint failed: ${failures.join(', ')}`);
+  process.exit(failures.length ? 1 : 0);
+}

@@ -2,22 +2,13 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '../core/context';
 import { readEntries } from '../core/entries';
+import { NO_WORDS, YES_WORDS, yesNo, yesNoWord } from '../core/yes-no';
 import { parseChains, type ChainStep } from './chains';
 import { jobMeta } from './schema';
 
-export const FALSY = new Set(['no', 'n', 'nope', 'false', 'f', 'off', '0']);
-export const TRUTHY = new Set(['yes', 'y', 'true', 't', 'on', '1']);
-
-/** config/enabled and config/network values: the falsy words read false. */
-export function isTruthy(value: string | undefined, dflt: boolean): boolean {
-  if (value === undefined) return dflt;
-  const v = value.trim().toLowerCase();
-  return v === '' ? dflt : !FALSY.has(v);
-}
-
+/** config/enabled and config/network take only yes/no words (stored values are always one). */
 export function booleanProblem(value: string): string | void {
-  const v = value.trim().toLowerCase();
-  if (!TRUTHY.has(v) && !FALSY.has(v)) return `expected true or false (or ${[...TRUTHY, ...FALSY].join(', ')})`;
+  if (yesNoWord(value) === undefined) return `expected true or false (or ${[...YES_WORDS, ...NO_WORDS].join(', ')})`;
 }
 
 export interface JobConfig {
@@ -38,8 +29,8 @@ export async function jobConfig(env: Env, db: Db, jobId: number): Promise<JobCon
     // Stored chains were validated on write; a stale grammar error surfaces as a failed run.
     chains: parseChains(entries.get('config/chains') ?? ''),
     env: vars,
-    network: isTruthy(entries.get('config/network'), false),
-    enabled: isTruthy(entries.get('config/enabled'), true),
+    network: yesNo(entries.get('config/network'), false),
+    enabled: yesNo(entries.get('config/enabled'), true),
     schedule: entries.get('config/schedule') ?? '',
     codeVersion: meta?.code_version ?? '',
     failures: meta?.failures ?? 0,

@@ -7,7 +7,8 @@ import type { EntrySpec, ResourceCtx, ResourceKind } from '../core/resource';
 import { KiB } from '../core/http';
 import { writerProblem } from './chain-access';
 import { chainProblem, parseChains } from './chains';
-import { booleanProblem, isTruthy } from './config';
+import { yesNo } from '../core/yes-no';
+import { booleanProblem } from './config';
 import { scheduleProblem } from './cron';
 import { codePrefix } from './sandbox';
 import { scheduleStatement } from './schedule';
@@ -39,7 +40,7 @@ const scheduled = (path: 'config/schedule' | 'config/enabled'): Pick<EntrySpec, 
     const stored = await scheduleConfig(rc.env, (rc.preloaded?.rows ?? []) as Parameters<typeof entryValues>[1]);
     if (value === null) stored.delete(path);
     else stored.set(path, value);
-    return { statements: [scheduleStatement(rc.db, rc.resource.id, stored.get('config/schedule') ?? '', isTruthy(stored.get('config/enabled'), true))] };
+    return { statements: [scheduleStatement(rc.db, rc.resource.id, stored.get('config/schedule') ?? '', yesNo(stored.get('config/enabled'), true))] };
   },
 });
 
@@ -104,7 +105,7 @@ export const jobKind: ResourceKind = {
     const config = await scheduleConfig(from.env, from.preloaded?.listing ?? []);
     return [
       ...(meta ? [from.db.insert(jobMeta).values({ job_id: to.id, code_version: meta.code_version, failures: 0 })] : []),
-      scheduleStatement(from.db, to.id, config.get('config/schedule') ?? '', isTruthy(config.get('config/enabled'), true)),
+      scheduleStatement(from.db, to.id, config.get('config/schedule') ?? '', yesNo(config.get('config/enabled'), true)),
     ];
   },
   copied: async (from, to) => {

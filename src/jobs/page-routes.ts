@@ -9,7 +9,7 @@ import type { Api } from '../core/api';
 import { sha256Base64 } from '../core/crypto';
 import { loadUserPath } from '../core/resource';
 import { pageHeaders, strictPolicy } from '../markup/strict-page';
-import { isTruthy } from './config';
+import { yesNo } from '../core/yes-no';
 import { jobKind } from './kind';
 import { JOB_PAGE_RUNS, JOB_PAGE_STYLE, renderJobPage } from './page';
 import { durationOf } from './run-reads';
@@ -43,7 +43,7 @@ export function jobPageRoute(api: Api): void {
           name: e.get('name') || rc.resource.name,
           summary: e.get('summary') ?? '',
           schedule: e.get('config/schedule')?.trim() || null,
-          enabled: isTruthy(e.get('config/enabled'), true),
+          enabled: yesNo(e.get('config/enabled'), true),
           // Runs are never public: a reader through a public share alone sees none.
           runs: rc.access.viaPublicOnly ? null : rows.map((r) => ({ ...r, duration: r.completed_on ? durationOf(r.started_on, r.completed_on) : null })),
         },

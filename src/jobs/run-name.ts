@@ -1,5 +1,5 @@
-/** A run's name (`<YYYYMMDD>-<HHMMSS>-<request id>`, its id in urls) and its shortname. */
-import { base64url, randomBytes } from '../core/crypto';
+/** A run's name (`<YYYYMMDD>-<HHMMSS>-<request id>`, its id in urls) and its request id. */
+import { randomBytes } from '../core/crypto';
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 
@@ -22,8 +22,3 @@ export function requestId(req?: Request): string {
   // A ray is unique per request, but a run name must be unique across subrequests too.
   return ray && ray.length >= 6 ? `${ray.slice(0, 16)}${rand.slice(0, 4)}` : rand;
 }
-
-export const runShortname = () =>
-  base64url(randomBytes(6))
-    .toLowerCase()
-    .replace(/[^a-z0-9]/g, 'x');

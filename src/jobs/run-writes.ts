@@ -6,10 +6,10 @@
 import { and, eq, gt, sql } from 'drizzle-orm';
 import type { Db } from '../core/context';
 import { writeEntry } from '../core/entries';
+import { newShortname } from '../core/names';
 import { resources } from '../db/schema';
 import type { Bundle } from './files';
 import type { RunHead, RunOutcome, RunRecordSpec, RunSpec } from './run-machine';
-import { runShortname } from './run-name';
 import { durationOf } from './run-reads';
 import { jobMeta, jobRuns, jobSchedules } from './schema';
 
@@ -22,7 +22,7 @@ type Log = (message: string, severity: string) => void;
 export function newRunRow(spec: RunRecordSpec, status: 'processing' | 'rejected', started: string) {
   return {
     name: spec.name,
-    shortname: runShortname(),
+    shortname: newShortname(),
     job_id: spec.jobId,
     top: spec.parentId === null ? 1 : 0,
     parent_id: spec.parentId,

@@ -5,7 +5,8 @@ import { nextFire, parseSchedule, scheduleProblem } from '../../../src/jobs/cron
 import { bundle, jsonProblem, textFile, uniqueNames, filesFromResponse } from '../../../src/jobs/files';
 import { durationOf, isExpired, statsText, RETENTION_MS, historyLine } from '../../../src/jobs/run-reads';
 import { runName, RUN_NAME } from '../../../src/jobs/run-name';
-import { isTruthy, booleanProblem } from '../../../src/jobs/config';
+import { booleanProblem } from '../../../src/jobs/config';
+import { yesNo as isTruthy } from '../../../src/core/yes-no';
 import { mailInput, parseMessage } from '../../../src/jobs/inbound';
 
 describe('chain grammar', () => {

@@ -27,4 +27,9 @@ export function buildApi(options?: ApiOptions): Api {
   return api;
 }
 
-export const api = buildApi();
+/**
+ * The platform's Api, built on first use: not at module load, so the Worker's startup does
+ * not build the zod schemas of every route (a Worker that only receives mail never does).
+ */
+let built: Api | undefined;
+export const platformApi = (): Api => (built ??= buildApi());

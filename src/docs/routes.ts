@@ -10,7 +10,7 @@
 import type { Api } from '../core/api';
 import { resourceRoutes } from '../core/resource';
 import { aliasRoutes } from './alias';
-import { assetRoutes } from './assets';
+import { assetRoutes } from './asset-routes';
 import { docKind } from './kind';
 import { notificationRoutes } from './notification-routes';
 import { docThreadRoutes } from './thread-routes';

@@ -314,4 +314,6 @@ export const resolvers = {
   },
 };
 
-export const schema = createSchema<GqlContext>({ typeDefs, resolvers: resolvers as never });
+let built: ReturnType<typeof createSchema<GqlContext>> | undefined;
+/** The executable schema, built on first use (not at module load: the Worker's startup). */
+export const gqlSchema = () => (built ??= createSchema<GqlContext>({ typeDefs, resolvers: resolvers as never }));

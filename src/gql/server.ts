@@ -15,7 +15,7 @@ import { readBytes } from '../core/http';
 import type { User } from '../db/schema';
 import { makeLoaders } from './loaders';
 import { maxReplyLevels, onCollapsed } from './reply-levels';
-import { schema, type GqlContext } from './resolvers';
+import { gqlSchema, type GqlContext } from './resolvers';
 import { LIMITS } from './values';
 
 interface ServerContext {
@@ -63,25 +63,28 @@ const plugins = [
   maxAliasesPlugin({ n: LIMITS.aliases, ...asValidationError }),
 ] as Plugin[];
 
-const yoga = createYoga<ServerContext, GqlContext>({
-  schema,
-  graphqlEndpoint: '/gql',
-  graphiql: false,
-  landingPage: false,
-  logging: false,
-  // Unexpected errors never leak their message or stack, in development either.
-  maskedErrors: { isDev: false },
-  batching: false,
-  // The body is bounded before yoga sees it (execute), without yoga's per-request stream.
-  maxRequestBodySize: false,
-  plugins,
-  context: ({ env, db, caller }) => ({ env, db, caller, loaders: makeLoaders(db, caller, env) }),
-});
+/** The GraphQL server, made on the first query (its schema too): not at the Worker's startup. */
+const makeYoga = () =>
+  createYoga<ServerContext, GqlContext>({
+    schema: gqlSchema(),
+    graphqlEndpoint: '/gql',
+    graphiql: false,
+    landingPage: false,
+    logging: false,
+    // Unexpected errors never leak their message or stack, in development either.
+    maskedErrors: { isDev: false },
+    batching: false,
+    // The body is bounded before yoga sees it (execute), without yoga's per-request stream.
+    maxRequestBodySize: false,
+    plugins,
+    context: ({ env, db, caller }) => ({ env, db, caller, loaders: makeLoaders(db, caller, env) }),
+  });
+let yoga: ReturnType<typeof makeYoga> | undefined;
 
 /** Runs one GraphQL request for the caller (the router has authenticated it). */
 export async function execute(ctx: Ctx): Promise<Response> {
   if (bearerToken(ctx.req) && !ctx.caller) throw unauthorized('unknown or revoked token');
-  return yoga.fetch(await bounded(ctx.req), { env: ctx.env, db: ctx.db, caller: ctx.caller });
+  return (yoga ??= makeYoga()).fetch(await bounded(ctx.req), { env: ctx.env, db: ctx.db, caller: ctx.caller });
 }
 
 /**

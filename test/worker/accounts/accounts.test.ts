@@ -1,8 +1,10 @@
 import { env } from 'cloudflare:workers';
 import { createExecutionContext } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { api } from '../../../src/app';
+import { platformApi } from '../../../src/app';
 import { call, makeUser, OPS, unique } from '../helpers';
+
+const api = platformApi();
 
 const hex = (b: Uint8Array) => [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
 

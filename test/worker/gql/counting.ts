@@ -6,7 +6,9 @@
 import { env } from 'cloudflare:workers';
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { expect } from 'vitest';
-import { api } from '../../../src/app';
+import { platformApi } from '../../../src/app';
+
+const api = platformApi();
 
 function countingEnv(): { env: Env; statements: string[] } {
   const statements: string[] = [];

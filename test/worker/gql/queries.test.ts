@@ -4,8 +4,10 @@
 import { env } from 'cloudflare:workers';
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { api } from '../../../src/app';
+import { platformApi } from '../../../src/app';
 import { call, makeUser, type TestUser } from '../helpers';
+
+const api = platformApi();
 
 function countingEnv(): { env: Env; statements: string[] } {
   const statements: string[] = [];

@@ -1,7 +1,9 @@
 // The OpenAPI document against the router that serves it, and the reference page /v1/docs.
 import { describe, expect, it } from 'vitest';
-import { api } from '../../../src/app';
+import { platformApi } from '../../../src/app';
 import { call } from '../helpers';
+
+const api = platformApi();
 
 describe('the API describes itself', () => {
   it('every route served by the router is declared with a schema (one OpenAPI operation each)', () => {

@@ -8,9 +8,11 @@
 import { env } from 'cloudflare:workers';
 import { createExecutionContext } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { api } from '../../../src/app';
+import { platformApi } from '../../../src/app';
 import { addressKey, addressOf, callerKey, isOperator, retryAfterSeconds } from '../../../src/core/ratelimit';
 import { makeUser, OPS } from '../helpers';
+
+const api = platformApi();
 
 const LOW = 3;
 const ADDRESS_LOW = 5;

@@ -38,14 +38,16 @@ module.exports = {
     },
     {
       name: 'top-not-imported',
-      comment: 'src/index.ts (the Worker) and src/app.ts (the route table) are the top: only index.ts imports app.ts, nothing imports index.ts.',
+      comment:
+        'src/index.ts (the Worker) and src/app.ts (the route table) are the top: only index.ts imports app.ts, nothing imports index.ts.',
       severity: 'error',
       from: { pathNot: '^src/index\\.ts$' },
       to: { path: '^src/(index|app)\\.ts$' },
     },
     {
       name: 'src-not-durable',
-      comment: 'Only src/index.ts (which exports the Durable Object classes) imports durable/; the logic they run lives in its area.',
+      comment:
+        'Only src/index.ts (which exports the Durable Object classes) imports durable/; the logic they run lives in its area.',
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/index\\.ts$' },
       to: { path: '^durable/' },
@@ -85,6 +87,9 @@ module.exports = {
     exclude: { path: '^(node_modules|test)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
   },
 };

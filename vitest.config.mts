@@ -20,7 +20,13 @@ export default defineConfig(async () => {
           // JOBS_TEST_LIMITS: sandbox CPU and step wall limits (ms) short enough for the jobs tests to hit.
           // JOBS_TEST_GRACE_MS: the cancel teardown grace, longer than 1 s so that a nested run
           // that stops at once finishes inside it on a loaded machine.
-          bindings: { OPS_TOKEN: 'test-ops-token', ALLOW_CLOCK_OVERRIDE: 'true', TEST_MIGRATIONS: migrations, JOBS_TEST_LIMITS: '2000,6000', JOBS_TEST_GRACE_MS: '3000' },
+          bindings: {
+            OPS_TOKEN: 'test-ops-token',
+            ALLOW_CLOCK_OVERRIDE: 'true',
+            TEST_MIGRATIONS: migrations,
+            JOBS_TEST_LIMITS: '2000,6000',
+            JOBS_TEST_GRACE_MS: '3000',
+          },
           // The suite's own volume (thousands of requests on few tokens, one address) must not be
           // throttled: RATE_LIMIT and RATE_LIMIT_ADDRESS get limits no test reaches. The test-only
           // RATE_LIMIT_LOW and RATE_LIMIT_ADDRESS_LOW are the low limits

@@ -45,14 +45,18 @@ function textModules(): Plugin {
       return globs.some((g) => g.test(file)) ? PREFIX + file : null;
     },
     load(id) {
-      return id.startsWith(PREFIX) ? `export default ${JSON.stringify(readFileSync(id.slice(PREFIX.length), 'utf8'))};` : null;
+      return id.startsWith(PREFIX)
+        ? `export default ${JSON.stringify(readFileSync(id.slice(PREFIX.length), 'utf8'))};`
+        : null;
     },
   };
 }
 
 export default defineConfig({
   plugins: [textModules()],
-  resolve: { alias: { 'cloudflare:workers': stub('cloudflare-workers'), 'cloudflare:email': stub('cloudflare-email') } },
+  resolve: {
+    alias: { 'cloudflare:workers': stub('cloudflare-workers'), 'cloudflare:email': stub('cloudflare-email') },
+  },
   test: {
     include: ['test/node/**/*.test.ts'],
     environment: 'node',

@@ -29,7 +29,17 @@ export const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.f
 
 /** Records a latency row (sorted ms) in the bench results and prints it. */
 export function record(b, name, sorted, target = '') {
-  const row = { name, rps: '', p50_ms: +quantile(sorted, 0.5).toFixed(2), p99_ms: +quantile(sorted, 0.99).toFixed(2), errors: 0, ratio: '', target };
+  const row = {
+    name,
+    rps: '',
+    p50_ms: +quantile(sorted, 0.5).toFixed(2),
+    p99_ms: +quantile(sorted, 0.99).toFixed(2),
+    errors: 0,
+    ratio: '',
+    target,
+  };
   b.results.push(row);
-  console.log(`${name.padEnd(48)}  p10 ${quantile(sorted, 0.1).toFixed(2)} ms  p50 ${row.p50_ms} ms  p90 ${quantile(sorted, 0.9).toFixed(2)} ms  p99 ${row.p99_ms} ms  ${target}`);
+  console.log(
+    `${name.padEnd(48)}  p10 ${quantile(sorted, 0.1).toFixed(2)} ms  p50 ${row.p50_ms} ms  p90 ${quantile(sorted, 0.9).toFixed(2)} ms  p99 ${row.p99_ms} ms  ${target}`,
+  );
 }

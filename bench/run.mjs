@@ -22,9 +22,14 @@ const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const filter = process.argv[2] ?? '';
 
-function load(url, { method = 'GET', headers = {}, body, connections = CONNECTIONS, duration = DURATION, amount } = {}) {
+function load(
+  url,
+  { method = 'GET', headers = {}, body, connections = CONNECTIONS, duration = DURATION, amount } = {},
+) {
   return new Promise((ok, fail) => {
-    autocannon({ url, method, headers, body, connections, ...(amount ? { amount } : { duration }) }, (err, r) => (err ? fail(err) : ok(r)));
+    autocannon({ url, method, headers, body, connections, ...(amount ? { amount } : { duration }) }, (err, r) =>
+      err ? fail(err) : ok(r),
+    );
   });
 }
 
@@ -91,11 +96,16 @@ async function main() {
         if (text !== undefined) [body, h['Content-Type']] = [text, 'text/plain'];
         else if (json !== undefined) [body, h['Content-Type']] = [JSON.stringify(json), 'application/json'];
         if (body !== undefined) h['Content-Length'] = Buffer.byteLength(body);
-        const req = nodeHttp.request({ host: base.hostname, port: base.port, method, path, headers: h, agent }, (res) => {
-          const chunks = [];
-          res.on('data', (c) => chunks.push(c));
-          res.on('end', () => ok({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString() }));
-        });
+        const req = nodeHttp.request(
+          { host: base.hostname, port: base.port, method, path, headers: h, agent },
+          (res) => {
+            const chunks = [];
+            res.on('data', (c) => chunks.push(c));
+            res.on('end', () =>
+              ok({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString() }),
+            );
+          },
+        );
         req.on('error', fail);
         req.end(body);
       });
@@ -127,13 +137,17 @@ async function main() {
         // Round trips in the steady state: the fewer of two requests after the load (either
         // may land on the refresh of the token's 10 s isolate cache, one extra round trip).
         const probes = [];
-        for (let i = 0; i < 2; i++) probes.push(await request(opts.method ?? 'GET', path, { headers: opts.headers, body: opts.body }));
+        for (let i = 0; i < 2; i++)
+          probes.push(await request(opts.method ?? 'GET', path, { headers: opts.headers, body: opts.body }));
         const trips = probes.map((p) => d1Trips(p.headers)).filter((t) => t !== '');
         const row = record(name, loaded, opts.target, single, trips.length ? Math.min(...trips) : '', nearFloor);
         if (nearFloor) console.log(`${''.padEnd(49)}floor measured beside it: ${Math.round(nearFloor)} req/s`);
         return row;
       },
-      /** Times `fn` `count` times sequentially (for non-HTTP-shaped work), records p50/p99; `between(i)` runs untimed after each. */
+      /**
+       * Times `fn` `count` times sequentially (for non-HTTP-shaped work), records p50/p99; `between(i)` runs untimed
+       * after each.
+       */
       time: async (name, fn, count = 20, target, between) => {
         const ms = [];
         for (let i = 0; i < count; i++) {
@@ -144,7 +158,15 @@ async function main() {
         }
         ms.sort((a, c) => a - c);
         const pick = (q) => +ms[Math.min(ms.length - 1, Math.floor(q * ms.length))].toFixed(2);
-        const row = { name, rps: '', p50_ms: pick(0.5), p99_ms: pick(0.99), errors: 0, ratio: '', target: target ?? '' };
+        const row = {
+          name,
+          rps: '',
+          p50_ms: pick(0.5),
+          p99_ms: pick(0.99),
+          errors: 0,
+          ratio: '',
+          target: target ?? '',
+        };
         results.push(row);
         console.log(`${name.padEnd(48)}   timed x${count}  p50 ${row.p50_ms} ms  p99 ${row.p99_ms} ms  ${row.target}`);
         return row;
@@ -158,7 +180,13 @@ async function main() {
     record('constant worker (baseline)', baseline, undefined, await load(constant.base, { connections: 1 }));
     // The same bare Worker answering after one D1 query: local D1's own ceiling, which no
     // platform route that reads D1 on every request can beat.
-    b.d1Floor = record('D1 floor: bare Worker, one D1 query per request', await load(`${constant.base}/d1`), undefined, await load(`${constant.base}/d1`, { connections: 1 }), 1);
+    b.d1Floor = record(
+      'D1 floor: bare Worker, one D1 query per request',
+      await load(`${constant.base}/d1`),
+      undefined,
+      await load(`${constant.base}/d1`, { connections: 1 }),
+      1,
+    );
     floor = b.d1Floor;
 
     const files = readdirSync(join(root, 'bench', 'scenarios'))

@@ -84,12 +84,23 @@ export function measureSize() {
     const worker = build(join(dir, 'platform'), join(root, 'wrangler.toml'));
     const empty = build(join(dir, 'constant'), join(root, 'bench', 'constant', 'wrangler.toml'));
     const rows = [
-      { name: 'Worker bundle (wrangler deploy --dry-run)', bytes: worker.raw, gzip_bytes: worker.gzip, target: `gzip < ${kib(MAX_GZIP)}` },
-      { name: 'Worker startup (wrangler check startup)', startup_ms: startupMs(dir, worker.bundle), target: `< ${MAX_STARTUP_MS} ms` },
+      {
+        name: 'Worker bundle (wrangler deploy --dry-run)',
+        bytes: worker.raw,
+        gzip_bytes: worker.gzip,
+        target: `gzip < ${kib(MAX_GZIP)}`,
+      },
+      {
+        name: 'Worker startup (wrangler check startup)',
+        startup_ms: startupMs(dir, worker.bundle),
+        target: `< ${MAX_STARTUP_MS} ms`,
+      },
       { name: 'empty Worker startup (bench/constant)', startup_ms: startupMs(dir, empty.bundle), target: '' },
     ];
     const [size, startup, baseline] = rows;
-    console.log(`${size.name.padEnd(48)} ${kib(size.bytes).padStart(12)}  gzip ${kib(size.gzip_bytes)}  ${size.gzip_bytes < MAX_GZIP ? 'ok' : 'OVER'} ${size.target}`);
+    console.log(
+      `${size.name.padEnd(48)} ${kib(size.bytes).padStart(12)}  gzip ${kib(size.gzip_bytes)}  ${size.gzip_bytes < MAX_GZIP ? 'ok' : 'OVER'} ${size.target}`,
+    );
     console.log(
       `${startup.name.padEnd(48)} ${startup.startup_ms.toFixed(1).padStart(9)} ms  (median of ${RUNS})  ${startup.startup_ms < MAX_STARTUP_MS ? 'ok' : 'OVER'} ${startup.target}`,
     );

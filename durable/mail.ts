@@ -7,7 +7,17 @@
 import { DurableObject } from 'cloudflare:workers';
 import { clockOffset, now } from '../src/core/clock';
 import { runJob, type MailJob } from '../src/mail/delivery';
-import { mailState, refusal, sendId, stamped, type InFlight, type MailState, type TriggerInput, type TriggerOutcome, type Windows } from '../src/mail/send-gate';
+import {
+  mailState,
+  refusal,
+  sendId,
+  stamped,
+  type InFlight,
+  type MailState,
+  type TriggerInput,
+  type TriggerOutcome,
+  type Windows,
+} from '../src/mail/send-gate';
 
 export class MailObject extends DurableObject<Env> {
   private get kv(): SyncKvStorage {

@@ -72,5 +72,6 @@ export function loadRunState(kv: Kv): RunState {
 
 /** Stores the fields of `changes` (and only those). */
 export function saveRunState(kv: Kv, changes: Partial<RunState>): void {
-  for (const [field, value] of Object.entries(changes) as [keyof RunState, RunState[keyof RunState]][]) kv.put(KEYS[field], value);
+  for (const [field, value] of Object.entries(changes) as [keyof RunState, RunState[keyof RunState]][])
+    kv.put(KEYS[field], value);
 }

@@ -47,7 +47,8 @@ const OUTPUT_KEY = 'output';
 /** How long a final run's instance stays in memory after its last call (see touch). */
 const RELEASE_IDLE_MS = 5_000;
 
-const sse = (event: string, data: unknown) => new TextEncoder().encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+const sse = (event: string, data: unknown) =>
+  new TextEncoder().encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
 
 export class RunObject extends DurableObject<Env> {
   /** The stored state, as loaded by the constructor and kept in step by save(). */
@@ -76,15 +77,23 @@ export class RunObject extends DurableObject<Env> {
       isCanceling: () => this.isCanceling(),
       runId: () => this.state.runId,
       // The top-level run counts its tree's children itself; a nested run asks it.
-      claimChildren: async (spec, n) => (spec.parentId === null ? this.claimChildren(n) : runStub(env, spec.rootName).claimChildren(n)),
+      claimChildren: async (spec, n) =>
+        spec.parentId === null ? this.claimChildren(n) : runStub(env, spec.rootName).claimChildren(n),
     });
-    ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS log (id INTEGER PRIMARY KEY AUTOINCREMENT, log_time TEXT NOT NULL, severity TEXT NOT NULL, message TEXT NOT NULL)');
-    const stored = ctx.storage.sql.exec<{ n: number; bytes: number }>('SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(CAST(message AS BLOB))), 0) AS bytes FROM log').one();
+    ctx.storage.sql.exec(
+      'CREATE TABLE IF NOT EXISTS log (id INTEGER PRIMARY KEY AUTOINCREMENT, log_time TEXT NOT NULL, severity TEXT NOT NULL, message TEXT NOT NULL)',
+    );
+    const stored = ctx.storage.sql
+      .exec<{ n: number; bytes: number }>(
+        'SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(CAST(message AS BLOB))), 0) AS bytes FROM log',
+      )
+      .one();
     this.logCount = stored.n;
     this.logBytes = stored.bytes;
     this.state = loadRunState(ctx.storage.kv);
     // A new instance never has a live execution: an unfinished run was cut off by a reset.
-    if (this.state.status === 'processing' || this.state.status === 'canceling') void ctx.blockConcurrencyWhile(() => this.interrupt());
+    if (this.state.status === 'processing' || this.state.status === 'canceling')
+      void ctx.blockConcurrencyWhile(() => this.interrupt());
   }
 
   /** Changes the state, in memory and in storage. */
@@ -108,20 +117,32 @@ export class RunObject extends DurableObject<Env> {
 
   // ---- log ----
 
-  /** Appends to the log, up to its caps: the entry that reaches one is replaced by LOG_TRUNCATED, and nothing follows it. */
+  /**
+   * Appends to the log, up to its caps: the entry that reaches one is replaced by LOG_TRUNCATED, and nothing follows
+   * it.
+   */
   log(message: string, severity: Severity | string = 'info'): void {
     if (this.state.logTruncated) return;
     const bytes = new TextEncoder().encode(message).byteLength;
     const full = logFull(this.logCount, this.logBytes, bytes);
-    const entry: LogEntry = full ? { log_time: nowIso(), severity: 'warning', message: LOG_TRUNCATED } : { log_time: nowIso(), severity, message };
-    this.ctx.storage.sql.exec('INSERT INTO log (log_time, severity, message) VALUES (?, ?, ?)', entry.log_time, entry.severity, entry.message);
+    const entry: LogEntry = full
+      ? { log_time: nowIso(), severity: 'warning', message: LOG_TRUNCATED }
+      : { log_time: nowIso(), severity, message };
+    this.ctx.storage.sql.exec(
+      'INSERT INTO log (log_time, severity, message) VALUES (?, ?, ?)',
+      entry.log_time,
+      entry.severity,
+      entry.message,
+    );
     this.logCount++;
     this.logBytes += bytes;
     if (full) this.save({ logTruncated: true });
     this.broadcast('log', entry);
   }
 
-  /** One page of the log: the entries after entry `after` (an id; 0 from the start), at most LOG_PAGE, each with its id. */
+  /**
+   * One page of the log: the entries after entry `after` (an id; 0 from the start), at most LOG_PAGE, each with its id.
+   */
   readLog(after = 0, limit = LOG_PAGE): LogPage {
     this.touch();
     return this.ctx.storage.sql
@@ -291,7 +312,10 @@ export class RunObject extends DurableObject<Env> {
   private async executeRun(spec: RunSpec, head: RunHead): Promise<RunOutcome> {
     void this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS);
     // The run row and the job's configuration are read in parallel (one round trip).
-    const [runId, cfg] = await Promise.all([insertStarted(this.db, spec, head.started), jobConfig(this.env, this.db, spec.jobId).catch((err: Error) => err)]);
+    const [runId, cfg] = await Promise.all([
+      insertStarted(this.db, spec, head.started),
+      jobConfig(this.env, this.db, spec.jobId).catch((err: Error) => err),
+    ]);
     this.save({ runId });
     this.log(`run started (trigger ${spec.trigger}, source ${spec.source}, by ${spec.createdBy})`);
     if (this.isCanceling()) {
@@ -302,11 +326,15 @@ export class RunObject extends DurableObject<Env> {
 
     let result: StepResult;
     try {
-      if (this.state.pendingCancel) result = { kind: 'aborted', message: 'canceled with its top-level run before it started' };
+      if (this.state.pendingCancel)
+        result = { kind: 'aborted', message: 'canceled with its top-level run before it started' };
       else if (cfg instanceof Error) throw new StepFailure(`the job configuration cannot be read: ${cfg.message}`);
       else result = await this.steps.run(spec, cfg);
     } catch (err) {
-      result = { kind: 'failed', message: err instanceof StepFailure ? err.message : `internal error: ${(err as Error).message}` };
+      result = {
+        kind: 'failed',
+        message: err instanceof StepFailure ? err.message : `internal error: ${(err as Error).message}`,
+      };
     }
     return this.finish(head, result);
   }
@@ -337,7 +365,10 @@ export class RunObject extends DurableObject<Env> {
     }
     this.setStatus(status);
     await recordEnd(this.env, this.db, head, status, out, nowIso(), (m, s) => this.log(m, s));
-    this.log(`run ${status}${out ? ` (output ${out.filename}, ${out.data.byteLength} bytes)` : ''}`, status === 'success' ? 'info' : status === 'failed' ? 'error' : 'warning');
+    this.log(
+      `run ${status}${out ? ` (output ${out.filename}, ${out.data.byteLength} bytes)` : ''}`,
+      status === 'success' ? 'info' : status === 'failed' ? 'error' : 'warning',
+    );
     this.endTails();
     this.ctx.waitUntil(this.retain());
     this.touch();
@@ -348,7 +379,12 @@ export class RunObject extends DurableObject<Env> {
   private async interrupt(): Promise<void> {
     if (this.state.status !== 'processing' && this.state.status !== 'canceling') return;
     const canceling = this.state.status === 'canceling';
-    await this.finish(this.head(), canceling ? { kind: 'aborted', message: `${INTERRUPTED} while canceling` } : { kind: 'failed', message: INTERRUPTED });
+    await this.finish(
+      this.head(),
+      canceling
+        ? { kind: 'aborted', message: `${INTERRUPTED} while canceling` }
+        : { kind: 'failed', message: INTERRUPTED },
+    );
   }
 
   /**
@@ -368,7 +404,13 @@ export class RunObject extends DurableObject<Env> {
   }
 
   private idleAndFinal(): boolean {
-    return this.state.status !== null && isFinal(this.state.status) && !this.executing && !this.tails.size && !this.catchingUp;
+    return (
+      this.state.status !== null &&
+      isFinal(this.state.status) &&
+      !this.executing &&
+      !this.tails.size &&
+      !this.catchingUp
+    );
   }
 
   /** The retention alarm of a final run; remembers when it is due (see alarm). */

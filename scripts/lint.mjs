@@ -33,7 +33,11 @@ export function lint(groups = []) {
   for (const [name, group, tool, args] of CHECKS) {
     if (groups.length && !groups.includes(group)) continue;
     console.log(`\n=== lint: ${name} (${tool} ${args.join(' ')})`);
-    const r = spawnSync(tool === 'node' ? process.execPath : join(root, 'node_modules', '.bin', tool), args, { cwd: root, env, stdio: 'inherit' });
+    const r = spawnSync(tool === 'node' ? process.execPath : join(root, 'node_modules', '.bin', tool), args, {
+      cwd: root,
+      env,
+      stdio: 'inherit',
+    });
     if (r.status !== 0) failures.push(name);
   }
   return failures;

@@ -14,11 +14,13 @@ const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
 function pinnedVersions() {
   const versions = new Set();
   const dirs = [join(root, 'node_modules', 'miniflare')];
-  for (const nested of ['wrangler', '@cloudflare/vitest-pool-workers']) dirs.push(join(root, 'node_modules', nested, 'node_modules', 'miniflare'));
+  for (const nested of ['wrangler', '@cloudflare/vitest-pool-workers'])
+    dirs.push(join(root, 'node_modules', nested, 'node_modules', 'miniflare'));
   for (const dir of dirs) {
     const file = join(dir, 'dist', 'src', 'index.js');
     if (!existsSync(file)) continue;
-    for (const m of readFileSync(file, 'utf8').matchAll(/browserVersion\s*[:=]\s*["'](\d+\.\d+\.\d+\.\d+)["']/g)) versions.add(m[1]);
+    for (const m of readFileSync(file, 'utf8').matchAll(/browserVersion\s*[:=]\s*["'](\d+\.\d+\.\d+\.\d+)["']/g))
+      versions.add(m[1]);
   }
   return [...versions];
 }

@@ -89,18 +89,29 @@ export async function startPlatform({ extraArgs = [], env = {}, persistTo, keepS
   mkdirSync(join(dir, '.wrangler'), { recursive: true });
   const stateDir = persistTo ?? mkdtempSync(join(dir, '.wrangler', 'run-'));
   const log = [];
-  const child = spawn(process.execPath, [join(dir, 'scripts', 'start.mjs'), '--inspector-port', String(inspector), ...extraArgs], {
-    cwd: dir,
-    env: { ...process.env, ...env, PORT: String(port), PERSIST_TO: stateDir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
+  const child = spawn(
+    process.execPath,
+    [join(dir, 'scripts', 'start.mjs'), '--inspector-port', String(inspector), ...extraArgs],
+    {
+      cwd: dir,
+      env: { ...process.env, ...env, PORT: String(port), PERSIST_TO: stateDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    },
+  );
   child.stdout.on('data', (d) => log.push(String(d)));
   child.stderr.on('data', (d) => log.push(String(d)));
   const base = `http://127.0.0.1:${port}`;
   await waitFor(`${base}/v1/openapi.json`, child, log, 120_000);
   const ops = /^OPS_TOKEN=(.*)$/m.exec(readFileSync(join(dir, '.dev.vars'), 'utf8'))?.[1]?.trim();
-  return { base, ops, stateDir, inspector, log, stop: stopper(child, keepState ? undefined : () => rmSync(stateDir, { recursive: true, force: true })) };
+  return {
+    base,
+    ops,
+    stateDir,
+    inspector,
+    log,
+    stop: stopper(child, keepState ? undefined : () => rmSync(stateDir, { recursive: true, force: true })),
+  };
 }
 
 /** Any other Worker (e.g. the bench's constant-response Worker) under `wrangler dev`. */

@@ -51,8 +51,12 @@ function workerdProcesses() {
   return rows.filter((r) => mine.has(r.pid) && /workerd/.test(r.args) && / serve /.test(r.args));
 }
 
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
-const CODE = 'export default { async run(input, ctx) { ctx.log("hi"); const t = await input[0].text(); return { got: t.length, at: Date.now() }; } };';
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
+const CODE =
+  'export default { async run(input, ctx) { ctx.log("hi"); const t = await input[0].text(); return { got: t.length, at: Date.now() }; } };';
 
 // Rate limits off (as the bench and the e2e suite do): one token at hundreds of requests a second
 // would otherwise measure mostly 429 answers, not the work.
@@ -79,8 +83,16 @@ async function req(method, path, { token, body, type } = {}) {
 // A world: one user with a verified address, a few documents, a mail, a job with code.
 const json = 'application/json';
 const email = 'soak@example.com';
-await req('PUT', '/v1/ops/users/soak', { token: ops, body: JSON.stringify({ password: 'soak-pw', email, email_verified: true }), type: json });
-const token = JSON.parse((await req('POST', '/v1/token', { body: JSON.stringify({ username: 'soak', password: 'soak-pw' }), type: json })).text()).token;
+await req('PUT', '/v1/ops/users/soak', {
+  token: ops,
+  body: JSON.stringify({ password: 'soak-pw', email, email_verified: true }),
+  type: json,
+});
+const token = JSON.parse(
+  (
+    await req('POST', '/v1/token', { body: JSON.stringify({ username: 'soak', password: 'soak-pw' }), type: json })
+  ).text(),
+).token;
 const docs = ['d0', 'd1', 'd2', 'd3'];
 for (const d of docs) {
   await req('PUT', `/v1/vis/docs/${d}`, { token });
@@ -97,7 +109,16 @@ let seq = 0;
 const MIX = [
   [20, 'whoami', () => req('GET', '/v1/whoami', { token })],
   [15, 'doc read', () => req('GET', `/v1/vis/docs/${docs[seq % 4]}/content`, { token })],
-  [10, 'doc write', () => req('POST', `/v1/vis/docs/${docs[seq % 4]}/content`, { token, body: `# v${seq}\n\n${'text '.repeat(seq % 200)}`, type: 'text/plain' })],
+  [
+    10,
+    'doc write',
+    () =>
+      req('POST', `/v1/vis/docs/${docs[seq % 4]}/content`, {
+        token,
+        body: `# v${seq}\n\n${'text '.repeat(seq % 200)}`,
+        type: 'text/plain',
+      }),
+  ],
   [8, 'doc html', () => req('GET', `/v1/u/soak/d/${docs[seq % 4]}`, { token })],
   [8, 'listing', () => req('GET', '/v1/vis/docs', { token })],
   [
@@ -111,7 +132,12 @@ const MIX = [
     },
   ],
   [8, 'job run', () => req('POST', '/v1/code/jobs/j0/data', { token, body: JSON.stringify({ seq }), type: json })],
-  [2, 'job code', () => req('POST', '/v1/code/jobs/j0/code/index.js', { token, body: `${CODE}\n// ${seq % 3}`, type: 'text/javascript' })],
+  [
+    2,
+    'job code',
+    () =>
+      req('POST', '/v1/code/jobs/j0/code/index.js', { token, body: `${CODE}\n// ${seq % 3}`, type: 'text/javascript' }),
+  ],
   [3, 'mail test', () => req('POST', '/v1/vis/mails/m0/status', { token, body: 'test', type: 'text/plain' })],
   [4, 'gql', () => req('POST', '/gql', { token, body: JSON.stringify({ query: '{ __typename }' }), type: json })],
   [4, 'unknown', () => req('GET', `/v1/nope/${seq}`, { token })],
@@ -119,7 +145,8 @@ const MIX = [
 // SOAK_ONLY=<comma-separated names> / SOAK_SKIP=...: run a part of the mix (to find what grows).
 const only = process.env.SOAK_ONLY?.split(',');
 const skip = process.env.SOAK_SKIP?.split(',') ?? [];
-for (let i = MIX.length - 1; i >= 0; i--) if ((only && !only.includes(MIX[i][1])) || skip.includes(MIX[i][1])) MIX.splice(i, 1);
+for (let i = MIX.length - 1; i >= 0; i--)
+  if ((only && !only.includes(MIX[i][1])) || skip.includes(MIX[i][1])) MIX.splice(i, 1);
 const total = MIX.reduce((s, [w]) => s + w, 0);
 const pick = () => {
   let r = Math.random() * total;
@@ -168,7 +195,9 @@ function report() {
   errors = 0;
 }
 
-console.log(`soak: ${MINUTES} min, ${CONCURRENCY} concurrent, against ${base}; workerd RSS at start ${(workerdRss().total / 1024).toFixed(0)} MiB`);
+console.log(
+  `soak: ${MINUTES} min, ${CONCURRENCY} concurrent, against ${base}; workerd RSS at start ${(workerdRss().total / 1024).toFixed(0)} MiB`,
+);
 const timer = setInterval(report, REPORT_MS);
 await Promise.all(Array.from({ length: CONCURRENCY }, worker));
 clearInterval(timer);

@@ -32,16 +32,31 @@ console.log(`Operator token: OPS_TOKEN in ${devVars}`);
 localBrowserSetup();
 prepareAssets(); // public/: the static assets wrangler.toml's [assets] serves
 
-const migrate = spawnSync(process.execPath, [wrangler, 'd1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo], {
-  cwd: root,
-  env: { ...env, CI: 'true' }, // CI=true: apply without the interactive confirmation
-  stdio: 'inherit',
-});
+const migrate = spawnSync(
+  process.execPath,
+  [wrangler, 'd1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo],
+  {
+    cwd: root,
+    env: { ...env, CI: 'true' }, // CI=true: apply without the interactive confirmation
+    stdio: 'inherit',
+  },
+);
 if (migrate.status !== 0) process.exit(migrate.status ?? 1);
 
 const dev = spawn(
   process.execPath,
-  [wrangler, 'dev', '--ip', '127.0.0.1', '--port', port, '--persist-to', persistTo, '--show-interactive-dev-session=false', ...process.argv.slice(2)],
+  [
+    wrangler,
+    'dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    port,
+    '--persist-to',
+    persistTo,
+    '--show-interactive-dev-session=false',
+    ...process.argv.slice(2),
+  ],
   { cwd: root, env: wranglerEnv({ serve: true }), stdio: 'inherit' },
 );
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => dev.kill(sig));

@@ -42,11 +42,25 @@ let passed = 0,
 for (const [name, config] of suites) {
   const json = join(out, `${name}.json`);
   console.log(`\n=== ${name} suite (${config})`);
-  const r = spawnSync(process.execPath, [vitest, 'run', '-c', config, '--reporter=default', '--reporter=json', `--outputFile.json=${json}`, '--passWithNoTests', ...args], {
-    cwd: root,
-    env,
-    stdio: 'inherit',
-  });
+  const r = spawnSync(
+    process.execPath,
+    [
+      vitest,
+      'run',
+      '-c',
+      config,
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${json}`,
+      '--passWithNoTests',
+      ...args,
+    ],
+    {
+      cwd: root,
+      env,
+      stdio: 'inherit',
+    },
+  );
   killOrphans(); // a suite may leave workerd or local Browser Rendering processes behind
   if (!existsSync(json)) {
     console.error(`${name} suite produced no results (exit ${r.status})`);

@@ -1,4 +1,5 @@
-// Secrets and optional settings that wrangler.toml does not declare, and the types of the text modules its [[rules]] import.
+// Secrets and optional settings that wrangler.toml does not declare, and the types of the text modules its [[rules]]
+// import.
 declare namespace Cloudflare {
   interface Env {
     /** Operator token; the /v1/ops interface is disabled (404) without it. */
@@ -11,9 +12,15 @@ declare namespace Cloudflare {
     BROWSER_KEEP_ALIVE_MS?: string;
     /** "off" switches the request rate limits (RATE_LIMIT and RATE_LIMIT_ADDRESS bindings) off. */
     RATE_LIMITING?: string;
-    /** Tests only (vitest.config.mts, never wrangler.toml): "<cpuMs>,<wallMs>", shorter step limits (src/jobs/sandbox.ts). */
+    /**
+     * Tests only (vitest.config.mts, never wrangler.toml): "<cpuMs>,<wallMs>", shorter step limits
+     * (src/jobs/sandbox.ts).
+     */
     JOBS_TEST_LIMITS?: string;
-    /** Tests only (vitest.config.mts, never wrangler.toml): a longer cancel teardown grace in ms (src/jobs/run-steps.ts). */
+    /**
+     * Tests only (vitest.config.mts, never wrangler.toml): a longer cancel teardown grace in ms
+     * (src/jobs/run-steps.ts).
+     */
     JOBS_TEST_GRACE_MS?: string;
   }
 }

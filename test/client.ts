@@ -6,7 +6,10 @@
 let seq = 0;
 /** A name no other test uses (tests share one database). */
 export function unique(prefix = 'u'): string {
-  return `${prefix}${Date.now().toString(36)}${(seq++).toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`.slice(0, 60);
+  return `${prefix}${Date.now().toString(36)}${(seq++).toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`.slice(
+    0,
+    60,
+  );
 }
 
 export interface CallOptions {
@@ -26,7 +29,9 @@ export interface TestUser {
 
 export type Call = (method: string, path: string, o?: CallOptions) => Promise<Response>;
 
-/** `call(method, path, options)` over a fetch-like `send`, for paths under `base()` (read per call: e2e learns it late). */
+/**
+ * `call(method, path, options)` over a fetch-like `send`, for paths under `base()` (read per call: e2e learns it late).
+ */
 export function requester(send: (url: string, init: RequestInit) => Promise<Response>, base: () => string): Call {
   return async (method, path, o = {}) => {
     const headers = new Headers(o.headers);
@@ -44,7 +49,12 @@ export function requester(send: (url: string, init: RequestInit) => Promise<Resp
 }
 
 /** Creates a user through the operator interface and signs in through POST /v1/token. */
-export async function createUser(call: Call, ops: string, fields: Record<string, unknown>, prefix: string): Promise<TestUser> {
+export async function createUser(
+  call: Call,
+  ops: string,
+  fields: Record<string, unknown>,
+  prefix: string,
+): Promise<TestUser> {
   const username = unique(prefix);
   const password = `pw-${username}`;
   const created = await call('PUT', `/v1/ops/users/${username}`, { token: ops, json: { password, ...fields } });

@@ -27,7 +27,9 @@ export default async function docs(b) {
     headers: auth,
     target: 'target: p50 <= 2x content GET p50',
   });
-  console.log(`docs: autocannon p50s (whole ms) ${list.p50_ms} / ${read.p50_ms} = ${(list.p50_ms / read.p50_ms).toFixed(2)} (coarse; the target uses the interleaved run below)`);
+  console.log(
+    `docs: autocannon p50s (whole ms) ${list.p50_ms} / ${read.p50_ms} = ${(list.p50_ms / read.p50_ms).toFixed(2)} (coarse; the target uses the interleaved run below)`,
+  );
   const [readLat, listLat] = await interleaved(
     b,
     [
@@ -37,7 +39,12 @@ export default async function docs(b) {
     SAMPLES,
   );
   record(b, `docs: GET content (4 KiB), interleaved x${SAMPLES}`, readLat);
-  record(b, `docs: GET /v1/vis/docs (${N} documents), interleaved x${SAMPLES}`, listLat, 'target: p50 <= 2x content GET p50');
+  record(
+    b,
+    `docs: GET /v1/vis/docs (${N} documents), interleaved x${SAMPLES}`,
+    listLat,
+    'target: p50 <= 2x content GET p50',
+  );
   const ratio = quantile(listLat, 0.5) / quantile(readLat, 0.5);
   console.log(
     `docs: listing p50 / content p50 = ${quantile(listLat, 0.5).toFixed(2)} / ${quantile(readLat, 0.5).toFixed(2)} ms = ${ratio.toFixed(2)} (target <= 2) ${ratio <= 2 ? 'OK' : 'MISSED'}`,

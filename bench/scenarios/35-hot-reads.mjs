@@ -11,7 +11,13 @@ export default async function hotReads(b) {
     return res;
   };
   await ok(await b.http('PUT', '/v1/vis/docs/hot', { token: owner.token }), 'create doc');
-  await ok(await b.http('POST', '/v1/vis/docs/hot/content', { token: owner.token, text: 'Revenue grew in every region. '.repeat(100) }), 'write');
+  await ok(
+    await b.http('POST', '/v1/vis/docs/hot/content', {
+      token: owner.token,
+      text: 'Revenue grew in every region. '.repeat(100),
+    }),
+    'write',
+  );
   await ok(await b.http('PUT', '/v1/vis/docs/hot/shared/public', { token: owner.token }), 'share');
   const target = 'target: d1 <= 1, floor >= 0.8';
   const opts = (u) => ({ headers: auth(u), target, nearFloor: true });
@@ -20,12 +26,20 @@ export default async function hotReads(b) {
 
   await b.measure('hot: GET content of an own document', '/v1/vis/docs/hot/content', opts(owner));
   await b.measure('hot: GET folder of an own document', '/v1/vis/docs/hot', opts(owner));
-  await b.measure('hot: GET content of a shared document (reader)', `/v1/users/${owner.username}/vis/docs/hot/content`, opts(reader));
+  await b.measure(
+    'hot: GET content of a shared document (reader)',
+    `/v1/users/${owner.username}/vis/docs/hot/content`,
+    opts(reader),
+  );
   await b.measure("hot: GET a user's shared documents (reader)", `/v1/users/${owner.username}/vis/docs`, opts(reader));
 
   await ok(await b.http('PUT', '/v1/code/jobs/hot', { token: owner.token }), 'create job');
   await ok(
-    await b.http('POST', '/v1/code/jobs/hot/code/index.js', { token: owner.token, text: "export default { async run() { return 'ok'; } }", type: 'text/javascript' }),
+    await b.http('POST', '/v1/code/jobs/hot/code/index.js', {
+      token: owner.token,
+      text: "export default { async run() { return 'ok'; } }",
+      type: 'text/javascript',
+    }),
     'code',
   );
   const run = await b.http('POST', '/v1/code/jobs/hot/data', { token: owner.token, json: {} });

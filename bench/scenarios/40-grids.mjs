@@ -83,7 +83,10 @@ export function nestedLayout() {
 
 /** A mapping for half of the labels (the rest render empty). */
 export function bigMapping() {
-  return Array.from({ length: 100 }, (_, i) => `C${i * 2} => /u/bench/p/plot${i}, h=${i % 2 ? 't' : 'f'}, c=true, colour=blue`).join('\n');
+  return Array.from(
+    { length: 100 },
+    (_, i) => `C${i * 2} => /u/bench/p/plot${i}, h=${i % 2 ? 't' : 'f'}, c=true, colour=blue`,
+  ).join('\n');
 }
 
 /** Time per parse inside the Worker: 5 calls of up to 100 runs (batches of 5), each batch one sample. */
@@ -94,7 +97,8 @@ async function parseTimes(b, token, grid) {
   for (let i = 0; i < 5; i++) {
     let res = await b.http('GET', `/v1/vis/grids/${grid}/json/parse_time?runs=100`, { token });
     // a slow machine may get fewer runs within the request's parsing budget
-    if (res.status === 400) res = await b.http('GET', `/v1/vis/grids/${grid}/json/parse_time?runs=${(await res.json()).max_runs}`, { token });
+    if (res.status === 400)
+      res = await b.http('GET', `/v1/vis/grids/${grid}/json/parse_time?runs=${(await res.json()).max_runs}`, { token });
     if (res.status !== 200) throw new Error(`parse_time: ${res.status} ${await res.text()}`);
     const t = await res.json();
     samples.push(...t.samples);
@@ -103,7 +107,13 @@ async function parseTimes(b, token, grid) {
   }
   const sorted = [...samples].sort((x, y) => x - y);
   const pick = (q) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
-  return { p50: pick(0.5), p99: pick(0.99), mean: means.reduce((x, y) => x + y, 0) / means.length, count: samples.length, shape };
+  return {
+    p50: pick(0.5),
+    p99: pick(0.99),
+    mean: means.reduce((x, y) => x + y, 0) / means.length,
+    count: samples.length,
+    shape,
+  };
 }
 
 export default async function grids(b) {

@@ -19,7 +19,8 @@ function stateDirOf(port) {
     }
     const at = args.indexOf('--port');
     const to = args.indexOf('--persist-to');
-    if (at >= 0 && to >= 0 && args[at + 1] === String(port) && args.some((a) => a.includes('wrangler'))) return args[to + 1];
+    if (at >= 0 && to >= 0 && args[at + 1] === String(port) && args.some((a) => a.includes('wrangler')))
+      return args[to + 1];
   }
   throw new Error(`no wrangler process serves port ${port}`);
 }
@@ -27,7 +28,17 @@ function stateDirOf(port) {
 function d1(stateDir, sql) {
   const r = spawnSync(
     process.execPath,
-    [join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js'), 'd1', 'execute', 'DB', '--local', '--persist-to', stateDir, '--command', sql],
+    [
+      join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js'),
+      'd1',
+      'execute',
+      'DB',
+      '--local',
+      '--persist-to',
+      stateDir,
+      '--command',
+      sql,
+    ],
     {
       cwd: root,
       env: { ...wranglerEnv(), CI: 'true' },
@@ -57,7 +68,11 @@ export default async function jobs(b) {
     if (r.status >= 300) throw new Error(`${path}: ${r.status} ${await r.text()}`);
   };
   await put('/v1/code/jobs/trivial');
-  await put('/v1/code/jobs/trivial/code/index.js', { method: 'POST', body: "export default { async run() { return 'ok'; } }", type: 'text/javascript' });
+  await put('/v1/code/jobs/trivial/code/index.js', {
+    method: 'POST',
+    body: "export default { async run() { return 'ok'; } }",
+    type: 'text/javascript',
+  });
   for (let i = 0; i < 5; i++) await b.http('POST', '/v1/code/jobs/trivial/data', { token: u.token, json: {} }); // warm the sandbox
   await b.measure('jobs: POST data, trivial code step (trigger → result)', '/v1/code/jobs/trivial/data', {
     method: 'POST',
@@ -72,8 +87,13 @@ export default async function jobs(b) {
   seed(stateDir, u.username, 'small', 100);
   seed(stateDir, u.username, 'large', 100_000);
   const small = await b.measure('jobs: GET runs, 100 runs of history', '/v1/code/jobs/small/runs', { headers: auth });
-  const large = await b.measure('jobs: GET runs, 100,000 runs of history', '/v1/code/jobs/large/runs', { headers: auth, target: 'target: within 1.5x of 100 runs' });
-  console.log(`jobs: GET runs p50 100k/100 = ${(large.p50_ms / small.p50_ms).toFixed(2)}x, req/s 100/100k = ${(small.rps / large.rps).toFixed(2)}x`);
+  const large = await b.measure('jobs: GET runs, 100,000 runs of history', '/v1/code/jobs/large/runs', {
+    headers: auth,
+    target: 'target: within 1.5x of 100 runs',
+  });
+  console.log(
+    `jobs: GET runs p50 100k/100 = ${(large.p50_ms / small.p50_ms).toFixed(2)}x, req/s 100/100k = ${(small.rps / large.rps).toFixed(2)}x`,
+  );
   await b.time(
     'jobs: GET stats/runs, 100,000 runs (streamed)',
     async () => {

@@ -8,7 +8,10 @@ export default async function mail(b) {
   for (let i = 0; i < 80; i++) {
     const path = `/v1/vis/mails/bench_${Date.now().toString(36)}_${i}`;
     await b.http('PUT', path, auth);
-    await b.http('POST', `${path}/content`, { ...auth, text: `# Bench ${i}\n\nSome **markdown** with a [link](https://example.com).` });
+    await b.http('POST', `${path}/content`, {
+      ...auth,
+      text: `# Bench ${i}\n\nSome **markdown** with a [link](https://example.com).`,
+    });
     await b.http('POST', `${path}/recipients/to`, { ...auth, text: `r${i}@bench.example me` });
     mails.push(path);
   }
@@ -53,7 +56,10 @@ export default async function mail(b) {
   // 50 at once on one e-mail whose delivery (300 recipients) outlasts the burst.
   const burst = `/v1/vis/mails/bench_burst_${Date.now().toString(36)}`;
   await b.http('PUT', burst, auth);
-  await b.http('POST', `${burst}/recipients/to`, { ...auth, text: Array.from({ length: 300 }, (_, i) => `burst${i}@bench.example`).join('\n') });
+  await b.http('POST', `${burst}/recipients/to`, {
+    ...auth,
+    text: Array.from({ length: 300 }, (_, i) => `burst${i}@bench.example`).join('\n'),
+  });
   let codes = [];
   const burstRow = await b.time(
     'mail: 50 concurrent sends of one e-mail (wall time)',
@@ -72,7 +78,11 @@ export default async function mail(b) {
   const accepted = codes.filter((c) => c === 202).length;
   const held = codes.filter((c) => c === 425).length;
   await untilReady(burst);
-  const runs = await (await b.http('GET', `${burst}/stats/runs`, { ...auth, headers: { Accept: 'application/json' } })).json();
+  const runs = await (
+    await b.http('GET', `${burst}/stats/runs`, { ...auth, headers: { Accept: 'application/json' } })
+  ).json();
   burstRow.errors = accepted === 1 && held === 49 && runs.length === 1 ? 0 : 1;
-  console.log(`  50 concurrent sends: ${accepted} x 202, ${held} x 425, other: ${codes.filter((c) => c !== 202 && c !== 425).join(',') || 'none'}; ${runs.length} run(s) recorded`);
+  console.log(
+    `  50 concurrent sends: ${accepted} x 202, ${held} x 425, other: ${codes.filter((c) => c !== 202 && c !== 425).join(',') || 'none'}; ${runs.length} run(s) recorded`,
+  );
 }

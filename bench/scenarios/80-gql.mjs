@@ -47,14 +47,21 @@ export default async function gql(b) {
   const query = `{ docs(limit: ${N}) { id name type summary url updated public shared { id name type } tags { id name type } } }`;
   const body = JSON.stringify({ query });
   const check = await (await b.http('POST', '/gql', { token: u.token, json: { query } })).json();
-  if (check.errors || check.data.docs.length !== N) throw new Error(`gql check: ${JSON.stringify(check).slice(0, 300)}`);
+  if (check.errors || check.data.docs.length !== N)
+    throw new Error(`gql check: ${JSON.stringify(check).slice(0, 300)}`);
   const listed = await (await b.http('GET', '/v1/vis/docs', { token: u.token })).json();
   if (listed.length !== N) throw new Error(`REST check: ${listed.length} documents`);
 
   const gqlHeaders = { ...auth, 'Content-Type': 'application/json' };
   const rest = await b.measure(`gql: REST GET /v1/vis/docs (${N} documents)`, '/v1/vis/docs', { headers: auth });
-  const graph = await b.measure(`gql: POST /gql docs (${N}, shares + tags)`, '/gql', { method: 'POST', headers: gqlHeaders, body });
-  console.log(`gql: autocannon p50s (whole ms) ${graph.p50_ms} / ${rest.p50_ms} = ${(graph.p50_ms / rest.p50_ms).toFixed(2)} (coarse; the target uses the interleaved run below)`);
+  const graph = await b.measure(`gql: POST /gql docs (${N}, shares + tags)`, '/gql', {
+    method: 'POST',
+    headers: gqlHeaders,
+    body,
+  });
+  console.log(
+    `gql: autocannon p50s (whole ms) ${graph.p50_ms} / ${rest.p50_ms} = ${(graph.p50_ms / rest.p50_ms).toFixed(2)} (coarse; the target uses the interleaved run below)`,
+  );
 
   const [restLat, gqlLat] = await interleaved(
     b,
@@ -116,7 +123,8 @@ async function thousand(b) {
   const query = `query Me { me { username timezone docs(limit: ${BIG}) { ${item} } } }`;
   const body = JSON.stringify({ query });
   const check = await (await b.http('POST', '/gql', { token: u.token, json: { query } })).json();
-  if (check.errors || check.data.me.docs.length !== BIG) throw new Error(`gql 1000 check: ${JSON.stringify(check).slice(0, 300)}`);
+  if (check.errors || check.data.me.docs.length !== BIG)
+    throw new Error(`gql 1000 check: ${JSON.stringify(check).slice(0, 300)}`);
   const listed = await (await b.http('GET', '/v1/vis/docs', { token: u.token })).json();
   if (listed.length !== BIG) throw new Error(`REST 1000 check: ${listed.length} documents`);
   const gqlHeaders = { ...auth, 'Content-Type': 'application/json' };

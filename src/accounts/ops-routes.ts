@@ -1,4 +1,7 @@
-/** The operator interface (only with OPS_TOKEN set): users, the outbox, the platform clock, bounced addresses (the mail area records them). */
+/**
+ * The operator interface (only with OPS_TOKEN set): users, the outbox, the platform clock, bounced addresses (the mail
+ * area records them).
+ */
 import { asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { outbox, users } from '../db/schema';

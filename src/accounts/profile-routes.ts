@@ -56,7 +56,11 @@ export function profileRoutes(api: Api): void {
       const id = ctx.caller!.id;
       const [me, kinds, groupCount] = await ctx.db.batch([
         ctx.db.select().from(users).where(eq(users.id, id)),
-        ctx.db.select({ kind: resources.kind, n: count() }).from(resources).where(eq(resources.owner_id, id)).groupBy(resources.kind),
+        ctx.db
+          .select({ kind: resources.kind, n: count() })
+          .from(resources)
+          .where(eq(resources.owner_id, id))
+          .groupBy(resources.kind),
         ctx.db
           .select({ n: count() })
           .from(members)
@@ -64,7 +68,13 @@ export function profileRoutes(api: Api): void {
       ]);
       const u = me[0] ?? ctx.caller!;
       const n = (k: string) => kinds.find((r) => r.kind === k)?.n ?? 0;
-      const counts = { docs: n('doc'), grids: n('grid'), mails: n('mail'), jobs: n('job'), groups: groupCount[0]?.n ?? 0 };
+      const counts = {
+        docs: n('doc'),
+        grids: n('grid'),
+        mails: n('mail'),
+        jobs: n('job'),
+        groups: groupCount[0]?.n ?? 0,
+      };
       return textResponse(overviewText(u, counts, profileUrl(ctx.env, u.username)));
     },
   });
@@ -91,7 +101,12 @@ export function profileRoutes(api: Api): void {
       tag,
       auth: 'user',
       body: { type: 'text/plain', schema: z.string() },
-      responses: { 204: { description: 'Written' }, 400: { description: 'Invalid value' }, 413: { description: 'Too large' }, 415: { description: 'Not text/plain' } },
+      responses: {
+        204: { description: 'Written' },
+        400: { description: 'Invalid value' },
+        413: { description: 'Too large' },
+        415: { description: 'Not text/plain' },
+      },
       handler: async (ctx) => {
         const value = await readText(ctx.req, spec.limit, `${field} is limited to ${spec.limit} bytes`);
         const problem = spec.problem(value);

@@ -26,14 +26,22 @@ export const BIO_LIMIT = 4 * KiB;
 export const PROFILE_FIELDS: Record<TextField, FieldSpec> = {
   name: {
     limit: 1 * KiB,
-    problem: (v) => (/[\r\n]/.test(v) ? 'the name is one line' : [...v].length > NAME_MAX_CHARS ? `the name is at most ${NAME_MAX_CHARS} characters` : null),
+    problem: (v) =>
+      /[\r\n]/.test(v)
+        ? 'the name is one line'
+        : [...v].length > NAME_MAX_CHARS
+          ? `the name is at most ${NAME_MAX_CHARS} characters`
+          : null,
     summary: "The caller's display name (one line, at most 128 characters)",
   },
   bio: { limit: BIO_LIMIT, problem: () => null, summary: "The caller's bio (text, at most 4 KiB)" },
   timezone: {
     limit: 64,
     // The runtime also takes offsets (`+01:00`): a zone is a name (UTC, Europe/Paris).
-    problem: (v) => (/^[A-Za-z]/.test(v) && isTimeZone(v) ? null : `'${v.slice(0, 64)}' is not a time zone: use an IANA name such as Europe/Paris or UTC`),
+    problem: (v) =>
+      /^[A-Za-z]/.test(v) && isTimeZone(v)
+        ? null
+        : `'${v.slice(0, 64)}' is not a time zone: use an IANA name such as Europe/Paris or UTC`,
     summary: "The caller's time zone (an IANA name; UTC unless set)",
   },
 };

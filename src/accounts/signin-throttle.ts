@@ -32,7 +32,10 @@ export function lockedForSeconds(row: FailureRow | undefined, now: number): numb
 
 /** The failure count of a username (batched with the account's read). */
 export const failuresQuery = (db: Db, username: string) =>
-  db.select({ window_start: signinFailures.window_start, failures: signinFailures.failures }).from(signinFailures).where(eq(signinFailures.username, username));
+  db
+    .select({ window_start: signinFailures.window_start, failures: signinFailures.failures })
+    .from(signinFailures)
+    .where(eq(signinFailures.username, username));
 
 /** Counts one failure: a new window when the last one is over. Sweeps expired rows in the same batch. */
 export async function recordFailure(db: Db, username: string, now: number): Promise<void> {
@@ -54,4 +57,5 @@ export async function recordFailure(db: Db, username: string, now: number): Prom
 }
 
 /** Clears the count of a username after a successful sign-in (batched with the token's insert). */
-export const clearFailures = (db: Db, username: string) => db.delete(signinFailures).where(eq(signinFailures.username, username));
+export const clearFailures = (db: Db, username: string) =>
+  db.delete(signinFailures).where(eq(signinFailures.username, username));

@@ -8,7 +8,14 @@ import { now } from '../core/clock';
 import { conflict, HttpError, notFound } from '../core/errors';
 import { jsonResponse, noContent, textResponse } from '../core/http';
 import { TOKEN_NAME, USERNAME } from '../core/names';
-import { clearFailures, failuresQuery, lockedForSeconds, recordFailure, SIGNIN_MAX_FAILURES, SIGNIN_WINDOW_MS } from './signin-throttle';
+import {
+  clearFailures,
+  failuresQuery,
+  lockedForSeconds,
+  recordFailure,
+  SIGNIN_MAX_FAILURES,
+  SIGNIN_WINDOW_MS,
+} from './signin-throttle';
 import { issueToken, MAX_TOKENS_PER_ACCOUNT, passwordMatches } from './users';
 
 const tokenRequest = z.object({
@@ -27,17 +34,26 @@ export function tokenRoutes(api: Api): void {
     auth: 'none',
     json: tokenRequest,
     responses: {
-      200: { description: 'The token', type: 'application/json', schema: z.object({ token: z.string(), token_name: z.string() }) },
+      200: {
+        description: 'The token',
+        type: 'application/json',
+        schema: z.object({ token: z.string(), token_name: z.string() }),
+      },
       401: { description: 'Wrong credentials' },
       409: { description: `The account already holds ${MAX_TOKENS_PER_ACCOUNT} tokens (POST /v1/logout revokes one)` },
-      429: { description: `${SIGNIN_MAX_FAILURES} failed sign-ins for this username within ${SIGNIN_WINDOW_MS / 60_000} minutes (Retry-After)` },
+      429: {
+        description: `${SIGNIN_MAX_FAILURES} failed sign-ins for this username within ${SIGNIN_WINDOW_MS / 60_000} minutes (Retry-After)`,
+      },
     },
     handler: async (ctx) => {
       const { username, password, token_name = 'default', token_description = '' } = ctx.body;
       // A name that cannot exist is refused without a count (nothing stored for it).
       if (!USERNAME.test(username)) throw new HttpError(401, 'invalid username or password');
       // The account and the username's failed sign-ins: one round trip, before any PBKDF2.
-      const [found, failures] = await ctx.db.batch([ctx.db.select().from(users).where(eq(users.username, username)), failuresQuery(ctx.db, username)]);
+      const [found, failures] = await ctx.db.batch([
+        ctx.db.select().from(users).where(eq(users.username, username)),
+        failuresQuery(ctx.db, username),
+      ]);
       const wait = lockedForSeconds(failures[0], now());
       if (wait) {
         throw new HttpError(
@@ -54,7 +70,9 @@ export function tokenRoutes(api: Api): void {
       }
       const token = await issueToken(ctx.db, user, token_name, token_description, [clearFailures(ctx.db, username)]);
       if (!token) {
-        throw conflict(`an account holds at most ${MAX_TOKENS_PER_ACCOUNT} tokens: revoke one you no longer use with POST /v1/logout (sent with that token), then sign in again`);
+        throw conflict(
+          `an account holds at most ${MAX_TOKENS_PER_ACCOUNT} tokens: revoke one you no longer use with POST /v1/logout (sent with that token), then sign in again`,
+        );
       }
       return jsonResponse({ token, token_name });
     },

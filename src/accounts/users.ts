@@ -42,7 +42,10 @@ export async function upsertUser(db: Db, username: string, f: UserFields): Promi
     // A new password revokes every token of the account, in the update's own batch (the
     // operator's reset is how a leaked or forgotten token is shut out).
     const update = db.update(users).set(set).where(eq(users.id, existing.id)).returning();
-    const [rows] = f.password !== undefined ? await db.batch([update, db.delete(tokens).where(eq(tokens.user_id, existing.id))]) : [await update];
+    const [rows] =
+      f.password !== undefined
+        ? await db.batch([update, db.delete(tokens).where(eq(tokens.user_id, existing.id))])
+        : [await update];
     const user = rows[0]!;
     forgetUser(user.id);
     return { created: false, user };
@@ -73,7 +76,13 @@ export const MAX_TOKENS_PER_ACCOUNT = 100;
  * count and the insert are one statement, so concurrent sign-ins cannot pass the cap.
  * `also` runs in the same batch (clearing the failed sign-ins).
  */
-export async function issueToken(db: Db, user: User, name: string, description: string, also: BatchItem<'sqlite'>[] = []): Promise<string | null> {
+export async function issueToken(
+  db: Db,
+  user: User,
+  name: string,
+  description: string,
+  also: BatchItem<'sqlite'>[] = [],
+): Promise<string | null> {
   const token = newToken();
   // The columns of `tokens` in their order (id null: the next id).
   const insert = db.insert(tokens).select(

@@ -19,7 +19,10 @@ export type { Auth, Method, ResponseSpec, RouteSpec } from './route-spec';
 export type { Scope, ScopeDef, ScopedSpec } from './scope';
 
 export interface ApiOptions {
-  /** Record in each table entry the file that declared the route and the area table that mounted it (docs/ROUTES.md; costs a stack trace per route). */
+  /**
+   * Record in each table entry the file that declared the route and the area table that mounted it (docs/ROUTES.md;
+   * costs a stack trace per route).
+   */
   recordSources?: boolean;
 }
 

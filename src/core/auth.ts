@@ -54,7 +54,12 @@ export async function authenticate(db: Db, req: Request): Promise<User | null> {
 }
 
 async function lookupToken(db: Db, hash: string): Promise<User | null> {
-  const rows = await db.select({ user: users }).from(tokens).innerJoin(users, eq(tokens.user_id, users.id)).where(eq(tokens.token_hash, hash)).limit(1);
+  const rows = await db
+    .select({ user: users })
+    .from(tokens)
+    .innerJoin(users, eq(tokens.user_id, users.id))
+    .where(eq(tokens.token_hash, hash))
+    .limit(1);
   return rows[0]?.user ?? null;
 }
 
@@ -64,7 +69,8 @@ export function requireOps(env: Env, req: Request): void {
   // Api.fetch already answers 404 for /v1/ops/* without OPS_TOKEN; this guards any other caller.
   if (!secret) throw notFound('no such route');
   const token = bearerToken(req);
-  if (!token || !timingSafeEqual(token, secret)) throw new HttpError(401, 'operator token required', {}, { 'WWW-Authenticate': 'Bearer' });
+  if (!token || !timingSafeEqual(token, secret))
+    throw new HttpError(401, 'operator token required', {}, { 'WWW-Authenticate': 'Bearer' });
 }
 
 /** The caller as D1 has it now (the auth cache may be seconds stale in other isolates): account type, plan, profile. */

@@ -7,13 +7,28 @@ import type { EntrySpec, ResourceKind } from './resource';
 /** `shortname` and `url` of a kind (`kind` is read when asked, so it may be the kind being declared). */
 export function canonicalEntries(kind: () => ResourceKind): EntrySpec[] {
   return [
-    { path: 'shortname', access: 'r', compute: (rc) => rc.resource.shortname, summary: 'Unique shortname behind the canonical url' },
-    { path: 'url', access: 'r', compute: (rc) => kind().url!(rc.env, rc.owner.username, rc.resource.name), summary: 'Canonical url' },
+    {
+      path: 'shortname',
+      access: 'r',
+      compute: (rc) => rc.resource.shortname,
+      summary: 'Unique shortname behind the canonical url',
+    },
+    {
+      path: 'url',
+      access: 'r',
+      compute: (rc) => kind().url!(rc.env, rc.owner.username, rc.resource.name),
+      summary: 'Canonical url',
+    },
   ];
 }
 
-/** `config/type` of grids and jobs: a lowercase word (at most 32 characters), stored for the clients; nothing renders by it. */
+/**
+ * `config/type` of grids and jobs: a lowercase word (at most 32 characters), stored for the clients; nothing renders by
+ * it.
+ */
 export const TYPE_WORD = /^[a-z][a-z0-9_-]{0,31}$/;
 export function typeWordProblem(value: string): string | undefined {
-  return TYPE_WORD.test(value) ? undefined : `'${value.slice(0, 64)}' is not a type: a lowercase word of letters, digits, '-' and '_', at most 32 characters`;
+  return TYPE_WORD.test(value)
+    ? undefined
+    : `'${value.slice(0, 64)}' is not a type: a lowercase word of letters, digits, '-' and '_', at most 32 characters`;
 }

@@ -45,7 +45,11 @@ export const PBKDF2_ITERATIONS = 100_000;
 export async function hashPassword(password: string, saltHex: string): Promise<string> {
   const key = await crypto.subtle.importKey('raw', enc.encode(password), 'PBKDF2', false, ['deriveBits']);
   const salt = Uint8Array.from(saltHex.match(/../g)!.map((h) => parseInt(h, 16)));
-  const bits = await crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt, iterations: PBKDF2_ITERATIONS }, key, 256);
+  const bits = await crypto.subtle.deriveBits(
+    { name: 'PBKDF2', hash: 'SHA-256', salt, iterations: PBKDF2_ITERATIONS },
+    key,
+    256,
+  );
   return toHex(bits);
 }
 
@@ -53,7 +57,9 @@ export async function hashPassword(password: string, saltHex: string): Promise<s
 export function timingSafeEqual(a: string, b: string): boolean {
   const ab = enc.encode(a);
   const bb = enc.encode(b);
-  const subtle = crypto.subtle as SubtleCrypto & { timingSafeEqual?: (x: ArrayBufferView, y: ArrayBufferView) => boolean };
+  const subtle = crypto.subtle as SubtleCrypto & {
+    timingSafeEqual?: (x: ArrayBufferView, y: ArrayBufferView) => boolean;
+  };
   if (ab.byteLength !== bb.byteLength) {
     // Still do the work so a length probe costs the same.
     subtle.timingSafeEqual?.(ab, ab);

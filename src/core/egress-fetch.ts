@@ -34,9 +34,18 @@ export async function checkedFetch(url: string, req: CheckedRequest, opts: Check
   let withBody = method !== 'GET' && method !== 'HEAD';
   for (let hop = 0; ; hop++) {
     const where = hop === 0 ? target : `${url}: redirect ${hop} to ${target}`;
-    const reason = opts.httpsOnly && !target.startsWith('https://') ? 'an https step only follows https redirects' : egressRefusal(target, opts.ownHosts);
+    const reason =
+      opts.httpsOnly && !target.startsWith('https://')
+        ? 'an https step only follows https redirects'
+        : egressRefusal(target, opts.ownHosts);
     if (reason) throw new EgressError(`${where} refused: ${reason}`);
-    const res = await fetch(target, { method, headers: req.headers, body: withBody ? (req.body?.() ?? null) : null, redirect: 'manual', signal: req.signal });
+    const res = await fetch(target, {
+      method,
+      headers: req.headers,
+      body: withBody ? (req.body?.() ?? null) : null,
+      redirect: 'manual',
+      signal: req.signal,
+    });
     const location = res.headers.get('Location');
     if (!REDIRECT.has(res.status) || location === null) return res;
     await res.body?.cancel();

@@ -20,7 +20,8 @@ export function egressRefusal(target: string | URL, ownHosts: readonly string[] 
   } catch {
     return 'not a valid URL';
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${url.protocol} URLs are not allowed (http and https only)`;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return `${url.protocol} URLs are not allowed (http and https only)`;
   const host = normalHost(url.hostname);
   if (!host) return 'the URL has no host';
   const why = addressRefusal(host);

@@ -42,7 +42,10 @@ export function entryQuery(db: Db, resourceId: number | SQL, path: string) {
 }
 
 /** The value of an entryQuery row (fetched from R2 when kept there), null without a row. */
-export async function entryValue(env: Env, row: { value: string | null; blob_key: string | null } | undefined): Promise<string | null> {
+export async function entryValue(
+  env: Env,
+  row: { value: string | null; blob_key: string | null } | undefined,
+): Promise<string | null> {
   if (!row) return null;
   if (row.value !== null) return row.value;
   const obj = row.blob_key ? await env.BLOBS.get(row.blob_key) : null;
@@ -54,11 +57,16 @@ export function entriesQuery(db: Db, resourceId: number | SQL, prefix = '') {
   return db
     .select({ path: entries.path, value: entries.value, blob_key: entries.blob_key })
     .from(entries)
-    .where(prefix ? and(eq(entries.resource_id, resourceId), underPrefix(prefix)) : eq(entries.resource_id, resourceId));
+    .where(
+      prefix ? and(eq(entries.resource_id, resourceId), underPrefix(prefix)) : eq(entries.resource_id, resourceId),
+    );
 }
 
 /** The rows of entriesQuery as path -> value, fetching values kept in R2. */
-export async function entryValues(env: Env, rows: { path: string; value: string | null; blob_key: string | null }[]): Promise<Map<string, string>> {
+export async function entryValues(
+  env: Env,
+  rows: { path: string; value: string | null; blob_key: string | null }[],
+): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   await Promise.all(
     rows.map(async (r) => {
@@ -100,7 +108,13 @@ export function listEntriesQuery(db: Db, resourceId: number | SQL) {
  * The upsert of one entry for a caller's own batch (a large value is put in R2 first);
  * `after` removes a blob the value no longer uses, once the batch has run.
  */
-export async function entryUpsert(env: Env, db: Db, resourceId: number, path: string, value: string): Promise<{ statement: BatchItem<'sqlite'>; after: () => Promise<void> }> {
+export async function entryUpsert(
+  env: Env,
+  db: Db,
+  resourceId: number,
+  path: string,
+  value: string,
+): Promise<{ statement: BatchItem<'sqlite'>; after: () => Promise<void> }> {
   const now = nowIso();
   const size = enc.encode(value).byteLength;
   let inline: string | null = value;
@@ -112,16 +126,36 @@ export async function entryUpsert(env: Env, db: Db, resourceId: number, path: st
   }
   const statement = db
     .insert(entries)
-    .values({ resource_id: resourceId, path, value: inline, blob_key: blobKey, size, created_on: now, last_modified: now })
-    .onConflictDoUpdate({ target: [entries.resource_id, entries.path], set: { value: inline, blob_key: blobKey, size, last_modified: now } });
+    .values({
+      resource_id: resourceId,
+      path,
+      value: inline,
+      blob_key: blobKey,
+      size,
+      created_on: now,
+      last_modified: now,
+    })
+    .onConflictDoUpdate({
+      target: [entries.resource_id, entries.path],
+      set: { value: inline, blob_key: blobKey, size, last_modified: now },
+    });
   const after = async () => {
     if (blobKey === null) await env.BLOBS.delete(entryBlobKey(resourceId, path)).catch(() => undefined);
   };
   return { statement, after };
 }
 
-/** Writes one entry and touches the resource's last_modified, atomically in one batch (with `also`, e.g. its log line). */
-export async function writeEntry(env: Env, db: Db, resource: Resource, path: string, value: string, also: BatchItem<'sqlite'>[] = []): Promise<void> {
+/**
+ * Writes one entry and touches the resource's last_modified, atomically in one batch (with `also`, e.g. its log line).
+ */
+export async function writeEntry(
+  env: Env,
+  db: Db,
+  resource: Resource,
+  path: string,
+  value: string,
+  also: BatchItem<'sqlite'>[] = [],
+): Promise<void> {
   const now = nowIso();
   const size = enc.encode(value).byteLength;
   let inline: string | null = value;
@@ -134,7 +168,15 @@ export async function writeEntry(env: Env, db: Db, resource: Resource, path: str
   await db.batch([
     db
       .insert(entries)
-      .values({ resource_id: resource.id, path, value: inline, blob_key: blobKey, size, created_on: now, last_modified: now })
+      .values({
+        resource_id: resource.id,
+        path,
+        value: inline,
+        blob_key: blobKey,
+        size,
+        created_on: now,
+        last_modified: now,
+      })
       .onConflictDoUpdate({
         target: [entries.resource_id, entries.path],
         set: { value: inline, blob_key: blobKey, size, last_modified: now },
@@ -146,7 +188,13 @@ export async function writeEntry(env: Env, db: Db, resource: Resource, path: str
 }
 
 /** Clears an entry (it reads as its default again); `also` joins the batch (e.g. its log line). */
-export async function clearEntry(env: Env, db: Db, resource: Resource, path: string, also: BatchItem<'sqlite'>[] = []): Promise<void> {
+export async function clearEntry(
+  env: Env,
+  db: Db,
+  resource: Resource,
+  path: string,
+  also: BatchItem<'sqlite'>[] = [],
+): Promise<void> {
   const now = nowIso();
   await db.batch([
     db.delete(entries).where(and(eq(entries.resource_id, resource.id), eq(entries.path, path))),
@@ -200,7 +248,15 @@ export async function copyEntryStatements(
       blobKey = entryBlobKey(to.id, r.path);
       await env.BLOBS.put(blobKey, obj ? obj.body : '', { httpMetadata: { contentType: 'text/plain; charset=utf-8' } });
     }
-    copies.push({ resource_id: to.id, path: r.path, value: r.value, blob_key: blobKey, size: r.size, created_on: now, last_modified: now });
+    copies.push({
+      resource_id: to.id,
+      path: r.path,
+      value: r.value,
+      blob_key: blobKey,
+      size: r.size,
+      created_on: now,
+      last_modified: now,
+    });
   }
   for (const [path, value] of Object.entries(computed)) {
     const size = enc.encode(value).byteLength;
@@ -209,7 +265,15 @@ export async function copyEntryStatements(
       blobKey = entryBlobKey(to.id, path);
       await env.BLOBS.put(blobKey, value, { httpMetadata: { contentType: 'text/plain; charset=utf-8' } });
     }
-    copies.push({ resource_id: to.id, path, value: blobKey ? null : value, blob_key: blobKey, size, created_on: now, last_modified: now });
+    copies.push({
+      resource_id: to.id,
+      path,
+      value: blobKey ? null : value,
+      blob_key: blobKey,
+      size,
+      created_on: now,
+      last_modified: now,
+    });
   }
   return d1Chunks(copies, 7).map((c) => db.insert(entries).values(c));
 }

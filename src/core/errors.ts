@@ -14,7 +14,8 @@ export class HttpError extends Error {
 }
 
 export const badRequest = (message: string, extra?: Record<string, unknown>) => new HttpError(400, message, extra);
-export const unauthorized = (message = 'authentication required: send Authorization: Bearer <token>') => new HttpError(401, message, {}, { 'WWW-Authenticate': 'Bearer' });
+export const unauthorized = (message = 'authentication required: send Authorization: Bearer <token>') =>
+  new HttpError(401, message, {}, { 'WWW-Authenticate': 'Bearer' });
 export const forbidden = (message: string) => new HttpError(403, message);
 export const notFound = (message = 'not found') => new HttpError(404, message);
 export const conflict = (message: string, extra?: Record<string, unknown>) => new HttpError(409, message, extra);
@@ -26,7 +27,10 @@ export const unsupportedType = (message: string) => new HttpError(415, message);
  * body carries another status (the final status of a finished run on cancel).
  */
 export function errorResponse(err: HttpError): Response {
-  return Response.json({ status: err.status, message: err.message, ...err.extra }, { status: err.status, headers: err.headers });
+  return Response.json(
+    { status: err.status, message: err.message, ...err.extra },
+    { status: err.status, headers: err.headers },
+  );
 }
 
 /** Anything that is not an HttpError is our fault: log it, answer a generic 500. */

@@ -19,10 +19,11 @@ export type NvmType = 'dir' | 'file';
  * same-origin, no forms): an uploaded HTML or SVG file cannot act in the API's origin.
  * Inline styles, data: images and fonts stay allowed so that an SVG still draws.
  */
-export const USER_BYTES_HEADERS: Readonly<Record<'X-Content-Type-Options' | 'Content-Security-Policy', string>> = Object.freeze({
-  'X-Content-Type-Options': 'nosniff',
-  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; sandbox",
-});
+export const USER_BYTES_HEADERS: Readonly<Record<'X-Content-Type-Options' | 'Content-Security-Policy', string>> =
+  Object.freeze({
+    'X-Content-Type-Options': 'nosniff',
+    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; sandbox",
+  });
 
 export function textResponse(body: string, init: ResponseInit & { nvmType?: NvmType } = {}): Response {
   const headers = new Headers(init.headers);
@@ -51,7 +52,11 @@ export function mediaType(req: Request): string {
  * the stream and refusing more than `limit` before buffering it all. The 413
  * says `tooBig` when given: what is limited, in the words of the route (`a comment is at most ...`).
  */
-export async function readBytes(req: Pick<Request, 'headers' | 'body'>, limit: number, tooBig = `body too large: at most ${limit} bytes`): Promise<Uint8Array> {
+export async function readBytes(
+  req: Pick<Request, 'headers' | 'body'>,
+  limit: number,
+  tooBig = `body too large: at most ${limit} bytes`,
+): Promise<Uint8Array> {
   const declared = Number(req.headers.get('Content-Length') ?? NaN);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(tooBig);
   if (!req.body) return new Uint8Array(0);
@@ -101,7 +106,8 @@ export async function readText(req: Request, limit = DEFAULT_BODY_LIMIT, tooBig?
 /** A JSON body (application/json). Malformed JSON answers 400. */
 export async function readJson(req: Request, limit = DEFAULT_BODY_LIMIT): Promise<unknown> {
   const type = mediaType(req);
-  if (type !== 'application/json') throw unsupportedType(`expected Content-Type: application/json, got ${type || 'none'}`);
+  if (type !== 'application/json')
+    throw unsupportedType(`expected Content-Type: application/json, got ${type || 'none'}`);
   const bytes = await readBytes(req, limit);
   try {
     return JSON.parse(utf8.decode(bytes));
@@ -126,7 +132,12 @@ export async function readYesNo(req: Request): Promise<boolean> {
  * An uploaded file (asset): at most `limit` bytes (413 that names `what`), declared as one
  * of `allowed`, and confirmed by its bytes (415 for a type not allowed, 400 on mismatch).
  */
-export async function readUpload(req: Request, limit: number, what: string, allowed: readonly AssetType[] = ASSET_TYPES): Promise<{ bytes: Uint8Array; type: AssetType }> {
+export async function readUpload(
+  req: Request,
+  limit: number,
+  what: string,
+  allowed: readonly AssetType[] = ASSET_TYPES,
+): Promise<{ bytes: Uint8Array; type: AssetType }> {
   const bytes = await readBytes(req, limit, `${what} are limited to ${limit / MiB} MiB (${limit} bytes)`);
   const sniffed = checkUpload(req.headers.get('Content-Type') ?? '', bytes, allowed);
   if (!sniffed.ok) throw new HttpError(sniffed.status, sniffed.message);

@@ -28,7 +28,9 @@ export const listingItemSchema = z.object({
 export const listingSchema = z.array(listingItemSchema);
 
 /** The responses of a route that answers a folder listing. */
-export const listingResponses = { 200: { description: 'Folder listing', type: 'application/json', schema: listingSchema } };
+export const listingResponses = {
+  200: { description: 'Folder listing', type: 'application/json', schema: listingSchema },
+};
 
 export function listingResponse(items: ListingItem[], headers?: HeadersInit): Response {
   return jsonResponse(items, { nvmType: 'dir', headers });

@@ -18,7 +18,12 @@ export function logInsert(db: Db, resourceId: number, message: string, severity:
   return db.insert(resourceLog).values({ resource_id: resourceId, log_time: nowIso(), severity, message });
 }
 
-export async function appendLog(db: Db, resourceId: number, message: string, severity: Severity = 'info'): Promise<void> {
+export async function appendLog(
+  db: Db,
+  resourceId: number,
+  message: string,
+  severity: Severity = 'info',
+): Promise<void> {
   await logInsert(db, resourceId, message, severity);
 }
 

@@ -34,13 +34,19 @@ export function outboxInsert(env: Env, db: Db, mail: OutboundMail, onlyIf?: SQL)
     subject: mail.subject,
     text: mail.text,
     html: mail.html,
-    attachments: (mail.attachments ?? []).map((a) => ({ filename: a.filename, content_type: a.content_type, size: a.content.byteLength })),
+    attachments: (mail.attachments ?? []).map((a) => ({
+      filename: a.filename,
+      content_type: a.content_type,
+      size: a.content.byteLength,
+    })),
     created_on: nowIso(),
     message_id: mail.messageId ?? null,
   };
   if (!onlyIf) return db.insert(outbox).values(row).onConflictDoNothing().returning({ id: outbox.id });
   // INSERT ... SELECT takes every column in table order; the id is left to SQLite.
-  const values = Object.entries(getTableColumns(outbox)).map(([key, col]) => (key === 'id' ? sql`null` : sql.param(row[key as keyof typeof row], col)));
+  const values = Object.entries(getTableColumns(outbox)).map(([key, col]) =>
+    key === 'id' ? sql`null` : sql.param(row[key as keyof typeof row], col),
+  );
   return db
     .insert(outbox)
     .select(sql`select ${sql.join(values, sql`, `)} where ${onlyIf}`)
@@ -48,7 +54,9 @@ export function outboxInsert(env: Env, db: Db, mail: OutboundMail, onlyIf?: SQL)
     .returning({ id: outbox.id });
 }
 
-/** Sends a message whose outbox row is written (outboxInsert) through the configured transport. Throws when it refuses. */
+/**
+ * Sends a message whose outbox row is written (outboxInsert) through the configured transport. Throws when it refuses.
+ */
 export async function handOff(env: Env, mail: OutboundMail): Promise<void> {
   if (env.MAIL_TRANSPORT !== 'send_email') return;
   const headers = mail.messageId ? { ...mail.headers, 'Message-ID': mail.messageId } : mail.headers;

@@ -15,7 +15,8 @@ const MAX_ASCII = 100;
 const MAX_ENCODED = 600;
 
 /** RFC 5987 attr-chars: encodeURIComponent also leaves ' ( ) * raw, which ext-value does not allow. */
-const pct = (s: string) => encodeURIComponent(s).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+const pct = (s: string) =>
+  encodeURIComponent(s).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 /**
  * An attachment's file name as header parameters: `ascii` for `filename="..."` (printable
@@ -75,7 +76,10 @@ export function buildMime(mail: OutboundMail & { from: string }): string {
       ...(inline ? { inline: true, headers: { 'Content-ID': `<${a.filename}>` } } : {}),
     });
     // mimetext writes only filename="..."; the RFC 2231 form carries the name as it is.
-    part.setHeader('Content-Disposition', `${inline ? 'inline' : 'attachment'}; filename="${ascii}"; filename*=${encoded}`);
+    part.setHeader(
+      'Content-Disposition',
+      `${inline ? 'inline' : 'attachment'}; filename="${ascii}"; filename*=${encoded}`,
+    );
   }
   return msg.asRaw();
 }

@@ -27,19 +27,30 @@ export function newRegistry(): OpenAPIRegistry {
 }
 
 /** Registers one route as an OpenAPI operation. */
-export function registerOperation<S extends ZodType | undefined>(registry: OpenAPIRegistry, method: Method, path: string, spec: Omit<RouteSpec<S>, 'handler'>): void {
+export function registerOperation<S extends ZodType | undefined>(
+  registry: OpenAPIRegistry,
+  method: Method,
+  path: string,
+  spec: Omit<RouteSpec<S>, 'handler'>,
+): void {
   const responses: RouteConfig['responses'] = {};
   for (const [code, r] of Object.entries(spec.responses)) {
     responses[code] = {
       description: r.description,
-      ...(r.type ? { content: { [r.type]: { schema: r.schema ?? (r.type === 'application/json' ? z.unknown() : z.string()) } } } : {}),
+      ...(r.type
+        ? { content: { [r.type]: { schema: r.schema ?? (r.type === 'application/json' ? z.unknown() : z.string()) } } }
+        : {}),
     };
   }
   responses.default = { description: 'Error', content: { 'application/json': { schema: errorBody } } };
   const body = spec.json
     ? { content: { 'application/json': { schema: spec.json } }, required: true }
     : spec.body
-      ? { description: spec.body.description, content: { [spec.body.type]: { schema: spec.body.schema ?? z.string() } }, required: true }
+      ? {
+          description: spec.body.description,
+          content: { [spec.body.type]: { schema: spec.body.schema ?? z.string() } },
+          required: true,
+        }
       : undefined;
   registry.registerPath({
     method,
@@ -47,7 +58,11 @@ export function registerOperation<S extends ZodType | undefined>(registry: OpenA
     summary: spec.summary,
     tags: [spec.tag],
     // A token is required (user, ops) or optional (an empty requirement: anonymous allowed).
-    ...(spec.auth === 'user' || spec.auth === 'ops' ? { security: [{ bearer: [] }] } : spec.auth === 'optional' ? { security: [{ bearer: [] }, {}] } : {}),
+    ...(spec.auth === 'user' || spec.auth === 'ops'
+      ? { security: [{ bearer: [] }] }
+      : spec.auth === 'optional'
+        ? { security: [{ bearer: [] }, {}] }
+        : {}),
     request: { params: paramsSchema(path), query: spec.query, ...(body ? { body } : {}) },
     responses,
   });

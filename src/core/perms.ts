@@ -73,7 +73,10 @@ export async function accessTo(db: Db, caller: User | null, resource: Resource):
     ? await db
         .select({ group_id: shares.group_id, perms: shares.perms, role: members.role })
         .from(shares)
-        .leftJoin(members, and(eq(members.group_id, shares.group_id), eq(members.user_id, caller.id), eq(members.state, 'active')))
+        .leftJoin(
+          members,
+          and(eq(members.group_id, shares.group_id), eq(members.user_id, caller.id), eq(members.state, 'active')),
+        )
         .where(and(eq(shares.resource_id, resource.id), liveShare(sql`${shares.group_id}`, resource.owner_id)))
     : await db
         .select({ group_id: shares.group_id, perms: shares.perms, role: members.role })

@@ -31,7 +31,8 @@ export function addressKey(ip: string | null): string {
   const [head = '', tail] = ip.toLowerCase().split('::');
   const left = head ? head.split(':') : [];
   const right = tail ? tail.split(':') : [];
-  const groups = tail === undefined ? left : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  const groups =
+    tail === undefined ? left : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
   return `${groups
     .slice(0, 4)
     .map((g) => g.replace(/^0+(?=.)/, ''))
@@ -59,7 +60,12 @@ export function retryAfterSeconds(now = Date.now(), period = RATE_LIMIT_PERIOD_S
 
 function tooMany(what: string): HttpError {
   const retry = retryAfterSeconds();
-  return new HttpError(429, `rate limit exceeded (${what}): try again in ${retry} s`, { retry_after_seconds: retry }, { 'Retry-After': String(retry) });
+  return new HttpError(
+    429,
+    `rate limit exceeded (${what}): try again in ${retry} s`,
+    { retry_after_seconds: retry },
+    { 'Retry-After': String(retry) },
+  );
 }
 
 /**
@@ -77,5 +83,6 @@ export async function enforceRateLimit(req: Request, env: Env, who: () => Promis
   if (perAddress && !(await perAddress.limit({ key: address })).success) throw tooMany('this address');
   if (!perCaller) return;
   const user = bearerToken(req) ? await who() : null;
-  if (!(await perCaller.limit({ key: callerKey(user, address) })).success) throw tooMany(user ? 'this account' : 'this address');
+  if (!(await perCaller.limit({ key: callerKey(user, address) })).success)
+    throw tooMany(user ? 'this account' : 'this address');
 }

@@ -11,7 +11,9 @@ import { badRequest, unauthorized } from './errors';
 import { DEFAULT_BODY_LIMIT, readJson } from './http';
 import type { RouteSpec } from './route-spec';
 
-/** The arguments the router passes on to every route (Api.fetch: env, exec, the request's session, its authentication). */
+/**
+ * The arguments the router passes on to every route (Api.fetch: env, exec, the request's session, its authentication).
+ */
 export type RouteArgs = [env: Env, exec: ExecutionContext, session?: DbSession, who?: () => Promise<User | null>];
 
 /** A request as the router hands it to a route: with the raw path params. */

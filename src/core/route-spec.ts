@@ -8,7 +8,10 @@ import type { Ctx } from './context';
 
 export type Method = 'get' | 'put' | 'post' | 'patch' | 'delete';
 
-/** Who may call a route: a signed-in user, anyone (caller may be null), the operator (OPS_TOKEN), or nobody checked here. */
+/**
+ * Who may call a route: a signed-in user, anyone (caller may be null), the operator (OPS_TOKEN), or nobody checked
+ * here.
+ */
 export type Auth = 'user' | 'optional' | 'ops' | 'none';
 
 export interface ResponseSpec {

@@ -24,7 +24,10 @@ export interface Scope<C extends Ctx, X> {
 
 /** What makes a scope: where its routes live and how a request enters it. */
 export interface ScopeDef<C extends Ctx, X> {
-  /** Path prefixes (`/v1/vis/docs/:doc`, `/v1/users/:owner/vis/docs/:doc`); each route is registered under every one `under` picks. */
+  /**
+   * Path prefixes (`/v1/vis/docs/:doc`, `/v1/users/:owner/vis/docs/:doc`); each route is registered under every one
+   * `under` picks.
+   */
   prefixes: string[];
   /** Which prefixes a route is registered under (default: all). */
   under?: (spec: X) => string[];
@@ -38,10 +41,20 @@ export interface ScopeDef<C extends Ctx, X> {
 }
 
 /** How a scope registers a route: the root's (Api.route) or an enclosing scope's. */
-type Register<C extends Ctx, X> = <S extends ZodType | undefined>(method: Method, path: string, spec: ScopedSpec<S, C, X>) => void;
+type Register<C extends Ctx, X> = <S extends ZodType | undefined>(
+  method: Method,
+  path: string,
+  spec: ScopedSpec<S, C, X>,
+) => void;
 
-/** A route's fields with what `with` fixed put back: the whole `X` (`Pick<X, K> & Omit<X, K>`, which TS does not reduce to `X`). */
-function withFixed<S extends ZodType | undefined, C extends Ctx, X, K extends keyof X>(fixed: Pick<X, K>, spec: ScopedSpec<S, C, Omit<X, K>>): ScopedSpec<S, C, X> {
+/**
+ * A route's fields with what `with` fixed put back: the whole `X` (`Pick<X, K> & Omit<X, K>`, which TS does not reduce
+ * to `X`).
+ */
+function withFixed<S extends ZodType | undefined, C extends Ctx, X, K extends keyof X>(
+  fixed: Pick<X, K>,
+  spec: ScopedSpec<S, C, Omit<X, K>>,
+): ScopedSpec<S, C, X> {
   return { ...fixed, ...spec } as ScopedSpec<S, C, X>;
 }
 
@@ -53,14 +66,20 @@ function scopeOf<C extends Ctx, X>(route: Register<C, X>): Scope<C, X> {
     post: (path, spec) => route('post', path, spec),
     patch: (path, spec) => route('patch', path, spec),
     delete: (path, spec) => route('delete', path, spec),
-    with: <K extends keyof X>(fixed: Pick<X, K>) => scopeOf<C, Omit<X, K>>((method, path, spec) => route(method, path, withFixed(fixed, spec))),
+    with: <K extends keyof X>(fixed: Pick<X, K>) =>
+      scopeOf<C, Omit<X, K>>((method, path, spec) => route(method, path, withFixed(fixed, spec))),
   };
 }
 
 /** The scope `def` makes on the root `register` (Api.route). */
-export function scopeOn<C extends Ctx, X>(register: <S extends ZodType | undefined>(method: Method, path: string, spec: RouteSpec<S>) => void, def: ScopeDef<C, X>): Scope<C, X> {
+export function scopeOn<C extends Ctx, X>(
+  register: <S extends ZodType | undefined>(method: Method, path: string, spec: RouteSpec<S>) => void,
+  def: ScopeDef<C, X>,
+): Scope<C, X> {
   return scopeOf<C, X>((method, path, spec) => {
-    const { handler, ...rest } = spec as ScopedSpec<ZodType | undefined, C, X> & { handler: (c: C) => Response | Promise<Response> };
+    const { handler, ...rest } = spec as ScopedSpec<ZodType | undefined, C, X> & {
+      handler: (c: C) => Response | Promise<Response>;
+    };
     for (const prefix of def.under?.(spec as X) ?? def.prefixes) {
       register(method, prefix + path, {
         ...(rest as Omit<RouteSpec<ZodType | undefined>, 'handler' | 'tag' | 'auth'>),

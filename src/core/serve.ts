@@ -16,7 +16,12 @@ import { requestSession, withSessionHeaders } from './session';
 export type ApiRouter = RouterType<RoutedRequest, RouteArgs>;
 
 /** Serves one request: normalise the path, route it, render errors, 404/405 the rest. */
-export async function serveRequest(router: ApiRouter, req: Request, env: Env, exec: ExecutionContext): Promise<Response> {
+export async function serveRequest(
+  router: ApiRouter,
+  req: Request,
+  env: Env,
+  exec: ExecutionContext,
+): Promise<Response> {
   // HEAD is GET without the body (RFC 9110 §9.3.2): same status and headers. A body
   // sent with HEAD is ignored unread (never buffered, never copied into the GET).
   if (req.method === 'HEAD') {
@@ -40,7 +45,13 @@ export async function serveRequest(router: ApiRouter, req: Request, env: Env, ex
   return withSessionHeaders(await serve(router, req, env, exec, session), session);
 }
 
-async function serve(router: ApiRouter, req: Request, env: Env, exec: ExecutionContext, session: DbSession): Promise<Response> {
+async function serve(
+  router: ApiRouter,
+  req: Request,
+  env: Env,
+  exec: ExecutionContext,
+  session: DbSession,
+): Promise<Response> {
   try {
     // The request's authentication, looked up once: the rate limit keys on the caller's
     // account, and the route gets the same answer (no second lookup).
@@ -55,9 +66,16 @@ async function serve(router: ApiRouter, req: Request, env: Env, exec: ExecutionC
     if (!env.OPS_TOKEN && (path === '/v1/ops' || path.startsWith('/v1/ops/'))) throw notFound(`no such route: ${path}`);
     const res: Response | undefined = await router.fetch(normalised, env, exec, session, who);
     if (res) return res;
-    const allowed = router.routes.filter(([, re]) => re.test(path)).flatMap(([m]) => (m === 'GET' ? ['GET', 'HEAD'] : [m]));
+    const allowed = router.routes
+      .filter(([, re]) => re.test(path))
+      .flatMap(([m]) => (m === 'GET' ? ['GET', 'HEAD'] : [m]));
     if (allowed.length) {
-      throw new HttpError(405, `method ${req.method} not allowed here`, { allowed }, { Allow: [...new Set(allowed)].join(', ') });
+      throw new HttpError(
+        405,
+        `method ${req.method} not allowed here`,
+        { allowed },
+        { Allow: [...new Set(allowed)].join(', ') },
+      );
     }
     throw notFound(`no such route: ${path}`);
   } catch (err) {
@@ -72,7 +90,9 @@ export function normalisePath(req: Request): Request {
   if (clean === url.pathname) return req;
   url.pathname = clean;
   // GET and HEAD may arrive with a body a Request of theirs cannot carry: drop it.
-  return req.method === 'GET' || req.method === 'HEAD' ? bodiless(req, url.toString(), req.method) : new Request(url.toString(), req);
+  return req.method === 'GET' || req.method === 'HEAD'
+    ? bodiless(req, url.toString(), req.method)
+    : new Request(url.toString(), req);
 }
 
 /**

@@ -25,7 +25,9 @@ export function requestSession(req: Request, env: Env): DbSession {
   if (sent !== null) {
     const bookmark = sent.trim();
     if (!BOOKMARK_RE.test(bookmark)) {
-      throw badRequest(`malformed ${BOOKMARK_HEADER} header: send back the value of an earlier answer's ${BOOKMARK_HEADER}, or no header`);
+      throw badRequest(
+        `malformed ${BOOKMARK_HEADER} header: send back the value of an earlier answer's ${BOOKMARK_HEADER}, or no header`,
+      );
     }
     return new DbSession(env, bookmark);
   }

@@ -27,7 +27,9 @@ export function parseShareEntry(entry: string): ShareRef {
   if (entry === 'public') return { entry, groupRef: null, groupType: null, perms: 'r' };
   const m = SHARE_RE.exec(entry);
   if (!m) {
-    throw badRequest(`invalid sharing entry '${entry}': expected public, @user~group, +org~group or +org, optionally followed by ~perms (e.g. ~rw)`);
+    throw badRequest(
+      `invalid sharing entry '${entry}': expected public, @user~group, +org~group or +org, optionally followed by ~perms (e.g. ~rw)`,
+    );
   }
   const perms = m[4] ?? 'r';
   if (new Set(perms).size !== perms.length) throw badRequest(`invalid permissions '${perms}' in sharing entry`);
@@ -41,7 +43,8 @@ export function parseShareEntry(entry: string): ShareRef {
  * The answer when a share names a group the caller holds no active role in. An unknown group
  * answers the same (same status, same words), so a stranger learns nothing of which groups exist.
  */
-export const noSuchGroup = (ref: string) => notFound(`no such group: ${ref} (sharing into a group needs an active role in it)`);
+export const noSuchGroup = (ref: string) =>
+  notFound(`no such group: ${ref} (sharing into a group needs an active role in it)`);
 
 /**
  * The group behind a reference when `userId` holds an active role in it (for `+org`: in the

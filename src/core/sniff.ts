@@ -9,7 +9,8 @@ export const FONT_TYPES = ['font/woff', 'font/woff2', 'font/ttf', 'font/otf'] as
 export const ASSET_TYPES = [...IMAGE_TYPES, ...FONT_TYPES] as const;
 export type AssetType = (typeof ASSET_TYPES)[number];
 
-const startsWith = (b: Uint8Array, sig: number[], at = 0) => b.length >= at + sig.length && sig.every((x, i) => b[at + i] === x);
+const startsWith = (b: Uint8Array, sig: number[], at = 0) =>
+  b.length >= at + sig.length && sig.every((x, i) => b[at + i] === x);
 const ascii = (s: string) => [...s].map((c) => c.charCodeAt(0));
 
 const MAGIC: [Exclude<AssetType, 'image/svg+xml'>, (b: Uint8Array) => boolean][] = [
@@ -34,7 +35,13 @@ const XML_DECL =
   /^<\?xml[ \t\r\n]+version[ \t\r\n]*=[ \t\r\n]*("1\.[0-9]+"|'1\.[0-9]+')(?:[ \t\r\n]+encoding[ \t\r\n]*=[ \t\r\n]*("[A-Za-z][\w.-]*"|'[A-Za-z][\w.-]*'))?(?:[ \t\r\n]+standalone[ \t\r\n]*=[ \t\r\n]*("(?:yes|no)"|'(?:yes|no)'))?[ \t\r\n]*\?>$/;
 const isWs = (c: string | undefined) => c === ' ' || c === '\t' || c === '\n' || c === '\r';
 
-const validCodePoint = (c: number) => c === 0x9 || c === 0xa || c === 0xd || (c >= 0x20 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd) || (c >= 0x10000 && c <= 0x10ffff);
+const validCodePoint = (c: number) =>
+  c === 0x9 ||
+  c === 0xa ||
+  c === 0xd ||
+  (c >= 0x20 && c <= 0xd7ff) ||
+  (c >= 0xe000 && c <= 0xfffd) ||
+  (c >= 0x10000 && c <= 0x10ffff);
 
 /**
  * Why `text` is not a well-formed XML document whose root element is <svg> (undefined when
@@ -46,7 +53,8 @@ const validCodePoint = (c: number) => c === 0x9 || c === 0xa || c === 0xd || (c 
  */
 export function svgProblem(text: string): string | undefined {
   const bad = BAD_CHAR.exec(text);
-  if (bad) return `character U+${bad[0].charCodeAt(0).toString(16).padStart(4, '0')} is not allowed in XML (offset ${bad.index})`;
+  if (bad)
+    return `character U+${bad[0].charCodeAt(0).toString(16).padStart(4, '0')} is not allowed in XML (offset ${bad.index})`;
   const n = text.length;
   let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   const at = (what: string) => `${what} (offset ${i})`;
@@ -70,7 +78,8 @@ export function svgProblem(text: string): string | undefined {
     for (let a = next('&', from); a < to; a = next('&', a + 1)) {
       REF.lastIndex = a;
       const m = REF.exec(text);
-      if (!m || a + m[0].length > to) return `"&" that is not &lt; &gt; &amp; &quot; &apos; or a numeric reference (offset ${a})`;
+      if (!m || a + m[0].length > to)
+        return `"&" that is not &lt; &gt; &amp; &quot; &apos; or a numeric reference (offset ${a})`;
       if (m[0][1] === '#') {
         const code = m[0][2] === 'x' ? parseInt(m[0].slice(3, -1), 16) : parseInt(m[0].slice(2, -1), 10);
         if (!validCodePoint(code)) return `reference ${m[0]} names a character XML does not allow (offset ${a})`;
@@ -91,7 +100,8 @@ export function svgProblem(text: string): string | undefined {
     const end = lt < 0 ? n : lt;
     if (end > i) {
       if (open.length === 0) {
-        for (let k = i; k < end; k++) if (!isWs(text[k])) return `${root ? 'text after' : 'text before'} the root element (offset ${k})`;
+        for (let k = i; k < end; k++)
+          if (!isWs(text[k])) return `${root ? 'text after' : 'text before'} the root element (offset ${k})`;
       } else {
         const problem = refsProblem(i, end);
         if (problem) return problem;
@@ -128,10 +138,12 @@ export function svgProblem(text: string): string | undefined {
       i = k + 1;
     } else if (text.startsWith('<?', i)) {
       const target = name(i + 2);
-      if (!target || target.toLowerCase() === 'xml') return at(target ? 'XML declaration not at the start' : 'malformed processing instruction');
+      if (!target || target.toLowerCase() === 'xml')
+        return at(target ? 'XML declaration not at the start' : 'malformed processing instruction');
       const close = text.indexOf('?>', i + 2 + target.length);
       if (close < 0) return at('unterminated processing instruction');
-      if (close > i + 2 + target.length && !isWs(text[i + 2 + target.length])) return at('malformed processing instruction');
+      if (close > i + 2 + target.length && !isWs(text[i + 2 + target.length]))
+        return at('malformed processing instruction');
       i = close + 2;
     } else if (text.startsWith('</', i)) {
       const tag = name(i + 2);
@@ -223,12 +235,21 @@ export type SniffResult = { ok: true; type: AssetType } | { ok: false; status: 4
  * Checks an upload: the declared media type must be one of `allowed` and the bytes must
  * be that type. 415 for a type not allowed, 400 for bytes that are something else.
  */
-export function checkUpload(declared: string, bytes: Uint8Array, allowed: readonly AssetType[] = ASSET_TYPES): SniffResult {
+export function checkUpload(
+  declared: string,
+  bytes: Uint8Array,
+  allowed: readonly AssetType[] = ASSET_TYPES,
+): SniffResult {
   const type = declared.split(';')[0]!.trim().toLowerCase();
   if (!(allowed as readonly string[]).includes(type)) {
-    return { ok: false, status: 415, message: `Content-Type must be one of ${allowed.join(', ')}; got ${type || 'none'}` };
+    return {
+      ok: false,
+      status: 415,
+      message: `Content-Type must be one of ${allowed.join(', ')}; got ${type || 'none'}`,
+    };
   }
-  if (bytes.byteLength === 0) return { ok: false, status: 400, message: 'empty body: expected the file as the request body' };
+  if (bytes.byteLength === 0)
+    return { ok: false, status: 400, message: 'empty body: expected the file as the request body' };
   const { type: actual, svgProblem: whyNotSvg } = sniffWithReason(bytes);
   if (actual === type) return { ok: true, type: actual };
   const what = actual

@@ -49,7 +49,9 @@ export const outbox = sqliteTable('outbox', {
   subject: text('subject').notNull(),
   text: text('text').notNull(),
   html: text('html').notNull(),
-  attachments: text('attachments', { mode: 'json' }).$type<{ filename: string; content_type: string; size: number }[]>().notNull(),
+  attachments: text('attachments', { mode: 'json' })
+    .$type<{ filename: string; content_type: string; size: number }[]>()
+    .notNull(),
   created_on: text('created_on').notNull(),
   /** Stable per send x recipient (migration 0016): a resumed send never hands a message off twice. */
   message_id: text('message_id'),

@@ -49,7 +49,12 @@ const varSchema = z.object({
 
 /** The document an alias path names, loaded with the caller's access (404 when unreadable). */
 export function loadAliased(ctx: Ctx, preload?: Preload): Promise<ResourceCtx> {
-  return loadResource({ ...ctx, params: { ...ctx.params, owner: ctx.params.user! } }, docKind, ctx.params.doc!, preload);
+  return loadResource(
+    { ...ctx, params: { ...ctx.params, owner: ctx.params.user! } },
+    docKind,
+    ctx.params.doc!,
+    preload,
+  );
 }
 
 /** Pure: the JSON object of one variable (stored attributes plus its formatted value). */

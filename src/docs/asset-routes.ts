@@ -12,7 +12,15 @@ import { ASSET_LIMIT, ASSET_RULE, assetKey, assetNameProblem, etagMatches, type 
 import { docAssets } from './schema';
 
 function assetItem(rc: ResourceCtx, a: AssetRow) {
-  return listingItem(rc, a.name, `${rc.base}/assets/${a.name}`, 'file', fileActions(permList(rc.access)), a.created_on, a.last_modified);
+  return listingItem(
+    rc,
+    a.name,
+    `${rc.base}/assets/${a.name}`,
+    'file',
+    fileActions(permList(rc.access)),
+    a.created_on,
+    a.last_modified,
+  );
 }
 
 export function assetRoutes(r: ResourceRoutes): void {
@@ -21,7 +29,11 @@ export function assetRoutes(r: ResourceRoutes): void {
     need: 'r',
     responses: listingResponses,
     handler: async (rc) => {
-      const rows = await rc.db.select().from(docAssets).where(eq(docAssets.resource_id, rc.resource.id)).orderBy(asc(docAssets.name));
+      const rows = await rc.db
+        .select()
+        .from(docAssets)
+        .where(eq(docAssets.resource_id, rc.resource.id))
+        .orderBy(asc(docAssets.name));
       return listingResponse(rows.map((a) => assetItem(rc, a)));
     },
   });
@@ -51,11 +63,25 @@ export function assetRoutes(r: ResourceRoutes): void {
       const now = nowIso();
       const row = await rc.db
         .insert(docAssets)
-        .values({ resource_id: rc.resource.id, name, content_type: type, size: bytes.byteLength, created_on: now, last_modified: now })
-        .onConflictDoUpdate({ target: [docAssets.resource_id, docAssets.name], set: { content_type: type, size: bytes.byteLength, last_modified: now } })
+        .values({
+          resource_id: rc.resource.id,
+          name,
+          content_type: type,
+          size: bytes.byteLength,
+          created_on: now,
+          last_modified: now,
+        })
+        .onConflictDoUpdate({
+          target: [docAssets.resource_id, docAssets.name],
+          set: { content_type: type, size: bytes.byteLength, last_modified: now },
+        })
         .returning()
         .get();
-      await appendLog(rc.db, rc.resource.id, `asset ${name} ${existed ? 'replaced' : 'uploaded'} (${type}, ${bytes.byteLength} bytes)`);
+      await appendLog(
+        rc.db,
+        rc.resource.id,
+        `asset ${name} ${existed ? 'replaced' : 'uploaded'} (${type}, ${bytes.byteLength} bytes)`,
+      );
       return jsonResponse(assetItem(rc, row), { status: existed ? 200 : 201 });
     },
   });
@@ -64,7 +90,10 @@ export function assetRoutes(r: ResourceRoutes): void {
     summary: 'Download an asset (public documents: no token needed)',
     need: 'r',
     anonymous: true,
-    responses: { 200: { description: 'The bytes with their type', type: 'application/octet-stream' }, 304: { description: 'Not modified' } },
+    responses: {
+      200: { description: 'The bytes with their type', type: 'application/octet-stream' },
+      304: { description: 'Not modified' },
+    },
     handler: async (rc) => {
       const name = checkKeyName(rc.params.asset!, ASSET_RULE);
       const obj = await rc.env.BLOBS.get(assetKey(rc.resource.id, name));

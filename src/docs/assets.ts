@@ -41,7 +41,11 @@ export type AssetRow = typeof docAssets.$inferSelect;
  * An asset's bytes and type, for a document's outputs (whose reader may read the document,
  * so its assets too); null when there is none. Names that break the asset rule have none.
  */
-export async function readAsset(env: Env, resourceId: number, name: string): Promise<{ bytes: ArrayBuffer; type: string } | null> {
+export async function readAsset(
+  env: Env,
+  resourceId: number,
+  name: string,
+): Promise<{ bytes: ArrayBuffer; type: string } | null> {
   if (assetNameProblem(name)) return null;
   const obj = await env.BLOBS.get(assetKey(resourceId, name));
   if (!obj) return null;

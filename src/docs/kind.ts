@@ -38,7 +38,8 @@ export async function themeEntryProblem(value: string, rc: ResourceCtx): Promise
   return row ? undefined : `no such organisation: +${org}`;
 }
 
-const oneOf = (allowed: readonly string[]) => (value: string) => (allowed.includes(value) ? undefined : `'${value}' is not allowed: use one of ${allowed.join(', ')}`);
+const oneOf = (allowed: readonly string[]) => (value: string) =>
+  allowed.includes(value) ? undefined : `'${value}' is not allowed: use one of ${allowed.join(', ')}`;
 
 const entries: EntrySpec[] = [
   {
@@ -53,9 +54,25 @@ const entries: EntrySpec[] = [
   { path: 'name', access: 'rw', default: '', summary: 'Display name' },
   { path: 'description', access: 'rw', default: '', summary: 'Longer description' },
   { path: 'summary', access: 'rw', default: '', summary: 'Short text summary' },
-  { path: 'shortname', access: 'r', compute: (rc) => rc.resource.shortname, summary: 'Unique shortname behind the canonical url' },
-  { path: 'url', access: 'r', compute: (rc) => docKind.url!(rc.env, rc.owner.username, rc.resource.name), summary: 'Canonical url' },
-  { path: 'config/comments', access: 'rw', default: 'true', validate: oneOf(['true', 'false']), summary: 'Comment threads enabled: true or false' },
+  {
+    path: 'shortname',
+    access: 'r',
+    compute: (rc) => rc.resource.shortname,
+    summary: 'Unique shortname behind the canonical url',
+  },
+  {
+    path: 'url',
+    access: 'r',
+    compute: (rc) => docKind.url!(rc.env, rc.owner.username, rc.resource.name),
+    summary: 'Canonical url',
+  },
+  {
+    path: 'config/comments',
+    access: 'rw',
+    default: 'true',
+    validate: oneOf(['true', 'false']),
+    summary: 'Comment threads enabled: true or false',
+  },
   { path: 'config/custom/custom.css', access: 'rw', default: '', summary: 'Custom CSS applied on top of the theme' },
   {
     path: 'config/theme',
@@ -64,9 +81,20 @@ const entries: EntrySpec[] = [
     summary: 'Theme name; an organisation theme is +<org>/<theme>',
     validate: themeEntryProblem,
   },
-  { path: 'config/title', access: 'rw', default: '', summary: 'Reserved: accepted and stored, not used by the renderer' },
+  {
+    path: 'config/title',
+    access: 'rw',
+    default: '',
+    summary: 'Reserved: accepted and stored, not used by the renderer',
+  },
   { path: 'config/toc', access: 'rw', default: '', summary: 'Reserved: accepted and stored, not used by the renderer' },
-  { path: 'config/type', access: 'rw', default: 'doc', validate: oneOf(DOC_TYPES), summary: 'Layout: doc, docs, pres, blog or web' },
+  {
+    path: 'config/type',
+    access: 'rw',
+    default: 'doc',
+    validate: oneOf(DOC_TYPES),
+    summary: 'Layout: doc, docs, pres, blog or web',
+  },
 ];
 
 export const docKind: ResourceKind = {

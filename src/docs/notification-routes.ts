@@ -7,13 +7,18 @@ import type { ResourceRoutes } from '../core/resource';
 import { docNotifications, NOTIFICATION_LEVELS, type NotificationLevel } from './schema';
 
 export function notificationRoutes(r: ResourceRoutes): void {
-  const where = (resourceId: number, userId: number) => and(eq(docNotifications.resource_id, resourceId), eq(docNotifications.user_id, userId));
+  const where = (resourceId: number, userId: number) =>
+    and(eq(docNotifications.resource_id, resourceId), eq(docNotifications.user_id, userId));
   r.get('/notifications', {
     summary: "The caller's notification level for this document (info when not set)",
     need: 'r',
     responses: { 200: { description: 'ignore, info or important', type: 'text/plain' } },
     handler: async (rc) => {
-      const row = await rc.db.select({ level: docNotifications.level }).from(docNotifications).where(where(rc.resource.id, rc.caller!.id)).get();
+      const row = await rc.db
+        .select({ level: docNotifications.level })
+        .from(docNotifications)
+        .where(where(rc.resource.id, rc.caller!.id))
+        .get();
       return textResponse(row?.level ?? 'info');
     },
   });
@@ -30,8 +35,16 @@ export function notificationRoutes(r: ResourceRoutes): void {
       const now = nowIso();
       await rc.db
         .insert(docNotifications)
-        .values({ resource_id: rc.resource.id, user_id: rc.caller!.id, level: level as NotificationLevel, last_modified: now })
-        .onConflictDoUpdate({ target: [docNotifications.resource_id, docNotifications.user_id], set: { level: level as NotificationLevel, last_modified: now } });
+        .values({
+          resource_id: rc.resource.id,
+          user_id: rc.caller!.id,
+          level: level as NotificationLevel,
+          last_modified: now,
+        })
+        .onConflictDoUpdate({
+          target: [docNotifications.resource_id, docNotifications.user_id],
+          set: { level: level as NotificationLevel, last_modified: now },
+        });
       return noContent();
     },
   });

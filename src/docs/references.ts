@@ -12,10 +12,18 @@ import { contentRefs } from '../markup/markdown';
 
 export function contentReferences(text: string, owner: Pick<User, 'username'>): Reference[] {
   const { vars, attachments, authors } = contentRefs(text);
-  const doc = (owner: string, name: string, as: string): Reference => ({ kind: 'resource', resource: 'doc', owner, name, as });
+  const doc = (owner: string, name: string, as: string): Reference => ({
+    kind: 'resource',
+    resource: 'doc',
+    owner,
+    name,
+    as,
+  });
   return [
     ...vars.map((v) => doc(v.user, v.doc, `{/u/${v.user}/d/${v.doc}/v/${v.name}}`)),
     ...attachments.map((a) => doc(a.user, a.doc, `attachment /u/${a.user}/d/${a.doc}`)),
-    ...(authors.includes(owner.username) ? [{ kind: 'profile' as const, user: owner.username, as: `author ${owner.username}` }] : []),
+    ...(authors.includes(owner.username)
+      ? [{ kind: 'profile' as const, user: owner.username, as: `author ${owner.username}` }]
+      : []),
   ];
 }

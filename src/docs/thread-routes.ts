@@ -8,6 +8,8 @@ import { resourceThreadRoutes } from '../core/resource/thread-routes';
 
 export function docThreadRoutes(r: ResourceRoutes): void {
   resourceThreadRoutes(r, 'document', async (rc) =>
-    ((await readEntry(rc.env, rc.db, rc.resource.id, 'config/comments')) ?? 'true') === 'true' ? null : 'comments are disabled for this document (config/comments is false)',
+    ((await readEntry(rc.env, rc.db, rc.resource.id, 'config/comments')) ?? 'true') === 'true'
+      ? null
+      : 'comments are disabled for this document (config/comments is false)',
   );
 }

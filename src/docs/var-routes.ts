@@ -13,18 +13,29 @@ import { appendLog, logInsert } from '../core/log';
 import type { Ctx, Db } from '../core/context';
 import { permList } from '../core/perms';
 import { listingItem, type ResourceCtx, type ResourceRoutes } from '../core/resource';
-import { VAR_ATTRS, VAR_DEFAULTS, VAR_NAME, varAttrProblem, varPath, varsFromEntries, type DocVar, type VarAttr } from './vars';
+import {
+  VAR_ATTRS,
+  VAR_DEFAULTS,
+  VAR_NAME,
+  varAttrProblem,
+  varPath,
+  varsFromEntries,
+  type DocVar,
+  type VarAttr,
+} from './vars';
 
 /** Largest body accepted for a variable attribute (the attributes themselves are shorter). */
 const ATTR_BODY_LIMIT = 4096;
 
 export function checkVarName(name: string): string {
-  if (!VAR_NAME.test(name)) throw badRequest(`invalid variable name '${name}': lowercase letters, digits, - and _, at most 50 characters`);
+  if (!VAR_NAME.test(name))
+    throw badRequest(`invalid variable name '${name}': lowercase letters, digits, - and _, at most 50 characters`);
   return name;
 }
 
 function checkAttr(attr: string): VarAttr {
-  if (!(VAR_ATTRS as readonly string[]).includes(attr)) throw notFound(`no such variable attribute: ${attr} (use ${VAR_ATTRS.join(', ')})`);
+  if (!(VAR_ATTRS as readonly string[]).includes(attr))
+    throw notFound(`no such variable attribute: ${attr} (use ${VAR_ATTRS.join(', ')})`);
   return attr as VarAttr;
 }
 
@@ -34,10 +45,17 @@ interface StoredVar {
   last_modified: string;
 }
 
-/** The entry rows of the document's variables (`name` narrows to one); `resourceId` may be SQL naming it (a preload). */
+/**
+ * The entry rows of the document's variables (`name` narrows to one); `resourceId` may be SQL naming it (a preload).
+ */
 function varRowsQuery(db: Db, resourceId: number | SQL, name?: string) {
   return db
-    .select({ path: entries.path, value: entries.value, created_on: entries.created_on, last_modified: entries.last_modified })
+    .select({
+      path: entries.path,
+      value: entries.value,
+      created_on: entries.created_on,
+      last_modified: entries.last_modified,
+    })
     .from(entries)
     .where(
       and(
@@ -85,10 +103,20 @@ async function loadVar(rc: ResourceCtx, name: string): Promise<StoredVar> {
 }
 
 /** The rows of the variable :var, read with the resource (a bad name reads nothing: the handler answers 400). */
-const varRows = { rows: (ctx: Ctx, id: SQL) => varRowsQuery(ctx.db, id, VAR_NAME.test(ctx.params.var!) ? ctx.params.var! : '') };
+const varRows = {
+  rows: (ctx: Ctx, id: SQL) => varRowsQuery(ctx.db, id, VAR_NAME.test(ctx.params.var!) ? ctx.params.var! : ''),
+};
 
 function varItem(rc: ResourceCtx, s: StoredVar): ListingItem {
-  return listingItem(rc, s.v.name, `${rc.base}/vars/${s.v.name}`, 'dir', rc.access.w ? ['GET', 'DELETE'] : ['GET'], s.created_on, s.last_modified);
+  return listingItem(
+    rc,
+    s.v.name,
+    `${rc.base}/vars/${s.v.name}`,
+    'dir',
+    rc.access.w ? ['GET', 'DELETE'] : ['GET'],
+    s.created_on,
+    s.last_modified,
+  );
 }
 
 export function varRoutes(r: ResourceRoutes): void {
@@ -102,7 +130,10 @@ export function varRoutes(r: ResourceRoutes): void {
   r.put('/vars/:var', {
     summary: 'Create a variable (value, type number, format, about, threshold at their defaults)',
     need: 'w',
-    responses: { 201: { description: 'Created', type: 'application/json', schema: listingItemSchema }, 409: { description: 'Already exists' } },
+    responses: {
+      201: { description: 'Created', type: 'application/json', schema: listingItemSchema },
+      409: { description: 'Already exists' },
+    },
     handler: async (rc) => {
       const name = checkVarName(rc.params.var!);
       const now = nowIso();
@@ -117,13 +148,18 @@ export function varRoutes(r: ResourceRoutes): void {
       }));
       try {
         // One statement: the five rows land together or not at all (a racing create gets 409).
-        await rc.db.batch([rc.db.insert(entries).values(rows), rc.db.update(resources).set({ last_modified: now }).where(eq(resources.id, rc.resource.id))]);
+        await rc.db.batch([
+          rc.db.insert(entries).values(rows),
+          rc.db.update(resources).set({ last_modified: now }).where(eq(resources.id, rc.resource.id)),
+        ]);
       } catch (err) {
         if (isUniqueViolation(err)) throw conflict(`variable '${name}' already exists`);
         throw err;
       }
       await appendLog(rc.db, rc.resource.id, `variable ${name} created`);
-      return jsonResponse(varItem(rc, { v: { name, ...VAR_DEFAULTS }, created_on: now, last_modified: now }), { status: 201 });
+      return jsonResponse(varItem(rc, { v: { name, ...VAR_DEFAULTS }, created_on: now, last_modified: now }), {
+        status: 201,
+      });
     },
   });
 
@@ -135,7 +171,11 @@ export function varRoutes(r: ResourceRoutes): void {
     handler: async (rc) => {
       const s = await loadVar(rc, rc.params.var!);
       const actions = fileActions(permList(rc.access));
-      return listingResponse(VAR_ATTRS.map((a) => listingItem(rc, a, `${rc.base}/vars/${s.v.name}/${a}`, 'file', actions, s.created_on, s.last_modified)));
+      return listingResponse(
+        VAR_ATTRS.map((a) =>
+          listingItem(rc, a, `${rc.base}/vars/${s.v.name}/${a}`, 'file', actions, s.created_on, s.last_modified),
+        ),
+      );
     },
   });
 
@@ -183,7 +223,11 @@ export function varRoutes(r: ResourceRoutes): void {
     const problem = varAttrProblem(attr, next, s.v);
     if (problem) throw badRequest(`invalid ${attr} of variable ${s.v.name}: ${problem}`);
     // The entry and its log line: one batch.
-    const line = logInsert(rc.db, rc.resource.id, value === null ? `variable ${s.v.name}: ${attr} reset` : `variable ${s.v.name}: ${attr} written`);
+    const line = logInsert(
+      rc.db,
+      rc.resource.id,
+      value === null ? `variable ${s.v.name}: ${attr} reset` : `variable ${s.v.name}: ${attr} written`,
+    );
     await writeEntry(rc.env, rc.db, rc.resource, varPath(s.v.name, attr), next, [line]);
     return noContent();
   };
@@ -193,9 +237,17 @@ export function varRoutes(r: ResourceRoutes): void {
     need: 'w',
     body: { type: 'text/plain' },
     preload: varRows,
-    responses: { 204: { description: 'Written' }, 400: { description: 'Invalid value' }, 415: { description: 'Not text/plain' } },
+    responses: {
+      204: { description: 'Written' },
+      400: { description: 'Invalid value' },
+      415: { description: 'Not text/plain' },
+    },
     handler: async (rc) => {
-      const value = await readText(rc.req, ATTR_BODY_LIMIT, `variable attributes are limited to ${ATTR_BODY_LIMIT} bytes`);
+      const value = await readText(
+        rc.req,
+        ATTR_BODY_LIMIT,
+        `variable attributes are limited to ${ATTR_BODY_LIMIT} bytes`,
+      );
       return write(rc, value);
     },
   });

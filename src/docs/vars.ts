@@ -94,8 +94,10 @@ function numberSpec(spec: string): ReturnType<typeof formatSpecifier> | null {
 /** Why a number format's width or precision is over its bound (undefined when within). */
 export function numberSpecBoundProblem(spec: string): string | undefined {
   const s = numberSpec(spec);
-  if (s?.width !== undefined && s.width > MAX_FORMAT_WIDTH) return `the format's width is at most ${MAX_FORMAT_WIDTH} (got ${s.width})`;
-  if (s?.precision !== undefined && s.precision > MAX_FORMAT_PRECISION) return `the format's precision is at most ${MAX_FORMAT_PRECISION} (got ${s.precision})`;
+  if (s?.width !== undefined && s.width > MAX_FORMAT_WIDTH)
+    return `the format's width is at most ${MAX_FORMAT_WIDTH} (got ${s.width})`;
+  if (s?.precision !== undefined && s.precision > MAX_FORMAT_PRECISION)
+    return `the format's precision is at most ${MAX_FORMAT_PRECISION} (got ${s.precision})`;
   return undefined;
 }
 
@@ -110,14 +112,17 @@ function formatProblem(type: DocVar['type'], format: string): string | undefined
     return `'${format}' is not a Python-style number format (e.g. ',.2f', '+.1%', '.3s')`;
   }
   if (type === 'number' || type === 'relative') return numberSpecBoundProblem(format);
-  if (type === 'date' && !isDateSpec(format)) return `'${format}' is not a date format (strftime directives such as '%Y-%m-%d', '%d %b %Y')`;
+  if (type === 'date' && !isDateSpec(format))
+    return `'${format}' is not a date format (strftime directives such as '%Y-%m-%d', '%d %b %Y')`;
   return undefined;
 }
 
 function valueProblem(type: DocVar['type'], value: string): string | undefined {
   if (value === '') return undefined;
-  if ((type === 'number' || type === 'relative') && parseNumber(value) === null) return `'${value}' is not a number (the variable's type is ${type})`;
-  if (type === 'date' && parseDate(value) === null) return `'${value}' is not an ISO date such as 2024-03-31 or 2024-03-31T12:00:00Z (the variable's type is date)`;
+  if ((type === 'number' || type === 'relative') && parseNumber(value) === null)
+    return `'${value}' is not a number (the variable's type is ${type})`;
+  if (type === 'date' && parseDate(value) === null)
+    return `'${value}' is not an ISO date such as 2024-03-31 or 2024-03-31T12:00:00Z (the variable's type is date)`;
   return undefined;
 }
 
@@ -132,12 +137,15 @@ export function varAttrProblem(attr: VarAttr, value: string, current: DocVar): s
       if (chars > 50) return `value is at most 50 characters (got ${chars})`;
       return valueProblem(current.type, value);
     case 'type': {
-      if (!(VAR_TYPES as readonly string[]).includes(value)) return `type must be one of ${VAR_TYPES.join(', ')}; got '${value}'`;
+      if (!(VAR_TYPES as readonly string[]).includes(value))
+        return `type must be one of ${VAR_TYPES.join(', ')}; got '${value}'`;
       const type = value as DocVar['type'];
       const v = valueProblem(type, current.value);
-      if (v) return `${v.replace(/ \(the variable's type is \w+\)$/, '')}: change or clear the value before setting type ${type}`;
+      if (v)
+        return `${v.replace(/ \(the variable's type is \w+\)$/, '')}: change or clear the value before setting type ${type}`;
       const f = formatProblem(type, current.format);
-      if (f) return `the format ${f.replace(/^'[^']*' is /, 'is ')}: change or clear the format before setting type ${type}`;
+      if (f)
+        return `the format ${f.replace(/^'[^']*' is /, 'is ')}: change or clear the format before setting type ${type}`;
       return undefined;
     }
     case 'format':
@@ -148,7 +156,8 @@ export function varAttrProblem(attr: VarAttr, value: string, current: DocVar): s
       return undefined;
     case 'threshold':
       if (chars > 250) return `threshold is at most 250 characters (got ${chars})`;
-      if (parseThreshold(value) === null) return `threshold must be comma-separated numbers (e.g. '-5,5'); got '${value}'`;
+      if (parseThreshold(value) === null)
+        return `threshold must be comma-separated numbers (e.g. '-5,5'); got '${value}'`;
       return undefined;
   }
 }

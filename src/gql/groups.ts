@@ -29,7 +29,9 @@ export interface GqlGroup {
   profile: boolean;
   /** Whether the caller is inside (member or org oversight): shared items and threads. */
   insider: boolean;
-  /** Listed among an organisation's `groups`: its `id` is then its own name (the client picks it by the -G argument). */
+  /**
+   * Listed among an organisation's `groups`: its `id` is then its own name (the client picks it by the -G argument).
+   */
   inOrg?: boolean;
 }
 
@@ -75,7 +77,9 @@ export async function candidateGroups(db: Db, caller: User | null, f: GroupFilte
   if (f.parent_group != null) {
     // An org group's parent is its organisation; a user group's is its owner (`@<owner>~<slug>`).
     const ownedBy = sql`${groups.kind} = 'user_group' and ${groups.ref} = '@' || ${f.parent_group} || '~' || ${groups.slug}`;
-    where.push(or(sql`${groups.parent_id} in (select id from groups where kind = 'org' and slug = ${f.parent_group})`, ownedBy));
+    where.push(
+      or(sql`${groups.parent_id} in (select id from groups where kind = 'org' and slug = ${f.parent_group})`, ownedBy),
+    );
   }
   return db
     .select()
@@ -102,7 +106,9 @@ export async function optionsOf(db: Db, ids: readonly number[]): Promise<Options
   const rows = await db
     .select({ id: groupEntries.group_id, path: groupEntries.path })
     .from(groupEntries)
-    .where(and(inJson(groupEntries.group_id, ids), like(groupEntries.path, 'options/%'), eq(groupEntries.value, 'yes')));
+    .where(
+      and(inJson(groupEntries.group_id, ids), like(groupEntries.path, 'options/%'), eq(groupEntries.value, 'yes')),
+    );
   const on = new Set(rows.map((r) => `${r.id}:${r.path.slice('options/'.length)}`));
   return ids.map((id) => Object.fromEntries(COMMON_OPTIONS.map((o) => [o, on.has(`${id}:${o}`)])) as Options);
 }

@@ -6,7 +6,18 @@
 import { and, asc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import { liveShare } from '../core/perms';
 import { readableThroughShare, type ResourceKind } from '../core/resource';
-import { entries, groups, resources, shares, tags, users, type Group, type Resource, type ResourceKindName, type User } from '../db/schema';
+import {
+  entries,
+  groups,
+  resources,
+  shares,
+  tags,
+  users,
+  type Group,
+  type Resource,
+  type ResourceKindName,
+  type User,
+} from '../db/schema';
 import { docKind } from '../docs/kind';
 import { gridKind } from '../grids/kind';
 import { jobKind } from '../jobs/kind';
@@ -29,7 +40,9 @@ export interface ShareRow {
   ref: string | null;
   slug: string | null;
   kind: Group['kind'] | null;
-  /** Public, or the owner still holds an active role in the group: only a live share grants (core/perms.ts liveShare). */
+  /**
+   * Public, or the owner still holds an active role in the group: only a live share grants (core/perms.ts liveShare).
+   */
   live: boolean;
 }
 
@@ -79,9 +92,15 @@ export interface Want {
  * The page, with the entries, sharing rows and tags the selection wants for it, is one D1
  * statement whatever the number of items (plus the author's row when named).
  */
-export async function listItems(ctx: Caller & { env: Env }, kind: KindInfo, args: ListArgs, want: Want): Promise<Item[]> {
+export async function listItems(
+  ctx: Caller & { env: Env },
+  kind: KindInfo,
+  args: ListArgs,
+  want: Want,
+): Promise<Item[]> {
   const { limit, offset } = page(args);
-  if (args.author == null && !ctx.caller) throw userError('sign in (Authorization: Bearer <token>) or name an author', 'UNAUTHENTICATED');
+  if (args.author == null && !ctx.caller)
+    throw userError('sign in (Authorization: Bearer <token>) or name an author', 'UNAUTHENTICATED');
   const author = args.author ?? ctx.caller!.username;
   const self = ctx.caller?.username === author;
   const ownerId = self ? sql`${ctx.caller!.id}` : sql`(select id from ${users} where ${users.username} = ${author})`;
@@ -95,7 +114,10 @@ export async function listItems(ctx: Caller & { env: Env }, kind: KindInfo, args
   let rows: Awaited<typeof page_>;
   if (self) rows = await page_;
   else {
-    const [owner, found] = await ctx.db.batch([ctx.db.select({ id: users.id }).from(users).where(eq(users.username, author)), page_]);
+    const [owner, found] = await ctx.db.batch([
+      ctx.db.select({ id: users.id }).from(users).where(eq(users.username, author)),
+      page_,
+    ]);
     if (!owner.length) throw userError(`no such user: ${author}`, 'NOT_FOUND');
     rows = found;
   }
@@ -119,7 +141,9 @@ export function selectItems(ctx: Caller, want: Want, where: SQL) {
       entries:
         want.paths.length || want.vars
           ? sql<string>`(select json_group_array(json_array(e.path, e.value, e.blob_key)) from ${entries} e
-             where e.resource_id = ${rid} and (e.path in (select value from json_each(${JSON.stringify(want.paths)}))${varsToo}))`.as('entries_json')
+             where e.resource_id = ${rid} and (e.path in (select value from json_each(${JSON.stringify(want.paths)}))${varsToo}))`.as(
+              'entries_json',
+            )
           : none('entries_json'),
       shares: want.shares
         ? sql<string>`(select json_group_array(json_array(s.entry, s.group_id, s.perms, g.ref, g.slug, g.kind, ${liveShare(sql`s.group_id`, sql.raw('"resources"."owner_id"'))})) from ${shares} s
@@ -127,7 +151,9 @@ export function selectItems(ctx: Caller, want: Want, where: SQL) {
         : none('shares_json'),
       tags:
         want.tags && ctx.caller
-          ? sql<string>`(select json_group_array(t.tag) from ${tags} t where t.resource_id = ${rid} and t.user_id = ${ctx.caller.id})`.as('tags_json')
+          ? sql<string>`(select json_group_array(t.tag) from ${tags} t where t.resource_id = ${rid} and t.user_id = ${ctx.caller.id})`.as(
+              'tags_json',
+            )
           : none('tags_json'),
     })
     .from(resources)
@@ -154,7 +180,16 @@ export async function shapeItems(env: Env, rows: ItemRow[], kind?: KindInfo): Pr
       kind: kind ?? KINDS[row.kind],
       entries: values,
       shares: parseJson<[string, number | null, string, string | null, string | null, Group['kind'] | null, number]>(sh)
-        .map(([entry, group_id, perms, ref, slug, gkind, live]) => ({ resource_id: row.id, entry, group_id, perms, ref, slug, kind: gkind, live: live === 1 }))
+        .map(([entry, group_id, perms, ref, slug, gkind, live]) => ({
+          resource_id: row.id,
+          entry,
+          group_id,
+          perms,
+          ref,
+          slug,
+          kind: gkind,
+          live: live === 1,
+        }))
         .sort((a, b) => (a.entry < b.entry ? -1 : 1)),
       tags: parseJson<string>(tg)
         .sort()

@@ -19,7 +19,14 @@ export interface JobStats {
 
 export function jobStatsLoader(db: Db): DataLoader<number, JobStats | null> {
   return new DataLoader(async (ids) => {
-    const rows = await db.all<{ job_id: number; runs: number; triggers: string; last_status: string; last_started: string; last_children: number }>(sql`
+    const rows = await db.all<{
+      job_id: number;
+      runs: number;
+      triggers: string;
+      last_status: string;
+      last_started: string;
+      last_children: number;
+    }>(sql`
       with agg as (
         select job_id, count(*) as runs, json_group_array(distinct "trigger") as triggers, max(id) as last_id
         from job_runs where top = 1 and job_id in (select value from json_each(${JSON.stringify(ids)})) group by job_id)

@@ -22,7 +22,13 @@ async function accessOf(loaders: Loaders, caller: User | null, item: Item): Prom
   const roles = await loaders.rolesOfCaller();
   return accessFromGrants(
     item.row.kind,
-    item.shares.filter((s) => s.live).map((s) => ({ group_id: s.group_id, perms: s.perms, role: s.group_id === null ? null : (roles.get(s.group_id) ?? null) })),
+    item.shares
+      .filter((s) => s.live)
+      .map((s) => ({
+        group_id: s.group_id,
+        perms: s.perms,
+        role: s.group_id === null ? null : (roles.get(s.group_id) ?? null),
+      })),
   );
 }
 

@@ -60,7 +60,9 @@ export function makeLoaders(db: Db, caller: User | null, env: Env) {
     const rows = await db
       .select({ id: groupEntries.group_id, path: groupEntries.path })
       .from(groupEntries)
-      .where(and(inJson(groupEntries.group_id, ids), like(groupEntries.path, 'options/%'), eq(groupEntries.value, 'yes')));
+      .where(
+        and(inJson(groupEntries.group_id, ids), like(groupEntries.path, 'options/%'), eq(groupEntries.value, 'yes')),
+      );
     return byKey(ids, rows, (r) => [r.id]).map((rs) => new Set(rs.map((r) => r.path.slice('options/'.length))));
   });
 
@@ -73,7 +75,11 @@ export function makeLoaders(db: Db, caller: User | null, env: Env) {
   const itemsOfOwner = perKind(
     (kind) =>
       new DataLoader(async (ownerIds: readonly number[]) => {
-        const where = and(inJson(resources.owner_id, ownerIds), eq(resources.kind, kind), or(eq(resources.owner_id, uid), readableThroughShare(uid)))!;
+        const where = and(
+          inJson(resources.owner_id, ownerIds),
+          eq(resources.kind, kind),
+          or(eq(resources.owner_id, uid), readableThroughShare(uid)),
+        )!;
         const items = await shapeItems(env, await selectItems(ctx, FULL, where).orderBy(asc(resources.name)));
         return byKey(ownerIds, items, (i) => [i.row.owner_id]);
       }),

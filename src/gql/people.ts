@@ -10,7 +10,14 @@ export interface PersonRow {
   public: boolean;
 }
 
-export const PERSON_COLUMNS = { id: users.id, username: users.username, name: users.name, bio: users.bio, account: users.account, public: users.profile_public };
+export const PERSON_COLUMNS = {
+  id: users.id,
+  username: users.username,
+  name: users.name,
+  bio: users.bio,
+  account: users.account,
+  public: users.profile_public,
+};
 
 /**
  * Whether the caller may see an account's profile (name, bio): a public profile, or the

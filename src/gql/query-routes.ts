@@ -13,7 +13,10 @@ const gqlBody = z.object({
   variables: z.record(z.string(), z.unknown()).optional(),
   operationName: z.string().optional(),
 });
-const gqlResult = z.object({ data: z.unknown().optional(), errors: z.array(z.object({ message: z.string() }).passthrough()).optional() });
+const gqlResult = z.object({
+  data: z.unknown().optional(),
+  errors: z.array(z.object({ message: z.string() }).passthrough()).optional(),
+});
 
 export function queryRoutes(api: Api): void {
   api.post('/gql', {
@@ -22,7 +25,11 @@ export function queryRoutes(api: Api): void {
     auth: 'optional',
     body: { type: 'application/json', description: 'A GraphQL request', schema: gqlBody },
     responses: {
-      200: { description: 'GraphQL result (errors of execution are inside it)', type: 'application/json', schema: gqlResult },
+      200: {
+        description: 'GraphQL result (errors of execution are inside it)',
+        type: 'application/json',
+        schema: gqlResult,
+      },
       400: { description: 'Malformed request or query (GraphQL errors)', type: 'application/json', schema: gqlResult },
       401: { description: 'A bearer token was sent but is unknown' },
       413: { description: 'Request body too large' },
@@ -33,7 +40,11 @@ export function queryRoutes(api: Api): void {
     summary: 'The GraphQL explorer page (HTML); with ?query= runs a query like POST',
     tag: 'graphql',
     auth: 'optional',
-    query: z.object({ query: z.string().optional(), variables: z.string().optional(), operationName: z.string().optional() }),
+    query: z.object({
+      query: z.string().optional(),
+      variables: z.string().optional(),
+      operationName: z.string().optional(),
+    }),
     responses: {
       200: { description: 'Explorer page, or a GraphQL result for ?query=', type: 'text/html' },
       400: { description: 'Malformed query (GraphQL errors)', type: 'application/json', schema: gqlResult },

@@ -6,7 +6,15 @@
  * chain as one level holding the fields of all its levels (the client asks three levels, then six, nine and twelve
  * while a thread is deeper than what it got); the chain itself is bounded by REPLY_LEVELS.
  */
-import { GraphQLError, Kind, type OperationDefinitionNode, type SelectionNode, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
+import {
+  GraphQLError,
+  Kind,
+  type OperationDefinitionNode,
+  type SelectionNode,
+  type SelectionSetNode,
+  type ValidationContext,
+  type ValidationRule,
+} from 'graphql';
 
 /** Most `replies` levels nested in one query (the client asks at most 12). */
 export const REPLY_LEVELS = 16;
@@ -38,7 +46,10 @@ export function collapseReplies(set: SelectionSetNode, inReplies = false): { set
 }
 
 /** The operation as the depth and cost limits see it: each `replies` chain as one level. */
-export const collapsedOperation = (op: OperationDefinitionNode): OperationDefinitionNode => ({ ...op, selectionSet: collapseReplies(op.selectionSet).set });
+export const collapsedOperation = (op: OperationDefinitionNode): OperationDefinitionNode => ({
+  ...op,
+  selectionSet: collapseReplies(op.selectionSet).set,
+});
 
 /** A rule that judges a whole operation on entering it (graphql-armor's visitors). */
 type OperationRule = (ctx: ValidationContext) => { readonly OperationDefinition: Record<string, unknown> };
@@ -57,7 +68,10 @@ export const maxReplyLevels: ValidationRule = (ctx) => ({
   OperationDefinition: {
     enter(op) {
       const { levels } = collapseReplies(op.selectionSet);
-      if (levels > REPLY_LEVELS) ctx.reportError(new GraphQLError(`Syntax Error: Query replies depth limit of ${REPLY_LEVELS} exceeded, found ${levels}.`));
+      if (levels > REPLY_LEVELS)
+        ctx.reportError(
+          new GraphQLError(`Syntax Error: Query replies depth limit of ${REPLY_LEVELS} exceeded, found ${levels}.`),
+        );
     },
   },
 });

@@ -79,20 +79,21 @@ export function selectedFields(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fr
   return out;
 }
 
-const list = (kind: keyof typeof KINDS) => (_: unknown, args: Args<ListArgs>, c: GqlContext, info: GraphQLResolveInfo) => {
-  const fields = selectedFields(info);
-  return listItems(
-    c,
-    KINDS[kind],
-    { author: args.author, id: args.id, limit: args.limit, offset: args.offset },
-    {
-      paths: [...new Set([...fields].filter((f) => f in ENTRY_FIELDS).map((f) => ENTRY_FIELDS[f]!))],
-      shares: fields.has('public') || fields.has('shared') || RUN_FIELDS.some((f) => fields.has(f)),
-      tags: fields.has('tags'),
-      vars: fields.has('vars'),
-    },
-  );
-};
+const list =
+  (kind: keyof typeof KINDS) => (_: unknown, args: Args<ListArgs>, c: GqlContext, info: GraphQLResolveInfo) => {
+    const fields = selectedFields(info);
+    return listItems(
+      c,
+      KINDS[kind],
+      { author: args.author, id: args.id, limit: args.limit, offset: args.offset },
+      {
+        paths: [...new Set([...fields].filter((f) => f in ENTRY_FIELDS).map((f) => ENTRY_FIELDS[f]!))],
+        shares: fields.has('public') || fields.has('shared') || RUN_FIELDS.some((f) => fields.has(f)),
+        tags: fields.has('tags'),
+        vars: fields.has('vars'),
+      },
+    );
+  };
 /** The caller's own resources of a kind (`me { docs }`): the root listing without author. */
 const mine = (kind: keyof typeof KINDS) => (_: Me, args: Args<ListArgs>, c: GqlContext, info: GraphQLResolveInfo) =>
   list(kind)(null, { limit: args.limit, offset: args.offset }, c, info);
@@ -131,16 +132,24 @@ const jobFields = {
 };
 
 /** Accounts of a group's roster with a role and state, in roster order. */
-async function rosterUsers(g: GqlGroup, role: string, state: 'active' | 'pending', c: GqlContext): Promise<PersonRow[]> {
+async function rosterUsers(
+  g: GqlGroup,
+  role: string,
+  state: 'active' | 'pending',
+  c: GqlContext,
+): Promise<PersonRow[]> {
   const names = (g.info.members ?? []).filter((m) => m.role === role && m.state === state).map((m) => m.username);
   const rows = await c.loaders.userByName.loadMany(names);
   return rows.filter((r): r is PersonRow => !!r && !(r instanceof Error));
 }
 
-const flag = (name: string) => async (g: GqlGroup, _: unknown, c: GqlContext) => (g.profile ? (await c.loaders.groupFlags.load(g.group.id)).has(name) : null);
+const flag = (name: string) => async (g: GqlGroup, _: unknown, c: GqlContext) =>
+  g.profile ? (await c.loaders.groupFlags.load(g.group.id)).has(name) : null;
 // Items shared with a group the caller sees, those the caller can read (as GET /v1/o/<group ref>/<kind>).
-const sharedWith = (kind: keyof typeof KINDS) => (g: GqlGroup, _: unknown, c: GqlContext) => c.loaders.itemsOfGroup(kind).load(g.group.id);
-const ownedBy = (kind: keyof typeof KINDS) => (u: PersonRow, _: unknown, c: GqlContext) => c.loaders.itemsOfOwner(kind).load(u.id);
+const sharedWith = (kind: keyof typeof KINDS) => (g: GqlGroup, _: unknown, c: GqlContext) =>
+  c.loaders.itemsOfGroup(kind).load(g.group.id);
+const ownedBy = (kind: keyof typeof KINDS) => (u: PersonRow, _: unknown, c: GqlContext) =>
+  c.loaders.itemsOfOwner(kind).load(u.id);
 const none = () => [];
 
 const topicFields = {
@@ -157,9 +166,11 @@ const topicFields = {
   my_reaction: () => null,
   edited: (t: GqlTopic) => t.edited,
   created: (t: GqlTopic) => rfc2822(t.created_on),
-  updated: (t: GqlTopic) => rfc2822([t.created_on, t.updated_on ?? '', ...t.all.map((m) => m.updated_on)].reduce((a, b) => (b > a ? b : a))),
+  updated: (t: GqlTopic) =>
+    rfc2822([t.created_on, t.updated_on ?? '', ...t.all.map((m) => m.updated_on)].reduce((a, b) => (b > a ? b : a))),
   creator: (t: GqlTopic) => (t.creator ? { username: t.creator } : null),
-  mentions: (t: GqlTopic, _: unknown, c: GqlContext) => mentionsOf(t.message, (name) => c.loaders.userByName.load(name)),
+  mentions: (t: GqlTopic, _: unknown, c: GqlContext) =>
+    mentionsOf(t.message, (name) => c.loaders.userByName.load(name)),
   comments: (t: GqlTopic) => t.comments,
 };
 
@@ -204,28 +215,47 @@ async function groupsByRole(c: GqlContext, caller: User) {
       )
     ).map((g) => [g.group.id, g]),
   );
-  const byRole = (role: string) => held.filter((h) => h.role === role && shaped.has(h.group.id)).map((h) => shaped.get(h.group.id)!);
-  return { founder: byRole('founders'), admin: byRole('admins'), superuser: byRole('superusers'), member: byRole('members') };
+  const byRole = (role: string) =>
+    held.filter((h) => h.role === role && shaped.has(h.group.id)).map((h) => shaped.get(h.group.id)!);
+  return {
+    founder: byRole('founders'),
+    admin: byRole('admins'),
+    superuser: byRole('superusers'),
+    member: byRole('members'),
+  };
 }
 
 export const resolvers = {
   Query: {
-    me: (_: unknown, __: unknown, c: GqlContext): Me | null => (c.caller ? { user: c.caller, groups: once(() => groupsByRole(c, c.caller!)) } : null),
+    me: (_: unknown, __: unknown, c: GqlContext): Me | null =>
+      c.caller ? { user: c.caller, groups: once(() => groupsByRole(c, c.caller!)) } : null,
     docs: list('doc'),
     mails: list('mail'),
     grids: list('grid'),
     jobs: list('job'),
-    users: async (_: unknown, args: Args<{ username?: string | null; limit?: number | null; offset?: number | null }>, c: GqlContext) => {
+    users: async (
+      _: unknown,
+      args: Args<{ username?: string | null; limit?: number | null; offset?: number | null }>,
+      c: GqlContext,
+    ) => {
       const { limit, offset } = page(args);
       // Naming a user finds them only within the listing's reach (profileShown): a private
       // profile is not found, whoever asks, except by its owner.
       const reach = or(eq(users.profile_public, true), eq(users.id, c.caller?.id ?? -1));
       const where = args.username != null ? and(eq(users.username, args.username), reach) : reach;
       if (limit === 0) return [];
-      return c.db.select(PERSON_COLUMNS).from(users).where(where).orderBy(asc(users.username)).limit(limit).offset(offset);
+      return c.db
+        .select(PERSON_COLUMNS)
+        .from(users)
+        .where(where)
+        .orderBy(asc(users.username))
+        .limit(limit)
+        .offset(offset);
     },
-    groups: async (_: unknown, args: Args<GroupFilter>, c: GqlContext) => shapeGroups(c.env, c.db, c.caller, await candidateGroups(c.db, c.caller, args)),
-    orgs: async (_: unknown, __: unknown, c: GqlContext) => shapeGroups(c.env, c.db, c.caller, await candidateOrgs(c.db, c.caller)),
+    groups: async (_: unknown, args: Args<GroupFilter>, c: GqlContext) =>
+      shapeGroups(c.env, c.db, c.caller, await candidateGroups(c.db, c.caller, args)),
+    orgs: async (_: unknown, __: unknown, c: GqlContext) =>
+      shapeGroups(c.env, c.db, c.caller, await candidateOrgs(c.db, c.caller)),
   },
   Me: {
     username: (m: Me) => m.user.username,
@@ -249,7 +279,14 @@ export const resolvers = {
     // Users also arrive through rosters and mentions: the profile shows only where profileShown.
     name: (u: PersonRow, _: unknown, c: GqlContext) => (profileShown(u, c.caller) ? u.name : ''),
     bio: (u: PersonRow, _: unknown, c: GqlContext) => (profileShown(u, c.caller) ? u.bio : ''),
-    relationship: () => ({ orgs: false, groups: false, follower: false, connected: false, following: false, ignoring: false }),
+    relationship: () => ({
+      orgs: false,
+      groups: false,
+      follower: false,
+      connected: false,
+      following: false,
+      ignoring: false,
+    }),
     social: () => ({ followers: 0, following: 0, connections: 0 }),
     docs: ownedBy('doc'),
     grids: ownedBy('grid'),
@@ -284,7 +321,8 @@ export const resolvers = {
     role: (g: GqlGroup) => g.info.role || null,
     email: (g: GqlGroup) => g.info.email,
     member_count: (g: GqlGroup) => g.info.members?.filter((m) => m.state === 'active').length ?? null,
-    roster: (g: GqlGroup) => g.info.members?.map((m) => ({ username: m.username, role: m.role, pending: m.state === 'pending' })) ?? null,
+    roster: (g: GqlGroup) =>
+      g.info.members?.map((m) => ({ username: m.username, role: m.role, pending: m.state === 'pending' })) ?? null,
     public: flag('public'),
     is_open: flag('is_open'),
     enable_subdomain: flag('enable_subdomain'),
@@ -297,7 +335,8 @@ export const resolvers = {
     superusers: (g: GqlGroup, _: unknown, c: GqlContext) => rosterUsers(g, 'superusers', 'active', c),
     members: (g: GqlGroup, _: unknown, c: GqlContext) => rosterUsers(g, 'members', 'active', c),
     invited: (g: GqlGroup) => g,
-    groups: (g: GqlGroup, _: unknown, c: GqlContext) => (g.group.kind === 'org' ? c.loaders.groupsOfOrg.load(g.group.id) : []),
+    groups: (g: GqlGroup, _: unknown, c: GqlContext) =>
+      g.group.kind === 'org' ? c.loaders.groupsOfOrg.load(g.group.id) : [],
     docs: sharedWith('doc'),
     grids: sharedWith('grid'),
     mails: sharedWith('mail'),

@@ -6,7 +6,14 @@
 import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
-import { execute as executeGraphql, parse, type ExecutionArgs, type GraphQLError, type ValidationContext, type ValidationRule } from 'graphql';
+import {
+  execute as executeGraphql,
+  parse,
+  type ExecutionArgs,
+  type GraphQLError,
+  type ValidationContext,
+  type ValidationRule,
+} from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { bearerToken } from '../core/auth';
 import type { Ctx } from '../core/context';
@@ -26,7 +33,10 @@ interface ServerContext {
 
 // Limits found during validation are reported as validation errors (so a client that
 // accepts application/graphql-response+json gets 400, like any invalid query).
-const asValidationError = { propagateOnRejection: false, onReject: [(ctx: ValidationContext | null, err: GraphQLError) => ctx?.reportError(err)] };
+const asValidationError = {
+  propagateOnRejection: false,
+  onReject: [(ctx: ValidationContext | null, err: GraphQLError) => ctx?.reportError(err)],
+};
 // Tokens are counted by graphql-js's own parser (its maxTokens option), so the error is the
 // library's own syntax error (400), before any validation work.
 const maxTokens: Plugin = {
@@ -48,14 +58,18 @@ const graphqlJsExecutor: Plugin = {
 function asBadRequest(err: GraphQLError): void {
   Object.defineProperty(err, 'extensions', { value: { ...err.extensions, http: { status: 400 } } });
 }
-const rules = (...list: ValidationRule[]): Plugin => ({ onValidate: ({ addValidationRule }) => list.forEach((r) => addValidationRule(r)) });
+const rules = (...list: ValidationRule[]): Plugin => ({
+  onValidate: ({ addValidationRule }) => list.forEach((r) => addValidationRule(r)),
+});
 const plugins = [
   graphqlJsExecutor,
   maxTokens,
   // Depth and cost see a nested `replies` chain as one level (reply-levels.ts: the reply
   // tree is read in one statement whatever its depth); the chain has its own bound.
   rules(
-    onCollapsed(maxDepthRule({ n: LIMITS.depth, ignoreIntrospection: false, flattenFragments: true, ...asValidationError })),
+    onCollapsed(
+      maxDepthRule({ n: LIMITS.depth, ignoreIntrospection: false, flattenFragments: true, ...asValidationError }),
+    ),
     // Introspection is bounded by depth and tokens; its static cost is large but fixed.
     onCollapsed(costLimitRule({ maxCost: LIMITS.cost, ...asValidationError })),
     maxReplyLevels,

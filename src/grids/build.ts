@@ -59,7 +59,12 @@ export function lidFor(gridId: string | number, label: string): string {
 
 function node(box: LayoutBox, mapping: Map<string, Binding>, gridId: string | number): GridNode {
   if (!box.cell) {
-    return { type: 'wrapper', width: box.width, height: box.height, children: box.children.map((c) => node(c, mapping, gridId)) };
+    return {
+      type: 'wrapper',
+      width: box.width,
+      height: box.height,
+      children: box.children.map((c) => node(c, mapping, gridId)),
+    };
   }
   const { label, position } = box.cell;
   const bound = label === null ? undefined : mapping.get(label);
@@ -78,7 +83,11 @@ function node(box: LayoutBox, mapping: Map<string, Binding>, gridId: string | nu
 }
 
 /** data.json: the root is always a `wrapper`; a drawing of one box wraps that one cell. */
-export function buildData(layout: ParsedLayout | null, mapping: Map<string, Binding>, gridId: string | number): GridData {
+export function buildData(
+  layout: ParsedLayout | null,
+  mapping: Map<string, Binding>,
+  gridId: string | number,
+): GridData {
   if (!layout) return EMPTY_STRUCTURE;
   const top = node(layout.root, mapping, gridId);
   if (top.type === 'wrapper') return { structure: top };
@@ -87,5 +96,7 @@ export function buildData(layout: ParsedLayout | null, mapping: Map<string, Bind
 
 /** meta_data.json: every label bound in the mapping, with its lid, reference and parameters. */
 export function buildMeta(mapping: Map<string, Binding>, gridId: string | number): MetaData {
-  return Object.fromEntries([...mapping].map(([label, b]) => [label, { lid: lidFor(gridId, label), ref: b.ref, params: b.params }]));
+  return Object.fromEntries(
+    [...mapping].map(([label, b]) => [label, { lid: lidFor(gridId, label), ref: b.ref, params: b.params }]),
+  );
 }

@@ -29,7 +29,11 @@ export const pagePreload: Preload = {
 /** The dashboard page, with a CSP that allows nothing but its own hashed <style>. */
 export async function gridPage(rc: ResourceCtx): Promise<Response> {
   const stored = await entryValues(rc.env, rc.preloaded!.rows as Parameters<typeof entryValues>[1]);
-  const [data, meta, name] = [parsedOr(stored.get(DATA_PATH), rc.resource.id, 'data'), parsedOr(stored.get(META_PATH), rc.resource.id, 'meta'), stored.get('name')];
+  const [data, meta, name] = [
+    parsedOr(stored.get(DATA_PATH), rc.resource.id, 'data'),
+    parsedOr(stored.get(META_PATH), rc.resource.id, 'meta'),
+    stored.get('name'),
+  ];
   const page = renderGridPage(name || rc.resource.name, JSON.parse(data) as GridData, JSON.parse(meta) as MetaData);
   return new Response(page.html, {
     headers: {
@@ -60,7 +64,8 @@ export function htmlRoute(r: ResourceRoutes): void {
 /** The dashboard by its public paths: the alias /v1/u/:user/g/:grid/html and the grid's url /u/:user/g/:grid. */
 export function publicPageRoutes(api: Api): void {
   api.get('/v1/u/:user/g/:grid/html', {
-    summary: "A grid's dashboard page by its public url (anonymous for publicly shared grids; same access rules otherwise)",
+    summary:
+      "A grid's dashboard page by its public url (anonymous for publicly shared grids; same access rules otherwise)",
     tag: gridKind.collection,
     auth: 'optional',
     responses: pageResponses,
@@ -68,7 +73,8 @@ export function publicPageRoutes(api: Api): void {
   });
 
   api.get('/u/:user/g/:grid', {
-    summary: "A grid's page at its url: its dashboard (anonymous for publicly shared grids; same access rules otherwise)",
+    summary:
+      "A grid's page at its url: its dashboard (anonymous for publicly shared grids; same access rules otherwise)",
     tag: 'pages',
     auth: 'optional',
     responses: pageResponses,

@@ -31,7 +31,14 @@ export function placeCells(data: GridData): PlacedCell[] {
   if (!root.width || !root.height) return out;
   const walk = (n: GridNode, x: number, y: number, path: string) => {
     if (!n.children.length) {
-      out.push({ path, x: x / root.width, y: y / root.height, w: n.width / root.width, h: n.height / root.height, node: n });
+      out.push({
+        path,
+        x: x / root.width,
+        y: y / root.height,
+        w: n.width / root.width,
+        h: n.height / root.height,
+        node: n,
+      });
       return;
     }
     const rows = splitOf(n) === 'rows';
@@ -73,7 +80,8 @@ export function renderGridPage(title: string, data: GridData, meta: MetaData): G
     const position = inst?.position === 'top' || inst?.position === 'bottom' ? inst.position : 'middle';
     const attrs = `id="c${i}" data-path="${escapeHtml(c.path)}" data-lid="${escapeHtml(inst?.lid ?? '')}"`;
     // an empty cell has no label or plot to show, but still its position
-    if (!bound) return `<div class="cell empty ${position}" ${attrs}><span class="label">empty</span><span class="pos">${position}</span></div>`;
+    if (!bound)
+      return `<div class="cell empty ${position}" ${attrs}><span class="label">empty</span><span class="pos">${position}</span></div>`;
     return (
       `<div class="cell ${position}" ${attrs}>` +
       `<span class="label">${escapeHtml(bound.label)}</span>` +
@@ -82,6 +90,8 @@ export function renderGridPage(title: string, data: GridData, meta: MetaData): G
     );
   });
   const style = BASE_STYLE + rules.join('');
-  const content = cells.length ? `<main class="grid">${body.join('')}</main>` : '<main class="none">this grid has no layout yet</main>';
+  const content = cells.length
+    ? `<main class="grid">${body.join('')}</main>`
+    : '<main class="none">this grid has no layout yet</main>';
   return { html: strictPage({ title, style, body: content }), style };
 }

@@ -13,19 +13,36 @@ import { timeInBatches } from './timing';
 
 const PARSE_TIME_MAX_RUNS = 500;
 const PARSE_TIME_BATCH = 5;
-/** Parsing time one diagnostics request may spend: the cost per character varies ~30x between drawings, so it is measured, not guessed from the size. */
+/**
+ * Parsing time one diagnostics request may spend: the cost per character varies ~30x between drawings, so it is
+ * measured, not guessed from the size.
+ */
 export const PARSE_TIME_BUDGET_MS = 500;
 
 function jsonFile(text: string): Response {
   return new Response(text, { headers: { 'Content-Type': 'application/json', 'X-NVM-Type': 'file' } });
 }
 
-const instSchema = z.object({ lid: z.string(), position: z.enum(['top', 'middle', 'bottom']), include_header: z.boolean(), include_caption: z.boolean() });
+const instSchema = z.object({
+  lid: z.string(),
+  position: z.enum(['top', 'middle', 'bottom']),
+  include_header: z.boolean(),
+  include_caption: z.boolean(),
+});
 // Nodes nest to any depth: described as a node whose children are nodes (one level spelled out).
-const leafSchema = z.object({ type: z.enum(['wrapper', 'wrapper container']), width: z.number(), height: z.number(), children: z.array(z.unknown()), inst: instSchema.optional() });
+const leafSchema = z.object({
+  type: z.enum(['wrapper', 'wrapper container']),
+  width: z.number(),
+  height: z.number(),
+  children: z.array(z.unknown()),
+  inst: instSchema.optional(),
+});
 const nodeSchema = leafSchema.extend({ children: z.array(leafSchema) });
 const dataSchema = z.object({ structure: nodeSchema });
-const metaSchema = z.record(z.string(), z.object({ lid: z.string(), ref: z.string(), params: z.record(z.string(), z.union([z.string(), z.boolean()])) }));
+const metaSchema = z.record(
+  z.string(),
+  z.object({ lid: z.string(), ref: z.string(), params: z.record(z.string(), z.union([z.string(), z.boolean()])) }),
+);
 
 const parseTimeSchema = z.object({
   runs: z.number().int(),
@@ -44,12 +61,28 @@ export function jsonRoutes(r: ResourceRoutes): void {
     need: 'r',
     responses: listingResponses,
     handler: (rc) => {
-      const at = (name: string) => listingItem(rc, name, `${rc.base}/json/${name}`, 'file', ['GET'], rc.resource.created_on, rc.resource.last_modified);
-      return listingResponse(['data.json', 'meta_data.json', 'parse_time'].map(at), { 'X-NVM-Permissions': permList(rc.access).join(', ') });
+      const at = (name: string) =>
+        listingItem(
+          rc,
+          name,
+          `${rc.base}/json/${name}`,
+          'file',
+          ['GET'],
+          rc.resource.created_on,
+          rc.resource.last_modified,
+        );
+      return listingResponse(['data.json', 'meta_data.json', 'parse_time'].map(at), {
+        'X-NVM-Permissions': permList(rc.access).join(', '),
+      });
     },
   });
   const parsedFiles = [
-    ['data.json', 'data', 'The parsed structure: {structure: node}, nodes {type, width, height, children, inst on leaves}', dataSchema],
+    [
+      'data.json',
+      'data',
+      'The parsed structure: {structure: node}, nodes {type, width, height, children, inst on leaves}',
+      dataSchema,
+    ],
     ['meta_data.json', 'meta', 'The mapping references: {LABEL: {lid, ref, params}}', metaSchema],
   ] as const;
   for (const [file, which, summary, schema] of parsedFiles) {
@@ -70,7 +103,8 @@ export function jsonRoutes(r: ResourceRoutes): void {
     handler: async (rc) => {
       const raw = rc.url.searchParams.get('runs') ?? '100';
       const runs = Number(raw);
-      if (!/^\d+$/.test(raw) || runs < 1 || runs > PARSE_TIME_MAX_RUNS) throw badRequest(`runs must be a whole number from 1 to ${PARSE_TIME_MAX_RUNS}`);
+      if (!/^\d+$/.test(raw) || runs < 1 || runs > PARSE_TIME_MAX_RUNS)
+        throw badRequest(`runs must be a whole number from 1 to ${PARSE_TIME_MAX_RUNS}`);
       const [layout, mapping] = await readSources(rc.env, rc.db, rc.resource.id);
       const parse = () => parseGrid(layout, mapping, rc.resource.id);
       let last = parse();

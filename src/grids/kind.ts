@@ -39,7 +39,8 @@ export const gridKind: ResourceKind = {
       path: 'layout',
       access: 'rw',
       limit: LAYOUT_LIMIT,
-      summary: 'The layout drawing (+ - |); a fault of rules 1-3 answers 400 naming row and column and keeps the previous layout',
+      summary:
+        'The layout drawing (+ - |); a fault of rules 1-3 answers 400 naming row and column and keeps the previous layout',
       validate: validateLayout,
       // The parse is stored with the layout (one batch); afterWrite re-checks the sources against a racing write.
       writePreload: otherSourcePreload('layout'),

@@ -138,7 +138,9 @@ export function maskInstructions(row: string): string {
 
 /** Parses a layout drawing; throws LayoutError for faults of rules 1-3. */
 export function parseLayout(text: string): ParsedLayout {
-  const raw = text.split(/\r\n|\n|\r/).map((line) => (/[\uD800-\uDFFF]/.test(line) ? line.replace(ASTRAL, '\uFFFD') : line));
+  const raw = text
+    .split(/\r\n|\n|\r/)
+    .map((line) => (/[\uD800-\uDFFF]/.test(line) ? line.replace(ASTRAL, '\uFFFD') : line));
   const lines = raw;
   // The shape of the drawing: the rows with instruction text masked, so a | or + in `{A:|}` is never a line.
   const shape = lines.map(maskInstructions);
@@ -169,7 +171,8 @@ export function parseLayout(text: string): ParsedLayout {
   });
   if (t < 0) throw new LayoutError(1, 1, 'the layout is empty: draw one rectangle of + - |');
   const fault = (y: number, x: number, problem: string) => new LayoutError(y + 1, x + 1, problem);
-  if (b - t < 2 || r - l < 2) throw fault(t, l, 'the drawing must be one rectangle of + - | with room inside (at least 3 by 3 characters)');
+  if (b - t < 2 || r - l < 2)
+    throw fault(t, l, 'the drawing must be one rectangle of + - | with room inside (at least 3 by 3 characters)');
   for (let y = t; y <= b; y++) {
     const edge = y === t || y === b;
     for (let x = l; x <= r; x++) {
@@ -180,11 +183,20 @@ export function parseLayout(text: string): ParsedLayout {
       }
       const c = at(y, x);
       if (edge && side) {
-        if (c !== PLUS) throw fault(y, x, `the drawing must be one rectangle: expected + at its corner, found ${describe(c)}`);
+        if (c !== PLUS)
+          throw fault(y, x, `the drawing must be one rectangle: expected + at its corner, found ${describe(c)}`);
       } else if (edge && c !== DASH && c !== PLUS) {
-        throw fault(y, x, `the drawing must be one rectangle: its ${y === t ? 'top' : 'bottom'} border must be - or +, found ${describe(c)}`);
+        throw fault(
+          y,
+          x,
+          `the drawing must be one rectangle: its ${y === t ? 'top' : 'bottom'} border must be - or +, found ${describe(c)}`,
+        );
       } else if (side && c !== BAR && c !== PLUS) {
-        throw fault(y, x, `the drawing must be one rectangle: its ${x === l ? 'left' : 'right'} border must be | or +, found ${describe(c)}`);
+        throw fault(
+          y,
+          x,
+          `the drawing must be one rectangle: its ${x === l ? 'left' : 'right'} border must be | or +, found ${describe(c)}`,
+        );
       }
     }
   }
@@ -231,7 +243,9 @@ export function parseLayout(text: string): ParsedLayout {
       const hi = cuts[i + 1]!;
       const wlo = i === 0 ? (dir === 'rows' ? box.wt : box.wl) : 0.5;
       const whi = i + 2 === cuts.length ? (dir === 'rows' ? box.wb : box.wr) : 0.5;
-      children.push(split(dir === 'rows' ? { ...box, t: lo, b: hi, wt: wlo, wb: whi } : { ...box, l: lo, r: hi, wl: wlo, wr: whi }));
+      children.push(
+        split(dir === 'rows' ? { ...box, t: lo, b: hi, wt: wlo, wb: whi } : { ...box, l: lo, r: hi, wl: wlo, wr: whi }),
+      );
     }
     return { width, height, children, split: dir, cell: null };
   };
@@ -281,7 +295,11 @@ export function parseLayout(text: string): ParsedLayout {
       if (crossAt < 0) out.push(i);
       else if (along) {
         const [kind, a, x] = dir === 'rows' ? ['horizontal', '-', '|'] : ['vertical', '|', '-'];
-        throw L.fault(i, crossAt, `a divider cannot mix ${a} and ${x}: a ${kind} divider is made of ${a} and + only (use + where lines cross)`);
+        throw L.fault(
+          i,
+          crossAt,
+          `a divider cannot mix ${a} and ${x}: a ${kind} divider is made of ${a} and + only (use + where lines cross)`,
+        );
       }
     }
     return out;
@@ -295,7 +313,11 @@ export function parseLayout(text: string): ParsedLayout {
       for (let j = L.lo + 1; j < L.hi; j = j === L.hi - 1 ? L.hi : L.hi - 1) {
         const c = L.get(i, j);
         if (c === L.along || c === PLUS) {
-          throw L.fault(i, j, `a divider must run edge to edge inside its box (${across} ${L.lo + 1} to ${L.hi + 1}); this one stops short`);
+          throw L.fault(
+            i,
+            j,
+            `a divider must run edge to edge inside its box (${across} ${L.lo + 1} to ${L.hi + 1}); this one stops short`,
+          );
         }
       }
     }

@@ -55,7 +55,10 @@ export function parseMappingLine(raw: string): [string, Binding] | null {
     if (canonical) known[canonical] = flag(value);
     else unknown.set(key, value);
   }
-  return [label, { ref, ...known, params: Object.fromEntries<string | boolean>([...Object.entries(known), ...unknown]) }];
+  return [
+    label,
+    { ref, ...known, params: Object.fromEntries<string | boolean>([...Object.entries(known), ...unknown]) },
+  ];
 }
 
 /** All bindings of a mapping file, by label (the last valid line of a label wins). */

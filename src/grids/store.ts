@@ -21,7 +21,8 @@ export function validateLayout(value: string): void {
   try {
     parseLayout(value);
   } catch (err) {
-    if (err instanceof LayoutError) throw badRequest(`invalid layout: ${err.message}`, { row: err.row, column: err.column });
+    if (err instanceof LayoutError)
+      throw badRequest(`invalid layout: ${err.message}`, { row: err.row, column: err.column });
     throw err;
   }
 }
@@ -61,20 +62,35 @@ export async function readSources(env: Env, db: Db, gridId: number): Promise<[st
 type Source = 'layout' | 'mapping';
 
 /** What a write of one source reads with the grid (EntrySpec.writePreload): the other source. */
-export const otherSourcePreload = (path: Source): Preload => ({ rows: (ctx, id) => entryQuery(ctx.db, id, path === 'layout' ? 'mapping' : 'layout') });
+export const otherSourcePreload = (path: Source): Preload => ({
+  rows: (ctx, id) => entryQuery(ctx.db, id, path === 'layout' ? 'mapping' : 'layout'),
+});
 
 /** The sources as a write of `path` (value null: a clear) leaves them, the other as read with the grid. */
-async function sourcesAfter(rc: ResourceCtx, path: Source, value: string | null): Promise<[string | null, string | null]> {
+async function sourcesAfter(
+  rc: ResourceCtx,
+  path: Source,
+  value: string | null,
+): Promise<[string | null, string | null]> {
   const other = await entryValue(rc.env, rc.preloaded?.rows?.[0] as Parameters<typeof entryValue>[1]);
   return path === 'layout' ? [value, other] : [other, value];
 }
 
 /** The parse of the sources a write leaves, stored in the write's own batch (EntrySpec.writeStatements). */
-export async function parseStatements(rc: ResourceCtx, path: Source, value: string | null): Promise<{ statements: BatchItem<'sqlite'>[]; after: () => Promise<void> }> {
+export async function parseStatements(
+  rc: ResourceCtx,
+  path: Source,
+  value: string | null,
+): Promise<{ statements: BatchItem<'sqlite'>[]; after: () => Promise<void> }> {
   const [layout, mapping] = await sourcesAfter(rc, path, value);
   const parsed = parsedEntries(layout, mapping, rc.resource.id);
-  const upserts = await Promise.all(Object.entries(parsed).map(([p, v]) => entryUpsert(rc.env, rc.db, rc.resource.id, p, v)));
-  return { statements: upserts.map((u) => u.statement), after: async () => void (await Promise.all(upserts.map((u) => u.after()))) };
+  const upserts = await Promise.all(
+    Object.entries(parsed).map(([p, v]) => entryUpsert(rc.env, rc.db, rc.resource.id, p, v)),
+  );
+  return {
+    statements: upserts.map((u) => u.statement),
+    after: async () => void (await Promise.all(upserts.map((u) => u.after()))),
+  };
 }
 
 /**
@@ -99,7 +115,10 @@ export async function reparse(env: Env, db: Db, grid: Resource): Promise<void> {
   let sources = await readSources(env, db, grid.id);
   for (let attempt = 0; attempt < 8; attempt++) {
     const { data, meta } = parseGrid(sources[0], sources[1], grid.id);
-    await Promise.all([writeEntry(env, db, grid, DATA_PATH, JSON.stringify(data)), writeEntry(env, db, grid, META_PATH, JSON.stringify(meta))]);
+    await Promise.all([
+      writeEntry(env, db, grid, DATA_PATH, JSON.stringify(data)),
+      writeEntry(env, db, grid, META_PATH, JSON.stringify(meta)),
+    ]);
     const now = await readSources(env, db, grid.id);
     if (now[0] === sources[0] && now[1] === sources[1]) return;
     sources = now;

@@ -47,7 +47,8 @@ export const SCOPES: Record<GroupKind, GroupBase> = {
     ref: (ctx) => {
       const p = ctx.params.group!;
       if (p.startsWith('@')) {
-        if (parseGroupRef(p).kind !== 'user_group') throw badRequest(`invalid group reference '${p}': expected @user~group`);
+        if (parseGroupRef(p).kind !== 'user_group')
+          throw badRequest(`invalid group reference '${p}': expected @user~group`);
         return p;
       }
       checkSlug(p);
@@ -78,7 +79,12 @@ const userGroupRefOf = SCOPES.user_group.ref;
  * `orgs/<org>/groups/<group>`), beside the admin paths.
  */
 export const THREAD_BASES: GroupBase[] = [
-  { kind: 'user_group', pattern: '/v1/groups/:group', ref: userGroupRefOf, path: (ctx) => `/v1/groups/${ctx.params.group}` },
+  {
+    kind: 'user_group',
+    pattern: '/v1/groups/:group',
+    ref: userGroupRefOf,
+    path: (ctx) => `/v1/groups/${ctx.params.group}`,
+  },
   {
     kind: 'user_group',
     pattern: '/v1/users/:owner/groups/:group',
@@ -116,7 +122,10 @@ export async function loadGroup(ctx: Ctx, scope: GroupBase, preload?: GroupPrelo
   const extra = preload?.(ctx, groupId) ?? [];
   // The group, its organisation, what the caller's view of it rests on and the route's reads: one round trip.
   const viewReads = viewReadsByRef(ctx.db, ctx.caller, ref);
-  const [rows, ...rest] = (await ctx.db.batch([groupAndParentQuery(ctx.db, ref), ...viewReads, ...extra])) as [Group[], ...unknown[][]];
+  const [rows, ...rest] = (await ctx.db.batch([groupAndParentQuery(ctx.db, ref), ...viewReads, ...extra])) as [
+    Group[],
+    ...unknown[][],
+  ];
   const preloaded = rest.slice(viewReads.length);
   const { group, parent } = groupAndParentOf(rows, ref);
   if (!group || group.kind !== scope.kind) throw missing();
@@ -125,7 +134,10 @@ export async function loadGroup(ctx: Ctx, scope: GroupBase, preload?: GroupPrelo
   return { ...ctx, group, view, base: scope.path(ctx), ...(extra.length ? { preloaded } : {}) };
 }
 
-export interface GroupRouteSpec<S extends ZodType | undefined = undefined> extends Omit<RouteSpec<S, GroupCtx>, 'auth' | 'tag' | 'handler'> {
+export interface GroupRouteSpec<S extends ZodType | undefined = undefined> extends Omit<
+  RouteSpec<S, GroupCtx>,
+  'auth' | 'tag' | 'handler'
+> {
   need: Need;
   auth?: Auth;
   kinds?: GroupKind[];
@@ -139,7 +151,10 @@ export interface GroupRouteSpec<S extends ZodType | undefined = undefined> exten
 export type GroupRoutes = Scope<GroupCtx, GroupScoped>;
 export type GroupScoped = Pick<GroupRouteSpec, 'need' | 'auth' | 'kinds' | 'preload'>;
 
-/** The group scope: loads the group and the caller's view of it, and refuses what the view does not allow (`bases`: the paths it is mounted under; the admin paths by default). */
+/**
+ * The group scope: loads the group and the caller's view of it, and refuses what the view does not allow (`bases`: the
+ * paths it is mounted under; the admin paths by default).
+ */
 export function groupRouter(api: Api, bases: GroupBase[] = ALL_KINDS.map((k) => SCOPES[k])): GroupRoutes {
   const scopeOf = new Map(bases.map((b) => [b.pattern, b]));
   return api.scope<GroupCtx, GroupScoped>({

@@ -17,6 +17,11 @@ export const groupEntry = (group: Group, view: Pick<GroupView, 'manage'>): Omit<
 });
 
 /** A group as a listing entry; extra fields ref, kind and role (the caller's, or empty). */
-export function groupItem(g: Group, view: Pick<GroupView, 'manage' | 'role'>, name: string, uri: string): ListingItem & { ref: string; kind: string; role: string } {
+export function groupItem(
+  g: Group,
+  view: Pick<GroupView, 'manage' | 'role'>,
+  name: string,
+  uri: string,
+): ListingItem & { ref: string; kind: string; role: string } {
   return { name, uri, ...groupEntry(g, view), ref: g.ref, kind: g.kind, role: view.role ?? '' };
 }

@@ -23,7 +23,15 @@ const created = { 201: { description: 'Created', type: 'application/json', schem
 
 /** The view of a group's active founder: it sees everything the info object shows, whatever else holds. */
 const founderView = (g: Group) =>
-  decideView({ kind: g.kind, membership: { role: 'founders', state: 'active' }, orgRole: null, inChildGroup: false, options: new Set(), parentPublic: true, premium: false });
+  decideView({
+    kind: g.kind,
+    membership: { role: 'founders', state: 'active' },
+    orgRole: null,
+    inChildGroup: false,
+    options: new Set(),
+    parentPublic: true,
+    premium: false,
+  });
 
 /** Creates the group and answers its info object as its founder sees it (201). */
 async function create(ctx: Ctx, g: NewGroup, founder: User, onePerOwner?: boolean): Promise<Response> {
@@ -39,10 +47,15 @@ export function creationRoutes(api: Api): void {
     responses: created,
     handler: async (ctx) => {
       const slug = ctx.params.group!;
-      if (slug.startsWith('@')) throw badRequest('create a group with its slug: PUT /v1/admin/groups/<group> creates @<you>~<group>');
+      if (slug.startsWith('@'))
+        throw badRequest('create a group with its slug: PUT /v1/admin/groups/<group> creates @<you>~<group>');
       checkSlug(slug);
       const caller = ctx.caller!;
-      return create(ctx, { kind: 'user_group', slug, ref: userGroupRef(caller.username, slug), owner_id: caller.id, parent_id: null }, caller);
+      return create(
+        ctx,
+        { kind: 'user_group', slug, ref: userGroupRef(caller.username, slug), owner_id: caller.id, parent_id: null },
+        caller,
+      );
     },
   });
 
@@ -68,7 +81,11 @@ export function creationRoutes(api: Api): void {
       const slug = checkSlug(ctx.params.group!);
       const org = await loadGroup(ctx, SCOPES.org);
       if (!org.view.manage) throw forbidden('only founders and admins of the organisation create its groups');
-      return create(ctx, { kind: 'org_group', slug, ref: orgGroupRef(org.group.slug, slug), owner_id: null, parent_id: org.group.id }, ctx.caller!);
+      return create(
+        ctx,
+        { kind: 'org_group', slug, ref: orgGroupRef(org.group.slug, slug), owner_id: null, parent_id: org.group.id },
+        ctx.caller!,
+      );
     },
   });
 }
@@ -76,7 +93,9 @@ export function creationRoutes(api: Api): void {
 /** Where each of `list` is administered, knowing the slugs of their organisations (one query). */
 async function adminPaths(ctx: Ctx, list: Group[]): Promise<(g: Group) => string> {
   const ids = [...new Set(list.filter((g) => g.parent_id !== null).map((g) => g.parent_id!))];
-  const rows = ids.length ? await ctx.db.select({ id: groups.id, slug: groups.slug }).from(groups).where(inArray(groups.id, ids)) : [];
+  const rows = ids.length
+    ? await ctx.db.select({ id: groups.id, slug: groups.slug }).from(groups).where(inArray(groups.id, ids))
+    : [];
   const slugs = new Map(rows.map((r) => [r.id, r.slug]));
   return (g) => adminPath(g, slugs.get(g.parent_id ?? -1) ?? null);
 }
@@ -101,7 +120,12 @@ export function callerGroupRoutes(api: Api): void {
       return listingResponse(
         rows.map(({ group, role }) => {
           const own = group.ref.startsWith(mine);
-          return groupItem(group, memberView(role), own ? group.slug : group.ref, own ? `/v1/admin/groups/${group.slug}` : pathOf(group));
+          return groupItem(
+            group,
+            memberView(role),
+            own ? group.slug : group.ref,
+            own ? `/v1/admin/groups/${group.slug}` : pathOf(group),
+          );
         }),
       );
     },
@@ -114,12 +138,15 @@ export function callerGroupRoutes(api: Api): void {
     responses: listingResponses,
     handler: async (ctx) => {
       const rows = await groupsOfMember(ctx.db, ctx.caller!.id, ['org']);
-      return listingResponse(rows.map(({ group, role }) => groupItem(group, memberView(role), group.slug, `/v1/admin/orgs/${group.slug}`)));
+      return listingResponse(
+        rows.map(({ group, role }) => groupItem(group, memberView(role), group.slug, `/v1/admin/orgs/${group.slug}`)),
+      );
     },
   });
 
   api.get('/v1/groups', {
-    summary: 'Groups and organisations the caller belongs to, each named by its reference (@user~group, +org~group, +org)',
+    summary:
+      'Groups and organisations the caller belongs to, each named by its reference (@user~group, +org~group, +org)',
     tag,
     auth: 'user',
     responses: listingResponses,
@@ -129,7 +156,9 @@ export function callerGroupRoutes(api: Api): void {
         ctx,
         rows.map((r) => r.group),
       );
-      return listingResponse(rows.map(({ group, role }) => groupItem(group, memberView(role), group.ref, pathOf(group))));
+      return listingResponse(
+        rows.map(({ group, role }) => groupItem(group, memberView(role), group.ref, pathOf(group))),
+      );
     },
   });
 }
@@ -150,13 +179,15 @@ export function groupFolderRoutes(g: GroupRoutes): void {
       const items = [at('profile', 'dir'), at('roles', 'dir'), at('role', 'file')];
       if (gc.view.insider) items.push(at('threads', 'dir'));
       if (gc.group.kind === 'org') items.push(at('groups', 'dir'));
-      if (gc.group.kind === 'org_group' && gc.view.insider) items.push({ ...at('email', 'file'), uri: `/v1/orgs/${gc.params.org}/groups/${gc.group.slug}/email` });
+      if (gc.group.kind === 'org_group' && gc.view.insider)
+        items.push({ ...at('email', 'file'), uri: `/v1/orgs/${gc.params.org}/groups/${gc.group.slug}/email` });
       return listingResponse(items);
     },
   });
 
   g.delete('', {
-    summary: 'Delete the group with its roles, invites, profile, threads and shares; an organisation takes its groups with it (founders only)',
+    summary:
+      'Delete the group with its roles, invites, profile, threads and shares; an organisation takes its groups with it (founders only)',
     need: 'see',
     // An organisation's groups (their pictures go too), read with the group.
     preload: (ctx, groupId) => [ctx.db.select({ id: groups.id }).from(groups).where(eq(groups.parent_id, groupId))],
@@ -167,7 +198,9 @@ export function groupFolderRoutes(g: GroupRoutes): void {
       // Roles, profile entries, shares to the group, threads and an org's groups cascade in D1.
       await gc.db.delete(groups).where(eq(groups.id, gc.group.id));
       const ids = [gc.group.id, ...children.map((c) => c.id)];
-      await gc.env.BLOBS.delete(ids.flatMap((id) => (Object.keys(PICTURES) as Picture[]).map((p) => pictureKey(id, p))));
+      await gc.env.BLOBS.delete(
+        ids.flatMap((id) => (Object.keys(PICTURES) as Picture[]).map((p) => pictureKey(id, p))),
+      );
       return noContent();
     },
   });
@@ -189,7 +222,9 @@ export function userGroupsRoute(api: Api): void {
         .where(and(eq(groups.kind, 'user_group'), eq(groups.owner_id, owner.id)))
         .orderBy(asc(groups.slug));
       const seen = await visibleGroups(ctx.db, ctx.caller, list);
-      return listingResponse(seen.map(({ group, view }) => groupItem(group, view, group.slug, `/v1/admin/groups/${group.ref}`)));
+      return listingResponse(
+        seen.map(({ group, view }) => groupItem(group, view, group.slug, `/v1/admin/groups/${group.ref}`)),
+      );
     },
   });
 }

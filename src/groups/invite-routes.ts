@@ -24,7 +24,9 @@ export function inviteRoutes(api: Api): void {
     summary: "The caller's pending invites, keyed by group reference",
     tag: 'groups',
     auth: 'user',
-    responses: { 200: { description: 'Listing (extra fields: role, invited_by)', type: 'application/json', schema: listingSchema } },
+    responses: {
+      200: { description: 'Listing (extra fields: role, invited_by)', type: 'application/json', schema: listingSchema },
+    },
     handler: async (ctx) => {
       const rows = await pendingInvites(ctx.db, ctx.caller!.id);
       return listingResponse(
@@ -78,12 +80,20 @@ export function inviteRoutes(api: Api): void {
     tag: 'groups',
     auth: 'user',
     body: { type: 'text/plain', schema: z.enum(['yes', 'no']) },
-    responses: { 200: { description: 'The membership after the answer', type: 'application/json', schema: membershipSchema } },
+    responses: {
+      200: { description: 'The membership after the answer', type: 'application/json', schema: membershipSchema },
+    },
     handler: async (ctx) => {
       const { group, role } = await pendingInvite(ctx);
       const yes = await readYesNo(ctx.req);
-      if (!(await answerInvite(ctx.db, group.id, ctx.caller!.id, yes))) throw notFound(`you have no pending invite to ${group.ref}`);
-      return jsonResponse({ group: group.ref, username: ctx.caller!.username, role, state: yes ? 'active' : 'declined' });
+      if (!(await answerInvite(ctx.db, group.id, ctx.caller!.id, yes)))
+        throw notFound(`you have no pending invite to ${group.ref}`);
+      return jsonResponse({
+        group: group.ref,
+        username: ctx.caller!.username,
+        role,
+        state: yes ? 'active' : 'declined',
+      });
     },
   });
 }

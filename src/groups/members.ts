@@ -38,7 +38,12 @@ export function groupAndParentQuery(db: Db, ref: string) {
   return db
     .select()
     .from(groups)
-    .where(or(eq(groups.ref, ref), eq(groups.id, sql`(select ${groups.parent_id} from ${groups} where ${groups.ref} = ${ref})`)));
+    .where(
+      or(
+        eq(groups.ref, ref),
+        eq(groups.id, sql`(select ${groups.parent_id} from ${groups} where ${groups.ref} = ${ref})`),
+      ),
+    );
 }
 
 /** The group and its parent among the rows of groupAndParentQuery. */
@@ -73,7 +78,9 @@ export async function createGroup(env: Env, db: Db, g: NewGroup, founder: User, 
   const d1 = d1Of(db); // the caller's D1 session: its bookmark covers the new group
   const limit = onePerOwner ? ' where not exists (select 1 from groups where kind = ?7 and owner_id = ?3)' : '';
   const insertGroup = d1
-    .prepare(`insert into groups (kind, slug, owner_id, parent_id, ref, created_on, last_modified) select ?1, ?2, ?3, ?4, ?5, ?6, ?6${limit}`)
+    .prepare(
+      `insert into groups (kind, slug, owner_id, parent_id, ref, created_on, last_modified) select ?1, ?2, ?3, ?4, ?5, ?6, ?6${limit}`,
+    )
     .bind(g.kind, g.slug, g.owner_id, g.parent_id, g.ref, now, ...(onePerOwner ? [g.kind] : []));
   // Same transaction: only a group inserted just now has no member yet.
   const insertFounder = d1
@@ -112,12 +119,23 @@ const CHANGED = 'the membership changed meanwhile; read it again and retry';
  * Moves an existing membership from exactly `from` to `to`, guarded against concurrent
  * changes and against removing the last founder. Throws 409 when the guard fails.
  */
-export async function moveMembership(db: Db, groupId: number, userId: number, from: Membership, to: Membership & { invited_by?: number | null }): Promise<void> {
+export async function moveMembership(
+  db: Db,
+  groupId: number,
+  userId: number,
+  from: Membership,
+  to: Membership & { invited_by?: number | null },
+): Promise<void> {
   await writeMembership(db, groupId, userId, from, to);
 }
 
 /** Inserts a new membership; 409 when one appeared meanwhile. */
-export async function addMembership(db: Db, groupId: number, userId: number, to: Membership & { invited_by: number | null }): Promise<void> {
+export async function addMembership(
+  db: Db,
+  groupId: number,
+  userId: number,
+  to: Membership & { invited_by: number | null },
+): Promise<void> {
   await writeMembership(db, groupId, userId, null, to);
 }
 
@@ -141,9 +159,25 @@ export async function writeMembership(
     ? db
         .update(members)
         .set({ role: to.role, state: to.state, ...invitedBy, last_modified: now })
-        .where(and(eq(members.group_id, groupId), eq(members.user_id, userId), eq(members.role, from.role), eq(members.state, from.state), founderGuard(groupId)))
+        .where(
+          and(
+            eq(members.group_id, groupId),
+            eq(members.user_id, userId),
+            eq(members.role, from.role),
+            eq(members.state, from.state),
+            founderGuard(groupId),
+          ),
+        )
         .returning({ user_id: members.user_id })
-    : db.insert(members).values({ group_id: groupId, user_id: userId, role: to.role, state: to.state, invited_by: to.invited_by ?? null, created_on: now, last_modified: now });
+    : db.insert(members).values({
+        group_id: groupId,
+        user_id: userId,
+        role: to.role,
+        state: to.state,
+        invited_by: to.invited_by ?? null,
+        created_on: now,
+        last_modified: now,
+      });
   const written = sql`exists (select 1 from ${members} where ${and(
     eq(members.group_id, groupId),
     eq(members.user_id, userId),
@@ -158,7 +192,8 @@ export async function writeMembership(
     if (!from && isUniqueViolation(err)) throw conflict(CHANGED);
     throw err;
   }
-  if (from && !(results[0] as unknown[]).length) throw conflict(from.role === 'founders' && from.state === 'active' ? LAST_FOUNDER : CHANGED);
+  if (from && !(results[0] as unknown[]).length)
+    throw conflict(from.role === 'founders' && from.state === 'active' ? LAST_FOUNDER : CHANGED);
   return results.slice(1);
 }
 
@@ -166,7 +201,15 @@ export async function writeMembership(
 export async function removeMembership(db: Db, groupId: number, userId: number, from: Membership): Promise<void> {
   const row = await db
     .delete(members)
-    .where(and(eq(members.group_id, groupId), eq(members.user_id, userId), eq(members.role, from.role), eq(members.state, from.state), founderGuard(groupId)))
+    .where(
+      and(
+        eq(members.group_id, groupId),
+        eq(members.user_id, userId),
+        eq(members.role, from.role),
+        eq(members.state, from.state),
+        founderGuard(groupId),
+      ),
+    )
     .returning({ user_id: members.user_id })
     .get();
   if (!row) throw conflict(from.role === 'founders' && from.state === 'active' ? LAST_FOUNDER : CHANGED);
@@ -186,7 +229,13 @@ export async function answerInvite(db: Db, groupId: number, userId: number, acce
 /** Pending invites of a user with the group and who invited them. */
 export async function pendingInvites(db: Db, userId: number) {
   return db
-    .select({ group: groups, role: members.role, invited_by: users.username, created_on: members.created_on, last_modified: members.last_modified })
+    .select({
+      group: groups,
+      role: members.role,
+      invited_by: users.username,
+      created_on: members.created_on,
+      last_modified: members.last_modified,
+    })
     .from(members)
     .innerJoin(groups, eq(groups.id, members.group_id))
     .leftJoin(users, eq(users.id, members.invited_by))
@@ -197,7 +246,12 @@ export async function pendingInvites(db: Db, userId: number) {
 /** Holders of a role (active and pending) for a role listing. */
 export async function roleHolders(db: Db, groupId: number, role: Role) {
   return db
-    .select({ username: users.username, state: members.state, created_on: members.created_on, last_modified: members.last_modified })
+    .select({
+      username: users.username,
+      state: members.state,
+      created_on: members.created_on,
+      last_modified: members.last_modified,
+    })
     .from(members)
     .innerJoin(users, eq(users.id, members.user_id))
     .where(and(eq(members.group_id, groupId), eq(members.role, role), inArray(members.state, ['active', 'pending'])))
@@ -210,6 +264,8 @@ export async function groupsOfMember(db: Db, userId: number, kinds?: Group['kind
     .select({ group: groups, role: members.role })
     .from(members)
     .innerJoin(groups, eq(groups.id, members.group_id))
-    .where(and(eq(members.user_id, userId), eq(members.state, 'active'), kinds ? inArray(groups.kind, kinds) : undefined))
+    .where(
+      and(eq(members.user_id, userId), eq(members.state, 'active'), kinds ? inArray(groups.kind, kinds) : undefined),
+    )
     .orderBy(groups.ref);
 }

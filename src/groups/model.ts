@@ -24,12 +24,16 @@ export function parseRole(value: string): Role {
 }
 
 export function checkSlug(value: string, what = 'group name'): string {
-  if (!GROUP_NAME.test(value)) throw badRequest(`invalid ${what} '${value}': lowercase letters, digits, '-' and '_', no spaces, at most 64 characters (${GROUP_NAME.source})`);
+  if (!GROUP_NAME.test(value))
+    throw badRequest(
+      `invalid ${what} '${value}': lowercase letters, digits, '-' and '_', no spaces, at most 64 characters (${GROUP_NAME.source})`,
+    );
   return value;
 }
 
 export function checkUsername(value: string): string {
-  if (!USERNAME.test(value)) throw badRequest(`invalid username '${value}': lowercase letters, digits and underscores, 1-64 characters`);
+  if (!USERNAME.test(value))
+    throw badRequest(`invalid username '${value}': lowercase letters, digits and underscores, 1-64 characters`);
   return value;
 }
 
@@ -37,7 +41,8 @@ export const userGroupRef = (owner: string, slug: string) => `@${owner}~${slug}`
 export const orgRef = (org: string) => `+${org}`;
 export const orgGroupRef = (org: string, slug: string) => `+${org}~${slug}`;
 
-const REF_RE = /^(?:@([a-z0-9_]{1,64})~([a-z0-9][a-z0-9_-]{0,63})|\+([a-z0-9][a-z0-9_-]{0,63})(?:~([a-z0-9][a-z0-9_-]{0,63}))?)$/;
+const REF_RE =
+  /^(?:@([a-z0-9_]{1,64})~([a-z0-9][a-z0-9_-]{0,63})|\+([a-z0-9][a-z0-9_-]{0,63})(?:~([a-z0-9][a-z0-9_-]{0,63}))?)$/;
 
 /** A group reference `@user~group`, `+org~group` or `+org`; anything else is a 400. */
 export function parseGroupRef(ref: string): { kind: GroupKind; ref: string } {
@@ -52,7 +57,8 @@ export const COMMON_OPTIONS = ['public', 'show_profile', 'show_description', 'sh
 export const PREMIUM_OPTIONS = ['show_profile', 'show_description', 'show_members'] as const;
 /** Org-group options that make inbound mail need a passing DKIM / SPF result (src/jobs/mail-auth.ts). */
 export const MAIL_VERIFY_OPTIONS = ['mail_verify_dkim', 'mail_verify_spf'] as const;
-export type OptionName = (typeof COMMON_OPTIONS)[number] | 'enable_subdomain' | 'allow_inbound_mail' | (typeof MAIL_VERIFY_OPTIONS)[number];
+export type OptionName =
+  (typeof COMMON_OPTIONS)[number] | 'enable_subdomain' | 'allow_inbound_mail' | (typeof MAIL_VERIFY_OPTIONS)[number];
 
 /** The options a group of this kind has. */
 export function optionsFor(kind: GroupKind): OptionName[] {
@@ -62,7 +68,8 @@ export function optionsFor(kind: GroupKind): OptionName[] {
 }
 
 /** show_* options of organisations and their groups need a premium plan. */
-export const needsPremium = (kind: GroupKind, option: string): boolean => kind !== 'user_group' && (PREMIUM_OPTIONS as readonly string[]).includes(option);
+export const needsPremium = (kind: GroupKind, option: string): boolean =>
+  kind !== 'user_group' && (PREMIUM_OPTIONS as readonly string[]).includes(option);
 
 // ---------------------------------------------------------------- profile values
 
@@ -118,7 +125,10 @@ export function decideRolePut(i: RoleMoveInput): RoleMove {
   const mine = activeRole(i.caller);
   const theirs = i.target;
   if (theirs && theirs.state !== 'declined' && theirs.role === i.wanted) {
-    return refuse(409, theirs.state === 'pending' ? `already invited as ${i.wanted}` : `already holds the role ${i.wanted}`);
+    return refuse(
+      409,
+      theirs.state === 'pending' ? `already invited as ${i.wanted}` : `already holds the role ${i.wanted}`,
+    );
   }
   if (i.self) {
     if (i.callerOrgManager) return { kind: 'activate' };
@@ -126,9 +136,12 @@ export function decideRolePut(i: RoleMoveInput): RoleMove {
       if (ROLE_RANK[i.wanted] > ROLE_RANK[mine]) return refuse(403, `you cannot raise your own role above ${mine}`);
       return { kind: 'change' };
     }
-    if (theirs?.state === 'pending') return refuse(409, 'you have a pending invite: answer it at /v1/admin/invites/<group>/accept');
+    if (theirs?.state === 'pending')
+      return refuse(409, 'you have a pending invite: answer it at /v1/admin/invites/<group>/accept');
     if (i.isOpen) {
-      return i.wanted === 'members' ? { kind: 'activate' } : refuse(403, 'an open group is joined as members; a founder or admin can promote you');
+      return i.wanted === 'members'
+        ? { kind: 'activate' }
+        : refuse(403, 'an open group is joined as members; a founder or admin can promote you');
     }
     return refuse(403, 'this group is not open: you need an invite from a founder or admin');
   }
@@ -142,13 +155,18 @@ export function decideRolePut(i: RoleMoveInput): RoleMove {
 }
 
 /** DELETE <username> from a role folder: leave your own role, or a manager removes someone not above them. */
-export function decideRoleDelete(i: Omit<RoleMoveInput, 'isOpen' | 'callerOrgManager'>): { ok: true } | { ok: false; status: 403 | 404; message: string } {
+export function decideRoleDelete(
+  i: Omit<RoleMoveInput, 'isOpen' | 'callerOrgManager'>,
+): { ok: true } | { ok: false; status: 403 | 404; message: string } {
   const theirs = i.target;
-  if (!theirs || theirs.state === 'declined' || theirs.role !== i.wanted) return { ok: false, status: 404, message: `the user does not hold the role ${i.wanted}` };
+  if (!theirs || theirs.state === 'declined' || theirs.role !== i.wanted)
+    return { ok: false, status: 404, message: `the user does not hold the role ${i.wanted}` };
   if (i.self) return { ok: true };
   const mine = activeRole(i.caller);
-  if (!isManager(mine)) return { ok: false, status: 403, message: 'only founders and admins of the group remove members' };
-  if (ROLE_RANK[theirs.role] > ROLE_RANK[mine!]) return { ok: false, status: 403, message: `you cannot remove someone who ranks above you (${theirs.role})` };
+  if (!isManager(mine))
+    return { ok: false, status: 403, message: 'only founders and admins of the group remove members' };
+  if (ROLE_RANK[theirs.role] > ROLE_RANK[mine!])
+    return { ok: false, status: 403, message: `you cannot remove someone who ranks above you (${theirs.role})` };
   return { ok: true };
 }
 

@@ -24,7 +24,8 @@ const tag = 'groups';
 
 type Seen = { group: Group; view: GroupView }[];
 
-const orgGroupItems = (org: Group, seen: Seen, prefix: string) => seen.map(({ group, view }) => groupItem(group, view, group.slug, `${prefix}/${org.slug}/groups/${group.slug}`));
+const orgGroupItems = (org: Group, seen: Seen, prefix: string) =>
+  seen.map(({ group, view }) => groupItem(group, view, group.slug, `${prefix}/${org.slug}/groups/${group.slug}`));
 
 /**
  * The organisation a request names with its groups and the caller's views of them all, in
@@ -61,16 +62,26 @@ export function orgRoutes(api: Api): void {
     handler: async (ctx) => {
       const candidates = await candidateOrgs(ctx.db, ctx.caller);
       const seen = await visibleGroups(ctx.db, ctx.caller, candidates);
-      return listingResponse(seen.map(({ group, view }) => groupItem(group, view, group.slug, `/v1/orgs/${group.slug}`)));
+      return listingResponse(
+        seen.map(({ group, view }) => groupItem(group, view, group.slug, `/v1/orgs/${group.slug}`)),
+      );
     },
   });
 
   for (const path of ['/v1/orgs/:org', '/v1/o/:org', '/v1/o/:org/card']) {
     api.get(path, {
-      summary: path.startsWith('/v1/o/') ? 'Organisation card (alias)' : 'Organisation: description, profile and the groups visible to the caller',
+      summary: path.startsWith('/v1/o/')
+        ? 'Organisation card (alias)'
+        : 'Organisation: description, profile and the groups visible to the caller',
       tag,
       auth: 'optional',
-      responses: { 200: { description: 'Organisation info object with groups', type: 'application/json', schema: infoSchema.extend({ groups: listingSchema }) } },
+      responses: {
+        200: {
+          description: 'Organisation info object with groups',
+          type: 'application/json',
+          schema: infoSchema.extend({ groups: listingSchema }),
+        },
+      },
       handler: async (ctx) => {
         const { org, seen } = await loadOrgWithGroups(ctx);
         const info = await groupInfo(ctx.env, ctx.db, ctx.caller, org.group, org.view);
@@ -99,14 +110,19 @@ export function orgRoutes(api: Api): void {
     tag,
     auth: 'optional',
     responses: {
-      200: { description: 'Listing (organisation), or the shared items (group reference)', type: 'application/json', schema: z.union([listingSchema, z.array(sharedItemSchema)]) },
+      200: {
+        description: 'Listing (organisation), or the shared items (group reference)',
+        type: 'application/json',
+        schema: z.union([listingSchema, z.array(sharedItemSchema)]),
+      },
     },
     handler: orgSection,
   });
 
   for (const prefix of ['/v1/orgs', '/v1/admin/orgs']) {
     api.get(`${prefix}/:org/groups`, {
-      summary: 'Groups of an organisation: all for its founders and admins; otherwise those the caller belongs to or that are public',
+      summary:
+        'Groups of an organisation: all for its founders and admins; otherwise those the caller belongs to or that are public',
       tag,
       auth: prefix === '/v1/orgs' ? 'optional' : 'user',
       responses: listingResponses,

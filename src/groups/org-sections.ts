@@ -22,7 +22,11 @@ export async function orgSection(ctx: Ctx): Promise<Response> {
   if (!['p', 'g', 'm', 'd', 'v'].includes(section)) throw notFound(`no such section '${section}': p, g, m, d or v`);
   const org = await loadGroup(ctx, SCOPES.org);
   if (section === 'p' || org.group.owner_id === null) return listingResponse([]);
-  const owner = (await ctx.db.select({ username: users.username }).from(users).where(eq(users.id, org.group.owner_id)).get())!;
+  const owner = (await ctx.db
+    .select({ username: users.username })
+    .from(users)
+    .where(eq(users.id, org.group.owner_id))
+    .get())!;
   const own = ctx.caller?.id === org.group.owner_id;
   if (section === 'v') return listingResponse(await orgVariables(ctx, org.group.owner_id, owner.username, own));
   const kind = SECTIONS[section]!;
@@ -52,7 +56,13 @@ export async function orgSection(ctx: Ctx): Promise<Response> {
  */
 async function orgVariables(ctx: Ctx, ownerId: number, owner: string, own: boolean): Promise<ListingItem[]> {
   const rows = await ctx.db
-    .select({ doc: resources.name, path: entries.path, value: entries.value, created_on: entries.created_on, last_modified: entries.last_modified })
+    .select({
+      doc: resources.name,
+      path: entries.path,
+      value: entries.value,
+      created_on: entries.created_on,
+      last_modified: entries.last_modified,
+    })
     .from(entries)
     .innerJoin(resources, eq(resources.id, entries.resource_id))
     .where(and(visibleWhere(ctx, 'doc', ownerId, own), sql`substr(${entries.path}, 1, 5) = 'vars/'`))

@@ -8,15 +8,51 @@
 import { z } from 'zod';
 import { badRequest, conflict, forbidden, notFound, unsupportedType } from '../core/errors';
 import { mediaType, noContent, readBytes, readText, readYesNo, textResponse } from '../core/http';
-import { fileActions, filePerms, listingResponse, listingResponses, type EntryType, type ListingItem, type Verb } from '../core/listing';
+import {
+  fileActions,
+  filePerms,
+  listingResponse,
+  listingResponses,
+  type EntryType,
+  type ListingItem,
+  type Verb,
+} from '../core/listing';
 import { sniffType } from '../core/sniff';
 import { type GroupCtx, type GroupRoutes } from './context';
 import { groupEntry } from './group-listing';
-import { maskProblem, needsPremium, optionsFor, PICTURE_TYPES, PICTURES, PROFILE_TEXT_LIMITS, type OptionName, type Picture, type ProfileText } from './model';
-import { deleteRow, optionIsOn, orgPlan, pictureKey, readRow, rowsUnder, servePicture, setOption, upsertRow } from './profile';
+import {
+  maskProblem,
+  needsPremium,
+  optionsFor,
+  PICTURE_TYPES,
+  PICTURES,
+  PROFILE_TEXT_LIMITS,
+  type OptionName,
+  type Picture,
+  type ProfileText,
+} from './model';
+import {
+  deleteRow,
+  optionIsOn,
+  orgPlan,
+  pictureKey,
+  readRow,
+  rowsUnder,
+  servePicture,
+  setOption,
+  upsertRow,
+} from './profile';
 
-/** An entry below profile/: a file allows what its actions do; dated by its row when it has one, else like the group. */
-function item(gc: GroupCtx, name: string, type: EntryType, actions: Verb[], row?: { created_on: string; last_modified: string }): ListingItem {
+/**
+ * An entry below profile/: a file allows what its actions do; dated by its row when it has one, else like the group.
+ */
+function item(
+  gc: GroupCtx,
+  name: string,
+  type: EntryType,
+  actions: Verb[],
+  row?: { created_on: string; last_modified: string },
+): ListingItem {
   const entry = groupEntry(gc.group, gc.view);
   return {
     name,
@@ -55,7 +91,12 @@ function profileFolderRoute(g: GroupRoutes): void {
           textActions(gc),
           rows.find((r) => r.path === p),
         );
-      return listingResponse([file('name'), ...(gc.view.description ? [file('description')] : []), item(gc, 'picture', 'dir', ['GET']), item(gc, 'options', 'dir', ['GET'])]);
+      return listingResponse([
+        file('name'),
+        ...(gc.view.description ? [file('description')] : []),
+        item(gc, 'picture', 'dir', ['GET']),
+        item(gc, 'options', 'dir', ['GET']),
+      ]);
     },
   });
 }
@@ -68,7 +109,8 @@ function textFieldRoutes(g: GroupRoutes): void {
       need: f.need,
       auth: 'optional',
       responses: { 200: { description: 'The value', type: 'text/plain' } },
-      handler: async (gc) => textResponse((await readRow(gc.db, gc.group.id, f.path))?.value ?? (f.path === 'name' ? gc.group.slug : '')),
+      handler: async (gc) =>
+        textResponse((await readRow(gc.db, gc.group.id, f.path))?.value ?? (f.path === 'name' ? gc.group.slug : '')),
     });
     g.post(rel, {
       summary: `Write the profile's ${f.summary.toLowerCase()} (founder or admin)`,
@@ -102,14 +144,18 @@ async function storePicture(gc: GroupCtx, which: Picture, createOnly: boolean): 
   const limit = PICTURES[which];
   const type = mediaType(gc.req);
   if (!(PICTURE_TYPES as readonly string[]).includes(type)) {
-    throw unsupportedType(`a picture must be sent as one of ${PICTURE_TYPES.join(', ')}; got ${type || 'no Content-Type'}`);
+    throw unsupportedType(
+      `a picture must be sent as one of ${PICTURE_TYPES.join(', ')}; got ${type || 'no Content-Type'}`,
+    );
   }
   const bytes = await readBytes(gc.req, limit, `the ${which} may be at most ${limit / 1024 / 1024} MiB`);
   if (!bytes.byteLength) throw badRequest(`empty body: send the ${which} as the request body`);
   const sniffed = sniffType(bytes);
-  if (sniffed !== type) throw unsupportedType(`the body is not a ${type} image${sniffed ? ` (it looks like ${sniffed})` : ''}`);
+  if (sniffed !== type)
+    throw unsupportedType(`the body is not a ${type} image${sniffed ? ` (it looks like ${sniffed})` : ''}`);
   const path = `picture/${which}`;
-  if (createOnly && (await readRow(gc.db, gc.group.id, path))) throw conflict(`the ${which} already exists: POST replaces it`);
+  if (createOnly && (await readRow(gc.db, gc.group.id, path)))
+    throw conflict(`the ${which} already exists: POST replaces it`);
   await gc.env.BLOBS.put(pictureKey(gc.group.id, which), bytes, { httpMetadata: { contentType: type } });
   await upsertRow(gc.db, gc.group.id, path, null, type, bytes.byteLength);
   return new Response(null, { status: createOnly ? 201 : 204 });
@@ -126,7 +172,10 @@ function pictureRoutes(g: GroupRoutes): void {
       return listingResponse(
         (['image', 'banner', 'mask'] as const).map((p) => {
           const row = rows.find((r) => r.path === `picture/${p}`);
-          const actions: Verb[] = p === 'mask' ? textActions(gc) : [...(row ? (['GET'] as Verb[]) : []), ...(gc.view.manage ? (['PUT', 'POST', 'DELETE'] as Verb[]) : [])];
+          const actions: Verb[] =
+            p === 'mask'
+              ? textActions(gc)
+              : [...(row ? (['GET'] as Verb[]) : []), ...(gc.view.manage ? (['PUT', 'POST', 'DELETE'] as Verb[]) : [])];
           return item(gc, `picture/${p}`, 'file', actions, row);
         }),
       );
@@ -135,7 +184,10 @@ function pictureRoutes(g: GroupRoutes): void {
 
   for (const which of Object.keys(PICTURES) as Picture[]) {
     const rel = `/profile/picture/${which}`;
-    const body = { type: 'image/png', description: `PNG, JPEG, GIF or WebP, at most ${PICTURES[which] / 1024 / 1024} MiB` };
+    const body = {
+      type: 'image/png',
+      description: `PNG, JPEG, GIF or WebP, at most ${PICTURES[which] / 1024 / 1024} MiB`,
+    };
     g.get(rel, {
       summary: `Download the ${which}`,
       need: 'profile',
@@ -174,7 +226,8 @@ function pictureRoutes(g: GroupRoutes): void {
 function optionName(gc: GroupCtx): OptionName {
   const name = gc.params.option!;
   const known = optionsFor(gc.group.kind);
-  if (!(known as string[]).includes(name)) throw notFound(`no such option '${name}': options here are ${known.join(', ')}`);
+  if (!(known as string[]).includes(name))
+    throw notFound(`no such option '${name}': options here are ${known.join(', ')}`);
   return name as OptionName;
 }
 

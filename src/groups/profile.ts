@@ -24,12 +24,22 @@ export async function readRow(db: Db, groupId: number, path: string) {
   );
 }
 
-export async function upsertRow(db: Db, groupId: number, path: string, value: string | null, contentType: string | null, size: number): Promise<void> {
+export async function upsertRow(
+  db: Db,
+  groupId: number,
+  path: string,
+  value: string | null,
+  contentType: string | null,
+  size: number,
+): Promise<void> {
   const now = nowIso();
   await db
     .insert(groupEntries)
     .values({ group_id: groupId, path, value, content_type: contentType, size, created_on: now, last_modified: now })
-    .onConflictDoUpdate({ target: [groupEntries.group_id, groupEntries.path], set: { value, content_type: contentType, size, last_modified: now } });
+    .onConflictDoUpdate({
+      target: [groupEntries.group_id, groupEntries.path],
+      set: { value, content_type: contentType, size, last_modified: now },
+    });
 }
 
 /** Rows whose path starts with `prefix` (`picture/`, `options/`). */
@@ -56,7 +66,12 @@ export async function setOption(db: Db, groupId: number, option: OptionName, on:
 /** The plan of the organisation account behind an org or org group (fresh from D1). */
 export async function orgPlan(db: Db, group: Group): Promise<'free' | 'premium'> {
   const orgId = group.kind === 'org' ? group.id : group.parent_id!;
-  const row = await db.select({ plan: users.plan }).from(groups).innerJoin(users, eq(users.id, groups.owner_id)).where(eq(groups.id, orgId)).get();
+  const row = await db
+    .select({ plan: users.plan })
+    .from(groups)
+    .innerJoin(users, eq(users.id, groups.owner_id))
+    .where(eq(groups.id, orgId))
+    .get();
   return row?.plan ?? 'free';
 }
 
@@ -66,6 +81,11 @@ export async function servePicture(env: Env, db: Db, group: Group, which: Pictur
   const obj = row ? await env.BLOBS.get(pictureKey(group.id, which)) : null;
   if (!row || !obj) throw notFound(`no ${which} is set`);
   return new Response(obj.body, {
-    headers: { 'Content-Type': row.content_type ?? 'application/octet-stream', 'Content-Length': String(row.size), 'X-NVM-Type': 'file', ...USER_BYTES_HEADERS },
+    headers: {
+      'Content-Type': row.content_type ?? 'application/octet-stream',
+      'Content-Length': String(row.size),
+      'X-NVM-Type': 'file',
+      ...USER_BYTES_HEADERS,
+    },
   });
 }

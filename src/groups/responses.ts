@@ -18,4 +18,9 @@ export const infoSchema = z.object({
 });
 
 /** A membership after a role change or an answer to an invite. */
-export const membershipSchema = z.object({ group: z.string(), username: z.string(), role: z.enum(ROLES), state: z.enum(['pending', 'active', 'declined']) });
+export const membershipSchema = z.object({
+  group: z.string(),
+  username: z.string(),
+  role: z.enum(ROLES),
+  state: z.enum(['pending', 'active', 'declined']),
+});

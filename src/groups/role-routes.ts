@@ -29,7 +29,12 @@ const targetPreload: GroupPreload = (ctx, groupId) => {
     ctx.db
       .select({ role: members.role, state: members.state })
       .from(members)
-      .where(and(eq(members.group_id, groupId), eq(members.user_id, sql`(select ${users.id} from ${users} where ${users.username} = ${name})`))),
+      .where(
+        and(
+          eq(members.group_id, groupId),
+          eq(members.user_id, sql`(select ${users.id} from ${users} where ${users.username} = ${name})`),
+        ),
+      ),
   ];
 };
 
@@ -42,7 +47,8 @@ function preloadedTarget(gc: GroupCtx): { target: User; current: Membership | nu
   return { target, current: membershipRows[0] ?? null };
 }
 
-const callerMembership = (gc: GroupCtx): Membership | null => (gc.view.role ? { role: gc.view.role, state: 'active' } : null);
+const callerMembership = (gc: GroupCtx): Membership | null =>
+  gc.view.role ? { role: gc.view.role, state: 'active' } : null;
 
 /**
  * Invites `target` into `role` (pending) and sends the invitation e-mail; when the e-mail
@@ -53,7 +59,9 @@ async function invite(gc: GroupCtx, target: User, current: Membership | null, ro
   const pending: Membership = { role, state: 'pending' };
   const mail = inviteMail(gc.env, gc, target, role);
   // The invitation's outbox row joins the membership's batch, written only when the invite is.
-  await writeMembership(gc.db, gc.group.id, target.id, current, { ...pending, invited_by: gc.caller!.id }, (written) => (mail ? [outboxInsert(gc.env, gc.db, mail, written)] : []));
+  await writeMembership(gc.db, gc.group.id, target.id, current, { ...pending, invited_by: gc.caller!.id }, (written) =>
+    mail ? [outboxInsert(gc.env, gc.db, mail, written)] : [],
+  );
   if (!mail) return false;
   try {
     await handOff(gc.env, mail);
@@ -78,7 +86,8 @@ export function roleRoutes(g: GroupRoutes): void {
     summary: 'The role folders',
     need: 'see',
     responses: listingResponses,
-    handler: (gc) => listingResponse(ROLES.map((r) => ({ name: r, uri: `${gc.base}/roles/${r}`, ...groupEntry(gc.group, gc.view) }))),
+    handler: (gc) =>
+      listingResponse(ROLES.map((r) => ({ name: r, uri: `${gc.base}/roles/${r}`, ...groupEntry(gc.group, gc.view) }))),
   });
 
   g.get('/roles/:role', {
@@ -103,7 +112,8 @@ export function roleRoutes(g: GroupRoutes): void {
   });
 
   g.put('/roles/:role/:user', {
-    summary: 'Invite a user into a role, promote or demote a member, claim a role (org founders/admins) or join an open group',
+    summary:
+      'Invite a user into a role, promote or demote a member, claim a role (org founders/admins) or join an open group',
     need: 'see',
     // The target user, their membership and the is_open option read with the group.
     preload: (ctx, groupId) => [
@@ -132,8 +142,12 @@ export function roleRoutes(g: GroupRoutes): void {
       });
       if (move.kind === 'refuse') throw new HttpError(move.status, move.message);
       const answer = (state: Membership['state'], extra = {}) =>
-        jsonResponse({ group: gc.group.ref, username: target.username, role, state, ...extra }, { status: current ? 200 : 201 });
-      if (move.kind === 'invite' || move.kind === 'reinvite') return answer('pending', { invitation_sent: await invite(gc, target, current, role) });
+        jsonResponse(
+          { group: gc.group.ref, username: target.username, role, state, ...extra },
+          { status: current ? 200 : 201 },
+        );
+      if (move.kind === 'invite' || move.kind === 'reinvite')
+        return answer('pending', { invitation_sent: await invite(gc, target, current, role) });
       if (current) await moveMembership(gc.db, gc.group.id, target.id, current, { role, state: 'active' });
       else await addMembership(gc.db, gc.group.id, target.id, { role, state: 'active', invited_by: null });
       return answer('active');
@@ -148,8 +162,17 @@ export function roleRoutes(g: GroupRoutes): void {
     handler: async (gc) => {
       const role = parseRole(gc.params.role!);
       const { target, current } = preloadedTarget(gc);
-      const ok = decideRoleDelete({ caller: callerMembership(gc), self: target.id === gc.caller!.id, target: current, wanted: role });
-      if (!ok.ok) throw new HttpError(ok.status, ok.status === 404 ? `${target.username} does not hold the role ${role} in ${gc.group.ref}` : ok.message);
+      const ok = decideRoleDelete({
+        caller: callerMembership(gc),
+        self: target.id === gc.caller!.id,
+        target: current,
+        wanted: role,
+      });
+      if (!ok.ok)
+        throw new HttpError(
+          ok.status,
+          ok.status === 404 ? `${target.username} does not hold the role ${role} in ${gc.group.ref}` : ok.message,
+        );
       await removeMembership(gc.db, gc.group.id, target.id, current!);
       return noContent();
     },

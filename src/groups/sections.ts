@@ -12,4 +12,6 @@ export const SECTIONS: Record<string, { kind: ResourceKindName; collection: stri
 };
 
 /** The collection of each of those kinds (`doc` → `vis/docs`). */
-export const COLLECTION_OF: Record<string, string> = Object.fromEntries(Object.values(SECTIONS).map((s) => [s.kind, s.collection]));
+export const COLLECTION_OF: Record<string, string> = Object.fromEntries(
+  Object.values(SECTIONS).map((s) => [s.kind, s.collection]),
+);

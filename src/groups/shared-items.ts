@@ -34,7 +34,9 @@ export const sharedItemSchema = z.object({
   type: z.string(),
   summary: z.string(),
   uri: z.string(),
-  shared: z.array(z.object({ id: z.string(), name: z.string(), type: z.enum(['public', 'user_group', 'org_group', 'org']) })),
+  shared: z.array(
+    z.object({ id: z.string(), name: z.string(), type: z.enum(['public', 'user_group', 'org_group', 'org']) }),
+  ),
   updated: z.string(),
 });
 export type SharedItem = z.infer<typeof sharedItemSchema>;
@@ -97,7 +99,12 @@ export async function groupSharedItems(ctx: Ctx, ref: string, section: string): 
       .where(chosen)
       .orderBy(asc(users.username), asc(resources.name)),
     ctx.db
-      .select({ resource_id: entries.resource_id, path: entries.path, value: entries.value, blob_key: entries.blob_key })
+      .select({
+        resource_id: entries.resource_id,
+        path: entries.path,
+        value: entries.value,
+        blob_key: entries.blob_key,
+      })
       .from(entries)
       .where(and(sql`${entries.resource_id} in ${ids}`, inArray(entries.path, ITEM_ENTRIES))),
     ctx.db
@@ -107,7 +114,9 @@ export async function groupSharedItems(ctx: Ctx, ref: string, section: string): 
       .orderBy(asc(shares.entry)),
   ]);
   const values = new Map<number, Map<string, string>>();
-  await Promise.all([...byResource(entryRows)].map(async ([id, list]) => values.set(id, await entryValues(ctx.env, list))));
+  await Promise.all(
+    [...byResource(entryRows)].map(async ([id, list]) => values.set(id, await entryValues(ctx.env, list))),
+  );
   const sharedBy = byResource(shareRows);
   const items: SharedItem[] = rows.map((r) => {
     const v = values.get(r.id) ?? new Map<string, string>();

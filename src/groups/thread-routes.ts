@@ -13,10 +13,16 @@ export function groupThreadRoutes(g: GroupRoutes): void {
     subject: (gc) => ({ group_id: gc.group.id }),
     base: (gc) => gc.base,
     rights: (gc) => {
-      if (!gc.view.insider) throw notFound('no comment threads here: the threads of a group are for its accepted members');
-      return { permissions: gc.view.manage ? ['r', 'w', 'd'] : gc.view.role ? ['r', 'w'] : ['r'], moderator: gc.view.manage };
+      if (!gc.view.insider)
+        throw notFound('no comment threads here: the threads of a group are for its accepted members');
+      return {
+        permissions: gc.view.manage ? ['r', 'w', 'd'] : gc.view.role ? ['r', 'w'] : ['r'],
+        moderator: gc.view.manage,
+      };
     },
     writeRefusal: (gc) =>
-      gc.view.role ? null : "oversight is read-only: founders and admins of the organisation read its groups' threads; claim a role in the group to take part",
+      gc.view.role
+        ? null
+        : "oversight is read-only: founders and admins of the organisation read its groups' threads; claim a role in the group to take part",
   });
 }

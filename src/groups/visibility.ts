@@ -83,15 +83,26 @@ export function decideView(i: ViewInput): GroupView {
   const oversight = i.kind === 'org_group' && isManager(i.orgRole);
   const manage = isManager(role);
   const base = { ...HIDDEN, role, pending, manage, oversight };
-  if (role || oversight) return { ...base, visible: true, profile: true, description: true, roster: true, insider: true };
+  if (role || oversight)
+    return { ...base, visible: true, profile: true, description: true, roster: true, insider: true };
   const isPublic = optionOn(i, 'public') && i.parentPublic;
   const roster = isPublic && optionOn(i, 'show_members');
-  if (pending || (i.kind === 'org' && i.inChildGroup)) return { ...base, visible: true, profile: true, description: true, roster };
+  if (pending || (i.kind === 'org' && i.inChildGroup))
+    return { ...base, visible: true, profile: true, description: true, roster };
   if (!isPublic) return base;
-  return { ...base, visible: true, profile: optionOn(i, 'show_profile'), description: optionOn(i, 'show_description'), roster };
+  return {
+    ...base,
+    visible: true,
+    profile: optionOn(i, 'show_profile'),
+    description: optionOn(i, 'show_description'),
+    roster,
+  };
 }
 
-/** Which groups the view reads cover: `ids` of them, those of them that are organisations, and those organisations' owners. */
+/**
+ * Which groups the view reads cover: `ids` of them, those of them that are organisations, and those organisations'
+ * owners.
+ */
 interface ViewScope {
   ids: (col: SQLiteColumn) => SQL;
   orgIds: (col: SQLiteColumn) => SQL;
@@ -109,7 +120,9 @@ function viewReads(db: Db, caller: User | null, scope: ViewScope) {
     db
       .select({ group_id: groupEntries.group_id, path: groupEntries.path })
       .from(groupEntries)
-      .where(and(scope.ids(groupEntries.group_id), like(groupEntries.path, 'options/%'), eq(groupEntries.value, 'yes'))),
+      .where(
+        and(scope.ids(groupEntries.group_id), like(groupEntries.path, 'options/%'), eq(groupEntries.value, 'yes')),
+      ),
     db.select({ id: users.id, plan: users.plan }).from(users).where(scope.ownerIds(users.id)),
     db
       .selectDistinct({ parent_id: groups.parent_id })
@@ -127,7 +140,11 @@ type ViewRows = [
 ];
 
 /** The views of `list` from the rows of viewReads (`known`: every group read, with their organisations). */
-function viewsFrom(list: Group[], known: Map<number, Group>, [mine, opts, plans, childOf]: Readonly<ViewRows>): Map<number, GroupView> {
+function viewsFrom(
+  list: Group[],
+  known: Map<number, Group>,
+  [mine, opts, plans, childOf]: Readonly<ViewRows>,
+): Map<number, GroupView> {
   const out = new Map<number, GroupView>();
   const membership = new Map(mine.map((m) => [m.group_id, { role: m.role, state: m.state } as Membership]));
   const options = new Map<number, Set<string>>();
@@ -156,16 +173,25 @@ function viewsFrom(list: Group[], known: Map<number, Group>, [mine, opts, plans,
 }
 
 /** Loads what the rule needs for every group in `list` (one D1 batch) and decides. */
-export async function viewsOf(db: Db, caller: User | null, list: Group[], loaded: Group[] = []): Promise<Map<number, GroupView>> {
+export async function viewsOf(
+  db: Db,
+  caller: User | null,
+  list: Group[],
+  loaded: Group[] = [],
+): Promise<Map<number, GroupView>> {
   if (!list.length) return new Map();
-  const parentIds = [...new Set(list.filter((g) => g.kind === 'org_group' && g.parent_id !== null).map((g) => g.parent_id!))];
+  const parentIds = [
+    ...new Set(list.filter((g) => g.kind === 'org_group' && g.parent_id !== null).map((g) => g.parent_id!)),
+  ];
   const known = new Map([...loaded, ...list].map((g) => [g.id, g]));
   const missingParents = parentIds.filter((id) => !known.has(id));
   const parents = missingParents.length ? await db.select().from(groups).where(inArray(groups.id, missingParents)) : [];
   for (const p of parents) known.set(p.id, p);
   const ids = [...known.keys()];
   const orgIds = [...known.values()].filter((g) => g.kind === 'org').map((g) => g.id);
-  const ownerIds = [...new Set([...known.values()].filter((g) => g.kind === 'org' && g.owner_id !== null).map((g) => g.owner_id!))];
+  const ownerIds = [
+    ...new Set([...known.values()].filter((g) => g.kind === 'org' && g.owner_id !== null).map((g) => g.owner_id!)),
+  ];
   const scope: ViewScope = {
     ids: (col) => inArray(col, ids),
     orgIds: (col) => inArray(col, orgIds.length ? orgIds : [-1]),
@@ -200,7 +226,11 @@ export async function viewOf(db: Db, caller: User | null, group: Group, parent?:
 }
 
 /** Keeps the groups the caller may see, in order, with their views. */
-export async function visibleGroups(db: Db, caller: User | null, list: Group[]): Promise<{ group: Group; view: GroupView }[]> {
+export async function visibleGroups(
+  db: Db,
+  caller: User | null,
+  list: Group[],
+): Promise<{ group: Group; view: GroupView }[]> {
   const views = await viewsOf(db, caller, list);
   return list.filter((g) => views.get(g.id)!.visible).map((g) => ({ group: g, view: views.get(g.id)! }));
 }
@@ -261,7 +291,13 @@ export function adminPath(g: Group, orgSlug: string | null): string {
 }
 
 /** Group info objects for the groups the caller may see (others are left out), in order. */
-export async function groupInfos(env: Env, db: Db, caller: User | null, list: Group[], known?: Map<number, GroupView>): Promise<GroupInfo[]> {
+export async function groupInfos(
+  env: Env,
+  db: Db,
+  caller: User | null,
+  list: Group[],
+  known?: Map<number, GroupView>,
+): Promise<GroupInfo[]> {
   const views = known ?? (await viewsOf(db, caller, list));
   const seen = list.filter((g) => views.get(g.id)?.visible);
   if (!seen.length) return [];
@@ -274,7 +310,12 @@ export async function groupInfos(env: Env, db: Db, caller: User | null, list: Gr
     db
       .select()
       .from(groupEntries)
-      .where(and(inArray(groupEntries.group_id, ids), or(eq(groupEntries.path, 'name'), eq(groupEntries.path, 'description'), like(groupEntries.path, 'picture/%')))),
+      .where(
+        and(
+          inArray(groupEntries.group_id, ids),
+          or(eq(groupEntries.path, 'name'), eq(groupEntries.path, 'description'), like(groupEntries.path, 'picture/%')),
+        ),
+      ),
     db
       .select()
       .from(groups)
@@ -283,15 +324,31 @@ export async function groupInfos(env: Env, db: Db, caller: User | null, list: Gr
       .select({ group_id: members.group_id, username: users.username, role: members.role, state: members.state })
       .from(members)
       .innerJoin(users, eq(users.id, members.user_id))
-      .where(and(inArray(members.group_id, rosterIds.length ? rosterIds : none), inArray(members.state, ['active', 'pending'])))
+      .where(
+        and(
+          inArray(members.group_id, rosterIds.length ? rosterIds : none),
+          inArray(members.state, ['active', 'pending']),
+        ),
+      )
       .orderBy(members.group_id, users.username),
     db
-      .select({ group_id: shares.group_id, entry: shares.entry, kind: resources.kind, name: resources.name, owner: users.username })
+      .select({
+        group_id: shares.group_id,
+        entry: shares.entry,
+        kind: resources.kind,
+        name: resources.name,
+        owner: users.username,
+      })
       .from(shares)
       .innerJoin(resources, eq(resources.id, shares.resource_id))
       .innerJoin(users, eq(users.id, resources.owner_id))
       // Only live shares: one whose owner left the group grants nothing, so it is not listed.
-      .where(and(inArray(shares.group_id, insiderIds.length ? insiderIds : none), liveShare(sql`${shares.group_id}`, sql`${resources.owner_id}`)))
+      .where(
+        and(
+          inArray(shares.group_id, insiderIds.length ? insiderIds : none),
+          liveShare(sql`${shares.group_id}`, sql`${resources.owner_id}`),
+        ),
+      )
       .orderBy(resources.kind, users.username, resources.name),
     db
       .select({ group_id: groupEntries.group_id, path: groupEntries.path })
@@ -313,7 +370,8 @@ export async function groupInfos(env: Env, db: Db, caller: User | null, list: Gr
     const org = g.kind === 'org_group' ? (parentById.get(g.parent_id!) ?? null) : null;
     const path = adminPath(g, org?.slug ?? null);
     const pic = (p: string) => (own.some((e) => e.path === `picture/${p}`) ? `${path}/profile/picture/${p}` : null);
-    const mailEnabled = !!org && mailOn.has(`${org.id}:options/enable_subdomain`) && mailOn.has(`${g.id}:options/allow_inbound_mail`);
+    const mailEnabled =
+      !!org && mailOn.has(`${org.id}:options/enable_subdomain`) && mailOn.has(`${g.id}:options/allow_inbound_mail`);
     return {
       name: g.slug,
       ref: g.ref,
@@ -321,13 +379,28 @@ export async function groupInfos(env: Env, db: Db, caller: User | null, list: Gr
       org: org?.slug ?? null,
       uri: path,
       description: v.description ? (text('description') ?? '') : null,
-      profile: v.profile ? { name: text('name') ?? g.slug, picture: { image: pic('image'), banner: pic('banner'), mask: text('picture/mask') } } : null,
+      profile: v.profile
+        ? {
+            name: text('name') ?? g.slug,
+            picture: { image: pic('image'), banner: pic('banner'), mask: text('picture/mask') },
+          }
+        : null,
       role: v.role ?? '',
-      members: v.roster ? roster.filter((m) => m.group_id === g.id).map((m) => ({ username: m.username, role: m.role, state: m.state as 'active' | 'pending' })) : null,
+      members: v.roster
+        ? roster
+            .filter((m) => m.group_id === g.id)
+            .map((m) => ({ username: m.username, role: m.role, state: m.state as 'active' | 'pending' }))
+        : null,
       shared: v.insider
         ? shared
             .filter((s) => s.group_id === g.id)
-            .map((s) => ({ kind: s.kind, owner: s.owner, name: s.name, entry: s.entry, uri: `/v1/users/${s.owner}/${COLLECTION_OF[s.kind]}/${s.name}` }))
+            .map((s) => ({
+              kind: s.kind,
+              owner: s.owner,
+              name: s.name,
+              entry: s.entry,
+              uri: `/v1/users/${s.owner}/${COLLECTION_OF[s.kind]}/${s.name}`,
+            }))
         : [],
       email: v.insider && mailEnabled ? inboundAddress(org!.slug, g.slug, env.ORG_MAIL_DOMAIN) : null,
       created_on: g.created_on,
@@ -336,7 +409,13 @@ export async function groupInfos(env: Env, db: Db, caller: User | null, list: Gr
   });
 }
 
-export async function groupInfo(env: Env, db: Db, caller: User | null, group: Group, view?: GroupView): Promise<GroupInfo | null> {
+export async function groupInfo(
+  env: Env,
+  db: Db,
+  caller: User | null,
+  group: Group,
+  view?: GroupView,
+): Promise<GroupInfo | null> {
   const infos = await groupInfos(env, db, caller, [group], view ? new Map([[group.id, view]]) : undefined);
   return infos[0] ?? null;
 }

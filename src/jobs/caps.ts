@@ -6,7 +6,9 @@
 
 /** Files one fan-out step runs over (one child run or https call each). */
 export const MAX_FAN_OUT = 64;
-/** Child runs of one top-level run, counted over its whole tree (nested chains included) by the top-level run's object. */
+/**
+ * Child runs of one top-level run, counted over its whole tree (nested chains included) by the top-level run's object.
+ */
 export const MAX_CHILD_RUNS = 256;
 /** Log entries one run keeps; the last one stored says the log was truncated, nothing after it is. */
 export const MAX_LOG_ENTRIES = 10_000;

@@ -26,7 +26,9 @@ export function withAuthority(authority: readonly number[], userId: number): num
  * job) with each user's share grants on it, in one query: columns g0, g1, ... follow `userIds`.
  */
 export function refTargetQuery(db: Db, chainOwnerId: number, ref: JobRef, userIds: readonly number[]) {
-  const ownerId = ref.owner ? sql`(select ${users.id} from ${users} where ${users.username} = ${ref.owner})` : chainOwnerId;
+  const ownerId = ref.owner
+    ? sql`(select ${users.id} from ${users} where ${users.username} = ${ref.owner})`
+    : chainOwnerId;
   const grants = Object.fromEntries(userIds.map((id, i) => [`g${i}`, grantsColumn(id)]));
   return db
     .select({ id: resources.id, owner_id: resources.owner_id, ...grants })
@@ -47,26 +49,35 @@ export type RefRefusal = 'missing' | { lacks: number };
  */
 export function refVerdict(row: RefRow | undefined, userIds: readonly number[]): RefRefusal | null {
   if (!row) return 'missing';
-  const access = userIds.map((id, i): Access => (id === row.owner_id ? OWNER_ACCESS : grantedAccess('job', row[`g${i}`] as string)));
+  const access = userIds.map((id, i): Access =>
+    id === row.owner_id ? OWNER_ACCESS : grantedAccess('job', row[`g${i}`] as string),
+  );
   if (access.some((a) => !a.r)) return 'missing';
   const i = access.findIndex((a) => !a.x);
   return i < 0 ? null : { lacks: userIds[i]! };
 }
 
 export const missingJob = (ref: JobRef): string => `no such job: ${refText(ref)}`;
-export const noExecute = (username: string, ref: JobRef): string => `${username} has no execute access to ${refText(ref)}`;
+export const noExecute = (username: string, ref: JobRef): string =>
+  `${username} has no execute access to ${refText(ref)}`;
 
 /**
  * A chain written by someone other than its job's owner names only jobs the writer may
  * execute: the message of the 400 naming the first step that does not (one round trip).
  */
-export async function writerProblem(db: Db, chainOwnerId: number, steps: ChainStep[], writer: { id: number; username: string }): Promise<string | void> {
+export async function writerProblem(
+  db: Db,
+  chainOwnerId: number,
+  steps: ChainStep[],
+  writer: { id: number; username: string },
+): Promise<string | void> {
   const named = steps.flatMap((s) => (s.ref.kind === 'job' ? [{ label: s.label, ref: s.ref }] : []));
   if (!named.length) return;
   const [first, ...rest] = named.map((s) => refTargetQuery(db, chainOwnerId, s.ref, [writer.id]));
   const rows = (await db.batch([first!, ...rest])) as RefRow[][];
   for (const [i, s] of named.entries()) {
     const refused = refVerdict(rows[i]![0], [writer.id]);
-    if (refused) return `step ${s.label} (${refText(s.ref)}): ${refused === 'missing' ? missingJob(s.ref) : noExecute(writer.username, s.ref)}`;
+    if (refused)
+      return `step ${s.label} (${refText(s.ref)}): ${refused === 'missing' ? missingJob(s.ref) : noExecute(writer.username, s.ref)}`;
   }
 }

@@ -81,10 +81,14 @@ export function parseChains(text: string): ChainStep[] {
       const m = splitBinding(line);
       if (!m) throw new ChainError(`line ${n}: a binding is 'label <- ref'`);
       const [label, refText] = m;
-      if (!LABEL.test(label)) throw new ChainError(`line ${n}: invalid label '${label}' (lowercase letters, digits, _; starting with a letter)`);
+      if (!LABEL.test(label))
+        throw new ChainError(
+          `line ${n}: invalid label '${label}' (lowercase letters, digits, _; starting with a letter)`,
+        );
       if (bindings.has(label)) throw new ChainError(`line ${n}: label '${label}' is bound twice`);
       const ref = parseRef(refText);
-      if (!ref) throw new ChainError(`line ${n}: invalid ref '${refText}': expected a job name, @user/job or an https:// URL`);
+      if (!ref)
+        throw new ChainError(`line ${n}: invalid ref '${refText}': expected a job name, @user/job or an https:// URL`);
       // The address check again at run time, on every redirect hop and against the platform's own host.
       const refused = ref.kind === 'url' ? egressRefusal(ref.url) : null;
       if (refused) throw new ChainError(`line ${n}: step '${label}': ${refused}`);
@@ -105,7 +109,8 @@ export function parseChains(text: string): ChainStep[] {
     const bound = bindings.get(name);
     if (bound) return bound.ref;
     const ref = parseRef(name);
-    if (!ref || ref.kind === 'url') throw new ChainError(`line ${line}: '${name}' is neither a bound label nor a job name or @user/job`);
+    if (!ref || ref.kind === 'url')
+      throw new ChainError(`line ${line}: '${name}' is neither a bound label nor a job name or @user/job`);
     return ref;
   };
 
@@ -128,8 +133,10 @@ export function parseChains(text: string): ChainStep[] {
       if (i === 0) return;
       const from = tokens[i - 1]!.name;
       if (from === t.name) throw new ChainError(`line ${line}: '${t.name}' cannot follow itself`);
-      if (next.has(from) && next.get(from) !== t.name) throw new ChainError(`line ${line}: '${from}' already leads to '${next.get(from)}' (a chain is one path)`);
-      if (prev.has(t.name) && prev.get(t.name) !== from) throw new ChainError(`line ${line}: '${t.name}' already follows '${prev.get(t.name)}' (a chain is one path)`);
+      if (next.has(from) && next.get(from) !== t.name)
+        throw new ChainError(`line ${line}: '${from}' already leads to '${next.get(from)}' (a chain is one path)`);
+      if (prev.has(t.name) && prev.get(t.name) !== from)
+        throw new ChainError(`line ${line}: '${t.name}' already follows '${prev.get(t.name)}' (a chain is one path)`);
       next.set(from, t.name);
       prev.set(t.name, from);
     });
@@ -137,7 +144,11 @@ export function parseChains(text: string): ChainStep[] {
   const names = [...firstLine.keys()];
   const starts = names.filter((n) => !prev.has(n));
   if (starts.length !== 1) {
-    throw new ChainError(starts.length ? `the chain has ${starts.length} starts (${starts.join(', ')}): it must be one path` : 'the chain is a cycle');
+    throw new ChainError(
+      starts.length
+        ? `the chain has ${starts.length} starts (${starts.join(', ')}): it must be one path`
+        : 'the chain is a cycle',
+    );
   }
   const steps: ChainStep[] = [];
   const seen = new Set<string>();
@@ -147,7 +158,8 @@ export function parseChains(text: string): ChainStep[] {
     steps.push({ label: at, ref: resolve(at, firstLine.get(at)!), fanOut: fan.get(at)! });
   }
   if (seen.size !== names.length) throw new ChainError('the chain has a cycle apart from its path');
-  for (const [label, b] of bindings) if (!seen.has(label)) throw new ChainError(`line ${b.line}: label '${label}' is bound but not used`);
+  for (const [label, b] of bindings)
+    if (!seen.has(label)) throw new ChainError(`line ${b.line}: label '${label}' is bound but not used`);
   if (steps.length > MAX_STEPS) throw new ChainError(`a chain has at most ${MAX_STEPS} steps`);
   return steps;
 }

@@ -39,7 +39,15 @@ export function codeRoutes(r: ResourceRoutes): void {
         listed.objects
           .map((o) => {
             const at = o.uploaded.toISOString();
-            return listingItem(rc, o.key.slice(prefix.length), `${rc.base}/code/${o.key.slice(prefix.length)}`, 'file', [...actions], o.customMetadata?.created_on ?? at, at);
+            return listingItem(
+              rc,
+              o.key.slice(prefix.length),
+              `${rc.base}/code/${o.key.slice(prefix.length)}`,
+              'file',
+              [...actions],
+              o.customMetadata?.created_on ?? at,
+              at,
+            );
           })
           .sort((a, b) => a.name.localeCompare(b.name)),
       );
@@ -50,16 +58,29 @@ export function codeRoutes(r: ResourceRoutes): void {
     need: 'r',
     responses: { 200: { description: 'The file', type: 'text/javascript' } },
     handler: async (rc) => {
-      const obj = await rc.env.BLOBS.get(codePrefix(rc.resource.id) + checkName(rc.params.file!, CODE_FILE, 'code file name'));
+      const obj = await rc.env.BLOBS.get(
+        codePrefix(rc.resource.id) + checkName(rc.params.file!, CODE_FILE, 'code file name'),
+      );
       if (!obj) throw notFound(`no such code file: ${rc.params.file}`);
-      return new Response(obj.body, { headers: { 'Content-Type': obj.httpMetadata?.contentType ?? 'application/octet-stream', 'X-NVM-Type': 'file', ...USER_BYTES_HEADERS } });
+      return new Response(obj.body, {
+        headers: {
+          'Content-Type': obj.httpMetadata?.contentType ?? 'application/octet-stream',
+          'X-NVM-Type': 'file',
+          ...USER_BYTES_HEADERS,
+        },
+      });
     },
   });
   r.post('/code/:file', {
     summary: 'Create or replace a code file (raw body, at most 1 MiB; at most 32 files)',
     need: 'w',
     body: { type: 'text/javascript' },
-    responses: { 204: { description: 'Stored' }, 400: { description: 'Bad file name' }, 413: { description: 'Too large' }, 409: { description: 'Too many files' } },
+    responses: {
+      204: { description: 'Stored' },
+      400: { description: 'Bad file name' },
+      413: { description: 'Too large' },
+      409: { description: 'Too many files' },
+    },
     handler: async (rc) => {
       const file = checkName(rc.params.file!, CODE_FILE, 'code file name');
       const key = codePrefix(rc.resource.id) + file;
@@ -69,7 +90,8 @@ export function codeRoutes(r: ResourceRoutes): void {
         const listed = await rc.env.BLOBS.list({ prefix: codePrefix(rc.resource.id), limit: MAX_CODE_FILES });
         if (listed.objects.length >= MAX_CODE_FILES) throw conflict(`a job has at most ${MAX_CODE_FILES} code files`);
       }
-      const type = rc.req.headers.get('Content-Type') || (/\.m?js$/.test(file) ? 'text/javascript' : 'application/octet-stream');
+      const type =
+        rc.req.headers.get('Content-Type') || (/\.m?js$/.test(file) ? 'text/javascript' : 'application/octet-stream');
       await rc.env.BLOBS.put(key, bytes, {
         httpMetadata: { contentType: type },
         customMetadata: { created_on: existing?.customMetadata?.created_on ?? new Date(now()).toISOString() },

@@ -22,9 +22,13 @@ export interface JobConfig {
 }
 
 export async function jobConfig(env: Env, db: Db, jobId: number): Promise<JobConfig> {
-  const [entries, meta] = await Promise.all([readEntries(env, db, jobId, 'config/'), db.select().from(jobMeta).where(eq(jobMeta.job_id, jobId)).get()]);
+  const [entries, meta] = await Promise.all([
+    readEntries(env, db, jobId, 'config/'),
+    db.select().from(jobMeta).where(eq(jobMeta.job_id, jobId)).get(),
+  ]);
   const vars: Record<string, string> = {};
-  for (const [path, value] of entries) if (path.startsWith('config/env/')) vars[path.slice('config/env/'.length)] = value;
+  for (const [path, value] of entries)
+    if (path.startsWith('config/env/')) vars[path.slice('config/env/'.length)] = value;
   return {
     // Stored chains were validated on write; a stale grammar error surfaces as a failed run.
     chains: parseChains(entries.get('config/chains') ?? ''),

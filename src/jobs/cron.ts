@@ -23,8 +23,10 @@ export function parseSchedule(text: string): Schedule | null {
     body = body.slice(tz[0].length).trim();
   } else if (body.startsWith('TZ=')) throw new ScheduleError('TZ=<zone> must be followed by a cron expression');
   const fields = body.split(/\s+/);
-  if (fields.length !== 5) throw new ScheduleError(`a cron expression has five fields (minute hour day month weekday), got ${fields.length}`);
-  if (!isTimeZone(timezone)) throw new ScheduleError(`unknown time zone '${timezone}': use an IANA name such as Europe/Paris`);
+  if (fields.length !== 5)
+    throw new ScheduleError(`a cron expression has five fields (minute hour day month weekday), got ${fields.length}`);
+  if (!isTimeZone(timezone))
+    throw new ScheduleError(`unknown time zone '${timezone}': use an IANA name such as Europe/Paris`);
   const expr = fields.join(' ');
   try {
     new Cron(expr, { timezone, paused: true });

@@ -27,7 +27,19 @@ export function envRoutes(r: ResourceRoutes): void {
     handler: async (rc) => {
       const rows = await envEntries(rc);
       const actions = rc.access.w ? (['POST', 'DELETE'] as const) : ([] as const);
-      return listingResponse(rows.map((e) => listingItem(rc, e.path.slice(11), `${rc.base}/${e.path}`, 'file', [...actions], e.created_on, e.last_modified)));
+      return listingResponse(
+        rows.map((e) =>
+          listingItem(
+            rc,
+            e.path.slice(11),
+            `${rc.base}/${e.path}`,
+            'file',
+            [...actions],
+            e.created_on,
+            e.last_modified,
+          ),
+        ),
+      );
     },
   });
   r.get('/config/env/:name', {
@@ -48,7 +60,8 @@ export function envRoutes(r: ResourceRoutes): void {
       const value = await readText(rc.req, 64 * KiB);
       const path = `config/env/${name}`;
       const count = await envEntries(rc);
-      if (count.length >= MAX_ENV && !count.some((c) => c.path === path)) throw conflict(`a job has at most ${MAX_ENV} env values`);
+      if (count.length >= MAX_ENV && !count.some((c) => c.path === path))
+        throw conflict(`a job has at most ${MAX_ENV} env values`);
       await writeEntry(rc.env, rc.db, rc.resource, path, value);
       return noContent();
     },

@@ -52,8 +52,14 @@ export function uniqueNames(files: RunFile[]): RunFile[] {
 export async function filesFromForm(form: FormData): Promise<RunFile[]> {
   const out: RunFile[] = [];
   for (const [field, value] of form.entries()) {
-    if (typeof value === 'string') out.push(textFile(cleanName(field, 'field') + (field.includes('.') ? '' : '.txt'), value));
-    else out.push({ name: cleanName(value.name, cleanName(field, 'file')), type: value.type || 'application/octet-stream', data: await value.arrayBuffer() });
+    if (typeof value === 'string')
+      out.push(textFile(cleanName(field, 'field') + (field.includes('.') ? '' : '.txt'), value));
+    else
+      out.push({
+        name: cleanName(value.name, cleanName(field, 'file')),
+        type: value.type || 'application/octet-stream',
+        data: await value.arrayBuffer(),
+      });
   }
   return uniqueNames(out);
 }
@@ -67,7 +73,9 @@ export function checkTriggerType(req: Request): void {
   const type = mediaType(req);
   if (type === 'application/json' || type === 'multipart/form-data') return;
   if (!type && (req.body === null || req.headers.get('Content-Length') === '0')) return;
-  throw unsupportedType(`POST data takes Content-Type application/json (a JSON document) or multipart/form-data (files), got ${type || 'none'}`);
+  throw unsupportedType(
+    `POST data takes Content-Type application/json (a JSON document) or multipart/form-data (files), got ${type || 'none'}`,
+  );
 }
 
 /**
@@ -81,7 +89,9 @@ export async function readTriggerInput(req: Request): Promise<RunFile[]> {
   if (type === 'multipart/form-data') {
     let form: FormData;
     try {
-      form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'Content-Type': req.headers.get('Content-Type')! } }).formData();
+      form = await new Response(bytes as Uint8Array<ArrayBuffer>, {
+        headers: { 'Content-Type': req.headers.get('Content-Type')! },
+      }).formData();
     } catch {
       throw badRequest('malformed multipart/form-data body');
     }
@@ -123,7 +133,11 @@ export function bundle(files: RunFile[], zipName = 'output.zip'): Bundle | null 
   const entries: Record<string, Uint8Array> = {};
   for (const f of uniqueNames(files)) entries[f.name] = new Uint8Array(f.data);
   const zipped = zipSync(entries, { level: 6 });
-  return { filename: zipName, type: 'application/zip', data: zipped.buffer.slice(zipped.byteOffset, zipped.byteOffset + zipped.byteLength) as ArrayBuffer };
+  return {
+    filename: zipName,
+    type: 'application/zip',
+    data: zipped.buffer.slice(zipped.byteOffset, zipped.byteOffset + zipped.byteLength) as ArrayBuffer,
+  };
 }
 
 /** Content-Disposition for a download, with an RFC 5987 name for non-ASCII filenames. */
@@ -135,7 +149,12 @@ export function contentDisposition(filename: string): string {
 export function bundleResponse(b: Bundle, headers: Record<string, string> = {}): Response {
   return new Response(b.data, {
     status: 200,
-    headers: { 'Content-Type': b.type, 'Content-Disposition': contentDisposition(b.filename), 'X-NVM-Type': 'file', ...headers },
+    headers: {
+      'Content-Type': b.type,
+      'Content-Disposition': contentDisposition(b.filename),
+      'X-NVM-Type': 'file',
+      ...headers,
+    },
   });
 }
 
@@ -149,13 +168,23 @@ export const STEP_ANSWER_LIMIT = 32 * MiB;
  */
 export async function filesFromResponse(
   res: Response,
-  { maxBytes = STEP_ANSWER_LIMIT, tooBig, fallback = 'output' }: { maxBytes?: number; tooBig?: string; fallback?: string } = {},
+  {
+    maxBytes = STEP_ANSWER_LIMIT,
+    tooBig,
+    fallback = 'output',
+  }: { maxBytes?: number; tooBig?: string; fallback?: string } = {},
 ): Promise<RunFile[]> {
   const type = (res.headers.get('Content-Type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (res.status === 204) return [];
   const bytes = await readBytes(res, maxBytes, tooBig);
-  const data = bytes.byteLength === bytes.buffer.byteLength ? (bytes.buffer as ArrayBuffer) : (bytes.slice().buffer as ArrayBuffer);
-  if (type === 'multipart/form-data') return filesFromForm(await new Response(data, { headers: { 'Content-Type': res.headers.get('Content-Type')! } }).formData());
+  const data =
+    bytes.byteLength === bytes.buffer.byteLength
+      ? (bytes.buffer as ArrayBuffer)
+      : (bytes.slice().buffer as ArrayBuffer);
+  if (type === 'multipart/form-data')
+    return filesFromForm(
+      await new Response(data, { headers: { 'Content-Type': res.headers.get('Content-Type')! } }).formData(),
+    );
   const disp = res.headers.get('Content-Disposition') ?? '';
   const named = /filename\*=UTF-8''([^;]+)/i.exec(disp)?.[1] ?? /filename="?([^";]+)"?/i.exec(disp)?.[1];
   let name = named ? cleanName(decodeURIComponentSafe(named), fallback) : fallback;

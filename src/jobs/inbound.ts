@@ -37,7 +37,12 @@ export interface InboundMessage {
 }
 
 /** Parses a raw RFC 822 message (pure but for the parser). */
-export async function parseMessage(raw: ArrayBuffer, envelopeFrom: string, envelopeTo: string, authservId = DEFAULT_AUTHSERV_ID): Promise<InboundMessage> {
+export async function parseMessage(
+  raw: ArrayBuffer,
+  envelopeFrom: string,
+  envelopeTo: string,
+  authservId = DEFAULT_AUTHSERV_ID,
+): Promise<InboundMessage> {
   const email = await PostalMime.parse(raw, { attachmentEncoding: 'arraybuffer' });
   const auth = mailAuth(email.headers, authservId);
   return {
@@ -59,7 +64,11 @@ export async function parseMessage(raw: ArrayBuffer, envelopeFrom: string, envel
 
 /** The run input of a mail: input.json {from, to, subject, text, html} plus each attachment. */
 export function mailInput(m: InboundMessage): RunFile[] {
-  const json = textFile('input.json', JSON.stringify({ from: m.from, to: m.to, subject: m.subject, text: m.text, html: m.html }), 'application/json');
+  const json = textFile(
+    'input.json',
+    JSON.stringify({ from: m.from, to: m.to, subject: m.subject, text: m.text, html: m.html }),
+    'application/json',
+  );
   return uniqueNames([json, ...m.attachments]);
 }
 
@@ -69,7 +78,13 @@ async function sharedJobs(db: Db, group: Group): Promise<Resource[]> {
     .select({ r: resources })
     .from(shares)
     .innerJoin(resources, eq(resources.id, shares.resource_id))
-    .where(and(eq(shares.group_id, group.id), eq(resources.kind, 'job'), liveShare(sql`${shares.group_id}`, sql`${resources.owner_id}`)))
+    .where(
+      and(
+        eq(shares.group_id, group.id),
+        eq(resources.kind, 'job'),
+        liveShare(sql`${shares.group_id}`, sql`${resources.owner_id}`),
+      ),
+    )
     .then((rows) => rows.map((x) => x.r));
 }
 
@@ -80,14 +95,26 @@ type Attachment = { filename: string; content_type: string; content: Uint8Array 
 
 async function reply(env: Env, db: Db, to: string, subject: string, text: string, attachments: Attachment[] = []) {
   try {
-    await deliver(env, db, { kind: 'reply', to: [to], subject: reSubject(subject), text, html: html(text), attachments });
+    await deliver(env, db, {
+      kind: 'reply',
+      to: [to],
+      subject: reSubject(subject),
+      text,
+      html: html(text),
+      attachments,
+    });
   } catch (err) {
     console.error('inbound reply failed', err);
   }
 }
 
 /** Handles one inbound message end to end. */
-export async function handleInbound(env: Env, raw: ArrayBuffer, from: string, to: string): Promise<'rejected' | 'unknown' | 'accepted' | 'malformed'> {
+export async function handleInbound(
+  env: Env,
+  raw: ArrayBuffer,
+  from: string,
+  to: string,
+): Promise<'rejected' | 'unknown' | 'accepted' | 'malformed'> {
   const db = dbFor(env);
   const target = await groupForInboundAddress(env, db, to.toLowerCase());
   if (!target) return 'unknown';
@@ -108,8 +135,11 @@ export async function handleInbound(env: Env, raw: ArrayBuffer, from: string, to
   const sender = msg.auth.from;
   const createdBy = sender || from.trim().toLowerCase();
   // Only an authenticated sender is answered (with the checks off too): anything else may be forged.
-  const answer = authenticated(msg.auth) ? (text: string, attachments?: Attachment[]) => reply(env, db, sender, msg.subject, text, attachments) : async () => {};
-  const refuse = (reason: string) => Promise.all(jobs.map((job) => rejectRun(env, { job, trigger: 'email', source: 'email', createdBy }, reason)));
+  const answer = authenticated(msg.auth)
+    ? (text: string, attachments?: Attachment[]) => reply(env, db, sender, msg.subject, text, attachments)
+    : async () => {};
+  const refuse = (reason: string) =>
+    Promise.all(jobs.map((job) => rejectRun(env, { job, trigger: 'email', source: 'email', createdBy }, reason)));
   const unauthenticated = authRefusal(msg.auth, { dkim: verifyDkim, spf: verifySpf });
   if (unauthenticated) {
     await refuse(`message from ${createdBy} rejected: ${unauthenticated}`);
@@ -119,7 +149,9 @@ export async function handleInbound(env: Env, raw: ArrayBuffer, from: string, to
     await refuse(`message from ${createdBy} rejected: it has no single From address`);
     return 'rejected';
   }
-  const member = (await activeMembers(db, target.group.id)).find((m) => m.user.email_verified && m.user.email?.toLowerCase() === sender);
+  const member = (await activeMembers(db, target.group.id)).find(
+    (m) => m.user.email_verified && m.user.email?.toLowerCase() === sender,
+  );
   if (!member) {
     const reason = `${sender} is not an accepted member of ${target.group.ref} with that verified address`;
     await refuse(reason);
@@ -133,11 +165,23 @@ export async function handleInbound(env: Env, raw: ArrayBuffer, from: string, to
   const input = mailInput(msg);
   await Promise.all(
     jobs.map(async (job) => {
-      const out = await startRun(env, { job, trigger: 'email', source: 'email', createdBy: member.user.username, callerId: member.user.id, input });
+      const out = await startRun(env, {
+        job,
+        trigger: 'email',
+        source: 'email',
+        createdBy: member.user.username,
+        callerId: member.user.id,
+        input,
+      });
       const what = `Run ${out.name} of job ${job.name}`;
       if (out.status === 'success') {
-        const attachments = out.bundle ? [{ filename: out.bundle.filename, content_type: out.bundle.type, content: new Uint8Array(out.bundle.data) }] : [];
-        await answer(`${what} succeeded${out.bundle ? `: its output ${out.bundle.filename} is attached.` : ' without output.'}`, attachments);
+        const attachments = out.bundle
+          ? [{ filename: out.bundle.filename, content_type: out.bundle.type, content: new Uint8Array(out.bundle.data) }]
+          : [];
+        await answer(
+          `${what} succeeded${out.bundle ? `: its output ${out.bundle.filename} is attached.` : ' without output.'}`,
+          attachments,
+        );
       } else if (out.status === 'canceled') {
         await answer(`${what} was canceled: no output.`);
       } else {
@@ -149,7 +193,11 @@ export async function handleInbound(env: Env, raw: ArrayBuffer, from: string, to
 }
 
 /** The email() handler. */
-export async function handleInboundEmail(message: ForwardableEmailMessage, env: Env, ctx: ExecutionContext): Promise<void> {
+export async function handleInboundEmail(
+  message: ForwardableEmailMessage,
+  env: Env,
+  ctx: ExecutionContext,
+): Promise<void> {
   void ctx;
   if (message.rawSize > INBOUND_LIMIT) {
     message.setReject(`message too large: at most ${INBOUND_LIMIT} bytes`);

@@ -20,7 +20,10 @@ import { jobMeta } from './schema';
  * rights, beyond the grantee's own.
  */
 function ownerSchedules(rc: ResourceCtx): void {
-  if (!rc.access.owner) throw forbidden("config/schedule and config/enabled: scheduled runs act with the owner's rights alone, so only the owner sets them");
+  if (!rc.access.owner)
+    throw forbidden(
+      "config/schedule and config/enabled: scheduled runs act with the owner's rights alone, so only the owner sets them",
+    );
 }
 
 /** The values of config/schedule and config/enabled among a job's entry rows. */
@@ -34,13 +37,24 @@ const scheduleConfig = (env: Env, rows: Parameters<typeof entryValues>[1]) =>
  * config/schedule and config/enabled bring the job's schedule index row along in the write's
  * own batch: the other of the two is read with the job (writePreload).
  */
-const scheduled = (path: 'config/schedule' | 'config/enabled'): Pick<EntrySpec, 'writePreload' | 'writeStatements'> => ({
+const scheduled = (
+  path: 'config/schedule' | 'config/enabled',
+): Pick<EntrySpec, 'writePreload' | 'writeStatements'> => ({
   writePreload: { rows: (ctx, id) => entriesQuery(ctx.db, id, 'config/') },
   writeStatements: async (rc, value) => {
     const stored = await scheduleConfig(rc.env, (rc.preloaded?.rows ?? []) as Parameters<typeof entryValues>[1]);
     if (value === null) stored.delete(path);
     else stored.set(path, value);
-    return { statements: [scheduleStatement(rc.db, rc.resource.id, stored.get('config/schedule') ?? '', yesNo(stored.get('config/enabled'), true))] };
+    return {
+      statements: [
+        scheduleStatement(
+          rc.db,
+          rc.resource.id,
+          stored.get('config/schedule') ?? '',
+          yesNo(stored.get('config/enabled'), true),
+        ),
+      ],
+    };
   },
 });
 
@@ -69,7 +83,9 @@ export const jobKind: ResourceKind = {
       access: 'rw',
       limit: 16 * KiB,
       // A grantee's chain may name only jobs the grantee may execute (the owner's is checked when it runs).
-      validate: (v, rc) => chainProblem(v) ?? (rc.access.owner ? undefined : writerProblem(rc.db, rc.resource.owner_id, parseChains(v), rc.caller!)),
+      validate: (v, rc) =>
+        chainProblem(v) ??
+        (rc.access.owner ? undefined : writerProblem(rc.db, rc.resource.owner_id, parseChains(v), rc.caller!)),
       summary: 'The chain: bindings label <- ref and edges a -> b -> .c',
     },
     {
@@ -89,7 +105,14 @@ export const jobKind: ResourceKind = {
       ...scheduled('config/enabled'),
       summary: 'true or false: scheduled runs happen only when enabled',
     },
-    { path: 'config/network', access: 'rw', default: 'false', limit: 16, validate: (v) => booleanProblem(v), summary: 'true lets the job code reach the network' },
+    {
+      path: 'config/network',
+      access: 'rw',
+      default: 'false',
+      limit: 16,
+      validate: (v) => booleanProblem(v),
+      summary: 'true lets the job code reach the network',
+    },
   ],
   folders: ['code', 'runs', 'stats', 'config/env'],
   files: [
@@ -104,7 +127,9 @@ export const jobKind: ResourceKind = {
     const meta = (rows as (typeof jobMeta.$inferSelect)[])[0];
     const config = await scheduleConfig(from.env, from.preloaded?.listing ?? []);
     return [
-      ...(meta ? [from.db.insert(jobMeta).values({ job_id: to.id, code_version: meta.code_version, failures: 0 })] : []),
+      ...(meta
+        ? [from.db.insert(jobMeta).values({ job_id: to.id, code_version: meta.code_version, failures: 0 })]
+        : []),
       scheduleStatement(from.db, to.id, config.get('config/schedule') ?? '', yesNo(config.get('config/enabled'), true)),
     ];
   },
@@ -113,7 +138,12 @@ export const jobKind: ResourceKind = {
     await Promise.all(
       listed.objects.map(async (o) => {
         const obj = await from.env.BLOBS.get(o.key);
-        if (obj) await from.env.BLOBS.put(codePrefix(to.id) + o.key.slice(codePrefix(from.resource.id).length), await obj.arrayBuffer(), { httpMetadata: obj.httpMetadata });
+        if (obj)
+          await from.env.BLOBS.put(
+            codePrefix(to.id) + o.key.slice(codePrefix(from.resource.id).length),
+            await obj.arrayBuffer(),
+            { httpMetadata: obj.httpMetadata },
+          );
       }),
     );
   },

@@ -114,7 +114,9 @@ export function parseAuthResults(value: string): { authservId: string; results: 
 
 const DOMAIN = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/;
 
-/** The domain of an address or a bare domain (`a@b.example`, `b.example`, `@b.example`), lowercase; '' when malformed. */
+/**
+ * The domain of an address or a bare domain (`a@b.example`, `b.example`, `@b.example`), lowercase; '' when malformed.
+ */
 export function domainOf(addressOrDomain: string): string {
   const d = addressOrDomain
     .slice(addressOrDomain.lastIndexOf('@') + 1)
@@ -205,16 +207,27 @@ export function mailAuth(headers: HeaderList, authservId: string = DEFAULT_AUTHS
     const none = `no Authentication-Results header from ${id}`;
     return { from, dkim: false, spf: false, dkimResult: none, spfResult: none };
   }
-  const notAligned = (d: string) => `pass for ${d || 'no domain'} (not aligned with the From domain ${fromDomain || '(none)'})`;
+  const notAligned = (d: string) =>
+    `pass for ${d || 'no domain'} (not aligned with the From domain ${fromDomain || '(none)'})`;
 
   const dkims = results.filter((r) => r.method === 'dkim');
   const passing = dkims.filter((r) => r.result === 'pass');
   const signer = passing.find((r) => aligned(domainOf(r.props.get('header.d') ?? ''), fromDomain));
-  const dkimResult = signer ? 'pass' : passing.length ? notAligned(domainOf(passing[0]!.props.get('header.d') ?? '')) : (dkims[0]?.result ?? 'none');
+  const dkimResult = signer
+    ? 'pass'
+    : passing.length
+      ? notAligned(domainOf(passing[0]!.props.get('header.d') ?? ''))
+      : (dkims[0]?.result ?? 'none');
 
   const spf = results.find((r) => r.method === 'spf');
   const mailFrom = domainOf(spf?.props.get('smtp.mailfrom') ?? '');
-  const spfResult = !spf ? 'none' : spf.result !== 'pass' ? spf.result : aligned(mailFrom, fromDomain) ? 'pass' : notAligned(mailFrom);
+  const spfResult = !spf
+    ? 'none'
+    : spf.result !== 'pass'
+      ? spf.result
+      : aligned(mailFrom, fromDomain)
+        ? 'pass'
+        : notAligned(mailFrom);
 
   return { from, dkim: dkimResult === 'pass', spf: spfResult === 'pass', dkimResult, spfResult };
 }

@@ -19,7 +19,8 @@ const ALLOW = ["img-src 'none'"];
 
 export function jobPageRoute(api: Api): void {
   api.get('/u/:user/j/:job', {
-    summary: "A job's page at its url: name, summary, schedule and its latest runs (runs only for readers who may see them)",
+    summary:
+      "A job's page at its url: name, summary, schedule and its latest runs (runs only for readers who may see them)",
     tag: 'pages',
     auth: 'optional',
     responses: { 200: { description: 'The job as an HTML page', type: 'text/html' } },
@@ -28,7 +29,12 @@ export function jobPageRoute(api: Api): void {
         entries: true,
         rows: (c, id) =>
           c.db
-            .select({ status: jobRuns.status, trigger: jobRuns.trigger, started_on: jobRuns.started_on, completed_on: jobRuns.completed_on })
+            .select({
+              status: jobRuns.status,
+              trigger: jobRuns.trigger,
+              started_on: jobRuns.started_on,
+              completed_on: jobRuns.completed_on,
+            })
             .from(jobRuns)
             .where(and(sql`${jobRuns.job_id} = ${id}`, eq(jobRuns.top, 1)))
             .orderBy(desc(jobRuns.started_on), desc(jobRuns.id))
@@ -45,7 +51,9 @@ export function jobPageRoute(api: Api): void {
           schedule: e.get('config/schedule')?.trim() || null,
           enabled: yesNo(e.get('config/enabled'), true),
           // Runs are never public: a reader through a public share alone sees none.
-          runs: rc.access.viaPublicOnly ? null : rows.map((r) => ({ ...r, duration: r.completed_on ? durationOf(r.started_on, r.completed_on) : null })),
+          runs: rc.access.viaPublicOnly
+            ? null
+            : rows.map((r) => ({ ...r, duration: r.completed_on ? durationOf(r.started_on, r.completed_on) : null })),
         },
         strictPolicy(hash, ALLOW, true),
       );

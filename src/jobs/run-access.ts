@@ -80,11 +80,21 @@ async function childOfHiddenJob(ctx: Ctx, name: string, hidden: HttpError): Prom
     .select({ job: resources, run: jobRuns })
     .from(jobRuns)
     .innerJoin(resources, eq(resources.id, jobRuns.job_id))
-    .where(and(eq(jobRuns.name, name), eq(jobRuns.top, 0), eq(resources.owner_id, owner.id), eq(resources.kind, 'job'), eq(resources.name, ctx.params[jobKind.param]!)))
+    .where(
+      and(
+        eq(jobRuns.name, name),
+        eq(jobRuns.top, 0),
+        eq(resources.owner_id, owner.id),
+        eq(resources.kind, 'job'),
+        eq(resources.name, ctx.params[jobKind.param]!),
+      ),
+    )
     .get();
   const access = found ? await rootAccess(ctx, found.run) : null;
   if (!found || !access) throw hidden;
   const job = found.job.name;
-  const base = ctx.params.owner ? `/v1/users/${owner.username}/${jobKind.collection}/${job}` : `/v1/${jobKind.collection}/${job}`;
+  const base = ctx.params.owner
+    ? `/v1/users/${owner.username}/${jobKind.collection}/${job}`
+    : `/v1/${jobKind.collection}/${job}`;
   return { ...ctx, resource: found.job, owner, access, kind: jobKind, base, run: found.run };
 }

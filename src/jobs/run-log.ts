@@ -27,7 +27,9 @@ export function logStreamResponse(req: Request, page: (after: number) => Promise
       }
       after = entries[entries.length - 1]!.id;
       const plain = entries.map(({ log_time, severity, message }) => ({ log_time, severity, message }));
-      const text = json ? plain.map((e) => (first ? ((first = false), '') : ',') + JSON.stringify(e)).join('') : formatLogText(plain);
+      const text = json
+        ? plain.map((e) => (first ? ((first = false), '') : ',') + JSON.stringify(e)).join('')
+        : formatLogText(plain);
       controller.enqueue(enc.encode(text));
     },
   });

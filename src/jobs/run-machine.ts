@@ -69,7 +69,10 @@ export interface RunOutcome {
 export type CancelAnswer = { code: 202 | 200; status: 'canceling' } | { code: 409; status: string } | { code: 404 };
 
 /** decidedAt: a child run's failure, decided in that run at that time (see afterCancel). */
-export type StepResult = { kind: 'ok'; files: RunFile[] } | { kind: 'failed'; message: string; decidedAt?: number } | { kind: 'aborted'; message: string };
+export type StepResult =
+  | { kind: 'ok'; files: RunFile[] }
+  | { kind: 'failed'; message: string; decidedAt?: number }
+  | { kind: 'aborted'; message: string };
 
 /** A run that has not started or has ended: no live tail, no cancel. */
 export const isFinal = (status: RunStatus | null): boolean => status === null || FINAL_STATUSES.has(status);
@@ -91,7 +94,12 @@ export function cancelRefusal(status: RunStatus | null): CancelAnswer | null {
  * a child run's failure decided before the cancel but still on its way here (the child
  * was writing its row) stays a failure too, though that cancel answered 202.
  */
-export function afterCancel(result: StepResult, canceling: boolean, canceledAt: number, log: (message: string, severity: string) => void): StepResult {
+export function afterCancel(
+  result: StepResult,
+  canceling: boolean,
+  canceledAt: number,
+  log: (message: string, severity: string) => void,
+): StepResult {
   if (result.kind !== 'failed' || !canceling) return result;
   if (result.decidedAt !== undefined && result.decidedAt < canceledAt) {
     log('the step had failed before the cancel was accepted: the run ends failed', 'info');
@@ -102,4 +110,5 @@ export function afterCancel(result: StepResult, canceling: boolean, canceledAt: 
 }
 
 /** The final status a step result gives the run. */
-export const statusOf = (result: StepResult): RunOutcome['status'] => (result.kind === 'ok' ? 'success' : result.kind === 'aborted' ? 'canceled' : 'failed');
+export const statusOf = (result: StepResult): RunOutcome['status'] =>
+  result.kind === 'ok' ? 'success' : result.kind === 'aborted' ? 'canceled' : 'failed';

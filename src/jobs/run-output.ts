@@ -19,5 +19,7 @@ export async function putLargeOutput(env: Env, jobId: number, run: string, out: 
 
 /** The stored output of a run whose row names one; null once it is gone. */
 export async function readOutput(env: Env, row: RunRow): Promise<ArrayBuffer | null> {
-  return (row.output_size ?? 0) <= INLINE_OUTPUT ? await runStub(env, row.name).output() : ((await (await env.BLOBS.get(outputKey(row.job_id, row.name)))?.arrayBuffer()) ?? null);
+  return (row.output_size ?? 0) <= INLINE_OUTPUT
+    ? await runStub(env, row.name).output()
+    : ((await (await env.BLOBS.get(outputKey(row.job_id, row.name)))?.arrayBuffer()) ?? null);
 }

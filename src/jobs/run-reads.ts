@@ -102,7 +102,10 @@ export async function runStats(db: Db, row: RunRow, job: { name: string; shortna
 /** `key: value` lines; null reads `null`, children as JSON on one line. */
 export function statsText(s: RunStats): string {
   return Object.entries(s)
-    .map(([k, v]) => `${k}: ${v === null ? 'null' : typeof v === 'object' ? JSON.stringify(v) : k === 'duration' ? (v as number).toFixed(2) : String(v)}`)
+    .map(
+      ([k, v]) =>
+        `${k}: ${v === null ? 'null' : typeof v === 'object' ? JSON.stringify(v) : k === 'duration' ? (v as number).toFixed(2) : String(v)}`,
+    )
     .join('\n');
 }
 
@@ -149,9 +152,17 @@ const HISTORY_PAGE = 2000;
 export async function* history(db: Db, jobId: number): AsyncGenerator<HistoryRow[]> {
   let before: { started_on: string; id: number } | null = null;
   for (;;) {
-    const after: SQL | undefined = before === null ? undefined : sql`(${jobRuns.started_on}, ${jobRuns.id}) < (${before.started_on}, ${before.id})`;
+    const after: SQL | undefined =
+      before === null ? undefined : sql`(${jobRuns.started_on}, ${jobRuns.id}) < (${before.started_on}, ${before.id})`;
     const rows: (HistoryRow & { id: number })[] = await db
-      .select({ id: jobRuns.id, name: jobRuns.name, started_on: jobRuns.started_on, trigger: jobRuns.trigger, duration: jobRuns.duration, status: jobRuns.status })
+      .select({
+        id: jobRuns.id,
+        name: jobRuns.name,
+        started_on: jobRuns.started_on,
+        trigger: jobRuns.trigger,
+        duration: jobRuns.duration,
+        status: jobRuns.status,
+      })
       .from(jobRuns)
       .where(and(eq(jobRuns.job_id, jobId), eq(jobRuns.top, 1), after))
       .orderBy(...NEWEST_FIRST)
@@ -188,7 +199,9 @@ export function historyStream(db: Db, jobId: number, json: boolean): ReadableStr
         controller.close();
         return;
       }
-      const text = json ? page.value.map((r) => (first ? ((first = false), '') : ',') + JSON.stringify(r)).join('') : page.value.map(historyLine).join('');
+      const text = json
+        ? page.value.map((r) => (first ? ((first = false), '') : ',') + JSON.stringify(r)).join('')
+        : page.value.map(historyLine).join('');
       controller.enqueue(enc.encode(text));
     },
   });
@@ -207,11 +220,17 @@ export async function lastRuns(db: Db, jobResourceIds: number[]): Promise<Map<nu
     const ids = jobResourceIds.slice(i, i + 90);
     // One index probe per job: its newest top-level run's id.
     const latest = ids.map(
-      (id) => sql`(select ${jobRuns.id} from ${jobRuns} where ${jobRuns.job_id} = ${id} and ${jobRuns.top} = 1 order by ${jobRuns.started_on} desc, ${jobRuns.id} desc limit 1)`,
+      (id) =>
+        sql`(select ${jobRuns.id} from ${jobRuns} where ${jobRuns.job_id} = ${id} and ${jobRuns.top} = 1 order by ${jobRuns.started_on} desc, ${jobRuns.id} desc limit 1)`,
     );
     if (!latest.length) continue;
     const rows = await db
-      .select({ job_id: jobRuns.job_id, status: jobRuns.status, started_on: jobRuns.started_on, duration: jobRuns.duration })
+      .select({
+        job_id: jobRuns.job_id,
+        status: jobRuns.status,
+        started_on: jobRuns.started_on,
+        duration: jobRuns.duration,
+      })
       .from(jobRuns)
       .where(sql`${jobRuns.id} in (${sql.join(latest, sql`, `)})`);
     for (const r of rows) out.set(r.job_id, { status: r.status, started_on: r.started_on, duration: r.duration });

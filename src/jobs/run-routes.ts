@@ -23,10 +23,16 @@ import { runStub } from './run-stub';
 
 export type RunRoutes = Scope<RunCtx, { need: Perm }>;
 
-/** The routes of one run (`<job>/runs/<run>...`): loaded by loadRunCtx, so a child run is also readable under its own job. */
+/**
+ * The routes of one run (`<job>/runs/<run>...`): loaded by loadRunCtx, so a child run is also readable under its own
+ * job.
+ */
 export function runRouter(api: Api): RunRoutes {
   return api.scope<RunCtx, { need: Perm }>({
-    prefixes: [`/v1/${jobKind.collection}/:${jobKind.param}/runs/:run`, `/v1/users/:owner/${jobKind.collection}/:${jobKind.param}/runs/:run`],
+    prefixes: [
+      `/v1/${jobKind.collection}/:${jobKind.param}/runs/:run`,
+      `/v1/users/:owner/${jobKind.collection}/:${jobKind.param}/runs/:run`,
+    ],
     tag: jobKind.collection,
     enter: async (ctx, spec) => {
       const rc = await loadRunCtx(ctx);
@@ -37,7 +43,8 @@ export function runRouter(api: Api): RunRoutes {
 }
 
 function requireRetained(row: RunRow): void {
-  if (isExpired(row, now())) throw new HttpError(410, `the log and output of run ${row.name} are gone: they are kept 30 days`);
+  if (isExpired(row, now()))
+    throw new HttpError(410, `the log and output of run ${row.name} are gone: they are kept 30 days`);
 }
 
 export function runRoutes(r: ResourceRoutes, runs: RunRoutes): void {
@@ -49,7 +56,19 @@ export function runRoutes(r: ResourceRoutes, runs: RunRoutes): void {
       requireRunReader(rc);
       const rows = await recentRuns(rc.db, rc.resource.id);
       const actions = rc.access.x ? (['GET', 'POST'] as const) : (['GET'] as const);
-      return listingResponse(rows.map((x) => listingItem(rc, x.name, `${rc.base}/runs/${x.name}`, 'dir', [...actions], x.started_on, x.completed_on ?? x.started_on)));
+      return listingResponse(
+        rows.map((x) =>
+          listingItem(
+            rc,
+            x.name,
+            `${rc.base}/runs/${x.name}`,
+            'dir',
+            [...actions],
+            x.started_on,
+            x.completed_on ?? x.started_on,
+          ),
+        ),
+      );
     },
   });
   runs.get('', {
@@ -64,7 +83,15 @@ export function runRoutes(r: ResourceRoutes, runs: RunRoutes): void {
         listingItem(rc, 'log', `${at}/log`, 'file', ['GET'], row.started_on, modified),
         listingItem(rc, 'output', `${at}/output`, 'file', ['GET'], row.started_on, modified),
         listingItem(rc, 'stats', `${at}/stats`, 'file', ['GET'], row.started_on, modified),
-        listingItem(rc, 'status', `${at}/status`, 'file', rc.access.x ? ['GET', 'POST'] : ['GET'], row.started_on, modified),
+        listingItem(
+          rc,
+          'status',
+          `${at}/status`,
+          'file',
+          rc.access.x ? ['GET', 'POST'] : ['GET'],
+          row.started_on,
+          modified,
+        ),
       ]);
     },
   });
@@ -82,18 +109,36 @@ export function runRoutes(r: ResourceRoutes, runs: RunRoutes): void {
       200: { description: 'Cancel already pending' },
       202: { description: 'Cancel accepted; the run is being torn down' },
       400: { description: 'Body other than canceled' },
-      409: { description: "The run already finished (the body's status is the final run status, also as final_status), or a child run" },
+      409: {
+        description:
+          "The run already finished (the body's status is the final run status, also as final_status), or a child run",
+      },
     },
     handler: async (rc) => {
       const row = rc.run;
       const body = await readText(rc.req, 64);
-      if (body.trim() !== 'canceled') throw new HttpError(400, `the only status a client may write is 'canceled', got '${body.slice(0, 32)}'`);
-      if (!row.top) throw conflict(`run ${row.name}: a nested child run cannot be canceled alone; cancel its top-level run`, { run: row.name });
+      if (body.trim() !== 'canceled')
+        throw new HttpError(400, `the only status a client may write is 'canceled', got '${body.slice(0, 32)}'`);
+      if (!row.top)
+        throw conflict(`run ${row.name}: a nested child run cannot be canceled alone; cancel its top-level run`, {
+          run: row.name,
+        });
       const answer = await runStub(rc.env, row.name).cancel(rc.caller!.username);
-      if (answer.code === 404) throw conflict(`run ${row.name} has ended`, { status: row.status, final_status: row.status, run: row.name });
-      if (answer.code === 409) throw conflict(`run ${row.name} already finished: ${answer.status}`, { status: answer.status, final_status: answer.status, run: row.name });
+      if (answer.code === 404)
+        throw conflict(`run ${row.name} has ended`, { status: row.status, final_status: row.status, run: row.name });
+      if (answer.code === 409)
+        throw conflict(`run ${row.name} already finished: ${answer.status}`, {
+          status: answer.status,
+          final_status: answer.status,
+          run: row.name,
+        });
       return jsonResponse(
-        { status: answer.code, message: answer.code === 202 ? 'cancel accepted: the run is being torn down' : 'cancel already pending', run: row.name, run_status: answer.status },
+        {
+          status: answer.code,
+          message: answer.code === 202 ? 'cancel accepted: the run is being torn down' : 'cancel already pending',
+          run: row.name,
+          run_status: answer.status,
+        },
         { status: answer.code },
       );
     },
@@ -122,20 +167,30 @@ export function runRoutes(r: ResourceRoutes, runs: RunRoutes): void {
   runs.get('/output', {
     summary: 'The run output with its original filename and content type (204 without output)',
     need: 'r',
-    responses: { 200: { description: 'The output', type: 'application/octet-stream' }, 204: { description: 'No output' }, 410: { description: 'Past the 30-day retention' } },
+    responses: {
+      200: { description: 'The output', type: 'application/octet-stream' },
+      204: { description: 'No output' },
+      410: { description: 'Past the 30-day retention' },
+    },
     handler: async (rc) => {
       const row = rc.run;
       requireRetained(row);
       if (!row.output_name) return noContent({ 'X-Run-Id': row.name });
       const data = await readOutput(rc.env, row);
       if (!data) throw new HttpError(410, `the output of run ${row.name} is gone`);
-      return bundleResponse({ filename: row.output_name, type: row.output_type ?? 'application/octet-stream', data }, { 'X-Run-Id': row.name, ...USER_BYTES_HEADERS });
+      return bundleResponse(
+        { filename: row.output_name, type: row.output_type ?? 'application/octet-stream', data },
+        { 'X-Run-Id': row.name, ...USER_BYTES_HEADERS },
+      );
     },
   });
   r.get('/log', {
     summary: "The latest run's log, same formats as a run log",
     need: 'r',
-    responses: { 200: { description: 'Log (empty without runs)', type: 'text/plain' }, 410: { description: 'Past the 30-day retention' } },
+    responses: {
+      200: { description: 'Log (empty without runs)', type: 'text/plain' },
+      410: { description: 'Past the 30-day retention' },
+    },
     handler: async (rc) => {
       requireRunReader(rc);
       const row = await latestRun(rc.db, rc.resource.id);
@@ -147,7 +202,11 @@ export function runRoutes(r: ResourceRoutes, runs: RunRoutes): void {
 }
 
 async function jobOf(rc: ResourceCtx, jobId: number): Promise<{ name: string; shortname: string }> {
-  const row = await rc.db.select({ name: resources.name, shortname: resources.shortname }).from(resources).where(eq(resources.id, jobId)).get();
+  const row = await rc.db
+    .select({ name: resources.name, shortname: resources.shortname })
+    .from(resources)
+    .where(eq(resources.id, jobId))
+    .get();
   return row ?? { name: '', shortname: '' };
 }
 
@@ -155,7 +214,9 @@ async function runLogResponse(rc: ResourceCtx, row: RunRow): Promise<Response> {
   const stub = runStub(rc.env, row.name);
   if ((rc.req.headers.get('Accept') ?? '').includes('text/event-stream')) {
     const stream = await stub.liveLog();
-    return new Response(stream, { headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-NVM-Type': 'file' } });
+    return new Response(stream, {
+      headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-NVM-Type': 'file' },
+    });
   }
   return logStreamResponse(rc.req, (after) => stub.readLog(after));
 }

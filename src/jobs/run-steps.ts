@@ -21,7 +21,10 @@ import { runStub } from './run-stub';
 
 /** How long a canceled run's current step may take to stop before it is abandoned. */
 export const TEARDOWN_GRACE_MS = 1_000;
-/** The grace; JOBS_TEST_GRACE_MS (set by vitest.config.mts, never in wrangler.toml) lengthens it for loaded test machines. */
+/**
+ * The grace; JOBS_TEST_GRACE_MS (set by vitest.config.mts, never in wrangler.toml) lengthens it for loaded test
+ * machines.
+ */
 export function teardownGrace(env: Env): number {
   const ms = Number(env.JOBS_TEST_GRACE_MS);
   return Number.isInteger(ms) && ms > 0 ? ms : TEARDOWN_GRACE_MS;
@@ -66,14 +69,28 @@ export class RunSteps {
   /** The job's own code or its chain. */
   async run(spec: RunSpec, cfg: JobConfig): Promise<StepResult> {
     const env = this.host.env;
-    if (spec.depth > MAX_DEPTH) return { kind: 'failed', message: `composed jobs nest deeper than ${MAX_DEPTH} levels (does a chain call itself?)` };
+    if (spec.depth > MAX_DEPTH)
+      return {
+        kind: 'failed',
+        message: `composed jobs nest deeper than ${MAX_DEPTH} levels (does a chain call itself?)`,
+      };
     if (!cfg.chains.length) {
       this.host.log('running code/index.js');
       const host = new SandboxHost((m, s) => this.host.log(m, s), this.cancelRequested);
       try {
         return await this.guard(
-          runSandbox(env, { id: spec.jobId, codeVersion: cfg.codeVersion, network: cfg.network }, spec.input, cfg.env, host).then((r): StepResult =>
-            r.ok ? { kind: 'ok', files: r.files } : r.aborted ? { kind: 'aborted', message: r.message } : { kind: 'failed', message: r.message },
+          runSandbox(
+            env,
+            { id: spec.jobId, codeVersion: cfg.codeVersion, network: cfg.network },
+            spec.input,
+            cfg.env,
+            host,
+          ).then((r): StepResult =>
+            r.ok
+              ? { kind: 'ok', files: r.files }
+              : r.aborted
+                ? { kind: 'aborted', message: r.message }
+                : { kind: 'failed', message: r.message },
           ),
         );
       } finally {
@@ -86,12 +103,15 @@ export class RunSteps {
       if (this.host.isCanceling()) return { kind: 'aborted', message: `canceled before step ${step.label}` };
       this.host.log(`step ${step.label}${step.fanOut ? ` (fan-out over ${files.length} files)` : ''}`);
       const inputs = step.fanOut ? files.map((f) => [f]) : [files];
-      const capped = (step.fanOut ? fanOutRefusal(files.length) : undefined) ?? (step.ref.kind === 'job' ? await this.host.claimChildren(spec, inputs.length) : undefined);
+      const capped =
+        (step.fanOut ? fanOutRefusal(files.length) : undefined) ??
+        (step.ref.kind === 'job' ? await this.host.claimChildren(spec, inputs.length) : undefined);
       if (capped) return { kind: 'failed', message: `step ${step.label}: ${capped}` };
       const results = await this.guard(this.branches(inputs.map((input) => this.runStep(spec, step, input))));
       if (results.kind !== 'ok') return { ...results, message: `step ${step.label}: ${results.message}` };
       files = results.files;
-      if (this.host.isCanceling() && i < cfg.chains.length - 1) return { kind: 'aborted', message: `canceled after step ${step.label}` };
+      if (this.host.isCanceling() && i < cfg.chains.length - 1)
+        return { kind: 'aborted', message: `canceled after step ${step.label}` };
     }
     return { kind: 'ok', files };
   }
@@ -102,7 +122,9 @@ export class RunSteps {
    * finishes failed before a later cancel could be accepted (that cancel answers 409).
    */
   private async branches(runs: Promise<StepResult>[]): Promise<StepResult> {
-    const settled = runs.map((r) => r.catch((err): StepResult => ({ kind: 'failed', message: (err as Error).message ?? String(err) })));
+    const settled = runs.map((r) =>
+      r.catch((err): StepResult => ({ kind: 'failed', message: (err as Error).message ?? String(err) })),
+    );
     const firstFailure = new Promise<StepResult>((resolve) => {
       for (const r of settled) void r.then((o) => o.kind === 'failed' && resolve(o));
     });
@@ -126,13 +148,21 @@ export class RunSteps {
    * object resident (never idle, so never evicted), which grew the local server's memory.
    */
   private async guard(step: Promise<StepResult>): Promise<StepResult> {
-    const settled = step.catch((err): StepResult => ({ kind: 'failed', message: (err as Error).message ?? String(err) }));
+    const settled = step.catch((err): StepResult => ({
+      kind: 'failed',
+      message: (err as Error).message ?? String(err),
+    }));
     const { wallMs } = stepLimits(this.host.env);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<StepResult>((r) => {
-      timer = setTimeout(() => r({ kind: 'failed', message: `the step ran longer than its wall-time limit of ${wallMs / 1000} s` }), wallMs);
+      timer = setTimeout(
+        () => r({ kind: 'failed', message: `the step ran longer than its wall-time limit of ${wallMs / 1000} s` }),
+        wallMs,
+      );
     });
-    const teardown = this.cancelRequested.then(() => sleep(teardownGrace(this.host.env))).then((): StepResult => ({ kind: 'aborted', message: 'torn down' }));
+    const teardown = this.cancelRequested
+      .then(() => sleep(teardownGrace(this.host.env)))
+      .then((): StepResult => ({ kind: 'aborted', message: 'torn down' }));
     try {
       return await Promise.race([settled, timeout, teardown]);
     } finally {
@@ -143,12 +173,15 @@ export class RunSteps {
   private async runStep(spec: RunSpec, step: ChainStep, input: RunFile[]): Promise<StepResult> {
     if (step.ref.kind === 'url') {
       const out = await httpsStep(this.host.env, step.ref.url, input, this.abort.signal);
-      return out.kind === 'aborted' && this.branchesStopped ? { kind: 'aborted', message: 'another branch failed' } : out;
+      return out.kind === 'aborted' && this.branchesStopped
+        ? { kind: 'aborted', message: 'another branch failed' }
+        : out;
     }
     const target = await this.resolveJob(spec, step.ref);
     if (typeof target === 'string') return { kind: 'failed', message: target };
     // Canceled (or a sibling branch failed) while the step resolved: start no child.
-    if (this.host.isCanceling() || this.branchesStopped) return { kind: 'aborted', message: 'canceled before the child run started' };
+    if (this.host.isCanceling() || this.branchesStopped)
+      return { kind: 'aborted', message: 'canceled before the child run started' };
     const childName = runName(now(), requestId());
     const child = runStub(this.host.env, childName);
     this.children.add(child);

@@ -38,7 +38,11 @@ export function newRunRow(spec: RunRecordSpec, status: 'processing' | 'rejected'
 
 /** Records a run that never starts (it ends as it begins). */
 export async function insertRejected(db: Db, spec: RunRecordSpec, at: string): Promise<void> {
-  await db.insert(jobRuns).values({ ...newRunRow({ ...spec, parentId: null, parentStep: null }, 'rejected', at), completed_on: at, duration: 0 });
+  await db.insert(jobRuns).values({
+    ...newRunRow({ ...spec, parentId: null, parentStep: null }, 'rejected', at),
+    completed_on: at,
+    duration: 0,
+  });
 }
 
 /** Records a started run; answers its id. */
@@ -68,7 +72,15 @@ export async function markCanceling(db: Db, runId: number, log: Log): Promise<vo
 }
 
 /** The row of an ended run, and the failure streak of its job (top-level runs only). Never throws. */
-export async function recordEnd(env: Env, db: Db, head: RunHead, status: RunOutcome['status'], out: Bundle | null, completed: string, log: Log): Promise<void> {
+export async function recordEnd(
+  env: Env,
+  db: Db,
+  head: RunHead,
+  status: RunOutcome['status'],
+  out: Bundle | null,
+  completed: string,
+  log: Log,
+): Promise<void> {
   try {
     const row = db
       .update(jobRuns)
@@ -115,8 +127,14 @@ async function countFailures(env: Env, db: Db, jobId: number, status: 'failed' |
     const job = await db.select().from(resources).where(eq(resources.id, jobId)).get();
     if (!job) return;
     await writeEntry(env, db, job, 'config/enabled', 'false');
-    await db.batch([db.delete(jobSchedules).where(eq(jobSchedules.job_id, jobId)), db.update(jobMeta).set({ failures: 0 }).where(eq(jobMeta.job_id, jobId))]);
-    log(`job paused: ${AUTO_PAUSE_AFTER} consecutive failed runs; config/enabled is now false (scheduled runs stop; manual runs still work)`, 'warning');
+    await db.batch([
+      db.delete(jobSchedules).where(eq(jobSchedules.job_id, jobId)),
+      db.update(jobMeta).set({ failures: 0 }).where(eq(jobMeta.job_id, jobId)),
+    ]);
+    log(
+      `job paused: ${AUTO_PAUSE_AFTER} consecutive failed runs; config/enabled is now false (scheduled runs stop; manual runs still work)`,
+      'warning',
+    );
   } catch (err) {
     const gone = !(await db
       .select({ id: resources.id })
@@ -124,6 +142,11 @@ async function countFailures(env: Env, db: Db, jobId: number, status: 'failed' |
       .where(eq(resources.id, jobId))
       .get()
       .catch(() => null));
-    log(gone ? 'the job was deleted during the run: nothing to count toward auto-pause' : `auto-pause bookkeeping failed: ${(err as Error).message}`, 'warning');
+    log(
+      gone
+        ? 'the job was deleted during the run: nothing to count toward auto-pause'
+        : `auto-pause bookkeeping failed: ${(err as Error).message}`,
+      'warning',
+    );
   }
 }

@@ -64,7 +64,10 @@ export class SandboxHost extends RpcTarget {
   }
   log(message: string, severity: string): void {
     if (this.closed) return;
-    this.onLog(message.slice(0, 64 * 1024), ['debug', 'info', 'warning', 'error'].includes(severity) ? severity : 'info');
+    this.onLog(
+      message.slice(0, 64 * 1024),
+      ['debug', 'info', 'warning', 'error'].includes(severity) ? severity : 'info',
+    );
   }
   /**
    * True once a cancel is requested; false when the step ends without one. It must settle
@@ -134,7 +137,9 @@ export async function runSandbox(
   try {
     const out = await entry.run(input, jobEnv, host);
     // Output names come from the job's code: clean them before they name a download or a mail attachment.
-    return out.ok ? { ok: true, files: out.files.map((f) => ({ ...f, name: cleanName(String(f.name), 'output') })) } : out;
+    return out.ok
+      ? { ok: true, files: out.files.map((f) => ({ ...f, name: cleanName(String(f.name), 'output') })) }
+      : out;
   } catch (err) {
     return { ok: false, aborted: false, message: `the code could not run: ${(err as Error).message}` };
   }

@@ -14,7 +14,10 @@ import { startRun } from './trigger';
 /** Due jobs started per tick (the rest start on the next tick). */
 export const TICK_BATCH = 200;
 
-/** Brings the index row of one job in line with its config/schedule and config/enabled: a statement for the write's batch. */
+/**
+ * Brings the index row of one job in line with its config/schedule and config/enabled: a statement for the write's
+ * batch.
+ */
 export function scheduleStatement(db: Db, jobId: number, schedule: string, enabled: boolean) {
   let next: number | null = null;
   try {
@@ -33,7 +36,12 @@ export function scheduleStatement(db: Db, jobId: number, schedule: string, enabl
 /** Starts the runs that are due at `at`; answers their job ids. */
 export async function fireDue(env: Env, at: number, waitUntil: (p: Promise<unknown>) => void): Promise<number[]> {
   const db = dbFor(env);
-  const due = await db.select().from(jobSchedules).where(lte(jobSchedules.next_fire, at)).orderBy(asc(jobSchedules.next_fire)).limit(TICK_BATCH);
+  const due = await db
+    .select()
+    .from(jobSchedules)
+    .where(lte(jobSchedules.next_fire, at))
+    .orderBy(asc(jobSchedules.next_fire))
+    .limit(TICK_BATCH);
   const started: number[] = [];
   for (const row of due) {
     const job = await db
@@ -67,9 +75,14 @@ export async function fireDue(env: Env, at: number, waitUntil: (p: Promise<unkno
     if (!claimed || !job || !s) continue;
     started.push(row.job_id);
     waitUntil(
-      startRun(env, { job: job.r, trigger: 'schedule', source: 'scheduler', createdBy: job.owner, callerId: job.r.owner_id, input: [] }).catch((err) =>
-        console.error('scheduled run failed to start', row.job_id, err),
-      ),
+      startRun(env, {
+        job: job.r,
+        trigger: 'schedule',
+        source: 'scheduler',
+        createdBy: job.owner,
+        callerId: job.r.owner_id,
+        input: [],
+      }).catch((err) => console.error('scheduled run failed to start', row.job_id, err)),
     );
   }
   return started;

@@ -32,7 +32,11 @@ export const jobRuns = sqliteTable(
     output_type: text('output_type'),
     output_size: integer('output_size'),
   },
-  (t) => [index('job_runs_recent').on(t.job_id, t.top, t.started_on, t.id), index('job_runs_parent').on(t.parent_id), index('job_runs_root_job').on(t.root_job_id)],
+  (t) => [
+    index('job_runs_recent').on(t.job_id, t.top, t.started_on, t.id),
+    index('job_runs_parent').on(t.parent_id),
+    index('job_runs_root_job').on(t.root_job_id),
+  ],
 );
 
 export const jobMeta = sqliteTable('job_meta', {

@@ -26,7 +26,10 @@ export function triggerRoutes(r: ResourceRoutes): void {
       schema: z.unknown().describe('any JSON value: the run input, stored as input.json'),
     },
     responses: {
-      200: { description: 'The output: a single file as it is, several as one zip (X-Run-Id names the run)', type: 'application/octet-stream' },
+      200: {
+        description: 'The output: a single file as it is, several as one zip (X-Run-Id names the run)',
+        type: 'application/octet-stream',
+      },
       204: { description: 'The run succeeded without output' },
       400: { description: 'Empty or non-JSON body' },
       415: { description: 'A Content-Type other than application/json or multipart/form-data (no run is recorded)' },
@@ -40,14 +43,32 @@ export function triggerRoutes(r: ResourceRoutes): void {
       // A body of another type starts nothing, not even a rejected run.
       checkTriggerType(rc.req);
       if (!rc.access.x) {
-        const run = await rejectRun(rc.env, { job: rc.resource, trigger: 'api', source, createdBy: caller.username, req: rc.req }, `${caller.username} may not execute this job`);
-        throw new HttpError(403, 'you may not execute this job (a rejected run was recorded)', { run }, { 'X-Run-Id': run });
+        const run = await rejectRun(
+          rc.env,
+          { job: rc.resource, trigger: 'api', source, createdBy: caller.username, req: rc.req },
+          `${caller.username} may not execute this job`,
+        );
+        throw new HttpError(
+          403,
+          'you may not execute this job (a rejected run was recorded)',
+          { run },
+          { 'X-Run-Id': run },
+        );
       }
       const input = await readTriggerInput(rc.req);
-      const out = await startRun(rc.env, { job: rc.resource, trigger: 'api', source, createdBy: caller.username, callerId: caller.id, input, req: rc.req });
+      const out = await startRun(rc.env, {
+        job: rc.resource,
+        trigger: 'api',
+        source,
+        createdBy: caller.username,
+        callerId: caller.id,
+        input,
+        req: rc.req,
+      });
       const headers = { 'X-Run-Id': out.name };
       if (out.status === 'canceled') throw new HttpError(409, 'the run was canceled', { run: out.name }, headers);
-      if (out.status === 'failed') throw new HttpError(502, 'the run failed: read its status and log', { run: out.name }, headers);
+      if (out.status === 'failed')
+        throw new HttpError(502, 'the run failed: read its status and log', { run: out.name }, headers);
       return out.bundle ? bundleResponse(out.bundle, { ...headers, ...USER_BYTES_HEADERS }) : noContent(headers);
     },
   });

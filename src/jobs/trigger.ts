@@ -48,7 +48,8 @@ export async function startRun(env: Env, t: TriggerSpec): Promise<RunOutcome> {
       .catch(() => null);
     // A run whose cancel was accepted before the break ends canceled (the object finished it
     // so, or, still executing, is finishing it: canceling ends canceled unless it succeeds).
-    if (status === 'canceled' || status === 'canceling') return { name, status: 'canceled', files: [], bundle: null, message: 'canceled' };
+    if (status === 'canceled' || status === 'canceling')
+      return { name, status: 'canceled', files: [], bundle: null, message: 'canceled' };
     return { name, status: 'failed', files: [], bundle: null, message: `the run broke off: ${(err as Error).message}` };
   }
 }
@@ -57,7 +58,17 @@ export async function startRun(env: Env, t: TriggerSpec): Promise<RunOutcome> {
 export async function rejectRun(env: Env, t: Omit<TriggerSpec, 'input' | 'callerId'>, reason: string): Promise<string> {
   const name = runName(now(), requestId(t.req));
   await runStub(env, name).reject(
-    { name, jobId: t.job.id, ownerId: t.job.owner_id, rootJobId: t.job.id, parentId: null, parentStep: null, trigger: t.trigger, source: t.source, createdBy: t.createdBy },
+    {
+      name,
+      jobId: t.job.id,
+      ownerId: t.job.owner_id,
+      rootJobId: t.job.id,
+      parentId: null,
+      parentStep: null,
+      trigger: t.trigger,
+      source: t.source,
+      createdBy: t.createdBy,
+    },
     reason,
   );
   return name;

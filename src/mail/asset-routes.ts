@@ -9,7 +9,15 @@ import { assetName, deleteAsset, getAsset, listAssets, putAsset } from './assets
 export async function assetListing(rc: ResourceCtx): Promise<Response> {
   const actions = rc.access.w ? (['GET', 'POST', 'DELETE'] as const) : (['GET'] as const);
   const items = (await listAssets(rc.env, rc.resource.id)).map((o) =>
-    listingItem(rc, assetName(o), `${rc.base}/assets/${assetName(o)}`, 'file', [...actions], o.uploaded.toISOString(), o.uploaded.toISOString()),
+    listingItem(
+      rc,
+      assetName(o),
+      `${rc.base}/assets/${assetName(o)}`,
+      'file',
+      [...actions],
+      o.uploaded.toISOString(),
+      o.uploaded.toISOString(),
+    ),
   );
   return listingResponse(items);
 }
@@ -18,7 +26,12 @@ export async function assetDownload(rc: ResourceCtx): Promise<Response> {
   const obj = await getAsset(rc.env, rc.resource.id, rc.params.asset!);
   if (!obj) throw notFound(`no asset ${rc.params.asset}`);
   return new Response(obj.body, {
-    headers: { 'Content-Type': obj.httpMetadata?.contentType ?? 'application/octet-stream', 'X-NVM-Type': 'file', ETag: obj.httpEtag, ...USER_BYTES_HEADERS },
+    headers: {
+      'Content-Type': obj.httpMetadata?.contentType ?? 'application/octet-stream',
+      'X-NVM-Type': 'file',
+      ETag: obj.httpEtag,
+      ...USER_BYTES_HEADERS,
+    },
   });
 }
 
@@ -48,7 +61,8 @@ export function assetRoutes(r: ResourceRoutes): void {
     handler: assetDownload,
   });
   r.post('/assets/:asset', {
-    summary: 'Upload or replace an asset (PNG, JPEG, GIF, SVG, WebP, WOFF, WOFF2, TTF, OTF; at most 5 MiB, 25 per e-mail)',
+    summary:
+      'Upload or replace an asset (PNG, JPEG, GIF, SVG, WebP, WOFF, WOFF2, TTF, OTF; at most 5 MiB, 25 per e-mail)',
     need: 'w',
     body: { type: 'application/octet-stream', description: 'The raw file with its Content-Type' },
     responses: {

@@ -30,7 +30,8 @@ export async function putAsset(rc: ResourceCtx, name: string): Promise<boolean> 
   const { bytes, type } = await readUpload(rc.req, ASSET_LIMIT, 'assets');
   const existing = await listAssets(rc.env, rc.resource.id);
   const replacing = existing.some((o) => assetName(o) === name);
-  if (!replacing && existing.length >= MAX_ASSETS) throw conflict(`a mail holds at most ${MAX_ASSETS} assets: delete one first`);
+  if (!replacing && existing.length >= MAX_ASSETS)
+    throw conflict(`a mail holds at most ${MAX_ASSETS} assets: delete one first`);
   await rc.env.BLOBS.put(assetKey(rc.resource.id, name), bytes, { httpMetadata: { contentType: type } });
   return !replacing;
 }
@@ -55,6 +56,7 @@ export async function assetTags(env: Env, resourceId: number, names: string[]): 
 export async function copyAssets(env: Env, from: number, to: number): Promise<void> {
   for (const o of await listAssets(env, from)) {
     const body = await env.BLOBS.get(o.key);
-    if (body) await env.BLOBS.put(assetKey(to, assetName(o)), await body.arrayBuffer(), { httpMetadata: body.httpMetadata });
+    if (body)
+      await env.BLOBS.put(assetKey(to, assetName(o)), await body.arrayBuffer(), { httpMetadata: body.httpMetadata });
   }
 }

@@ -31,7 +31,12 @@ export function attachmentName(name: string): string {
   return `${base}.pdf`;
 }
 
-export async function documentAttachments(env: Env, db: Db, mailOwner: User, docs: RenderedMarkdown['attachments']): Promise<{ attachments: Attachment[]; problems: string[] }> {
+export async function documentAttachments(
+  env: Env,
+  db: Db,
+  mailOwner: User,
+  docs: RenderedMarkdown['attachments'],
+): Promise<{ attachments: Attachment[]; problems: string[] }> {
   const attachments: Attachment[] = [];
   const problems: string[] = [];
   const wanted = docs.slice(0, MAX_DOCUMENTS);
@@ -64,7 +69,12 @@ export async function documentAttachments(env: Env, db: Db, mailOwner: User, doc
         req: new Request(url),
         env,
         // Rendered outside any request: nothing handed to waitUntil is waited for.
-        exec: { waitUntil: () => {}, passThroughOnException: () => {}, exports, props: undefined } satisfies ExecutionContext,
+        exec: {
+          waitUntil: () => {},
+          passThroughOnException: () => {},
+          exports,
+          props: undefined,
+        } satisfies ExecutionContext,
         url,
         params: {},
         caller: mailOwner,
@@ -76,14 +86,22 @@ export async function documentAttachments(env: Env, db: Db, mailOwner: User, doc
         base: `/v1/users/${owner.username}/vis/docs/${resource.name}`,
       } satisfies ResourceCtx;
       const pages = await documentPages(rc);
-      const out = await cachedOutput(rc, 'doc.pdf', () => pages('inline'), await outputHash('doc.pdf', await pages('key')));
-      const content = out.bytes instanceof Uint8Array ? out.bytes : new Uint8Array(await new Response(out.bytes).arrayBuffer());
+      const out = await cachedOutput(
+        rc,
+        'doc.pdf',
+        () => pages('inline'),
+        await outputHash('doc.pdf', await pages('key')),
+      );
+      const content =
+        out.bytes instanceof Uint8Array ? out.bytes : new Uint8Array(await new Response(out.bytes).arrayBuffer());
       let filename = attachmentName(d.name);
       for (let n = 2; names.has(filename); n++) filename = attachmentName(`${d.name.replace(/\.pdf$/i, '')}-${n}`);
       names.add(filename);
       attachments.push({ filename, content_type: 'application/pdf', content });
     } catch (err) {
-      problems.push(`attachment ${ref}: rendering failed (${err instanceof Error ? err.message : String(err)}); only its link is in the mail`);
+      problems.push(
+        `attachment ${ref}: rendering failed (${err instanceof Error ? err.message : String(err)}); only its link is in the mail`,
+      );
     }
   }
   return { attachments, problems };

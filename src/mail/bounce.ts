@@ -1,4 +1,7 @@
-/** A bounce the operator reports (PUT /v1/ops/mail/bounces/:address): no platform e-mail goes to that address any more, from any sender. */
+/**
+ * A bounce the operator reports (PUT /v1/ops/mail/bounces/:address): no platform e-mail goes to that address any more,
+ * from any sender.
+ */
 import type { Ctx } from '../core/context';
 import { badRequest } from '../core/errors';
 import { noContent } from '../core/http';

@@ -45,7 +45,12 @@ export interface MailBlocks {
   origin?: string;
 }
 
-export function composeMail(values: Map<string, string>, fallbackSubject: string, resolved?: ResolvedVars, blocks: MailBlocks = {}): Composed {
+export function composeMail(
+  values: Map<string, string>,
+  fallbackSubject: string,
+  resolved?: ResolvedVars,
+  blocks: MailBlocks = {},
+): Composed {
   const assets = new Set<string>();
   const rendered = renderMarkdown(values.get('content') ?? '', {
     ...(resolved ? { vars: resolved.vars } : {}),
@@ -77,7 +82,10 @@ export function composeMail(values: Map<string, string>, fallbackSubject: string
  */
 export async function composeStored(scope: VarScope, values: Map<string, string>): Promise<Composed> {
   const content = values.get('content') ?? '';
-  const [resolved, profiles] = await Promise.all([resolveVars(scope, content), authorProfiles(scope.db, scope.owner, content)]);
+  const [resolved, profiles] = await Promise.all([
+    resolveVars(scope, content),
+    authorProfiles(scope.db, scope.owner, content),
+  ]);
   return composeMail(values, scope.resource.name, resolved, { profiles, origin: scope.env.PUBLIC_ORIGIN });
 }
 
@@ -95,7 +103,9 @@ export function personalise(c: Composed, unsubscribe: string): { html: string; t
   const { theme: t } = resolveTheme(c.theme);
   const html =
     `<!doctype html><html><head><meta charset="utf-8"><title>${esc(c.subject)}</title>` +
-    (c.varColors.length ? `<style>${c.varColors.map(([cls, color]) => `.${cls}{color:${esc(color)}}`).join('')}</style>` : '') +
+    (c.varColors.length
+      ? `<style>${c.varColors.map(([cls, color]) => `.${cls}{color:${esc(color)}}`).join('')}</style>`
+      : '') +
     `</head>` +
     `<body style="margin:0;padding:0;background:${esc(t.desk)}">` +
     preheader(c.preview) +
@@ -109,5 +119,17 @@ export function personalise(c: Composed, unsubscribe: string): { html: string; t
 
 /** The content key: the same rendered message with the same embedded assets hashes the same. */
 export async function contentKey(c: Composed, assetTags: string[]): Promise<string> {
-  return sha256Hex(JSON.stringify([c.subject, c.body, c.text, c.theme, c.width, c.replyTo, c.varColors, assetTags, ...(c.preview ? [c.preview] : [])]));
+  return sha256Hex(
+    JSON.stringify([
+      c.subject,
+      c.body,
+      c.text,
+      c.theme,
+      c.width,
+      c.replyTo,
+      c.varColors,
+      assetTags,
+      ...(c.preview ? [c.preview] : []),
+    ]),
+  );
 }

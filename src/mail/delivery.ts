@@ -43,14 +43,20 @@ const PARALLEL = 8;
 /** Hands one message off; false when its messageId was already handed off (a resumed send). */
 export type Transport = (env: Env, db: Db, mail: OutboundMail) => Promise<boolean | void>;
 
-const log = (db: Db, id: number, message: string, severity: 'info' | 'warning' | 'error' = 'info') => appendLog(db, id, message, severity).catch(() => undefined);
+const log = (db: Db, id: number, message: string, severity: 'info' | 'warning' | 'error' = 'info') =>
+  appendLog(db, id, message, severity).catch(() => undefined);
 
 /** The assets the composed message refers to, read for embedding (cid: parts; the web view inlines the images). */
 export async function embedded(env: Env, resourceId: number, c: Composed): Promise<Attachment[]> {
   const out: Attachment[] = [];
   for (const name of c.assets) {
     const obj = await getAsset(env, resourceId, name);
-    if (obj) out.push({ filename: name, content_type: obj.httpMetadata?.contentType ?? 'application/octet-stream', content: new Uint8Array(await obj.arrayBuffer()) });
+    if (obj)
+      out.push({
+        filename: name,
+        content_type: obj.httpMetadata?.contentType ?? 'application/octet-stream',
+        content: new Uint8Array(await obj.arrayBuffer()),
+      });
   }
   return out;
 }
@@ -59,7 +65,13 @@ export async function embedded(env: Env, resourceId: number, c: Composed): Promi
  * The addresses of a send, each with how it was written: the log (read by every reader of
  * the mail) names a recipient that way, never the address an `@user` or a group resolved to.
  */
-async function recipientsOf(db: Db, job: MailJob, owner: User, caller: User | undefined, stored: Map<string, string>): Promise<Resolved> {
+async function recipientsOf(
+  db: Db,
+  job: MailJob,
+  owner: User,
+  caller: User | undefined,
+  stored: Map<string, string>,
+): Promise<Resolved> {
   if (job.action === 'test') {
     if (caller?.email && caller.email_verified) {
       const a = normaliseAddress(caller.email);
@@ -73,12 +85,16 @@ async function recipientsOf(db: Db, job: MailJob, owner: User, caller: User | un
 
 /** What a send goes to, as the log's trigger line names it (ad-hoc addresses as the sender wrote them). */
 function triggerTarget(job: MailJob): string {
-  if ((job.attempts ?? 1) > 1) return `resumed after an interruption (attempt ${job.attempts}); recipients already handed off are skipped`;
+  if ((job.attempts ?? 1) > 1)
+    return `resumed after an interruption (attempt ${job.attempts}); recipients already handed off are skipped`;
   if (job.action === 'test') return `test to the sender's own address (@${job.callerName})`;
   return job.to ? `send to ${job.to.length} ad-hoc address(es): ${job.to.join(', ')}` : 'send to the stored recipients';
 }
 
-/** Delivers one job and records it (the trigger line first: the log reads in order); returns the final status (null when the mail is gone). */
+/**
+ * Delivers one job and records it (the trigger line first: the log reads in order); returns the final status (null when
+ * the mail is gone).
+ */
 export async function runJob(env: Env, job: MailJob, transport: Transport = deliver): Promise<string | null> {
   const db = dbFor(env);
   let resource: Resource | undefined;
@@ -93,7 +109,9 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
       db
         .select()
         .from(users)
-        .where(eq(users.id, sql`(select ${resources.owner_id} from ${resources} where ${resources.id} = ${job.resourceId})`)),
+        .where(
+          eq(users.id, sql`(select ${resources.owner_id} from ${resources} where ${resources.id} = ${job.resourceId})`),
+        ),
       db.select().from(users).where(eq(users.id, job.callerId)),
       entriesQuery(db, job.resourceId),
     ]);
@@ -118,13 +136,22 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
     if (job.action === 'send' && targets.length > limit) {
       tally.skipped = targets.length - limit;
       targets = targets.slice(0, limit);
-      await log(db, resource.id, `send ${job.id}: ${tally.skipped} recipient(s) over the ${owner.plan} plan's limit of ${limit} were skipped`, 'warning');
+      await log(
+        db,
+        resource.id,
+        `send ${job.id}: ${tally.skipped} recipient(s) over the ${owner.plan} plan's limit of ${limit} were skipped`,
+        'warning',
+      );
     }
     if (job.action === 'send') {
       const suppressed = await suppressedAmong(db, owner.id, targets);
       tally.suppressed = suppressed.size;
       if (suppressed.size)
-        await log(db, resource.id, `send ${job.id}: ${suppressed.size} unsubscribed or bounced address(es) suppressed: ${[...new Set([...suppressed].map(as))].join(', ')}`);
+        await log(
+          db,
+          resource.id,
+          `send ${job.id}: ${suppressed.size} unsubscribed or bounced address(es) suppressed: ${[...new Set([...suppressed].map(as))].join(', ')}`,
+        );
       targets = targets.filter((a) => !suppressed.has(a));
     }
     const replyTo = composed.replyTo || (owner.email_verified && owner.email ? owner.email : '');
@@ -151,7 +178,12 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
         tally.delivered++;
       } catch (err) {
         tally.failed++;
-        await log(db, mail.id, `send ${job.id}: transport refused ${as(to)}: ${err instanceof Error ? err.message : String(err)}`, 'error');
+        await log(
+          db,
+          mail.id,
+          `send ${job.id}: transport refused ${as(to)}: ${err instanceof Error ? err.message : String(err)}`,
+          'error',
+        );
       }
     };
     for (let i = 0; i < targets.length; i += PARALLEL) await Promise.all(targets.slice(i, i + PARALLEL).map(one));
@@ -159,7 +191,12 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
   } catch (err) {
     if (!resource) return null;
     tally.failed = Math.max(1, tally.recipients - tally.delivered);
-    await log(db, resource.id, `send ${job.id}: delivery broke off: ${err instanceof Error ? err.message : String(err)}`, 'error');
+    await log(
+      db,
+      resource.id,
+      `send ${job.id}: delivery broke off: ${err instanceof Error ? err.message : String(err)}`,
+      'error',
+    );
   }
   const status = runStatus(tally);
   const done = now();

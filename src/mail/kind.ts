@@ -13,11 +13,14 @@ import { addedRecipients, isAddress, parseRecipientList, RECIPIENT_LISTS, SIZES 
 /** The MailObject of one e-mail. */
 export const mailObject = (env: Env, resourceId: number) => env.MAILS.get(env.MAILS.idFromName(String(resourceId)));
 
-const oneLine = (max: number) => (v: string) => (/[\r\n]/.test(v) ? 'must be one line' : v.length > max ? `at most ${max} characters` : undefined);
+const oneLine = (max: number) => (v: string) =>
+  /[\r\n]/.test(v) ? 'must be one line' : v.length > max ? `at most ${max} characters` : undefined;
 
 /** The stored recipient lists, read with the mail (writePreload rows). */
 const storedLists = async (rc: ResourceCtx): Promise<Map<string, string>> =>
-  rc.preloaded?.rows ? entryValues(rc.env, rc.preloaded.rows as Parameters<typeof entryValues>[1]) : readEntries(rc.env, rc.db, rc.resource.id, 'recipients/');
+  rc.preloaded?.rows
+    ? entryValues(rc.env, rc.preloaded.rows as Parameters<typeof entryValues>[1])
+    : readEntries(rc.env, rc.db, rc.resource.id, 'recipients/');
 
 const recipientEntry = (list: (typeof RECIPIENT_LISTS)[number]): EntrySpec => ({
   path: `recipients/${list}`,
@@ -26,14 +29,24 @@ const recipientEntry = (list: (typeof RECIPIENT_LISTS)[number]): EntrySpec => ({
   summary: `Write the ${list} list (whitespace-separated: addresses, @user, @user~group, +org~group, me, self); atomic`,
   // The caller's row as D1 has it, the stored lists (for the plan's allowance) and the content
   // (what added recipients would receive) read with the mail.
-  writePreload: { caller: true, rows: (ctx, id) => entriesQuery(ctx.db, id, 'recipients/'), extra: [(ctx, id) => entryQuery(ctx.db, id, 'content')] },
+  writePreload: {
+    caller: true,
+    rows: (ctx, id) => entriesQuery(ctx.db, id, 'recipients/'),
+    extra: [(ctx, id) => entryQuery(ctx.db, id, 'content')],
+  },
   validate: async (value, rc) => {
     const caller = rc.preloaded?.caller ?? (await freshCaller(rc));
-    if (!caller.email || !caller.email_verified) throw new HttpError(424, 'verify your own e-mail address before writing recipient lists');
-    const others = rc.preloaded?.rows ? await entryValues(rc.env, rc.preloaded.rows as Parameters<typeof entryValues>[1]) : undefined;
+    if (!caller.email || !caller.email_verified)
+      throw new HttpError(424, 'verify your own e-mail address before writing recipient lists');
+    const others = rc.preloaded?.rows
+      ? await entryValues(rc.env, rc.preloaded.rows as Parameters<typeof entryValues>[1])
+      : undefined;
     const rejected = await checkRecipientList(rc.env, rc.db, rc.resource.id, rc.owner, list, value, others);
     if (rejected.length) {
-      throw badRequest(`recipients/${list} not written: ${rejected.length} item(s) rejected (${rejected.map((r) => r.line).join(', ')})`, { rejected });
+      throw badRequest(
+        `recipients/${list} not written: ${rejected.length} item(s) rejected (${rejected.map((r) => r.line).join(', ')})`,
+        { rejected },
+      );
     }
   },
   // A recipient someone other than the owner adds receives what the content makes the owner's
@@ -44,13 +57,16 @@ const recipientEntry = (list: (typeof RECIPIENT_LISTS)[number]): EntrySpec => ({
     if (!added.length) return [];
     const content = (await entryValue(rc.env, rc.preloaded?.extra?.[0]?.[0] as Parameters<typeof entryValue>[1])) ?? '';
     return [
-      ...added.flatMap(({ line, item }): Reference[] => (item.kind === 'group' ? [{ kind: 'group', ref: item.ref, as: line }] : [])),
+      ...added.flatMap(({ line, item }): Reference[] =>
+        item.kind === 'group' ? [{ kind: 'group', ref: item.ref, as: line }] : [],
+      ),
       ...contentReferences(content, rc.owner).map((r) => ({ ...r, as: `${r.as} (in the content)` })),
     ];
   },
   logLines: (rc, value) => {
     const items = value === null ? [] : parseRecipientList(value).items.map((i) => i.line);
-    const what = value === null ? 'cleared' : `set to ${items.length} item(s)${items.length ? `: ${items.join(' ')}` : ''}`;
+    const what =
+      value === null ? 'cleared' : `set to ${items.length} item(s)${items.length ? `: ${items.join(' ')}` : ''}`;
     return [`recipients/${list} ${what} by ${rc.caller!.username}`];
   },
 });
@@ -75,7 +91,14 @@ export const mailKind: ResourceKind = {
     { path: 'name', access: 'rw', limit: 1 * KiB },
     { path: 'description', access: 'rw', limit: 64 * KiB },
     { path: 'summary', access: 'rw', limit: 4 * KiB },
-    { path: 'config/subject', aliases: ['subject'], access: 'rw', limit: 4 * KiB, validate: oneLine(998), summary: 'The subject line (also at subject)' },
+    {
+      path: 'config/subject',
+      aliases: ['subject'],
+      access: 'rw',
+      limit: 4 * KiB,
+      validate: oneLine(998),
+      summary: 'The subject line (also at subject)',
+    },
     { path: 'config/theme', access: 'rw', limit: 1 * KiB, validate: oneLine(128) },
     {
       path: 'config/template',
@@ -104,7 +127,14 @@ export const mailKind: ResourceKind = {
               .map(([k, px]) => `${k} (${px} px)`)
               .join(', ')}`,
     },
-    { path: 'config/enabled', access: 'rw', default: 'true', limit: 64, validate: oneLine(64), summary: 'Falsy (no, n, nope, false, f, off, 0) stops production sends' },
+    {
+      path: 'config/enabled',
+      access: 'rw',
+      default: 'true',
+      limit: 64,
+      validate: oneLine(64),
+      summary: 'Falsy (no, n, nope, false, f, off, 0) stops production sends',
+    },
     ...RECIPIENT_LISTS.map(recipientEntry),
   ],
   files: [{ name: 'status', access: 'rw' }],

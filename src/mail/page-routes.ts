@@ -23,7 +23,10 @@ export function mailPageRoute(api: Api): void {
     responses: { 200: { description: 'The e-mail as an HTML page', type: 'text/html' } },
     handler: async (ctx) => {
       const rc = await loadUserPath(ctx, mailKind, undefined, { entries: true });
-      const composed = await composeStored({ env: rc.env, db: rc.db, owner: rc.owner, resource: rc.resource }, rc.preloaded!.entries!);
+      const composed = await composeStored(
+        { env: rc.env, db: rc.db, owner: rc.owner, resource: rc.resource },
+        rc.preloaded!.entries!,
+      );
       // Only pictures are inlined (img-src data:); other kinds of asset stay unreachable.
       const images = new Map(
         (await embedded(rc.env, rc.resource.id, composed))

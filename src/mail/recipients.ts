@@ -8,13 +8,23 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { entriesQuery, entryValues } from '../core/entries';
 import { groups, members, users, type User } from '../db/schema';
 import { activeMembers } from '../groups/members';
-import { normaliseAddress, parseRecipientList, planOf, RECIPIENT_LISTS, type RecipientItem, type RecipientList, type Rejected } from './rules';
+import {
+  normaliseAddress,
+  parseRecipientList,
+  planOf,
+  RECIPIENT_LISTS,
+  type RecipientItem,
+  type RecipientList,
+  type Rejected,
+} from './rules';
 
 /** The reason for a group line that names no group the mail's owner holds an active role in (unknown ones alike). */
-export const noSuchGroup = (ref: string) => `no such group: ${ref} (a mail goes only to groups its owner holds an active role in)`;
+export const noSuchGroup = (ref: string) =>
+  `no such group: ${ref} (a mail goes only to groups its owner holds an active role in)`;
 
 /** IN lists of at most 90 values: D1 binds at most 100 parameters, the rest of the query included. */
-const chunks = <T>(values: T[]): T[][] => Array.from({ length: Math.ceil(values.length / 90) }, (_, i) => values.slice(i * 90, i * 90 + 90));
+const chunks = <T>(values: T[]): T[][] =>
+  Array.from({ length: Math.ceil(values.length / 90) }, (_, i) => values.slice(i * 90, i * 90 + 90));
 
 async function chunked<T, R>(values: T[], fn: (chunk: T[]) => Promise<R[]>): Promise<R[]> {
   const out: R[] = [];
@@ -25,44 +35,70 @@ async function chunked<T, R>(values: T[], fn: (chunk: T[]) => Promise<R[]>): Pro
 /**
  * Every problem of a list about to be written to recipients/<list> of a mail owned by
  * `owner`: syntax, unknown users, groups that are unknown or that the owner holds no active
- * role in (one answer for both), and direct addresses beyond the owner's plan allowance (counted across to, cc and bcc).
+ * role in (one answer for both), and direct addresses beyond the owner's plan allowance (counted across to, cc and
+ * bcc).
  */
-export async function checkRecipientList(env: Env, db: Db, resourceId: number, owner: User, list: RecipientList, text: string, stored?: Map<string, string>): Promise<Rejected[]> {
+export async function checkRecipientList(
+  env: Env,
+  db: Db,
+  resourceId: number,
+  owner: User,
+  list: RecipientList,
+  text: string,
+  stored?: Map<string, string>,
+): Promise<Rejected[]> {
   const { items, rejected } = parseRecipientList(text);
   const names = [...new Set(items.flatMap(({ item }) => (item.kind === 'user' ? [item.username] : [])))];
   const refs = [...new Set(items.flatMap(({ item }) => (item.kind === 'group' ? [item.ref] : [])))];
   // Users, groups with the owner's active membership, and the stored lists: one D1 round trip.
-  const userQueries = chunks(names).map((c) => db.select({ u: users.username }).from(users).where(inArray(users.username, c)));
+  const userQueries = chunks(names).map((c) =>
+    db.select({ u: users.username }).from(users).where(inArray(users.username, c)),
+  );
   const groupQueries = chunks(refs).map((c) =>
     db
       .select({ id: groups.id, ref: groups.ref, member: members.group_id })
       .from(groups)
-      .leftJoin(members, and(eq(members.group_id, groups.id), eq(members.user_id, owner.id), eq(members.state, 'active')))
+      .leftJoin(
+        members,
+        and(eq(members.group_id, groups.id), eq(members.user_id, owner.id), eq(members.state, 'active')),
+      )
       .where(inArray(groups.ref, c)),
   );
   const storedQuery = stored ? [] : [entriesQuery(db, resourceId, 'recipients/')];
   const batch: BatchItem<'sqlite'>[] = [...userQueries, ...groupQueries, ...storedQuery];
-  const results = (batch.length ? await db.batch(batch as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]) : []) as unknown[][];
+  const results = (
+    batch.length ? await db.batch(batch as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]) : []
+  ) as unknown[][];
   const known = new Set((results.slice(0, userQueries.length).flat() as { u: string }[]).map((r) => r.u));
-  const found = results.slice(userQueries.length, userQueries.length + groupQueries.length).flat() as { id: number; ref: string; member: number | null }[];
+  const found = results.slice(userQueries.length, userQueries.length + groupQueries.length).flat() as {
+    id: number;
+    ref: string;
+    member: number | null;
+  }[];
   const groupIds = new Map(found.map((g) => [g.ref, g.id]));
   const joined = new Set(found.filter((g) => g.member !== null).map((g) => g.id));
   const others = stored ?? (await entryValues(env, results[batch.length - 1] as Parameters<typeof entryValues>[1]));
   let direct = 0;
   for (const l of RECIPIENT_LISTS) {
     if (l === list) continue;
-    direct += parseRecipientList(others.get(`recipients/${l}`) ?? '').items.filter((i) => i.item.kind === 'address').length;
+    direct += parseRecipientList(others.get(`recipients/${l}`) ?? '').items.filter(
+      (i) => i.item.kind === 'address',
+    ).length;
   }
   const allowance = planOf(owner).direct;
   for (const { line, item } of items) {
-    if (item.kind === 'user' && !known.has(item.username)) rejected.push({ line, reason: `no such user: ${item.username}` });
+    if (item.kind === 'user' && !known.has(item.username))
+      rejected.push({ line, reason: `no such user: ${item.username}` });
     if (item.kind === 'group') {
       const id = groupIds.get(item.ref);
       // An unknown group and one the owner holds no active role in read the same: nothing tells which groups exist.
       if (id === undefined || !joined.has(id)) rejected.push({ line, reason: noSuchGroup(item.ref) });
     }
     if (item.kind === 'address' && ++direct > allowance) {
-      rejected.push({ line, reason: `over the ${owner.plan} plan's allowance of ${allowance} direct addresses (across to, cc and bcc)` });
+      rejected.push({
+        line,
+        reason: `over the ${owner.plan} plan's allowance of ${allowance} direct addresses (across to, cc and bcc)`,
+      });
     }
   }
   return rejected;
@@ -82,13 +118,21 @@ export interface Resolved {
 
 /**
  * The stored lists of a mail, resolved now: verified addresses of users and active members
- * of the groups the owner still holds an active role in. `stored`: the mail's entries (delivery has read them with the mail).
+ * of the groups the owner still holds an active role in. `stored`: the mail's entries (delivery has read them with the
+ * mail).
  */
 export async function resolveStoredRecipients(db: Db, owner: User, stored: Map<string, string>): Promise<Resolved> {
-  const items: RecipientItem[] = RECIPIENT_LISTS.flatMap((l) => parseRecipientList(stored.get(`recipients/${l}`) ?? '').items.map((i) => i.item));
+  const items: RecipientItem[] = RECIPIENT_LISTS.flatMap((l) =>
+    parseRecipientList(stored.get(`recipients/${l}`) ?? '').items.map((i) => i.item),
+  );
   const names = [...new Set(items.flatMap((i) => (i.kind === 'user' ? [i.username] : [])))];
   const refs = [...new Set(items.flatMap((i) => (i.kind === 'group' ? [i.ref] : [])))];
-  const byName = new Map((await chunked(names, (c) => db.select().from(users).where(inArray(users.username, c)))).map((u) => [u.username, u]));
+  const byName = new Map(
+    (await chunked(names, (c) => db.select().from(users).where(inArray(users.username, c)))).map((u) => [
+      u.username,
+      u,
+    ]),
+  );
   // Only groups the owner still holds an active role in: one they left reaches nobody.
   const byRef = new Map(
     (
@@ -96,7 +140,10 @@ export async function resolveStoredRecipients(db: Db, owner: User, stored: Map<s
         db
           .select({ id: groups.id, ref: groups.ref })
           .from(groups)
-          .innerJoin(members, and(eq(members.group_id, groups.id), eq(members.user_id, owner.id), eq(members.state, 'active')))
+          .innerJoin(
+            members,
+            and(eq(members.group_id, groups.id), eq(members.user_id, owner.id), eq(members.state, 'active')),
+          )
           .where(inArray(groups.ref, c)),
       )
     ).map((g) => [g.ref, g.id]),

@@ -43,7 +43,11 @@ export const normaliseAddress = (a: string): string => a.trim().toLowerCase();
 
 // ---------------------------------------------------------------- recipient lists
 
-export type RecipientItem = { kind: 'address'; address: string } | { kind: 'user'; username: string } | { kind: 'group'; ref: string } | { kind: 'me' };
+export type RecipientItem =
+  | { kind: 'address'; address: string }
+  | { kind: 'user'; username: string }
+  | { kind: 'group'; ref: string }
+  | { kind: 'me' };
 
 export interface Rejected {
   line: string;
@@ -72,7 +76,10 @@ export function parseRecipientItem(token: string): RecipientItem | { reason: str
 }
 
 /** A whole list: every item parsed, every bad one named. */
-export function parseRecipientList(text: string): { items: { line: string; item: RecipientItem }[]; rejected: Rejected[] } {
+export function parseRecipientList(text: string): {
+  items: { line: string; item: RecipientItem }[];
+  rejected: Rejected[];
+} {
   const items: { line: string; item: RecipientItem }[] = [];
   const rejected: Rejected[] = [];
   for (const token of text.split(/\s+/).filter(Boolean)) {
@@ -97,7 +104,11 @@ function itemKey(item: RecipientItem): string {
  * yet: the recipients a write adds. The owner (`me`) is never counted as added.
  */
 export function addedRecipients(text: string, stored: Map<string, string>): { line: string; item: RecipientItem }[] {
-  const before = new Set(RECIPIENT_LISTS.flatMap((l) => parseRecipientList(stored.get(`recipients/${l}`) ?? '').items.map((i) => itemKey(i.item))));
+  const before = new Set(
+    RECIPIENT_LISTS.flatMap((l) =>
+      parseRecipientList(stored.get(`recipients/${l}`) ?? '').items.map((i) => itemKey(i.item)),
+    ),
+  );
   return parseRecipientList(text).items.filter((i) => i.item.kind !== 'me' && !before.has(itemKey(i.item)));
 }
 
@@ -131,19 +142,26 @@ const sendJson = z
 export function parseSendJson(body: unknown): SendRequest {
   const parsed = sendJson.safeParse(body);
   if (!parsed.success) {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new SendRequestError('expected a JSON object {action, to}');
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw new SendRequestError('expected a JSON object {action, to}');
     const extra = Object.keys(body).filter((k) => k !== 'action' && k !== 'to');
-    if (extra.length) throw new SendRequestError(`unsupported field(s) ${extra.join(', ')}: only action and to are accepted`);
+    if (extra.length)
+      throw new SendRequestError(`unsupported field(s) ${extra.join(', ')}: only action and to are accepted`);
     throw new SendRequestError('action must be a string');
   }
   const { action = 'send', to } = parsed.data;
-  if (action !== 'send' && action !== 'test') throw new SendRequestError(`unknown action '${action}': use send or test`);
+  if (action !== 'send' && action !== 'test')
+    throw new SendRequestError(`unknown action '${action}': use send or test`);
   if (to === undefined) return { action };
-  if (action === 'test') throw new SendRequestError('a test send goes only to your own address: to is not accepted with action test');
+  if (action === 'test')
+    throw new SendRequestError('a test send goes only to your own address: to is not accepted with action test');
   if (!Array.isArray(to)) throw new SendRequestError('to must be an array of e-mail addresses');
   if (!to.length) throw new SendRequestError('to is empty: give at least one e-mail address');
   const bad = to.filter((a) => typeof a !== 'string' || !isAddress(a));
-  if (bad.length) throw new SendRequestError(`invalid address(es) in to: ${bad.map((b) => JSON.stringify(b)).join(', ')} (only direct e-mail addresses)`);
+  if (bad.length)
+    throw new SendRequestError(
+      `invalid address(es) in to: ${bad.map((b) => JSON.stringify(b)).join(', ')} (only direct e-mail addresses)`,
+    );
   return { action, to: [...new Set((to as string[]).map(normaliseAddress))].sort() };
 }
 

@@ -34,7 +34,12 @@ export function mailState(inflight: InFlight): MailState {
 export function refusal(input: TriggerInput, inflight: InFlight, windows: Windows | null, t: number): Refusal | null {
   const { job, windowKey } = input;
   if (inflight[job.key]) {
-    const what = job.key === 'test' ? 'a test send' : job.key === 'list' ? 'a send to the stored recipients' : 'a send to these recipients';
+    const what =
+      job.key === 'test'
+        ? 'a test send'
+        : job.key === 'list'
+          ? 'a send to the stored recipients'
+          : 'a send to these recipients';
     return { status: 425, message: `${what} of this e-mail is in flight: try again when status is ready` };
   }
   if (!windowKey || !windows) return null;
@@ -46,7 +51,8 @@ export function refusal(input: TriggerInput, inflight: InFlight, windows: Window
       retry_after_seconds: w.retryAfterSeconds,
     };
   }
-  if (!input.enabled) return { status: 403, message: 'config/enabled is off: enable the e-mail (POST config/enabled true) to send it' };
+  if (!input.enabled)
+    return { status: 403, message: 'config/enabled is off: enable the e-mail (POST config/enabled true) to send it' };
   return null;
 }
 
@@ -62,4 +68,5 @@ export function stamped(windows: Windows, windowKey: string, t: number): Windows
 }
 
 /** A send's id: its acceptance time to the second, then 8 random hex digits. */
-export const sendId = (t: number): string => `${new Date(t).toISOString().replace(/\D/g, '').slice(0, 14)}-${crypto.randomUUID().slice(0, 8)}`;
+export const sendId = (t: number): string =>
+  `${new Date(t).toISOString().replace(/\D/g, '').slice(0, 14)}-${crypto.randomUUID().slice(0, 8)}`;

@@ -28,7 +28,11 @@ export async function send(rc: ResourceCtx): Promise<Response> {
   const who = rc.caller!.username;
   // Rejections are logged after the answer: a burst of held re-fires must not queue on log writes.
   const reject = async (err: HttpError): Promise<never> => {
-    rc.exec.waitUntil(appendLog(rc.db, rc.resource.id, `send by ${who} rejected (${err.status}): ${err.message}`, 'warning').catch(() => undefined));
+    rc.exec.waitUntil(
+      appendLog(rc.db, rc.resource.id, `send by ${who} rejected (${err.status}): ${err.message}`, 'warning').catch(
+        () => undefined,
+      ),
+    );
     throw err;
   };
   let req: SendRequest;
@@ -41,10 +45,15 @@ export async function send(rc: ResourceCtx): Promise<Response> {
   // The caller as D1 has it now (not the auth cache) and the mail's entries came with the
   // mail itself (preload): one D1 round trip before the MailObject decides.
   const caller = rc.preloaded?.caller ?? rc.caller!;
-  if (!caller.email || !caller.email_verified) return reject(forbidden('verify your own e-mail address before sending')); // check 3
+  if (!caller.email || !caller.email_verified)
+    return reject(forbidden('verify your own e-mail address before sending')); // check 3
   const allowance = planOf(caller).direct;
   if (req.to && req.to.length > allowance) {
-    return reject(badRequest(`to names ${req.to.length} addresses: the ${caller.plan} plan allows ${allowance} direct addresses per send`));
+    return reject(
+      badRequest(
+        `to names ${req.to.length} addresses: the ${caller.plan} plan allows ${allowance} direct addresses per send`,
+      ),
+    );
   }
   const key = recipientKey(req);
   let windowKey: string | null = null;
@@ -53,16 +62,34 @@ export async function send(rc: ResourceCtx): Promise<Response> {
     const values = rc.preloaded?.entries ?? new Map<string, string>();
     enabled = yesNo(values.get('config/enabled'), true);
     const composed = await composeStored(rc, values);
-    windowKey = await sha256Hex(`${await contentKey(composed, await assetTags(rc.env, rc.resource.id, composed.assets))}|${key}`);
+    windowKey = await sha256Hex(
+      `${await contentKey(composed, await assetTags(rc.env, rc.resource.id, composed.assets))}|${key}`,
+    );
   }
   const outcome = await mailObject(rc.env, rc.resource.id).trigger({
-    job: { action: req.action, key, resourceId: rc.resource.id, callerId: caller.id, callerName: who, ...(req.to ? { to: req.to } : {}) },
+    job: {
+      action: req.action,
+      key,
+      resourceId: rc.resource.id,
+      callerId: caller.id,
+      callerName: who,
+      ...(req.to ? { to: req.to } : {}),
+    },
     windowKey,
     enabled,
   });
   if (outcome.status !== 202) {
-    return reject(new HttpError(outcome.status, outcome.message, outcome.retry_after_seconds ? { retry_after_seconds: outcome.retry_after_seconds } : {}));
+    return reject(
+      new HttpError(
+        outcome.status,
+        outcome.message,
+        outcome.retry_after_seconds ? { retry_after_seconds: outcome.retry_after_seconds } : {},
+      ),
+    );
   }
   // The trigger line is the first thing delivery logs (off the acceptance path).
-  return jsonResponse({ status: 202, message: `accepted: ${outcome.state}`, id: outcome.id, state: outcome.state }, { status: 202 });
+  return jsonResponse(
+    { status: 202, message: `accepted: ${outcome.state}`, id: outcome.id, state: outcome.state },
+    { status: 202 },
+  );
 }

@@ -23,7 +23,17 @@ const runRow = (r: MailRun): RunRow => ({
 
 /** stats/runs as a plain-text table: a header, then one row per send, oldest first. */
 export function runsTable(rows: RunRow[]): string {
-  const head = ['timestamp', 'duration', 'status', 'action', 'recipients', 'delivered', 'suppressed', 'skipped', 'failed'];
+  const head = [
+    'timestamp',
+    'duration',
+    'status',
+    'action',
+    'recipients',
+    'delivered',
+    'suppressed',
+    'skipped',
+    'failed',
+  ];
   const cells = rows.map((r) => [
     r.timestamp,
     r.duration.toFixed(2),
@@ -45,7 +55,9 @@ export function runsTable(rows: RunRow[]): string {
 }
 
 export async function statsRuns(rc: ResourceCtx): Promise<Response> {
-  const rows = (await rc.db.select().from(mailRuns).where(eq(mailRuns.resource_id, rc.resource.id)).orderBy(asc(mailRuns.id))).map(runRow);
+  const rows = (
+    await rc.db.select().from(mailRuns).where(eq(mailRuns.resource_id, rc.resource.id)).orderBy(asc(mailRuns.id))
+  ).map(runRow);
   return wantsJson(rc.req) ? jsonResponse(rows, { nvmType: 'file' }) : textResponse(runsTable(rows));
 }
 

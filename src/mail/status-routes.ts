@@ -20,7 +20,12 @@ export function statusRoutes(r: ResourceRoutes): void {
       202: {
         description: 'Accepted; delivery is asynchronous',
         type: 'application/json',
-        schema: z.object({ status: z.literal(202), message: z.string(), id: z.string(), state: z.enum(['sending', 'testing']) }),
+        schema: z.object({
+          status: z.literal(202),
+          message: z.string(),
+          id: z.string(),
+          state: z.enum(['sending', 'testing']),
+        }),
       },
       400: { description: 'Malformed body, unknown action, bad to' },
       403: { description: "Caller's address unverified, or config/enabled falsy" },

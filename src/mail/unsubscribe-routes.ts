@@ -22,9 +22,18 @@ export function unsubscribeRoutes(api: Api): void {
   const unsubscribeSpec = {
     tag: 'vis/mails',
     auth: 'none' as const,
-    responses: { 200: { description: 'Unsubscribed', type: 'text/plain' }, 404: { description: 'Forged or malformed link' } },
+    responses: {
+      200: { description: 'Unsubscribed', type: 'text/plain' },
+      404: { description: 'Forged or malformed link' },
+    },
     handler: unsubscribe,
   };
-  api.get('/v1/mail/unsubscribe/:token', { ...unsubscribeSpec, summary: 'Unsubscribe link of every e-mail: records the suppression' });
-  api.post('/v1/mail/unsubscribe/:token', { ...unsubscribeSpec, summary: 'One-click unsubscribe (RFC 8058 List-Unsubscribe-Post)' });
+  api.get('/v1/mail/unsubscribe/:token', {
+    ...unsubscribeSpec,
+    summary: 'Unsubscribe link of every e-mail: records the suppression',
+  });
+  api.post('/v1/mail/unsubscribe/:token', {
+    ...unsubscribeSpec,
+    summary: 'One-click unsubscribe (RFC 8058 List-Unsubscribe-Post)',
+  });
 }

@@ -34,7 +34,9 @@ async function loadSecret(env: Env, db: Db): Promise<string> {
 function signingKey(env: Env, db: Db): Promise<CryptoKey> {
   let key = keys.get(env.DB);
   if (!key) {
-    key = loadSecret(env, db).then((s) => crypto.subtle.importKey('raw', enc.encode(s), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']));
+    key = loadSecret(env, db).then((s) =>
+      crypto.subtle.importKey('raw', enc.encode(s), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']),
+    );
     key.catch(() => keys.delete(env.DB));
     keys.set(env.DB, key);
   }
@@ -46,7 +48,9 @@ async function mac(env: Env, db: Db, data: string): Promise<string> {
 }
 
 export async function unsubscribeToken(env: Env, db: Db, p: UnsubscribePayload): Promise<string> {
-  const data = base64url(enc.encode(JSON.stringify(p.as === undefined ? [p.mail, p.owner, p.email] : [p.mail, p.owner, p.email, p.as])));
+  const data = base64url(
+    enc.encode(JSON.stringify(p.as === undefined ? [p.mail, p.owner, p.email] : [p.mail, p.owner, p.email, p.as])),
+  );
   return `${data}.${await mac(env, db, data)}`;
 }
 
@@ -60,7 +64,9 @@ export async function verifyUnsubscribeToken(env: Env, db: Db, token: string): P
   if (!m || !timingSafeEqual(await mac(env, db, m[1]!), m[2]!)) return null;
   try {
     const raw = atob(m[1]!.replace(/-/g, '+').replace(/_/g, '/'));
-    const [mail, owner, email, as] = JSON.parse(new TextDecoder().decode(Uint8Array.from(raw, (c) => c.charCodeAt(0)))) as [number, number, string, string?];
+    const [mail, owner, email, as] = JSON.parse(
+      new TextDecoder().decode(Uint8Array.from(raw, (c) => c.charCodeAt(0))),
+    ) as [number, number, string, string?];
     return { mail, owner, email, ...(typeof as === 'string' ? { as } : {}) };
   } catch {
     return null;
@@ -68,8 +74,16 @@ export async function verifyUnsubscribeToken(env: Env, db: Db, token: string): P
 }
 
 /** Records that `email` wants no more mail from `ownerId` (0: from anyone, a bounce). */
-export async function suppress(db: Db, ownerId: number, email: string, reason: 'unsubscribed' | 'bounced'): Promise<void> {
-  await db.insert(mailSuppressions).values({ owner_id: ownerId, email, reason, created_on: nowIso() }).onConflictDoNothing();
+export async function suppress(
+  db: Db,
+  ownerId: number,
+  email: string,
+  reason: 'unsubscribed' | 'bounced',
+): Promise<void> {
+  await db
+    .insert(mailSuppressions)
+    .values({ owner_id: ownerId, email, reason, created_on: nowIso() })
+    .onConflictDoNothing();
 }
 
 /** Which of `emails` (normalised) must not get mail from `ownerId`. */
@@ -79,7 +93,9 @@ export async function suppressedAmong(db: Db, ownerId: number, emails: string[])
     const rows = await db
       .select({ email: mailSuppressions.email })
       .from(mailSuppressions)
-      .where(and(inArray(mailSuppressions.owner_id, [0, ownerId]), inArray(mailSuppressions.email, emails.slice(i, i + 90))));
+      .where(
+        and(inArray(mailSuppressions.owner_id, [0, ownerId]), inArray(mailSuppressions.email, emails.slice(i, i + 90))),
+      );
     for (const r of rows) out.add(r.email);
   }
   return out;

@@ -25,6 +25,13 @@ export function mailPageStyle(c: Composed): string {
 
 /** The page: `images` maps an embedded asset name to its data: url; `policy` is repeated in a meta element. */
 export function renderMailPage(c: Composed, images: ReadonlyMap<string, string>, policy: string): string {
-  const body = c.body.replace(/src="cid:([a-z0-9][a-z0-9-]*(?:\.[a-z0-9]+)?)"/g, (m, name: string) => (images.has(name) ? `src="${images.get(name)!}"` : m));
-  return strictPage({ title: c.subject, style: mailPageStyle(c), body: `<div class="mail theme-${esc(c.theme)}">${body}</div>`, policy });
+  const body = c.body.replace(/src="cid:([a-z0-9][a-z0-9-]*(?:\.[a-z0-9]+)?)"/g, (m, name: string) =>
+    images.has(name) ? `src="${images.get(name)!}"` : m,
+  );
+  return strictPage({
+    title: c.subject,
+    style: mailPageStyle(c),
+    body: `<div class="mail theme-${esc(c.theme)}">${body}</div>`,
+    policy,
+  });
 }

@@ -203,7 +203,10 @@ export function parseBlocks(source: string): ContentNode[] {
       const kind = o[1]!.toLowerCase();
       let rest = o[2]!;
       const known = KNOWN.has(kind);
-      const valid = (rest === '' || /^[ \t]|^\}\}/.test(rest)) && (!rest.includes('}}') || /\}\}[ \t]*$/.test(rest)) && rest.indexOf('}}') === rest.lastIndexOf('}}');
+      const valid =
+        (rest === '' || /^[ \t]|^\}\}/.test(rest)) &&
+        (!rest.includes('}}') || /\}\}[ \t]*$/.test(rest)) &&
+        rest.indexOf('}}') === rest.lastIndexOf('}}');
       if (valid && (known || (lastCloser.get(kind) ?? -1) > i)) {
         const params = new Map<string, string>();
         const positional: string[] = [];
@@ -247,7 +250,8 @@ export interface DocRef {
 export function parseDocRef(ref: string | undefined): DocRef | null {
   if (!ref) return null;
   const m =
-    /^(?:https?:\/\/[^/\s]+)?\/u\/([a-z0-9_]{1,64})\/d\/([a-z0-9][a-z0-9_-]{0,127})\/?$/i.exec(ref.trim()) ?? /^@([a-z0-9_]{1,64})~([a-z0-9][a-z0-9_-]{0,127})$/i.exec(ref.trim());
+    /^(?:https?:\/\/[^/\s]+)?\/u\/([a-z0-9_]{1,64})\/d\/([a-z0-9][a-z0-9_-]{0,127})\/?$/i.exec(ref.trim()) ??
+    /^@([a-z0-9_]{1,64})~([a-z0-9][a-z0-9_-]{0,127})$/i.exec(ref.trim());
   return m ? { user: m[1]!.toLowerCase(), doc: m[2]!.toLowerCase() } : null;
 }
 

@@ -7,7 +7,15 @@
  * documents, whose Content-Security-Policy forbids style attributes.
  */
 import { yesNo } from '../core/yes-no';
-import { authorOf, paramOrFirst, parseDocRef, type BlockNode, type ContentNode, type DocRef, type TextNode } from './block-parser';
+import {
+  authorOf,
+  paramOrFirst,
+  parseDocRef,
+  type BlockNode,
+  type ContentNode,
+  type DocRef,
+  type TextNode,
+} from './block-parser';
 import { escapeHtml } from './escape';
 
 /** A user's profile as an author block shows it (fields the profile lacks are left out). */
@@ -46,7 +54,15 @@ type Decl = [prop: string, value: string];
 /** Colours: `#rgb`, `#rgba`, `#rrggbb`, `#rrggbbaa` or a plain name (letters only). */
 export const COLOR = /^(#[0-9a-fA-F]{3,4}|#[0-9a-fA-F]{6}|#[0-9a-fA-F]{8}|[a-zA-Z]{3,30})$/;
 const SPACING = ['0', '4px', '8px', '16px', '24px', '32px'];
-const SIDES: Record<string, string[]> = { l: ['left'], r: ['right'], t: ['top'], b: ['bottom'], x: ['left', 'right'], y: ['top', 'bottom'], a: ['top', 'right', 'bottom', 'left'] };
+const SIDES: Record<string, string[]> = {
+  l: ['left'],
+  r: ['right'],
+  t: ['top'],
+  b: ['bottom'],
+  x: ['left', 'right'],
+  y: ['top', 'bottom'],
+  a: ['top', 'right', 'bottom', 'left'],
+};
 
 /** The items of a list parameter: `[l1, t2 red]`, `l1, t2` or one item. */
 function listItems(v: string): string[] {
@@ -213,8 +229,15 @@ export function splitPages(nodes: ContentNode[]): ContentNode[][] {
   return pages;
 }
 
-/** Renders a parsed tree page by page. `markdown` turns a markdown piece into sanitized HTML; `html` sanitizes raw HTML. */
-export function renderBlocks(nodes: ContentNode[], ctx: BlockContext, markdown: (node: TextNode) => string, html: (raw: string) => string): RenderedBlocks {
+/**
+ * Renders a parsed tree page by page. `markdown` turns a markdown piece into sanitized HTML; `html` sanitizes raw HTML.
+ */
+export function renderBlocks(
+  nodes: ContentNode[],
+  ctx: BlockContext,
+  markdown: (node: TextNode) => string,
+  html: (raw: string) => string,
+): RenderedBlocks {
   const css: string[] = [];
   const previews: string[] = [];
   const attachments: RenderedBlocks['attachments'] = [];
@@ -237,7 +260,9 @@ export function renderBlocks(nodes: ContentNode[], ctx: BlockContext, markdown: 
   const docUrl = (r: DocRef) => `${ctx.origin ?? ''}/u/${r.user}/d/${r.doc}`;
 
   const render = (ns: ContentNode[], rawText = false): string =>
-    ns.map((n) => (n.type === 'text' ? (rawText ? html(n.text) : markdown(n)) : n.type === 'block' ? block(n) : '')).join('\n');
+    ns
+      .map((n) => (n.type === 'text' ? (rawText ? html(n.text) : markdown(n)) : n.type === 'block' ? block(n) : ''))
+      .join('\n');
 
   let used = false;
   const block = (b: BlockNode): string => {
@@ -284,7 +309,12 @@ export function renderBlocks(nodes: ContentNode[], ctx: BlockContext, markdown: 
         const p = ctx.profiles?.get(username);
         const name = p?.name?.trim() || username;
         const override = b.params.get('override bio');
-        const bio = override !== undefined && override.trim() ? override : yesNo(b.params.get('include bio'), true) ? p?.bio?.trim() : undefined;
+        const bio =
+          override !== undefined && override.trim()
+            ? override
+            : yesNo(b.params.get('include bio'), true)
+              ? p?.bio?.trim()
+              : undefined;
         const pic = !yesNo(b.params.get('include picture') ?? b.params.get('include pciture'), true)
           ? ''
           : p?.picture && /^(https?:\/\/|\/(?!\/))/.test(p.picture)
@@ -316,7 +346,10 @@ export function renderBlocks(nodes: ContentNode[], ctx: BlockContext, markdown: 
         const width = /^(100|[1-9]?[0-9])%$/.exec((b.params.get('width') ?? '').trim())?.[0];
         const title = b.params.get('override title') ?? (yesNo(b.params.get('include title'), false) ? ref : undefined);
         const caption = b.params.get('override caption');
-        const link = yesNo(b.params.get('include link'), false) && /^\/[a-z0-9_/~-]+$/i.test(ref) ? `${ctx.origin ?? ''}${ref}` : null;
+        const link =
+          yesNo(b.params.get('include link'), false) && /^\/[a-z0-9_/~-]+$/i.test(ref)
+            ? `${ctx.origin ?? ''}${ref}`
+            : null;
         const box = `<div${attrs(
           ['sb-box', 'sb-vis-box'],
           width

@@ -256,7 +256,8 @@ const xss = ('default' in xssModule && xssModule.default ? xssModule.default : x
 
 const whiteList = (() => {
   const w = xss.getDefaultWhiteList();
-  for (const tag of ['span', 'div', 'code', 'pre', 'section', 'p', 'table', 'td', 'th']) w[tag] = [...(w[tag] ?? []), 'class'];
+  for (const tag of ['span', 'div', 'code', 'pre', 'section', 'p', 'table', 'td', 'th'])
+    w[tag] = [...(w[tag] ?? []), 'class'];
   w.span = [...w.span!, 'title'];
   w.input = ['type', 'checked', 'disabled'];
   w.ol = ['start'];
@@ -280,7 +281,15 @@ export function sanitizeHtml(html: string): string {
   return sanitizer.process(html);
 }
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', '#39': "'" };
+const ENTITIES: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: '\u00a0',
+  '#39': "'",
+};
 
 /**
  * Every tag `<` head `[^>]*` `>` of `s` (head: a sticky pattern of what follows `<`)
@@ -303,7 +312,9 @@ function replaceTags(s: string, head: RegExp, by: string): string {
   return done ? out + s.slice(done) : s;
 }
 
-/** Spaces and tabs before each line break dropped (`/[ \t]+\n/g`, which is quadratic on a long run not followed by one). */
+/**
+ * Spaces and tabs before each line break dropped (`/[ \t]+\n/g`, which is quadratic on a long run not followed by one).
+ */
 function trimLineEnds(s: string): string {
   const lines = s.split('\n');
   for (let i = 0; i < lines.length - 1; i++) {

@@ -9,7 +9,16 @@ import { escapeHtml } from './escape';
 import { renderMarkdown, splitFrontMatter, type RenderedMarkdown, type VarView } from './markdown';
 import { blocksCss, type AuthorProfile } from './block-renderer';
 import { strictPage, strictPolicy } from './strict-page';
-import { layoutCss, ORG_THEME, pageSizeCss, resolveTheme, resolveType, themeCss, type DocType, type Theme } from './themes';
+import {
+  layoutCss,
+  ORG_THEME,
+  pageSizeCss,
+  resolveTheme,
+  resolveType,
+  themeCss,
+  type DocType,
+  type Theme,
+} from './themes';
 
 export interface PageInput {
   /** The document's markdown. */
@@ -48,10 +57,13 @@ const CSS_COLOR = /^(#[0-9a-fA-F]{3,8}|(?:rgb|rgba|hsl|hsla)\([0-9.,%\s/]+\)|[a-
 /** Custom CSS inside a style element: it may not close the element. Asset urls are resolved. */
 export function prepareCustomCss(css: string, asset: (name: string) => string | null): string {
   return css
-    .replace(/url\(\s*(['"]?)(?:\.\/)?assets\/([a-z0-9][a-z0-9-]*(?:\.[a-z0-9]+)?)\1\s*\)/g, (all, _q: string, name: string) => {
-      const url = asset(name);
-      return url ? `url("${url}")` : all;
-    })
+    .replace(
+      /url\(\s*(['"]?)(?:\.\/)?assets\/([a-z0-9][a-z0-9-]*(?:\.[a-z0-9]+)?)\1\s*\)/g,
+      (all, _q: string, name: string) => {
+        const url = asset(name);
+        return url ? `url("${url}")` : all;
+      },
+    )
     .replace(/<\/(style)/gi, '<\\/$1')
     .replace(/<!--/g, '<\\!--');
 }
@@ -89,7 +101,11 @@ export function effectiveTheme(configTheme: string, content: string): string {
 }
 
 export async function buildPage(input: PageInput): Promise<BuiltPage> {
-  const markdown = renderMarkdown(input.content, { vars: input.vars, asset: input.asset, blocks: { target: 'document', profiles: input.profiles } });
+  const markdown = renderMarkdown(input.content, {
+    vars: input.vars,
+    asset: input.asset,
+    blocks: { target: 'document', profiles: input.profiles },
+  });
   const type = resolveType(input.type);
   const requested = requestedTheme(input.theme, markdown.meta);
   const { theme, known } = resolveTheme(requested);
@@ -99,10 +115,17 @@ export async function buildPage(input: PageInput): Promise<BuiltPage> {
     .join('');
   const blockCss = markdown.hasBlocks ? blocksCss() + markdown.css.join('') : '';
   const style =
-    themeCss(theme) + layoutCss(type) + varCss + blockCss + (input.customCss ? `\n/* custom.css */\n${prepareCustomCss(input.customCss, input.asset)}\n` : '') + pageSizeCss(type);
+    themeCss(theme) +
+    layoutCss(type) +
+    varCss +
+    blockCss +
+    (input.customCss ? `\n/* custom.css */\n${prepareCustomCss(input.customCss, input.asset)}\n` : '') +
+    pageSizeCss(type);
   const hash = await sha256Base64(style);
   const title = markdown.meta.title || input.title;
-  const sections = markdown.pages.map((p, i) => `<section class="page" id="page-${i + 1}">${i === 0 ? header(markdown.meta) : ''}${p}</section>`).join('\n');
+  const sections = markdown.pages
+    .map((p, i) => `<section class="page" id="page-${i + 1}">${i === 0 ? header(markdown.meta) : ''}${p}</section>`)
+    .join('\n');
   const html = strictPage({
     title,
     style,

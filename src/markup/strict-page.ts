@@ -10,10 +10,20 @@ import { escapeHtml } from './escape';
  * (img-src, font-src, ...); `forMeta` leaves out what a meta element may not carry.
  */
 export function strictPolicy(styleHash: string, allow: readonly string[], forMeta = false): string {
-  return ["default-src 'none'", `style-src 'sha256-${styleHash}'`, ...allow, "base-uri 'none'", "form-action 'none'", ...(forMeta ? [] : ["frame-ancestors 'none'"])].join('; ');
+  return [
+    "default-src 'none'",
+    `style-src 'sha256-${styleHash}'`,
+    ...allow,
+    "base-uri 'none'",
+    "form-action 'none'",
+    ...(forMeta ? [] : ["frame-ancestors 'none'"]),
+  ].join('; ');
 }
 
-/** The headers of every page the platform serves at /u/ (documents, grids, e-mails, jobs): its policy, no sniffing, no referrer, revalidated. */
+/**
+ * The headers of every page the platform serves at /u/ (documents, grids, e-mails, jobs): its policy, no sniffing, no
+ * referrer, revalidated.
+ */
 export function pageHeaders(policy: string): Record<string, string> {
   return {
     'Content-Type': 'text/html; charset=utf-8',

@@ -9,7 +9,10 @@ export const DEFAULT_TYPE: DocType = 'doc';
 
 export interface Theme {
   name: string;
-  /** Page background, text, secondary text, accent (headings, links, rules), code/table fill, borders, desk around pages. */
+  /**
+   * Page background, text, secondary text, accent (headings, links, rules), code/table fill, borders, desk around
+   * pages.
+   */
   bg: string;
   fg: string;
   muted: string;
@@ -202,5 +205,7 @@ export function layoutCss(type: DocType): string {
  */
 export function pageSizeCss(type: DocType): string {
   const size = type === 'pres' ? '960px 540px' : geometry(type).heightPx === 0 ? 'portrait' : 'A4 portrait';
-  return ['', ':first', ':left', ':right', ':blank'].map((sel) => `@page${sel ? ` ${sel}` : ''}{size:${size};margin:0}`).join('');
+  return ['', ':first', ':left', ':right', ':blank']
+    .map((sel) => `@page${sel ? ` ${sel}` : ''}{size:${size};margin:0}`)
+    .join('');
 }

@@ -17,10 +17,19 @@ export function referenceRoutes(api: Api): void {
       200: {
         description: 'OpenAPI document',
         type: 'application/json',
-        schema: z.object({ openapi: z.literal('3.1.0'), info: z.object({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) }).passthrough(),
+        schema: z
+          .object({
+            openapi: z.literal('3.1.0'),
+            info: z.object({ title: z.string(), version: z.string() }),
+            paths: z.record(z.string(), z.unknown()),
+          })
+          .passthrough(),
       },
     },
-    handler: () => new Response((json ??= JSON.stringify(api.openApiDocument())), { headers: { 'Content-Type': 'application/json' } }),
+    handler: () =>
+      new Response((json ??= JSON.stringify(api.openApiDocument())), {
+        headers: { 'Content-Type': 'application/json' },
+      }),
   });
   api.get('/v1/docs', {
     summary: 'Browsable API reference (Scalar) of /v1/openapi.json, with "try it" against this origin',

@@ -7,7 +7,9 @@ import { BUNDLE_PATH, SCALAR_VERSION, scalarBundle } from './scalar';
 
 export { BUNDLE_PATH };
 
-/** The page's settings for Scalar: same-origin "try it" with the bearer scheme, system fonts, nothing fetched elsewhere. */
+/**
+ * The page's settings for Scalar: same-origin "try it" with the bearer scheme, system fonts, nothing fetched elsewhere.
+ */
 export const REFERENCE_CONFIG = {
   withDefaultFonts: false, // Scalar's default fonts come from fonts.scalar.com: use the system's
   telemetry: false,
@@ -54,7 +56,11 @@ const REFERENCE_CSP = [
 
 export function referenceResponse(origin: string): Response {
   return new Response(referencePage(origin), {
-    headers: { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': REFERENCE_CSP, 'X-Content-Type-Options': 'nosniff' },
+    headers: {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Content-Security-Policy': REFERENCE_CSP,
+      'X-Content-Type-Options': 'nosniff',
+    },
   });
 }
 
@@ -68,7 +74,8 @@ export async function bundleResponse(assets: Fetcher, url: URL): Promise<Respons
       'Content-Type': 'text/javascript; charset=utf-8',
       'X-Content-Type-Options': 'nosniff',
       // The page asks for ?v=<version>: that url never changes content.
-      'Cache-Control': url.searchParams.get('v') === SCALAR_VERSION ? 'public, max-age=31536000, immutable' : 'public, max-age=300',
+      'Cache-Control':
+        url.searchParams.get('v') === SCALAR_VERSION ? 'public, max-age=31536000, immutable' : 'public, max-age=300',
     },
   });
 }

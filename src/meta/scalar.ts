@@ -10,6 +10,7 @@ export const SCALAR_VERSION = '1.72.1';
 /** The bundle's bytes, read from the ASSETS binding (a 4 MB stream, never held in memory). */
 export async function scalarBundle(assets: Fetcher, url: URL): Promise<Response> {
   const asset = await assets.fetch(new URL(BUNDLE_PATH, url));
-  if (!asset.ok || !asset.body) throw new Error(`static asset ${BUNDLE_PATH}: ${asset.status} (is public/ made? node scripts/assets.mjs)`);
+  if (!asset.ok || !asset.body)
+    throw new Error(`static asset ${BUNDLE_PATH}: ${asset.status} (is public/ made? node scripts/assets.mjs)`);
   return asset;
 }

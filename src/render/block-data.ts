@@ -16,7 +16,12 @@ export const MAX_AUTHORS = 100;
  * The profile columns an author block shows. The users table has no name or bio yet
  * (migration 0008 adds `users.name` and `users.bio`); then add `name: users.name, bio: users.bio` here.
  */
-const PROFILE_COLUMNS = { username: users.username, profile_public: users.profile_public, name: users.name, bio: users.bio };
+const PROFILE_COLUMNS = {
+  username: users.username,
+  profile_public: users.profile_public,
+  name: users.name,
+  bio: users.bio,
+};
 /** Accounts have no picture column: the block shows a letter badge. */
 type ProfileRow = { username: string; profile_public: boolean; name: string; bio: string; picture?: string | null };
 
@@ -24,13 +29,21 @@ type ProfileRow = { username: string; profile_public: boolean; name: string; bio
  * Profiles the author blocks of `content` may show: users with a public profile, and the
  * content's owner. One D1 query for all author blocks; no query without any.
  */
-export async function authorProfiles(db: Db, owner: Pick<User, 'id' | 'username'>, content: string): Promise<Map<string, AuthorProfile>> {
+export async function authorProfiles(
+  db: Db,
+  owner: Pick<User, 'id' | 'username'>,
+  content: string,
+): Promise<Map<string, AuthorProfile>> {
   const out = new Map<string, AuthorProfile>();
   if (!content.includes('{{')) return out;
   const { authors } = blockRefs(parseBlocks(splitFrontMatter(content).body));
   const names = authors.slice(0, MAX_AUTHORS);
   if (!names.length) return out;
-  const rows = (await db.select(PROFILE_COLUMNS).from(users).where(inArray(users.username, names)).all()) as ProfileRow[];
+  const rows = (await db
+    .select(PROFILE_COLUMNS)
+    .from(users)
+    .where(inArray(users.username, names))
+    .all()) as ProfileRow[];
   for (const r of rows) {
     if (!r.profile_public && r.username !== owner.username) continue;
     out.set(r.username, {

@@ -45,7 +45,11 @@ export async function closeReleasedSessions(env: Env): Promise<void> {
  * disconnect (up to a few per isolate; others are closed). Without: launch, then close.
  * An abort (the render deadline) closes the browser, which fails whatever step is running.
  */
-export async function withBrowser<T>(env: Env, signal: AbortSignal, fn: (b: Browser) => Promise<T>): Promise<{ value: T; session: 'reused' | 'new' }> {
+export async function withBrowser<T>(
+  env: Env,
+  signal: AbortSignal,
+  fn: (b: Browser) => Promise<T>,
+): Promise<{ value: T; session: 'reused' | 'new' }> {
   const keepAlive = keepAliveMs(env);
   let browser: Browser | null = null;
   if (keepAlive) {

@@ -15,7 +15,20 @@ export function fileRoutes(r: ResourceRoutes): void {
     summary: 'List the pre-rendered outputs of a document',
     need: 'r',
     responses: listingResponses,
-    handler: async (rc) => listingResponse(DOC_FILES.map((f) => listingItem(rc, f, `${rc.base}/files/${f}`, 'file', ['GET'], rc.resource.created_on, rc.resource.last_modified))),
+    handler: async (rc) =>
+      listingResponse(
+        DOC_FILES.map((f) =>
+          listingItem(
+            rc,
+            f,
+            `${rc.base}/files/${f}`,
+            'file',
+            ['GET'],
+            rc.resource.created_on,
+            rc.resource.last_modified,
+          ),
+        ),
+      ),
   });
   for (const f of NOT_RENDERED) {
     r.get(`/files/${f}`, {

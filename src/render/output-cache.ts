@@ -70,14 +70,21 @@ export async function cachedOutput(
   if (hit) return { bytes: hit.body, cached: true };
   let job = inflight.get(key);
   if (!job) {
-    job = (async () => renderAndStore(rc, name, await page(), key, { ...LIMITS, ...limits }))().finally(() => inflight.delete(key));
+    job = (async () => renderAndStore(rc, name, await page(), key, { ...LIMITS, ...limits }))().finally(() =>
+      inflight.delete(key),
+    );
     inflight.set(key, job);
   }
   return { bytes: (await job).bytes, cached: false };
 }
 
 /** Runs the render under the deadline; past it the browser is closed and the render fails. */
-async function renderWithin(rc: ResourceCtx, name: OutputName, built: BuiltPage, limits: RenderLimits): Promise<Rendered> {
+async function renderWithin(
+  rc: ResourceCtx,
+  name: OutputName,
+  built: BuiltPage,
+  limits: RenderLimits,
+): Promise<Rendered> {
   const ctl = new AbortController();
   const run: RenderRun = { env: rc.env, built, signal: ctl.signal, maxPages: limits.maxPages };
   const work = name === 'doc.pdf' ? renderPdf(run) : renderPptx(run);
@@ -96,10 +103,21 @@ async function renderWithin(rc: ResourceCtx, name: OutputName, built: BuiltPage,
   }
 }
 
-async function renderAndStore(rc: ResourceCtx, name: OutputName, built: BuiltPage, key: string, limits: RenderLimits): Promise<Rendered> {
+async function renderAndStore(
+  rc: ResourceCtx,
+  name: OutputName,
+  built: BuiltPage,
+  key: string,
+  limits: RenderLimits,
+): Promise<Rendered> {
   const started = Date.now();
   const refuse = async (what: string) => {
-    await appendLog(rc.db, rc.resource.id, `render of ${name} refused: ${what}, at most ${limits.maxPages} per render`, 'error');
+    await appendLog(
+      rc.db,
+      rc.resource.id,
+      `render of ${name} refused: ${what}, at most ${limits.maxPages} per render`,
+      'error',
+    );
     return new HttpError(413, `the document has ${what}; a render makes at most ${limits.maxPages} pages`);
   };
   // Known before any browser work: the {{ page }} pages of a paged type.
@@ -109,7 +127,8 @@ async function renderAndStore(rc: ResourceCtx, name: OutputName, built: BuiltPag
   try {
     out = await renderWithin(rc, name, built, limits);
   } catch (err) {
-    if (err instanceof TooManyPages) throw await refuse(`more than ${limits.maxPages} ${limits.maxPages === 1 ? 'page' : 'pages'} once laid out`);
+    if (err instanceof TooManyPages)
+      throw await refuse(`more than ${limits.maxPages} ${limits.maxPages === 1 ? 'page' : 'pages'} once laid out`);
     if (err instanceof HttpError && err.status === 504) {
       await appendLog(rc.db, rc.resource.id, `render of ${name} timed out after ${limits.deadlineMs} ms`, 'error');
       throw err;
@@ -118,7 +137,10 @@ async function renderAndStore(rc: ResourceCtx, name: OutputName, built: BuiltPag
     await appendLog(rc.db, rc.resource.id, `render of ${name} failed: ${reason}`, 'error');
     throw new HttpError(502, `rendering ${name} failed; the document log has the reason`);
   }
-  await rc.env.BLOBS.put(key, out.bytes, { httpMetadata: { contentType: OUTPUT_TYPES[name] }, customMetadata: { pages: String(out.pages) } });
+  await rc.env.BLOBS.put(key, out.bytes, {
+    httpMetadata: { contentType: OUTPUT_TYPES[name] },
+    customMetadata: { pages: String(out.pages) },
+  });
   // The document may have been deleted while it rendered: its blob sweep may have run
   // before this put, so take the output back and answer 404 (a delete after this check
   // sweeps the output itself, and its log line then fails as a 404 in the core).

@@ -5,12 +5,37 @@
 import type { Api } from '../core/api';
 import type { ResourceCtx, ResourceRoutes } from '../core/resource';
 import { loadAliased } from '../docs/alias';
-import { cachedOutput, MAX_RENDER_PAGES, outputHash, OUTPUT_TYPES, RENDER_DEADLINE_MS, type OutputName } from './output-cache';
+import {
+  cachedOutput,
+  MAX_RENDER_PAGES,
+  outputHash,
+  OUTPUT_TYPES,
+  RENDER_DEADLINE_MS,
+  type OutputName,
+} from './output-cache';
 import { documentPages } from './source';
 
-export const OUTPUTS: { name: OutputName; alias: 'pdf' | 'pptx'; summary: string; disposition: 'inline' | 'attachment'; ext: string }[] = [
-  { name: 'doc.pdf', alias: 'pdf', summary: 'The document as PDF (A4 pages for doc/docs, 16:9 for pres, one continuous page for blog/web)', disposition: 'inline', ext: 'pdf' },
-  { name: 'doc.pptx', alias: 'pptx', summary: 'The document as a slide deck: one slide per page (its image, its text in the notes)', disposition: 'attachment', ext: 'pptx' },
+export const OUTPUTS: {
+  name: OutputName;
+  alias: 'pdf' | 'pptx';
+  summary: string;
+  disposition: 'inline' | 'attachment';
+  ext: string;
+}[] = [
+  {
+    name: 'doc.pdf',
+    alias: 'pdf',
+    summary: 'The document as PDF (A4 pages for doc/docs, 16:9 for pres, one continuous page for blog/web)',
+    disposition: 'inline',
+    ext: 'pdf',
+  },
+  {
+    name: 'doc.pptx',
+    alias: 'pptx',
+    summary: 'The document as a slide deck: one slide per page (its image, its text in the notes)',
+    disposition: 'attachment',
+    ext: 'pptx',
+  },
 ];
 
 export async function outputResponse(rc: ResourceCtx, o: (typeof OUTPUTS)[number]): Promise<Response> {
@@ -34,7 +59,8 @@ export async function outputResponse(rc: ResourceCtx, o: (typeof OUTPUTS)[number
   if (rc.req.headers.get('If-None-Match') === etag) return new Response(null, { status: 304, headers });
   const out = await cachedOutput(rc, o.name, () => pages('inline'), hash);
   headers['X-Render-Cache'] = out.cached ? 'hit' : 'miss';
-  headers['Server-Timing'] = `page;dur=${t1 - t0}, output;dur=${Date.now() - t1};desc="${out.cached ? 'cache hit' : 'rendered'}"`;
+  headers['Server-Timing'] =
+    `page;dur=${t1 - t0}, output;dur=${Date.now() - t1};desc="${out.cached ? 'cache hit' : 'rendered'}"`;
   return new Response(out.bytes, { headers });
 }
 
@@ -46,7 +72,9 @@ export const outputResponses = (name: OutputName) => ({
   504: { description: `The render took longer than ${RENDER_DEADLINE_MS / 1000} s` },
 });
 
-/** files/doc.pdf and files/doc.pptx below a document, each followed by its read-only alias /v1/u/:user/d/:doc/pdf|pptx. */
+/**
+ * files/doc.pdf and files/doc.pptx below a document, each followed by its read-only alias /v1/u/:user/d/:doc/pdf|pptx.
+ */
 export function outputRoutes(api: Api, files: ResourceRoutes): void {
   for (const o of OUTPUTS) {
     files.get(`/files/${o.name}`, {

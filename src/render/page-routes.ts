@@ -46,10 +46,14 @@ export async function shortUrl(ctx: Ctx): Promise<Response> {
 
 export function pageRoutes(api: Api): void {
   api.get('/u/:user/d/:doc', {
-    summary: "The document's canonical page: sanitized HTML with its theme and layout, under a strict Content-Security-Policy",
+    summary:
+      "The document's canonical page: sanitized HTML with its theme and layout, under a strict Content-Security-Policy",
     tag: 'pages',
     auth: 'optional',
-    responses: { 200: { description: 'The document as an HTML page', type: 'text/html' }, 304: { description: 'Not modified (If-None-Match)' } },
+    responses: {
+      200: { description: 'The document as an HTML page', type: 'text/html' },
+      304: { description: 'Not modified (If-None-Match)' },
+    },
     handler: canonicalPage,
   });
 

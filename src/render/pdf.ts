@@ -17,7 +17,12 @@ export async function renderPdf(run: RenderRun): Promise<Rendered> {
   // Paged types: the page's own @page size, which is the type's (pageSizeCss comes after custom CSS).
   const { value: pdf, session } = await withSheets(run, printViewport(g), async (page) =>
     g.heightPx === 0
-      ? await page.pdf({ width: `${g.widthPx}px`, height: `${(await printHeight(page)) + 2}px`, printBackground: true, pageRanges: '1' })
+      ? await page.pdf({
+          width: `${g.widthPx}px`,
+          height: `${(await printHeight(page)) + 2}px`,
+          printBackground: true,
+          pageRanges: '1',
+        })
       : await page.pdf({ printBackground: true, preferCSSPageSize: true }),
   );
   const bytes = new Uint8Array(pdf);

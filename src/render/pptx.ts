@@ -15,7 +15,11 @@ const MAX_SLIDE_PX = 56 * 96;
 const HIDPI_MAX_SLIDES = 40;
 
 /** Where an image of w x h px goes on a slide of the geometry, in inches (fit and centred). */
-export function fitImage(g: { widthIn: number; heightIn: number }, w: number, h: number): { x: number; y: number; w: number; h: number } {
+export function fitImage(
+  g: { widthIn: number; heightIn: number },
+  w: number,
+  h: number,
+): { x: number; y: number; w: number; h: number } {
   const slide = g.widthIn / g.heightIn;
   const img = w / h;
   const fw = img >= slide ? g.widthIn : g.heightIn * img;
@@ -35,14 +39,19 @@ interface Shot {
 /** One screenshot per sheet (continuous types: the whole page, scaled down to PowerPoint's tallest slide). */
 async function screenshots(page: Page, flow: boolean, texts: string[]): Promise<Shot[]> {
   const targets = await page.$$(flow ? 'main.document' : 'main.document > section.page');
-  if (targets.length !== texts.length) throw new Error(`layout changed while capturing: ${targets.length} sheets, ${texts.length} texts`);
+  if (targets.length !== texts.length)
+    throw new Error(`layout changed while capturing: ${targets.length} sheets, ${texts.length} texts`);
   if (!flow && targets.length > HIDPI_MAX_SLIDES) await page.setViewport({ ...page.viewport()!, deviceScaleFactor: 1 });
   const shots: Shot[] = [];
   for (const [i, el] of targets.entries()) {
     const box = await el.boundingBox();
     if (!box) throw new Error(`sheet ${i + 1} has no box to capture`);
     const scale = Math.min(1, MAX_SLIDE_PX / box.height);
-    const png = await page.screenshot({ type: 'png', captureBeyondViewport: true, clip: { x: box.x, y: box.y, width: box.width, height: box.height, scale } });
+    const png = await page.screenshot({
+      type: 'png',
+      captureBeyondViewport: true,
+      clip: { x: box.x, y: box.y, width: box.width, height: box.height, scale },
+    });
     shots.push({ png: toBase64(new Uint8Array(png)), width: box.width, height: box.height, text: texts[i]! });
   }
   return shots;
@@ -52,8 +61,12 @@ export async function renderPptx(run: RenderRun): Promise<Rendered> {
   const { built } = run;
   const g = geometry(built.type);
   const flow = g.heightPx === 0;
-  const { value: shots, session } = await withSheets(run, printViewport(g, flow ? 1 : 1.5), (page, texts) => screenshots(page, flow, texts));
-  const slideGeometry: Geometry = flow ? { ...g, heightIn: Math.min(MAX_SLIDE_PX, Math.max(96, shots[0]?.height ?? SHEET_VIEW_HEIGHT)) / 96 } : g;
+  const { value: shots, session } = await withSheets(run, printViewport(g, flow ? 1 : 1.5), (page, texts) =>
+    screenshots(page, flow, texts),
+  );
+  const slideGeometry: Geometry = flow
+    ? { ...g, heightIn: Math.min(MAX_SLIDE_PX, Math.max(96, shots[0]?.height ?? SHEET_VIEW_HEIGHT)) / 96 }
+    : g;
   const pptx = new PptxGenJS();
   pptx.defineLayout({ name: 'DOC', width: slideGeometry.widthIn, height: slideGeometry.heightIn });
   pptx.layout = 'DOC';

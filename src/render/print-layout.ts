@@ -48,7 +48,10 @@ export async function withSheets<T>(
       // PDF and screenshots both see the print layout, so pages and slides are the same boxes.
       await page.emulateMediaType('print');
       // A string, not a function: the bundler may rewrite function source.
-      const laid = JSON.parse(String(await page.evaluate(sheetScript(run.built.type, run.maxPages)))) as { texts?: string[]; over?: true };
+      const laid = JSON.parse(String(await page.evaluate(sheetScript(run.built.type, run.maxPages)))) as {
+        texts?: string[];
+        over?: true;
+      };
       if (laid.over || !laid.texts) throw new TooManyPages();
       return await fn(page, laid.texts);
     } finally {
@@ -64,7 +67,8 @@ export async function withSheets<T>(
  * which have no page height, are one page.
  */
 export function sheetScript(type: DocType, maxPages: number): string {
-  if (geometry(type).heightPx === 0) return `JSON.stringify({texts: [document.querySelector('main.document').innerText]})`;
+  if (geometry(type).heightPx === 0)
+    return `JSON.stringify({texts: [document.querySelector('main.document').innerText]})`;
   const paginate = type !== 'pres';
   return `(${SHEETS_SCRIPT.trim().replace(/;$/, '')})(${A4_SHEET.height}, ${maxPages}, ${paginate})`;
 }

@@ -22,7 +22,9 @@ import { authorProfiles } from './block-data';
 
 /** Asset names custom CSS refers to with url(assets/<name>). */
 export function cssAssetRefs(css: string): string[] {
-  return [...css.matchAll(/url\(\s*(['"]?)(?:\.\/)?assets\/([a-z0-9][a-z0-9-]*(?:\.[a-z0-9]+)?)\1\s*\)/g)].map((m) => m[2]!);
+  return [...css.matchAll(/url\(\s*(['"]?)(?:\.\/)?assets\/([a-z0-9][a-z0-9-]*(?:\.[a-z0-9]+)?)\1\s*\)/g)].map(
+    (m) => m[2]!,
+  );
 }
 
 /** Path of a document's asset (the documents area serves it; public documents without a token). */
@@ -43,7 +45,11 @@ export interface VarScope {
  * for documents the owner of `scope.resource` may read (`own`: the variables of that
  * resource when it is itself a document). Unresolved references are left out.
  */
-export async function resolveVars(scope: VarScope, content: string, own: DocVar[] = []): Promise<{ vars: Map<string, VarView>; colors: Map<string, string> }> {
+export async function resolveVars(
+  scope: VarScope,
+  content: string,
+  own: DocVar[] = [],
+): Promise<{ vars: Map<string, VarView>; colors: Map<string, string> }> {
   const { env, db, owner: me, resource: self } = scope;
   const vars = new Map<string, VarView>();
   const colors = new Map<string, string>();
@@ -51,15 +57,21 @@ export async function resolveVars(scope: VarScope, content: string, own: DocVar[
   if (!refs.length) return { vars, colors };
   // The variables of every other document the owner may read (none when it may not): one D1 round trip.
   const isSelf = (user: string, doc: string) => self.kind === docKind.kind && user === me.username && doc === self.name;
-  const docs = [...new Map(refs.map((r) => [`${r.user}/${r.doc}`, r])).entries()].filter(([, r]) => !isSelf(r.user, r.doc));
+  const docs = [...new Map(refs.map((r) => [`${r.user}/${r.doc}`, r])).entries()].filter(
+    ([, r]) => !isSelf(r.user, r.doc),
+  );
   const queries: BatchItem<'sqlite'>[] = docs.map(([, { user, doc }]) => {
     const mine = user === me.username;
     const ownerId = mine ? me.id : sql`(select ${users.id} from ${users} where ${users.username} = ${user})`;
     const named = and(visibleWhere({ caller: me }, docKind.kind, ownerId, mine), eq(resources.name, doc));
     return entriesQuery(db, sql`(select ${resources.id} from ${resources} where ${named})`, 'vars/');
   });
-  const rows = queries.length ? ((await db.batch(queries as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as StoredEntry[][]) : [];
-  const byDoc = new Map<string, DocVar[]>(await Promise.all(docs.map(async ([key], i) => [key, varsFromEntries(await entryValues(env, rows[i]!))] as const)));
+  const rows = queries.length
+    ? ((await db.batch(queries as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as StoredEntry[][])
+    : [];
+  const byDoc = new Map<string, DocVar[]>(
+    await Promise.all(docs.map(async ([key], i) => [key, varsFromEntries(await entryValues(env, rows[i]!))] as const)),
+  );
   for (const r of refs) if (isSelf(r.user, r.doc)) byDoc.set(`${r.user}/${r.doc}`, own);
   const colorClass = new Map<string, string>();
   for (const ref of refs) {
@@ -107,7 +119,12 @@ export type AssetMode = 'link' | 'inline' | 'key';
 export type PageBuilder = (mode: AssetMode) => Promise<BuiltPage>;
 
 /** Pure: the stand-in url of an asset version in `key` pages (a path, so sanitizing keeps it). */
-export function assetVersionUrl(a: { name: string; last_modified: string; size: number; content_type: string }): string {
+export function assetVersionUrl(a: {
+  name: string;
+  last_modified: string;
+  size: number;
+  content_type: string;
+}): string {
   return `/asset-version/${a.name}/${encodeURIComponent(`${a.last_modified}|${a.size}|${a.content_type}`)}`;
 }
 
@@ -116,7 +133,10 @@ export async function documentPages(rc: ResourceCtx): Promise<PageBuilder> {
   const e = rc.preloaded?.entries ?? (await readEntries(rc.env, rc.db, rc.resource.id));
   const content = e.get('content') ?? '';
   const customCss = e.get('config/custom/custom.css') ?? '';
-  const [{ vars, colors }, profiles] = await Promise.all([resolveVars(rc, content, varsFromEntries(e)), authorProfiles(rc.db, rc.owner, content)]);
+  const [{ vars, colors }, profiles] = await Promise.all([
+    resolveVars(rc, content, varsFromEntries(e)),
+    authorProfiles(rc.db, rc.owner, content),
+  ]);
   const names = [...new Set([...assetRefs(content), ...cssAssetRefs(customCss)])];
   const build = (asset: (name: string) => string | null) =>
     buildPage({

@@ -36,7 +36,8 @@ export class Cdp {
         this.pending.delete(msg.id);
         if (msg.error) p?.fail(new Error(msg.error.message));
         else p?.ok(msg.result);
-      } else if (msg.method) this.events.push({ method: msg.method, params: msg.params ?? {}, sessionId: msg.sessionId });
+      } else if (msg.method)
+        this.events.push({ method: msg.method, params: msg.params ?? {}, sessionId: msg.sessionId });
     });
     // A browser that goes away (Browser.close may end the socket before it answers) fails
     // every call still waiting instead of leaving it hanging.
@@ -52,7 +53,11 @@ export class Cdp {
       ws.addEventListener('error', () => fail(new Error(`cannot connect to ${url}`)));
     });
   }
-  send<T = Record<string, unknown>>(method: string, params: Record<string, unknown> = {}, sessionId?: string): Promise<T> {
+  send<T = Record<string, unknown>>(
+    method: string,
+    params: Record<string, unknown> = {},
+    sessionId?: string,
+  ): Promise<T> {
     const id = ++this.id;
     return new Promise((ok, fail) => {
       if (this.ws.readyState !== WebSocket.OPEN) return fail(new Error(`${method}: the DevTools connection is closed`));
@@ -130,13 +135,22 @@ export async function newTab(cdp: Cdp, view: { width: number; height: number }):
   return sessionId;
 }
 
-/** Opens `url` in a fresh tab at `view` (with extra request headers) and waits for its load event; returns the tab's session. */
-export async function openPage(cdp: Cdp, view: { width: number; height: number }, url: string, headers: Record<string, string> = {}): Promise<string> {
+/**
+ * Opens `url` in a fresh tab at `view` (with extra request headers) and waits for its load event; returns the tab's
+ * session.
+ */
+export async function openPage(
+  cdp: Cdp,
+  view: { width: number; height: number },
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<string> {
   const sessionId = await newTab(cdp, view);
   await cdp.send('Network.setExtraHTTPHeaders', { headers }, sessionId);
   const seen = cdp.events.length;
   await cdp.send('Page.navigate', { url }, sessionId);
-  const loaded = () => cdp.events.slice(seen).some((e) => e.method === 'Page.loadEventFired' && e.sessionId === sessionId);
+  const loaded = () =>
+    cdp.events.slice(seen).some((e) => e.method === 'Page.loadEventFired' && e.sessionId === sessionId);
   for (const deadline = Date.now() + 30_000; !loaded(); await new Promise((r) => setTimeout(r, 50))) {
     if (Date.now() > deadline) throw new Error(`timed out loading ${url}`);
   }
@@ -144,13 +158,23 @@ export async function openPage(cdp: Cdp, view: { width: number; height: number }
 }
 
 export async function evaluate<T>(cdp: Cdp, sessionId: string, expression: string): Promise<T> {
-  const r = await cdp.send<{ result: { value: T }; exceptionDetails?: { text: string } }>('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, sessionId);
+  const r = await cdp.send<{ result: { value: T }; exceptionDetails?: { text: string } }>(
+    'Runtime.evaluate',
+    { expression, returnByValue: true, awaitPromise: true },
+    sessionId,
+  );
   if (r.exceptionDetails) throw new Error(`evaluate: ${r.exceptionDetails.text}: ${expression}`);
   return r.result.value;
 }
 
 /** Polls `expression` until it is truthy (or fails after `ms`). */
-export async function waitFor<T>(cdp: Cdp, sessionId: string, expression: string, what: string, ms = 20_000): Promise<T> {
+export async function waitFor<T>(
+  cdp: Cdp,
+  sessionId: string,
+  expression: string,
+  what: string,
+  ms = 20_000,
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = await evaluate<T>(cdp, sessionId, expression);
@@ -187,7 +211,13 @@ const reveal = (elementExpr: string) => `(() => {
  * the mouse, once it has stayed put for 300 ms and the point is really the element's (in the
  * window, not covered by anything): a mouse event anywhere else would be lost silently.
  */
-export async function click(cdp: Cdp, sessionId: string, elementExpr: string, what: string, ms = 20_000): Promise<void> {
+export async function click(
+  cdp: Cdp,
+  sessionId: string,
+  elementExpr: string,
+  what: string,
+  ms = 20_000,
+): Promise<void> {
   await waitFor(cdp, sessionId, reveal(elementExpr), what, ms);
   const centre = `(() => { const e = ${elementExpr}; if (!e) return null; const b = e.getBoundingClientRect(); const x = b.x + b.width / 2, y = b.y + b.height / 2; const hit = document.elementFromPoint(x, y); return { x, y, hit: !!hit && (e === hit || e.contains(hit)) }; })()`;
   const deadline = Date.now() + ms;
@@ -199,10 +229,14 @@ export async function click(cdp: Cdp, sessionId: string, elementExpr: string, wh
       at = now;
       break;
     }
-    if (Date.now() > deadline) throw new Error(now ? `${what} never stayed put, in view and uncovered (at ${JSON.stringify(now)})` : `${what} is gone`);
+    if (Date.now() > deadline)
+      throw new Error(
+        now ? `${what} never stayed put, in view and uncovered (at ${JSON.stringify(now)})` : `${what} is gone`,
+      );
     // Lazily rendered content moved it, or the page scrolled it away again: bring it back.
     if (!now?.hit) await evaluate(cdp, sessionId, reveal(elementExpr));
     at = now;
   }
-  for (const type of ['mousePressed', 'mouseReleased']) await cdp.send('Input.dispatchMouseEvent', { type, x: at.x, y: at.y, button: 'left', clickCount: 1 }, sessionId);
+  for (const type of ['mousePressed', 'mouseReleased'])
+    await cdp.send('Input.dispatchMouseEvent', { type, x: at.x, y: at.y, button: 'left', clickCount: 1 }, sessionId);
 }

@@ -42,7 +42,9 @@ export default { async run() {
   return out.join('\\n');
 } }`;
     expect((await http('PUT', `${J}/egress`, { token: u.token })).status).toBe(201);
-    expect((await http('POST', `${J}/egress/code/index.js`, { token: u.token, body: code, type: 'text/javascript' })).status).toBe(204);
+    expect(
+      (await http('POST', `${J}/egress/code/index.js`, { token: u.token, body: code, type: 'text/javascript' })).status,
+    ).toBe(204);
     expect((await http('POST', `${J}/egress/config/network`, { token: u.token, text: 'true' })).status).toBe(204);
     const res = await http('POST', `${J}/egress/data`, { token: u.token, json: {} });
     expect(res.status).toBe(200);
@@ -50,7 +52,9 @@ export default { async run() {
     expect(lines.slice(0, 3).every((l) => l.startsWith('403 ') && l.includes('outbound request refused'))).toBe(true);
     expect(lines[3]).toBe('socket refused');
     expect(connections).toBe(0);
-    const log = await (await http('GET', `${J}/egress/runs/${res.headers.get('X-Run-Id')}/log`, { token: u.token })).text();
+    const log = await (
+      await http('GET', `${J}/egress/runs/${res.headers.get('X-Run-Id')}/log`, { token: u.token })
+    ).text();
     expect(log).toContain('/cdn-cgi/handler/email');
     expect(log).toContain('is a loopback address');
   });

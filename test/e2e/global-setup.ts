@@ -9,7 +9,9 @@ import { startPlatform } from '../../scripts/serve.mjs';
 
 export default async function setup(project: TestProject) {
   // RATE_LIMITING:off: the suite's own volume (few tokens, one address) must not be throttled.
-  const server = await startPlatform({ extraArgs: ['--var', 'ALLOW_CLOCK_OVERRIDE:true', '--var', 'RATE_LIMITING:off'] });
+  const server = await startPlatform({
+    extraArgs: ['--var', 'ALLOW_CLOCK_OVERRIDE:true', '--var', 'RATE_LIMITING:off'],
+  });
   project.provide('base', server.base);
   project.provide('ops', server.ops);
   project.provide('stateDir', server.stateDir);

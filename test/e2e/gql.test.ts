@@ -3,27 +3,44 @@
 import { describe, expect, it } from 'vitest';
 import { http, makeUser } from './harness';
 
-const gql = async (token: string | null, query: string, variables?: Record<string, unknown>, accept = 'application/json') => {
+const gql = async (
+  token: string | null,
+  query: string,
+  variables?: Record<string, unknown>,
+  accept = 'application/json',
+) => {
   const res = await http('POST', '/gql', { token, json: { query, variables }, headers: { Accept: accept } });
-  return { status: res.status, type: res.headers.get('Content-Type'), body: (await res.json()) as { data?: Record<string, unknown> | null; errors?: { message: string }[] } };
+  return {
+    status: res.status,
+    type: res.headers.get('Content-Type'),
+    body: (await res.json()) as { data?: Record<string, unknown> | null; errors?: { message: string }[] },
+  };
 };
 
 describe('GraphQL at /gql over HTTP', () => {
   it('lists documents with shares and tags in one query, as the REST listing does', async () => {
     const owner = await makeUser({ profile_public: true });
     const reader = await makeUser();
-    for (const name of ['alpha', 'beta']) expect((await http('PUT', `/v1/vis/docs/${name}`, { token: owner.token })).status).toBe(201);
+    for (const name of ['alpha', 'beta'])
+      expect((await http('PUT', `/v1/vis/docs/${name}`, { token: owner.token })).status).toBe(201);
     expect((await http('PUT', '/v1/vis/docs/alpha/shared/public', { token: owner.token })).status).toBe(201);
     expect((await http('PUT', '/v1/vis/docs/alpha/tags/fav', { token: owner.token })).status).toBe(201);
     const own = await gql(owner.token, '{ me { username } docs { id url public tags { id } } }');
     expect(own.status).toBe(200);
     expect(own.body.data!.me).toEqual({ username: owner.username });
     expect(own.body.data!.docs).toEqual([
-      { id: 'alpha', url: expect.stringMatching(new RegExp(`/u/${owner.username}/d/alpha$`)), public: true, tags: [{ id: 'fav' }] },
+      {
+        id: 'alpha',
+        url: expect.stringMatching(new RegExp(`/u/${owner.username}/d/alpha$`)),
+        public: true,
+        tags: [{ id: 'fav' }],
+      },
       { id: 'beta', url: expect.stringMatching(/\/d\/beta$/), public: false, tags: [] },
     ]);
     const theirs = await gql(reader.token, 'query($a: String) { docs(author: $a) { id } }', { a: owner.username });
-    const rest = (await (await http('GET', `/v1/users/${owner.username}/vis/docs`, { token: reader.token })).json()) as { name: string }[];
+    const rest = (await (
+      await http('GET', `/v1/users/${owner.username}/vis/docs`, { token: reader.token })
+    ).json()) as { name: string }[];
     expect((theirs.body.data!.docs as { id: string }[]).map((d) => d.id)).toEqual(rest.map((r) => r.name));
     expect(rest.map((r) => r.name)).toEqual(['alpha']);
   });

@@ -90,7 +90,8 @@ function boxesOf(root: Node): Box[] {
 
 /** The page's cell border colour (#8a94a6). */
 const BORDER: [number, number, number] = [0x8a, 0x94, 0xa6];
-const isBorder = ([r, g, b]: [number, number, number]) => Math.abs(r - BORDER[0]) + Math.abs(g - BORDER[1]) + Math.abs(b - BORDER[2]) <= 12;
+const isBorder = ([r, g, b]: [number, number, number]) =>
+  Math.abs(r - BORDER[0]) + Math.abs(g - BORDER[1]) + Math.abs(b - BORDER[2]) <= 12;
 
 /**
  * Where a cell's edge is drawn: near the expected coordinate `at` (px), the pixel lines
@@ -99,13 +100,24 @@ const isBorder = ([r, g, b]: [number, number, number]) => Math.abs(r - BORDER[0]
  * left/top edge of a cell is its own first border line, the right/bottom edge is one past
  * its own last: `side` says which.
  */
-function drawnEdge(img: Image, axis: 'x' | 'y', at: number, from: number, to: number, side: 'start' | 'end'): number | null {
+function drawnEdge(
+  img: Image,
+  axis: 'x' | 'y',
+  at: number,
+  from: number,
+  to: number,
+  side: 'start' | 'end',
+): number | null {
   const limit = axis === 'x' ? img.width : img.height;
   const hits: number[] = [];
   for (let line = Math.max(0, Math.floor(at) - 3); line <= Math.min(limit - 1, Math.ceil(at) + 2); line++) {
     let border = 0;
     let samples = 0;
-    for (let along = Math.ceil(from + (to - from) * 0.1); along <= Math.floor(from + (to - from) * 0.9); along++, samples++) {
+    for (
+      let along = Math.ceil(from + (to - from) * 0.1);
+      along <= Math.floor(from + (to - from) * 0.9);
+      along++, samples++
+    ) {
       if (isBorder(axis === 'x' ? img.rgb(line, along) : img.rgb(along, line))) border++;
     }
     if (samples && border >= samples * 0.9) hits.push(line);
@@ -115,7 +127,10 @@ function drawnEdge(img: Image, axis: 'x' | 'y', at: number, from: number, to: nu
 }
 
 /** Each cell's four edges as drawn in the screenshot, next to where the shares put them. */
-function measureCells(img: Image, expected: Record<string, Box>): Record<string, { want: number; got: number | null }[]> {
+function measureCells(
+  img: Image,
+  expected: Record<string, Box>,
+): Record<string, { want: number; got: number | null }[]> {
   return Object.fromEntries(
     Object.entries(expected).map(([label, b]) => [
       label,
@@ -134,7 +149,9 @@ function expectDrawnAtShares(img: Image, expected: Record<string, Box>) {
     edges.forEach(({ want, got }, i) => {
       const edge = ['left', 'top', 'right', 'bottom'][i];
       expect(got, `${label} ${edge}: no border line drawn near ${want} px`).not.toBeNull();
-      expect(Math.abs(got! - want), `${label} ${edge}: drawn at ${got} px, share says ${want} px`).toBeLessThanOrEqual(TOLERANCE);
+      expect(Math.abs(got! - want), `${label} ${edge}: drawn at ${got} px, share says ${want} px`).toBeLessThanOrEqual(
+        TOLERANCE,
+      );
     });
   }
 }
@@ -185,7 +202,11 @@ describe.skipIf(!existsSync(CHROMIUM))(`dashboard page in headless Chromium (${C
       const session = await openPage(cdp, VIEW, url, headers);
       const shot = await cdp.send<{ data: string }>('Page.captureScreenshot', { format: 'png' }, session);
       const png = Buffer.from(shot.data, 'base64');
-      const text = await evaluate<string[]>(cdp, session, `[...document.querySelectorAll('.cell')].map((e) => e.innerText.replace(/\\s+/g, ' ').trim())`);
+      const text = await evaluate<string[]>(
+        cdp,
+        session,
+        `[...document.querySelectorAll('.cell')].map((e) => e.innerText.replace(/\\s+/g, ' ').trim())`,
+      );
       return { session, png, img: decodePng(png), text };
     };
     const own = await shoot(base() + `${g}/html`, { Authorization: `Bearer ${u.token}` });
@@ -195,7 +216,13 @@ describe.skipIf(!existsSync(CHROMIUM))(`dashboard page in headless Chromium (${C
     console.log(`grids: screenshot of the dashboard written to ${file}`);
     expectDrawnAtShares(own.img, expected);
     // what each cell shows: label, position, plot; D has no mapping line: empty, at its position
-    expect(own.text).toEqual(['A top /u/ann/p/sales', 'B middle /u/ann/p/costs', 'C bottom /u/ann/p/<b>', 'empty bottom', 'E middle /u/ann/p/trend']);
+    expect(own.text).toEqual([
+      'A top /u/ann/p/sales',
+      'B middle /u/ann/p/costs',
+      'C bottom /u/ann/p/<b>',
+      'empty bottom',
+      'E middle /u/ann/p/trend',
+    ]);
     // the page ran no script and its one style applied under the CSP (the borders above are drawn by it)
     expect(await evaluate<number>(cdp, own.session, 'document.scripts.length')).toBe(0);
 
@@ -212,7 +239,8 @@ describe.skipIf(!existsSync(CHROMIUM))(`dashboard page in headless Chromium (${C
     // guards the measurement itself: the same cells moved by 3 px are reported, not passed
     const expected = pixelBoxes();
     const cells = Object.entries(expected).map(
-      ([l, b]) => `<div style="position:absolute;box-sizing:border-box;border:1px solid #8a94a6;left:${b.x + 3}px;top:${b.y}px;width:${b.w}px;height:${b.h}px">${l}</div>`,
+      ([l, b]) =>
+        `<div style="position:absolute;box-sizing:border-box;border:1px solid #8a94a6;left:${b.x + 3}px;top:${b.y}px;width:${b.w}px;height:${b.h}px">${l}</div>`,
     );
     const html = `<html><body style="margin:0">${cells.join('')}</body></html>`;
     const session = await openPage(cdp, VIEW, `data:text/html;base64,${Buffer.from(html).toString('base64')}`);
@@ -222,6 +250,7 @@ describe.skipIf(!existsSync(CHROMIUM))(`dashboard page in headless Chromium (${C
     const lefts = Object.values(measured).map((edges) => edges[0]!);
     expect(lefts.some(({ want, got }) => got === null || Math.abs(got - want) > TOLERANCE)).toBe(true);
     // and the unshifted tops are still found where they belong
-    for (const edges of Object.values(measured)) expect(Math.abs(edges[1]!.got! - edges[1]!.want)).toBeLessThanOrEqual(TOLERANCE);
+    for (const edges of Object.values(measured))
+      expect(Math.abs(edges[1]!.got! - edges[1]!.want)).toBeLessThanOrEqual(TOLERANCE);
   });
 });

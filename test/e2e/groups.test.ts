@@ -8,7 +8,10 @@ describe('groups over HTTP: org account, org, group, invite, accept, rosters', (
     const stranger = await makeUser({}, 'es');
     const orgAdmin = await makeUser({}, 'ea');
     const email = `${invitee.username}@example.com`;
-    await http('PUT', `/v1/ops/users/${invitee.username}`, { token: opsToken(), json: { email, email_verified: true } });
+    await http('PUT', `/v1/ops/users/${invitee.username}`, {
+      token: opsToken(),
+      json: { email, email_verified: true },
+    });
     const org = unique('eorg');
     const group = unique('eg');
 
@@ -18,17 +21,28 @@ describe('groups over HTTP: org account, org, group, invite, accept, rosters', (
     const base = `/v1/admin/orgs/${org}/groups/${group}`;
 
     // an org admin (invited into the org and accepted)
-    expect((await http('PUT', `/v1/admin/orgs/${org}/roles/admins/${orgAdmin.username}`, { token: account.token })).status).toBe(201);
-    expect((await http('POST', `/v1/admin/invites/+${org}/accept`, { token: orgAdmin.token, text: 'yes' })).status).toBe(200);
+    expect(
+      (await http('PUT', `/v1/admin/orgs/${org}/roles/admins/${orgAdmin.username}`, { token: account.token })).status,
+    ).toBe(201);
+    expect(
+      (await http('POST', `/v1/admin/invites/+${org}/accept`, { token: orgAdmin.token, text: 'yes' })).status,
+    ).toBe(200);
 
     // invite into the group: pending, I- prefix, e-mail of kind invite
     const inv = await http('PUT', `${base}/roles/members/${invitee.username}`, { token: account.token });
     expect(inv.status).toBe(201);
-    const listed = (await (await http('GET', `${base}/roles/members`, { token: account.token })).json()) as { name: string }[];
+    const listed = (await (await http('GET', `${base}/roles/members`, { token: account.token })).json()) as {
+      name: string;
+    }[];
     expect(listed.map((i) => i.name)).toEqual([`I-${invitee.username}`]);
-    const outbox = (await (await http('GET', '/v1/ops/outbox', { token: opsToken() })).json()) as { kind: string; to: string[] }[];
+    const outbox = (await (await http('GET', '/v1/ops/outbox', { token: opsToken() })).json()) as {
+      kind: string;
+      to: string[];
+    }[];
     expect(outbox.filter((m) => m.to.includes(email)).map((m) => m.kind)).toEqual(['invite']);
-    const invites = (await (await http('GET', '/v1//admin/invites/', { token: invitee.token })).json()) as { name: string }[];
+    const invites = (await (await http('GET', '/v1//admin/invites/', { token: invitee.token })).json()) as {
+      name: string;
+    }[];
     expect(invites.map((i) => i.name)).toEqual([`+${org}~${group}`]);
 
     // accept (+ and ~ arrive unencoded)
@@ -48,15 +62,22 @@ describe('groups over HTTP: org account, org, group, invite, accept, rosters', (
         { username: invitee.username, role: 'members', state: 'active' },
       ]),
     );
-    expect((await http('DELETE', `${base}/roles/members/${invitee.username}`, { token: orgAdmin.token })).status).toBe(403);
+    expect((await http('DELETE', `${base}/roles/members/${invitee.username}`, { token: orgAdmin.token })).status).toBe(
+      403,
+    );
 
     // comment threads: the member opens one and comments; the org admin reads, read-only
     expect((await http('PUT', `${base}/threads/welcome`, { token: invitee.token })).status).toBe(201);
     const said = await http('POST', `${base}/threads/welcome`, { token: invitee.token, text: 'hello, team' });
     expect(said.status).toBe(201);
-    const thread = (await (await http('GET', `${base}/threads/welcome`, { token: orgAdmin.token })).json()) as { author: string; text: string }[];
+    const thread = (await (await http('GET', `${base}/threads/welcome`, { token: orgAdmin.token })).json()) as {
+      author: string;
+      text: string;
+    }[];
     expect(thread.map((c) => [c.author, c.text])).toEqual([[invitee.username, 'hello, team']]);
-    expect((await http('POST', `${base}/threads/welcome`, { token: orgAdmin.token, text: 'from above' })).status).toBe(403);
+    expect((await http('POST', `${base}/threads/welcome`, { token: orgAdmin.token, text: 'from above' })).status).toBe(
+      403,
+    );
     expect((await http('GET', `${base}/threads`, { token: stranger.token })).status).toBe(404);
 
     // a stranger learns nothing

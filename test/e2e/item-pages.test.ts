@@ -12,7 +12,10 @@ import { base, http, makeUser, unique, type E2EUser } from './harness';
 
 const VIEW = { width: 1000, height: 700 };
 // A 2x2 red PNG.
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEklEQVR4nGP4z8AARAwMDAwMAAAN/wH/ntFf5QAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEklEQVR4nGP4z8AARAwMDAwMAAAN/wH/ntFf5QAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 describe.skipIf(!existsSync(CHROMIUM))(`item pages at their urls in headless Chromium (${CHROMIUM})`, () => {
   let chrome: Browser;
@@ -28,8 +31,15 @@ describe.skipIf(!existsSync(CHROMIUM))(`item pages at their urls in headless Chr
     await ok(http('POST', `/v1/vis/grids/${names.grid}/mapping`, { token: u.token, text: 'A => /u/ann/p/sales\n' }));
     await ok(http('POST', `/v1/vis/grids/${names.grid}/layout`, { token: u.token, text: '+-----+\n| {A} |\n+-----+' }));
     await ok(http('PUT', `/v1/vis/mails/${names.mail}`, { token: u.token }));
-    await ok(http('POST', `/v1/vis/mails/${names.mail}/assets/pic.png`, { token: u.token, body: PNG, type: 'image/png' }));
-    await ok(http('POST', `/v1/vis/mails/${names.mail}/content`, { token: u.token, text: '# Monthly letter\n\nHello **readers**.\n\n![a red square](assets/pic.png)\n' }));
+    await ok(
+      http('POST', `/v1/vis/mails/${names.mail}/assets/pic.png`, { token: u.token, body: PNG, type: 'image/png' }),
+    );
+    await ok(
+      http('POST', `/v1/vis/mails/${names.mail}/content`, {
+        token: u.token,
+        text: '# Monthly letter\n\nHello **readers**.\n\n![a red square](assets/pic.png)\n',
+      }),
+    );
     await ok(http('PUT', `/v1/code/jobs/${names.job}`, { token: u.token }));
     await ok(http('POST', `/v1/code/jobs/${names.job}/summary`, { token: u.token, text: 'Imports the sales figures' }));
     await ok(http('POST', `/v1/code/jobs/${names.job}/config/schedule`, { token: u.token, text: '15 4 * * 1' }));
@@ -46,15 +56,27 @@ describe.skipIf(!existsSync(CHROMIUM))(`item pages at their urls in headless Chr
     expect(path).toBe(`/u/${u.username}/${{ 'vis/grids': 'g', 'vis/mails': 'm', 'code/jobs': 'j' }[coll]}/${name}`);
     const session = await openPage(cdp, VIEW, base() + path, { Authorization: `Bearer ${u.token}` });
     const mine = cdp.events.filter((e) => e.sessionId === session);
-    const status = mine.filter((e) => e.method === 'Network.responseReceived').map((e) => e.params.response as { url: string; status: number })[0]?.status;
+    const status = mine
+      .filter((e) => e.method === 'Network.responseReceived')
+      .map((e) => e.params.response as { url: string; status: number })[0]?.status;
     const elsewhere = mine
       .filter((e) => e.method === 'Network.requestWillBeSent')
       .map((e) => (e.params.request as { url: string }).url)
       .filter((r) => !r.startsWith(`${base()}/`) && !r.startsWith('data:'));
     const problems = mine
-      .filter((e) => e.method === 'Runtime.exceptionThrown' || (e.method === 'Log.entryAdded' && ['error', 'warning'].includes((e.params.entry as { level: string }).level)))
+      .filter(
+        (e) =>
+          e.method === 'Runtime.exceptionThrown' ||
+          (e.method === 'Log.entryAdded' && ['error', 'warning'].includes((e.params.entry as { level: string }).level)),
+      )
       .map((e) => JSON.stringify(e.params).slice(0, 300));
-    return { session, status, elsewhere, problems, text: await evaluate<string>(cdp, session, 'document.body.innerText') };
+    return {
+      session,
+      status,
+      elsewhere,
+      problems,
+      text: await evaluate<string>(cdp, session, 'document.body.innerText'),
+    };
   }
 
   it("the grid's url shows its dashboard, styled under the policy", async () => {
@@ -64,7 +86,9 @@ describe.skipIf(!existsSync(CHROMIUM))(`item pages at their urls in headless Chr
     expect(await evaluate<number>(cdp, p.session, `document.querySelectorAll('.cell').length`)).toBe(1);
     expect(p.text).toContain('/u/ann/p/sales');
     // its one style applied: the cell has a border
-    expect(await evaluate<string>(cdp, p.session, `getComputedStyle(document.querySelector('.cell')).borderTopStyle`)).not.toBe('none');
+    expect(
+      await evaluate<string>(cdp, p.session, `getComputedStyle(document.querySelector('.cell')).borderTopStyle`),
+    ).not.toBe('none');
   });
 
   it("the e-mail's url shows the message as its recipients see it, with its picture inlined", async () => {
@@ -81,7 +105,9 @@ describe.skipIf(!existsSync(CHROMIUM))(`item pages at their urls in headless Chr
     );
     expect(img).toEqual({ w: 2, src: 'data:image/png;base64,' });
     // the theme's paper colour came through the policy (the style is hashed, not blocked)
-    expect(await evaluate<string>(cdp, p.session, `getComputedStyle(document.querySelector('.mail')).maxWidth`)).toMatch(/px$/);
+    expect(
+      await evaluate<string>(cdp, p.session, `getComputedStyle(document.querySelector('.mail')).maxWidth`),
+    ).toMatch(/px$/);
   });
 
   it("the job's url shows its name, summary, schedule and runs", async () => {
@@ -91,7 +117,9 @@ describe.skipIf(!existsSync(CHROMIUM))(`item pages at their urls in headless Chr
     expect(p.text).toContain('Imports the sales figures');
     expect(p.text).toContain('15 4 * * 1');
     expect(p.text).toContain('No runs yet.');
-    expect(await evaluate<string>(cdp, p.session, `getComputedStyle(document.querySelector('main')).maxWidth`)).toBe('760px');
+    expect(await evaluate<string>(cdp, p.session, `getComputedStyle(document.querySelector('main')).maxWidth`)).toBe(
+      '760px',
+    );
   });
 
   it('a stranger opening the same urls gets 404', async () => {

@@ -47,19 +47,51 @@ describe('hard kill', () => {
         headers: { ...json, ...ops },
         body: JSON.stringify({ password: 'pw', plan: 'premium', email: 'killer@example.com', email_verified: true }),
       });
-      const { token } = (await (await fetch(`${first.base}/v1/token`, { method: 'POST', headers: json, body: JSON.stringify({ username: 'killer', password: 'pw' }) })).json()) as {
+      const { token } = (await (
+        await fetch(`${first.base}/v1/token`, {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ username: 'killer', password: 'pw' }),
+        })
+      ).json()) as {
         token: string;
       };
       const auth = { Authorization: `Bearer ${token}` };
       const mail = `${first.base}/v1/vis/mails/big`;
       expect((await fetch(mail, { method: 'PUT', headers: auth })).status).toBe(201);
-      expect((await fetch(`${mail}/subject`, { method: 'POST', headers: { ...auth, 'Content-Type': 'text/plain' }, body: 'Big' })).status).toBe(204);
-      expect((await fetch(`${mail}/recipients/to`, { method: 'POST', headers: { ...auth, 'Content-Type': 'text/plain' }, body: addresses.join(' ') })).status).toBe(204);
-      expect((await fetch(`${mail}/status`, { method: 'POST', headers: { ...auth, 'Content-Type': 'text/plain' }, body: 'sent' })).status).toBe(202);
+      expect(
+        (
+          await fetch(`${mail}/subject`, {
+            method: 'POST',
+            headers: { ...auth, 'Content-Type': 'text/plain' },
+            body: 'Big',
+          })
+        ).status,
+      ).toBe(204);
+      expect(
+        (
+          await fetch(`${mail}/recipients/to`, {
+            method: 'POST',
+            headers: { ...auth, 'Content-Type': 'text/plain' },
+            body: addresses.join(' '),
+          })
+        ).status,
+      ).toBe(204);
+      expect(
+        (
+          await fetch(`${mail}/status`, {
+            method: 'POST',
+            headers: { ...auth, 'Content-Type': 'text/plain' },
+            body: 'sent',
+          })
+        ).status,
+      ).toBe(202);
       const outboxCount = async (base: string, opsToken: string) =>
-        ((await (await fetch(`${base}/v1/ops/outbox`, { headers: { Authorization: `Bearer ${opsToken}` } })).json()) as { to: string[] }[]).filter((m) =>
-          addresses.includes(m.to[0]!),
-        );
+        (
+          (await (
+            await fetch(`${base}/v1/ops/outbox`, { headers: { Authorization: `Bearer ${opsToken}` } })
+          ).json()) as { to: string[] }[]
+        ).filter((m) => addresses.includes(m.to[0]!));
       // Kill while the alarm delivers (local delivery of 400 takes well under a second).
       await new Promise((r) => setTimeout(r, KILL_AFTER_MS));
       killServerHard();
@@ -77,7 +109,11 @@ describe('hard kill', () => {
         for (const m of got) per.set(m.to[0]!, (per.get(m.to[0]!) ?? 0) + 1);
         expect([...per.values()].filter((n) => n !== 1)).toEqual([]);
         expect(per.size).toBe(N);
-        const runs = (await (await fetch(`${second.base}/v1/vis/mails/big/stats/runs`, { headers: { ...auth, Accept: 'application/json' } })).json()) as {
+        const runs = (await (
+          await fetch(`${second.base}/v1/vis/mails/big/stats/runs`, {
+            headers: { ...auth, Accept: 'application/json' },
+          })
+        ).json()) as {
           delivered: number;
           status: string;
         }[];
@@ -97,22 +133,45 @@ describe('hard kill', () => {
   it('SIGKILL during a run: after restart the run ends failed with the interruption logged, nothing else changed', async () => {
     const dir = mkdtempSync(join(root, '.wrangler', 'kill-'));
     const json = { 'Content-Type': 'application/json' };
-    const code = 'export default { async run(input, ctx) { ctx.log("waiting"); await new Promise((r) => setTimeout(r, 20000)); return { late: true }; } };';
+    const code =
+      'export default { async run(input, ctx) { ctx.log("waiting"); await new Promise((r) => setTimeout(r, 20000)); return { late: true }; } };';
     try {
       const first = await startPlatform({ persistTo: dir, keepState: true });
       const ops = { Authorization: `Bearer ${first.ops}` };
-      await fetch(`${first.base}/v1/ops/users/runkiller`, { method: 'PUT', headers: { ...json, ...ops }, body: JSON.stringify({ password: 'pw' }) });
+      await fetch(`${first.base}/v1/ops/users/runkiller`, {
+        method: 'PUT',
+        headers: { ...json, ...ops },
+        body: JSON.stringify({ password: 'pw' }),
+      });
       const { token } = (await (
-        await fetch(`${first.base}/v1/token`, { method: 'POST', headers: json, body: JSON.stringify({ username: 'runkiller', password: 'pw' }) })
+        await fetch(`${first.base}/v1/token`, {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ username: 'runkiller', password: 'pw' }),
+        })
       ).json()) as { token: string };
       const auth = { Authorization: `Bearer ${token}` };
       const job = (base: string) => `${base}/v1/code/jobs/slow`;
       expect((await fetch(job(first.base), { method: 'PUT', headers: auth })).status).toBe(201);
-      expect((await fetch(`${job(first.base)}/code/index.js`, { method: 'POST', headers: { ...auth, 'Content-Type': 'text/javascript' }, body: code })).status).toBe(204);
+      expect(
+        (
+          await fetch(`${job(first.base)}/code/index.js`, {
+            method: 'POST',
+            headers: { ...auth, 'Content-Type': 'text/javascript' },
+            body: code,
+          })
+        ).status,
+      ).toBe(204);
       const runNames = async (base: string) =>
-        ((await (await fetch(`${job(base)}/runs`, { headers: { ...auth, Accept: 'application/json' } })).json()) as { name: string }[]).map((r) => r.name);
+        (
+          (await (await fetch(`${job(base)}/runs`, { headers: { ...auth, Accept: 'application/json' } })).json()) as {
+            name: string;
+          }[]
+        ).map((r) => r.name);
       // The trigger answers when the run ends: it never does here (the kill breaks it off).
-      void fetch(`${job(first.base)}/data`, { method: 'POST', headers: { ...auth, ...json }, body: '{}' }).catch(() => undefined);
+      void fetch(`${job(first.base)}/data`, { method: 'POST', headers: { ...auth, ...json }, body: '{}' }).catch(
+        () => undefined,
+      );
       let names: string[] = [];
       for (let i = 0; i < 100 && !names.length; i++) {
         names = await runNames(first.base);
@@ -135,7 +194,9 @@ describe('hard kill', () => {
         }
         expect(status).toBe('failed');
         console.log(`the cut-off run ended failed ${((Date.now() - t0) / 1000).toFixed(1)} s after the restart`);
-        expect(await (await fetch(`${job(second.base)}/runs/${run}/log`, { headers: auth })).text()).toContain('the run was interrupted');
+        expect(await (await fetch(`${job(second.base)}/runs/${run}/log`, { headers: auth })).text()).toContain(
+          'the run was interrupted',
+        );
         expect(await runNames(second.base)).toEqual([run]);
         expect(await (await fetch(`${job(second.base)}/code/index.js`, { headers: auth })).text()).toBe(code);
         expect(await (await fetch(`${job(second.base)}/config/enabled`, { headers: auth })).text()).toBe('true');

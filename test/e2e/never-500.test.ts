@@ -8,13 +8,25 @@ import { startPlatform } from '../../scripts/serve.mjs';
 
 let server: { base: string; ops: string; stop: () => Promise<void> };
 
-function raw(method: string, url: string, body: Buffer | string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+function raw(
+  method: string,
+  url: string,
+  body: Buffer | string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((ok, fail) => {
-    const r = http.request(url, { method, headers: { 'Content-Type': 'text/plain', 'Content-Length': String(Buffer.byteLength(body)), ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => ok({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
-    });
+    const r = http.request(
+      url,
+      {
+        method,
+        headers: { 'Content-Type': 'text/plain', 'Content-Length': String(Buffer.byteLength(body)), ...headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => ok({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+      },
+    );
     r.on('error', fail);
     r.end(body);
   });
@@ -44,7 +56,10 @@ describe('HEAD with a request body', () => {
 
   it('a 6 MiB body is ignored unread: the answer comes at once and other callers are unaffected', async () => {
     const t0 = Date.now();
-    const [big, other] = await Promise.all([raw('HEAD', `${server.base}/v1/whoami`, Buffer.alloc(6 * 1024 * 1024, 0x61)), fetch(`${server.base}/v1/openapi.json`)]);
+    const [big, other] = await Promise.all([
+      raw('HEAD', `${server.base}/v1/whoami`, Buffer.alloc(6 * 1024 * 1024, 0x61)),
+      fetch(`${server.base}/v1/openapi.json`),
+    ]);
     expect(big.status).toBe(401);
     expect(other.status).toBe(200);
     expect(Date.now() - t0).toBeLessThan(5000);

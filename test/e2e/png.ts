@@ -16,7 +16,8 @@ export function decodePng(png: Buffer): Image {
   const width = png.readUInt32BE(16);
   const height = png.readUInt32BE(20);
   const [depth, colour, , , interlace] = png.subarray(24, 29);
-  if (depth !== 8 || interlace !== 0 || (colour !== 2 && colour !== 6)) throw new Error(`unsupported PNG: depth ${depth}, colour type ${colour}, interlace ${interlace}`);
+  if (depth !== 8 || interlace !== 0 || (colour !== 2 && colour !== 6))
+    throw new Error(`unsupported PNG: depth ${depth}, colour type ${colour}, interlace ${interlace}`);
   const bpp = colour === 6 ? 4 : 3;
   const idat: Buffer[] = [];
   for (let at = 8; at < png.length;) {
@@ -36,9 +37,18 @@ export function decodePng(png: Buffer): Image {
       const b = y > 0 ? px[(y - 1) * stride + i]! : 0;
       const c = i >= bpp && y > 0 ? px[(y - 1) * stride + i - bpp]! : 0;
       const p = a + b - c;
-      const paeth = Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c;
+      const paeth =
+        Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c)
+          ? a
+          : Math.abs(p - b) <= Math.abs(p - c)
+            ? b
+            : c;
       px[y * stride + i] = (v + [0, a, b, (a + b) >> 1, paeth][filter]!) & 255;
     }
   }
-  return { width, height, rgb: (x, y) => [px[y * stride + x * bpp]!, px[y * stride + x * bpp + 1]!, px[y * stride + x * bpp + 2]!] };
+  return {
+    width,
+    height,
+    rgb: (x, y) => [px[y * stride + x * bpp]!, px[y * stride + x * bpp + 1]!, px[y * stride + x * bpp + 2]!],
+  };
 }

@@ -35,14 +35,19 @@ describe('rate limits as npm start configures them', () => {
           headers: { ...json, Authorization: `Bearer ${server.ops}` },
           body: JSON.stringify({ password: `pw-${name}` }),
         });
-        const res = await fetch(`${server.base}/v1/token`, { method: 'POST', headers: json, body: JSON.stringify({ username: name, password: `pw-${name}` }) });
+        const res = await fetch(`${server.base}/v1/token`, {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ username: name, password: `pw-${name}` }),
+        });
         return ((await res.json()) as { token: string }).token;
       };
       const [a, b] = [await token('limited'), await token('other')];
       // The limit counts in minute windows: start the burst with the window's most part ahead.
       const left = 60_000 - (Date.now() % 60_000);
       if (left < 25_000) await new Promise((r) => setTimeout(r, left + 100));
-      const whoami = (t: string) => () => fetch(`${server.base}/v1/whoami`, { headers: { Authorization: `Bearer ${t}` } });
+      const whoami = (t: string) => () =>
+        fetch(`${server.base}/v1/whoami`, { headers: { Authorization: `Bearer ${t}` } });
 
       const statuses = await burst(LIMIT, whoami(a));
       expect(statuses.filter((s) => s !== 200)).toEqual([]);
@@ -52,7 +57,9 @@ describe('rate limits as npm start configures them', () => {
       expect(body.status).toBe(429);
       expect(over.headers.get('Retry-After')).toBe(String(body.retry_after_seconds));
       expect((await whoami(b)()).status).toBe(200);
-      expect((await fetch(`${server.base}/v1/ops/outbox`, { headers: { Authorization: `Bearer ${server.ops}` } })).status).toBe(200);
+      expect(
+        (await fetch(`${server.base}/v1/ops/outbox`, { headers: { Authorization: `Bearer ${server.ops}` } })).status,
+      ).toBe(200);
     } finally {
       await server.stop();
     }

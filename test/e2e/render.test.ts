@@ -17,13 +17,22 @@ const run = promisify(execFile);
 const work = mkdtempSync(join(tmpdir(), 'render-e2e-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const PNG_1x1 = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+const PNG_1x1 = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
 
-async function makeDoc(u: E2EUser, name: string, content: string, config: Record<string, string> = {}): Promise<string> {
+async function makeDoc(
+  u: E2EUser,
+  name: string,
+  content: string,
+  config: Record<string, string> = {},
+): Promise<string> {
   const path = `/v1/vis/docs/${name}`;
   expect((await http('PUT', path, { token: u.token })).status).toBe(201);
   expect((await http('POST', `${path}/content`, { token: u.token, text: content })).status).toBe(204);
-  for (const [k, v] of Object.entries(config)) expect((await http('POST', `${path}/${k}`, { token: u.token, text: v })).status).toBe(204);
+  for (const [k, v] of Object.entries(config))
+    expect((await http('POST', `${path}/${k}`, { token: u.token, text: v })).status).toBe(204);
   return path;
 }
 
@@ -44,7 +53,10 @@ async function pdfText(file: string): Promise<string> {
   return (await run('pdftotext', ['-layout', file, '-'])).stdout;
 }
 
-const pages = (n: number, word: string) => Array.from({ length: n }, (_, i) => `# ${word} ${i + 1}\n\nBody text ${word.toLowerCase()} number ${i + 1}.`).join('\n\n{{ page }}\n\n');
+const pages = (n: number, word: string) =>
+  Array.from({ length: n }, (_, i) => `# ${word} ${i + 1}\n\nBody text ${word.toLowerCase()} number ${i + 1}.`).join(
+    '\n\n{{ page }}\n\n',
+  );
 
 describe('PDF (pdfinfo, pdftotext)', () => {
   it('doc: A4 portrait, one page per page, the content text and variable values inside', async () => {
@@ -53,14 +65,18 @@ describe('PDF (pdfinfo, pdftotext)', () => {
     await http('PUT', `${path}/vars/total`, { token: u.token });
     await http('POST', `${path}/vars/total/value`, { token: u.token, text: '1234567.891' });
     await http('POST', `${path}/vars/total/format`, { token: u.token, text: ',.2f' });
-    await http('POST', `${path}/content`, { token: u.token, text: `${pages(3, 'Chapter')}\n\nTotal: {/u/${u.username}/d/report/v/total}` });
+    await http('POST', `${path}/content`, {
+      token: u.token,
+      text: `${pages(3, 'Chapter')}\n\nTotal: {/u/${u.username}/d/report/v/total}`,
+    });
     const file = await download(u, `${path}/files/doc.pdf`, 'report.pdf');
     expect(readFileSync(file).subarray(0, 5).toString('latin1')).toBe('%PDF-');
     const info = await pdfInfo(file);
     expect(info.pages).toBe(3);
     expect(info.size).toMatch(/ pts \(A4\)$/); // portrait: width x height
     const text = await pdfText(file);
-    for (const w of ['Chapter 1', 'Chapter 2', 'Chapter 3', 'Body text chapter number 2', 'Total: 1,234,567.89']) expect(text).toContain(w);
+    for (const w of ['Chapter 1', 'Chapter 2', 'Chapter 3', 'Body text chapter number 2', 'Total: 1,234,567.89'])
+      expect(text).toContain(w);
   });
 
   it('docs renders like doc; pres: 16:9 pages (10 x 5.625 in); blog and web: one continuous page', async () => {
@@ -71,7 +87,11 @@ describe('PDF (pdfinfo, pdftotext)', () => {
     expect(docsInfo.size).toMatch(/\(A4\)/);
 
     const pres = await makeDoc(u, 'deck', pages(4, 'Slide'), { 'config/type': 'pres' });
-    const presFile = await download(u, `${pres.replace('/v1/vis', `/v1/users/${u.username}/vis`)}/files/doc.pdf`, 'deck.pdf');
+    const presFile = await download(
+      u,
+      `${pres.replace('/v1/vis', `/v1/users/${u.username}/vis`)}/files/doc.pdf`,
+      'deck.pdf',
+    );
     const presInfo = await pdfInfo(presFile);
     expect(presInfo.pages).toBe(4);
     const [pw, ph] = /^([\d.]+) x ([\d.]+) pts/.exec(presInfo.size)!.slice(1).map(Number) as [number, number];
@@ -95,7 +115,9 @@ describe('PDF (pdfinfo, pdftotext)', () => {
   it("a private document's assets are embedded in its PDF", async () => {
     const u = await makeUser();
     const path = await makeDoc(u, 'pictured', '# Picture\n\n![logo](assets/logo.png)');
-    expect((await http('POST', `${path}/assets/logo.png`, { token: u.token, body: PNG_1x1, type: 'image/png' })).status).toBe(201);
+    expect(
+      (await http('POST', `${path}/assets/logo.png`, { token: u.token, body: PNG_1x1, type: 'image/png' })).status,
+    ).toBe(201);
     const file = await download(u, `${path}/files/doc.pdf`, 'pictured.pdf');
     const { stdout } = await run('pdfimages', ['-list', file]);
     expect(stdout.trim().split('\n').length).toBeGreaterThanOrEqual(3); // header, rule, >= 1 image
@@ -112,7 +134,11 @@ describe('PPTX (LibreOffice)', () => {
     const slides = Object.keys(zip).filter((k) => /^ppt\/slides\/slide\d+\.xml$/.test(k));
     expect(slides).toHaveLength(3);
     const outDir = mkdtempSync(join(work, 'lo-'));
-    await run('libreoffice', [`-env:UserInstallation=file://${outDir}/profile`, '--headless', '--convert-to', 'pdf', '--outdir', outDir, file], { timeout: 180_000 });
+    await run(
+      'libreoffice',
+      [`-env:UserInstallation=file://${outDir}/profile`, '--headless', '--convert-to', 'pdf', '--outdir', outDir, file],
+      { timeout: 180_000 },
+    );
     const pdf = readdirSync(outDir).find((f) => f.endsWith('.pdf'));
     expect(pdf).toBeDefined();
     expect((await pdfInfo(join(outDir, pdf!))).pages).toBe(3);
@@ -121,7 +147,9 @@ describe('PPTX (LibreOffice)', () => {
   it('a doc becomes an A4 portrait deck with the page text in the notes', async () => {
     const u = await makeUser();
     const path = await makeDoc(u, 'a4deck', pages(2, 'Leaf'));
-    const zip = unzipSync(new Uint8Array(await (await http('GET', `${path}/files/doc.pptx`, { token: u.token })).arrayBuffer()));
+    const zip = unzipSync(
+      new Uint8Array(await (await http('GET', `${path}/files/doc.pptx`, { token: u.token })).arrayBuffer()),
+    );
     const pres = Buffer.from(zip['ppt/presentation.xml']!).toString();
     const [cx, cy] = /<p:sldSz cx="(\d+)" cy="(\d+)"/.exec(pres)!.slice(1).map(Number) as [number, number];
     expect(cy / cx).toBeCloseTo(11.69 / 8.27, 2);
@@ -148,11 +176,22 @@ describe('section blocks (pdftotext, PPTX notes)', () => {
     ].join('\n\n');
     const path = await makeDoc(u, 'blocks', content);
     const text = await pdfText(await download(u, `${path}/files/doc.pdf`, 'blocks.pdf'));
-    for (const w of ['Quarter closed', 'Callout body words.', 'Paragraph words.', u.username, 'Bio words', 'Other report', `/u/${u.username}/p/chart`, 'Second page words.'])
+    for (const w of [
+      'Quarter closed',
+      'Callout body words.',
+      'Paragraph words.',
+      u.username,
+      'Bio words',
+      'Other report',
+      `/u/${u.username}/p/chart`,
+      'Second page words.',
+    ])
       expect(text).toContain(w);
     expect(text).not.toContain('Hidden preview words');
     expect(text).not.toMatch(/\{\{|\}\}/);
-    const zip = unzipSync(new Uint8Array(await (await http('GET', `${path}/files/doc.pptx`, { token: u.token })).arrayBuffer()));
+    const zip = unzipSync(
+      new Uint8Array(await (await http('GET', `${path}/files/doc.pptx`, { token: u.token })).arrayBuffer()),
+    );
     const notes = Object.keys(zip)
       .filter((k) => /^ppt\/notesSlides\/notesSlide\d+\.xml$/.test(k))
       .map((k) => Buffer.from(zip[k]!).toString())
@@ -166,7 +205,10 @@ describe('section blocks (pdftotext, PPTX notes)', () => {
 describe('pages and slides agree (pdfinfo, pdftotext, LibreOffice)', () => {
   it('a long doc without page markers: PDF pages = PPTX slides > 1, each slide notes the text of its PDF page, LibreOffice converts it', async () => {
     const u = await makeUser();
-    const long = Array.from({ length: 60 }, (_, i) => `Paragraph ${i + 1}: ${'text that fills the sheet '.repeat(6)}end ${i + 1}.`).join('\n\n');
+    const long = Array.from(
+      { length: 60 },
+      (_, i) => `Paragraph ${i + 1}: ${'text that fills the sheet '.repeat(6)}end ${i + 1}.`,
+    ).join('\n\n');
     const code = Array.from({ length: 110 }, (_, i) => `code line ${i + 1}`).join('\n');
     const path = await makeDoc(u, 'longread', `${long}\n\n\`\`\`\n${code}\n\`\`\`\n`);
     const pdf = await download(u, `${path}/files/doc.pdf`, 'longread.pdf');
@@ -196,7 +238,11 @@ describe('pages and slides agree (pdfinfo, pdftotext, LibreOffice)', () => {
     const last = /<word xMin="[\d.]+" yMin="[\d.]+" xMax="[\d.]+" yMax="([\d.]+)">110<\/word>/.exec(bbox);
     expect(Number(last![1])).toBeLessThan(841.89 - 40); // inside the sheet, above its bottom margin
     const outDir = mkdtempSync(join(work, 'lo-long-'));
-    await run('libreoffice', [`-env:UserInstallation=file://${outDir}/profile`, '--headless', '--convert-to', 'pdf', '--outdir', outDir, deck], { timeout: 180_000 });
+    await run(
+      'libreoffice',
+      [`-env:UserInstallation=file://${outDir}/profile`, '--headless', '--convert-to', 'pdf', '--outdir', outDir, deck],
+      { timeout: 180_000 },
+    );
     expect(
       (
         await pdfInfo(
@@ -210,12 +256,16 @@ describe('pages and slides agree (pdfinfo, pdftotext, LibreOffice)', () => {
   }, 240_000);
 });
 
-const hex = (h: string): [number, number, number] => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16)) as [number, number, number];
+const hex = (h: string): [number, number, number] =>
+  [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16)) as [number, number, number];
 
 describe('canonical page in a browser', () => {
   it('a screenshot in headless Chromium shows the theme colours (the CSP lets the page style through)', async () => {
     const u = await makeUser({ profile_public: true });
-    const path = await makeDoc(u, 'darkdeck', '# Dark slide\n\nSome text', { 'config/type': 'pres', 'config/theme': 'dark' });
+    const path = await makeDoc(u, 'darkdeck', '# Dark slide\n\nSome text', {
+      'config/type': 'pres',
+      'config/theme': 'dark',
+    });
     expect((await http('PUT', `${path}/shared/public`, { token: u.token })).status).toBe(201);
     const shot = join(work, 'shot.png');
     const profile = mkdtempSync(join(work, 'chrome-'));
@@ -241,7 +291,10 @@ describe('canonical page in a browser', () => {
         const k = img.rgb(x, y).join(',');
         counts.set(k, (counts.get(k) ?? 0) + 1);
       }
-    const near = (rgb: [number, number, number]) => [...counts].filter(([k]) => k.split(',').every((v, i) => Math.abs(Number(v) - rgb[i]!) <= 3)).reduce((s, [, n]) => s + n, 0);
+    const near = (rgb: [number, number, number]) =>
+      [...counts]
+        .filter(([k]) => k.split(',').every((v, i) => Math.abs(Number(v) - rgb[i]!) <= 3))
+        .reduce((s, [, n]) => s + n, 0);
     const total = [...counts.values()].reduce((s, n) => s + n, 0);
     // The slide's background, the desk around it, and the accent bar on top of the slide.
     expect(near(hex('#0d1117')) / total).toBeGreaterThan(0.3);

@@ -10,9 +10,17 @@ describe('local state persists across restarts (npm start)', () => {
     try {
       const first = await startPlatform({ persistTo: dir, keepState: true });
       const json = { 'Content-Type': 'application/json' };
-      await fetch(`${first.base}/v1/ops/users/persisted`, { method: 'PUT', headers: { ...json, Authorization: `Bearer ${first.ops}` }, body: JSON.stringify({ password: 'pw' }) });
+      await fetch(`${first.base}/v1/ops/users/persisted`, {
+        method: 'PUT',
+        headers: { ...json, Authorization: `Bearer ${first.ops}` },
+        body: JSON.stringify({ password: 'pw' }),
+      });
       const { token } = (await (
-        await fetch(`${first.base}/v1/token`, { method: 'POST', headers: json, body: JSON.stringify({ username: 'persisted', password: 'pw' }) })
+        await fetch(`${first.base}/v1/token`, {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ username: 'persisted', password: 'pw' }),
+        })
       ).json()) as { token: string };
       await first.stop();
 

@@ -69,12 +69,18 @@ const rootFiles = readdirSync(root, { withFileTypes: true })
   .filter((e) => e.isFile())
   .map((e) => e.name);
 const markdown = [...rootFiles.filter((f) => f.endsWith('.md')), ...walk('docs').filter((f) => f.endsWith('.md'))];
-const code = [...rootFiles.filter((f) => CODE.has(extname(f))), ...['src', 'durable', 'test', 'scripts', 'bench'].flatMap(walk).filter((f) => CODE.has(extname(f)))];
+const code = [
+  ...rootFiles.filter((f) => CODE.has(extname(f))),
+  ...['src', 'durable', 'test', 'scripts', 'bench'].flatMap(walk).filter((f) => CODE.has(extname(f))),
+];
 const sql = walk('migrations').filter((f) => f.endsWith('.sql'));
 const graphql = walk('src').filter((f) => f.endsWith('.graphql'));
 const read = (file: string) => readFileSync(join(root, file), 'utf8');
 
-/** Comments (prose) and string literals of JavaScript or TypeScript source, template literals and regex literals understood. */
+/**
+ * Comments (prose) and string literals of JavaScript or TypeScript source, template literals and regex literals
+ * understood.
+ */
 function jsPieces(file: string, src: string): Piece[] {
   const out: Piece[] = [];
   const opens: number[] = []; // brace depth at each open `${` of a template literal
@@ -171,11 +177,18 @@ const SRC_DIRS = readdirSync(join(root, 'src'), { withFileTypes: true })
 const EXTENSION = /\.(ts|mts|mjs|cjs|js|md|sql|json|toml|graphql|html|css|txt)$/;
 /** A character that makes a name a pattern (a family of files) rather than one file. */
 const PATTERN = /[<>*{}$…]|\.\.\./;
-/** A path-like run of characters after a folder name; it ends at a space, a quote, a bracket, punctuation or an #anchor. */
+/**
+ * A path-like run of characters after a folder name; it ends at a space, a quote, a bracket, punctuation or an #anchor.
+ */
 const PATH_TAIL = String.raw`(?:/[^\s\`'"()\[\],;:|#]*)?`;
-const NAMED = new RegExp(String.raw`(?<![\w./@$<>~-])(?:${[...new Set([...ROOT_DIRS, ...SRC_DIRS])].join('|')})${PATH_TAIL}`, 'g');
+const NAMED = new RegExp(
+  String.raw`(?<![\w./@$<>~-])(?:${[...new Set([...ROOT_DIRS, ...SRC_DIRS])].join('|')})${PATH_TAIL}`,
+  'g',
+);
 
-/** Where a name points, if anywhere: the root's file or folder, else src/'s (for a name starting with a folder of src/). */
+/**
+ * Where a name points, if anywhere: the root's file or folder, else src/'s (for a name starting with a folder of src/).
+ */
 function resolves(name: string, fromFile: string): boolean {
   const candidates = [name, `${name}.ts`, join('src', name), join(dirname(fromFile), name)];
   return candidates.some((c) => existsSync(join(root, c)));
@@ -190,7 +203,8 @@ function missingPaths(p: Piece): string[] {
     if (!name.includes('/')) continue; // `core`, `docs` alone are words; `docs/` is a folder
     const fromRoot = ROOT_DIRS.includes(name.split('/')[0]!);
     const isFile = EXTENSION.test(name);
-    // In prose a root path counts in any form, a path from src/ as a file name; in a string literal only a root path to a file.
+    // In prose a root path counts in any form, a path from src/ as a file name; in a string literal only a root path to
+    // a file.
     if (p.kind === 'string' ? !(fromRoot && isFile) : !(fromRoot || isFile)) continue;
     if (!resolves(name.replace(/\/$/, ''), p.file)) out.push(`${where(p.file, p.at + m.index!)} ${name}`);
   }
@@ -213,7 +227,14 @@ describe('named paths', () => {
     expect(code).toContain(join('test', 'node', 'named-paths.test.ts'));
     // The scanner itself: a comment, strings of every kind, a regex literal with a quote in it.
     const ps = jsPieces('x.ts', "const a = /['\"]/g; // one\nconst b = `t ${'u' + `v`} w`; /* two */");
-    expect(ps.map((p) => `${p.kind}:${p.text}`)).toEqual(['prose: one', 'string:t ', 'string:u', 'string:v', 'string: w', 'prose: two ']);
+    expect(ps.map((p) => `${p.kind}:${p.text}`)).toEqual([
+      'prose: one',
+      'string:t ',
+      'string:u',
+      'string:v',
+      'string: w',
+      'prose: two ',
+    ]);
   });
 
   it('every src/, test/, docs/, scripts/, bench/, durable/ and migrations/ path named in prose exists', () => {
@@ -224,7 +245,11 @@ describe('named paths', () => {
     const pages = new Set(markdown.map((f) => basename(f)));
     const missing = pieces
       .filter((p) => p.kind === 'prose')
-      .flatMap((p) => [...p.text.matchAll(/(?<![\w./-])[\w-]+\.md\b/g)].filter((m) => !pages.has(m[0])).map((m) => `${where(p.file, p.at + m.index!)} ${m[0]}`));
+      .flatMap((p) =>
+        [...p.text.matchAll(/(?<![\w./-])[\w-]+\.md\b/g)]
+          .filter((m) => !pages.has(m[0]))
+          .map((m) => `${where(p.file, p.at + m.index!)} ${m[0]}`),
+      );
     expect(missing).toEqual([]);
   });
 
@@ -240,7 +265,8 @@ describe('named paths', () => {
         if (!existsSync(abs)) missing.push(`${where(file, m.index!)} ${target}`);
         else if (hash && abs.endsWith('.md')) {
           const headings = [...readFileSync(abs, 'utf8').matchAll(/^#+ (.*)$/gm)].map((h) => anchor(h[1]!));
-          if (!headings.includes(hash)) missing.push(`${where(file, m.index!)} ${target} (no such heading in ${relative(root, abs)})`);
+          if (!headings.includes(hash))
+            missing.push(`${where(file, m.index!)} ${target} (no such heading in ${relative(root, abs)})`);
         }
       }
     }

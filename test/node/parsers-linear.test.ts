@@ -7,7 +7,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseBlocks } from '../../src/markup/block-parser';
-import { assetRefs, contentRefs, htmlToText, renderMarkdown, splitFrontMatter, varRefs } from '../../src/markup/markdown';
+import {
+  assetRefs,
+  contentRefs,
+  htmlToText,
+  renderMarkdown,
+  splitFrontMatter,
+  varRefs,
+} from '../../src/markup/markdown';
 import { prepareCustomCss } from '../../src/markup/page';
 import { formatVar, varAttrProblem, VAR_DEFAULTS, type DocVar } from '../../src/docs/vars';
 import { parseLayout, LayoutError } from '../../src/grids/layout';
@@ -25,13 +32,19 @@ import { ASSET_LIMIT } from '../../src/docs/assets';
 import { COMMENT_LIMIT } from '../../src/core/thread/rules';
 import { DEFAULT_BODY_LIMIT, KiB, MiB } from '../../src/core/http';
 
-/** The inbound message cap (INBOUND_LIMIT of src/jobs/inbound.ts, which loads the Workers runtime): a header is at most that. */
+/**
+ * The inbound message cap (INBOUND_LIMIT of src/jobs/inbound.ts, which loads the Workers runtime): a header is at most
+ * that.
+ */
 const INBOUND_LIMIT = 25 * MiB;
 
 // ------------------------------------------------------------------ timing
 
 /** Milliseconds per call: the call repeated until 2 ms have passed (so tiny inputs are measurable). */
-/** A full collection before a sample (node --expose-gc, vitest.node.config.mts): garbage of the previous size is not billed to this one. */
+/**
+ * A full collection before a sample (node --expose-gc, vitest.node.config.mts): garbage of the previous size is not
+ * billed to this one.
+ */
 const collect = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 
 function perCall(run: () => unknown): number {
@@ -67,7 +80,10 @@ const DOUBLING_TOP = 256 * 1024;
  * (less while its linear part still weighs): 3x tells them apart with room for noise.
  */
 const RATIO = 3;
-/** Doublings in a row that must grow RATIO times to fail: a collection or a busy neighbour makes one or two, a superlinear parser every one. */
+/**
+ * Doublings in a row that must grow RATIO times to fail: a collection or a busy neighbour makes one or two, a
+ * superlinear parser every one.
+ */
 const IN_A_ROW = 3;
 /** Below this cost at 2n, a ratio is noise, not growth. */
 const NOISE_MS = 0.5;
@@ -80,7 +96,12 @@ const NOISE_MS = 0.5;
  * `maxMs` or more; it stops there (a superlinear parser never reaches the sizes where it
  * would stall the suite).
  */
-function expectLinear(run: (input: string) => unknown, make: (size: number) => string, cap: number, maxMs = 1000): void {
+function expectLinear(
+  run: (input: string) => unknown,
+  make: (size: number) => string,
+  cap: number,
+  maxMs = 1000,
+): void {
   const sizes: number[] = [];
   for (let s = Math.min(cap, DOUBLING_TOP); s >= Math.min(START, cap); s = Math.floor(s / 2)) sizes.unshift(s);
   let prev = cost(run, make(sizes[0]!), maxMs);
@@ -92,7 +113,9 @@ function expectLinear(run: (input: string) => unknown, make: (size: number) => s
     expect(t < maxMs, `size ${size}: ${t.toFixed(1)} ms (bound ${maxMs} ms)`).toBe(true);
     const step = `size ${size / 2} → ${size}: ${prev.toFixed(3)} ms → ${t.toFixed(3)} ms`;
     const grows = t >= RATIO * prev && t > NOISE_MS;
-    expect(!(grows && suspects.length >= IN_A_ROW - 1), `superlinear: ${[...suspects, step].join(', then ')}`).toBe(true);
+    expect(!(grows && suspects.length >= IN_A_ROW - 1), `superlinear: ${[...suspects, step].join(', then ')}`).toBe(
+      true,
+    );
     if (grows) suspects.push(step);
     else suspects.length = 0;
     prev = t;
@@ -198,7 +221,13 @@ const PARSERS: Parser[] = [
     maxMs: 4000,
     shapes: { ...GENERIC, paragraphs: fill('a\n\n'), references: fill('{/u/a/d/b/v/c} ') },
   },
-  { name: 'asset references (assetRefs)', cap: CONTENT_LIMIT, run: assetRefs, maxMs: 4000, shapes: { ...GENERIC, images: fill('![a](assets/b.png) ') } },
+  {
+    name: 'asset references (assetRefs)',
+    cap: CONTENT_LIMIT,
+    run: assetRefs,
+    maxMs: 4000,
+    shapes: { ...GENERIC, images: fill('![a](assets/b.png) ') },
+  },
   {
     name: 'references a write by someone other than the owner is checked for (contentRefs)',
     cap: CONTENT_LIMIT,
@@ -241,7 +270,8 @@ const PARSERS: Parser[] = [
     name: 'variables (varAttrProblem, formatVar)',
     cap: 4096,
     run: (s) => {
-      for (const attr of ['value', 'format', 'about', 'threshold', 'type'] as const) varAttrProblem(attr, s, docVar({}));
+      for (const attr of ['value', 'format', 'about', 'threshold', 'type'] as const)
+        varAttrProblem(attr, s, docVar({}));
       formatVar(docVar({ value: s.slice(0, 50) }));
       formatVar(docVar({ type: 'date', value: '2024-01-01', format: s.slice(0, 50) }));
     },
@@ -268,7 +298,12 @@ const PARSERS: Parser[] = [
       comments: fill(' #'),
     },
   },
-  { name: 'cron (scheduleProblem)', cap: 512, run: scheduleProblem, shapes: { ...GENERIC, 'TZ and spaces': fill(' ', 'TZ=UTC', '* * * * *') } },
+  {
+    name: 'cron (scheduleProblem)',
+    cap: 512,
+    run: scheduleProblem,
+    shapes: { ...GENERIC, 'TZ and spaces': fill(' ', 'TZ=UTC', '* * * * *') },
+  },
   {
     name: 'mail authentication headers (mailAuth)',
     cap: INBOUND_LIMIT,
@@ -291,7 +326,9 @@ const PARSERS: Parser[] = [
     cap: ASSET_LIMIT,
     run: (s) => checkUpload('image/svg+xml', enc.encode(s)),
     shapes: {
-      ...Object.fromEntries(Object.entries(GENERIC).map(([k, make]) => [k, (size: number) => `<svg>${make(size - 11)}</svg>`])),
+      ...Object.fromEntries(
+        Object.entries(GENERIC).map(([k, make]) => [k, (size: number) => `<svg>${make(size - 11)}</svg>`]),
+      ),
       'nested elements': (size) => '<svg>' + '<g>'.repeat(size / 8) + '</g>'.repeat(size / 8) + '</svg>',
       'many attributes': (size) => '<svg ' + Array.from({ length: size / 10 }, (_, i) => `a${i}="b"`).join(' ') + '/>',
       entities: fill('&amp;', '<svg>', '</svg>'),
@@ -314,7 +351,9 @@ const PARSERS: Parser[] = [
 
 /** Each shape as the YAML of a front matter block. */
 function frontMatter(shapes: Record<string, (size: number) => string>): Record<string, (size: number) => string> {
-  return Object.fromEntries(Object.entries(shapes).map(([k, make]) => [k, (size: number) => `---\n${make(size - 10)}\n---\n`]));
+  return Object.fromEntries(
+    Object.entries(shapes).map(([k, make]) => [k, (size: number) => `---\n${make(size - 10)}\n---\n`]),
+  );
 }
 
 function layoutShapes(): Record<string, (size: number) => string> {

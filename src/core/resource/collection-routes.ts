@@ -15,7 +15,11 @@ import { createResource } from './store';
 import { visibleWhere, visibleWithAccessQuery, withAccess } from './visibility';
 
 /** What a collection listing reads of each resource (less to carry for a thousand rows). */
-const listedColumns = { name: resources.name, created_on: resources.created_on, last_modified: resources.last_modified };
+const listedColumns = {
+  name: resources.name,
+  created_on: resources.created_on,
+  last_modified: resources.last_modified,
+};
 
 /** The owner's own resources of the kind, listed under `uriBase`. */
 async function ownListing(ctx: Ctx, kind: ResourceKind, owner: User, uriBase: string): Promise<Response> {
@@ -44,14 +48,20 @@ export function collectionRoutes(api: Api, kind: ResourceKind): void {
     responses: listingResponses,
     handler: async (ctx) => {
       const ownerName = ctx.params.owner!;
-      if (ctx.caller?.username === ownerName) return ownListing(ctx, kind, ctx.caller, `/v1/users/${ctx.caller.username}/${kind.collection}`);
+      if (ctx.caller?.username === ownerName)
+        return ownListing(ctx, kind, ctx.caller, `/v1/users/${ctx.caller.username}/${kind.collection}`);
       // The owner and what the caller sees of theirs in one D1 round trip.
       const ownerId = sql`(select ${users.id} from ${users} where ${users.username} = ${ownerName})`;
-      const [owners, rows] = await ctx.db.batch([ctx.db.select().from(users).where(eq(users.username, ownerName)), visibleWithAccessQuery(ctx, kind, ownerId)]);
+      const [owners, rows] = await ctx.db.batch([
+        ctx.db.select().from(users).where(eq(users.username, ownerName)),
+        visibleWithAccessQuery(ctx, kind, ownerId),
+      ]);
       const owner = owners[0];
       if (!owner) throw notFound(`no such user: ${ctx.params.owner}`);
       const uriBase = `/v1/users/${owner.username}/${kind.collection}`;
-      return listingResponse(withAccess(rows).map(({ resource, access }) => resourceItem(kind, uriBase, resource, access)));
+      return listingResponse(
+        withAccess(rows).map(({ resource, access }) => resourceItem(kind, uriBase, resource, access)),
+      );
     },
   });
   api.put(`${own}/:${kind.param}`, {

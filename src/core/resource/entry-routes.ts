@@ -21,7 +21,9 @@ export function entryRoutes(routes: ResourceRoutes, kind: ResourceKind, spec: En
         responses: { 200: { description: 'The value, exactly as written', type: 'text/plain' } },
         handler: async (rc) => {
           const stored = () =>
-            rc.preloaded?.rows ? entryValue(rc.env, rc.preloaded.rows[0] as Parameters<typeof entryValue>[1]) : readEntry(rc.env, rc.db, rc.resource.id, spec.path);
+            rc.preloaded?.rows
+              ? entryValue(rc.env, rc.preloaded.rows[0] as Parameters<typeof entryValue>[1])
+              : readEntry(rc.env, rc.db, rc.resource.id, spec.path);
           const value = spec.compute ? await spec.compute(rc) : ((await stored()) ?? spec.default ?? '');
           return textResponse(value);
         },
@@ -45,7 +47,13 @@ export function entryRoutes(routes: ResourceRoutes, kind: ResourceKind, spec: En
         const problem = await spec.validate?.(value, rc);
         if (problem) throw badRequest(`invalid ${spec.path}: ${problem}`);
         await checkReferences(rc, spec, value);
-        await storeEntry(rc, kind, spec, value, `${spec.path} written (${new TextEncoder().encode(value).byteLength} bytes)`);
+        await storeEntry(
+          rc,
+          kind,
+          spec,
+          value,
+          `${spec.path} written (${new TextEncoder().encode(value).byteLength} bytes)`,
+        );
         return noContent();
       },
     });
@@ -63,7 +71,13 @@ export function entryRoutes(routes: ResourceRoutes, kind: ResourceKind, spec: En
 }
 
 /** Writes (or, value null, clears) the entry with its derived statements, hooks and log line `message`. */
-async function storeEntry(rc: ResourceCtx, kind: ResourceKind, spec: EntrySpec, value: string | null, message: string): Promise<void> {
+async function storeEntry(
+  rc: ResourceCtx,
+  kind: ResourceKind,
+  spec: EntrySpec,
+  value: string | null,
+  message: string,
+): Promise<void> {
   // Without an afterWrite hook (whose own log lines come first), the log line joins the write's batch.
   const logged = kind.log && (!spec.afterWrite || !!spec.writeStatements);
   const lines = [...(spec.logLines?.(rc, value) ?? []), ...(logged ? [message] : [])];

@@ -25,7 +25,13 @@ export function folderRoutes(routes: ResourceRoutes, kind: ResourceKind): void {
     summary: `List the entries of a ${kind.noun}`,
     need: 'r',
     preload: { listing: true },
-    responses: { 200: { description: "Folder listing (X-NVM-Permissions carries the caller's permissions)", type: 'application/json', schema: listingSchema } },
+    responses: {
+      200: {
+        description: "Folder listing (X-NVM-Permissions carries the caller's permissions)",
+        type: 'application/json',
+        schema: listingSchema,
+      },
+    },
     handler: async (rc) => {
       const items = await folderItems(rc, '');
       return listingResponse(items, { 'X-NVM-Permissions': permList(rc.access).join(', ') });
@@ -57,7 +63,8 @@ export function folderRoutes(routes: ResourceRoutes, kind: ResourceKind): void {
         name = await readText(rc.req, 1024);
       }
       resourceName(name, `${kind.noun} name`);
-      if (copy) return jsonResponse(resourceItem(kind, own, await copyResource(rc, name), OWNER_ACCESS), { status: 201 });
+      if (copy)
+        return jsonResponse(resourceItem(kind, own, await copyResource(rc, name), OWNER_ACCESS), { status: 201 });
       requireAccess(rc, 'owner');
       if (name === rc.resource.name) return jsonResponse(resourceItem(kind, own, rc.resource, rc.access));
       return jsonResponse(resourceItem(kind, own, await renameResource(rc, name), rc.access));
@@ -104,6 +111,19 @@ export function fixedFolderRoute(r: ResourceRoutes, folder: string, files: strin
     summary: `List ${folder}/`,
     need: 'r',
     responses: listingResponses,
-    handler: async (rc) => listingResponse(files.map((f) => listingItem(rc, f, `${rc.base}/${folder}/${f}`, 'file', ['GET'], rc.resource.created_on, rc.resource.last_modified))),
+    handler: async (rc) =>
+      listingResponse(
+        files.map((f) =>
+          listingItem(
+            rc,
+            f,
+            `${rc.base}/${folder}/${f}`,
+            'file',
+            ['GET'],
+            rc.resource.created_on,
+            rc.resource.last_modified,
+          ),
+        ),
+      ),
   });
 }

@@ -11,7 +11,17 @@
  * scope below one resource; routes.ts the table of common routes, whose handlers live in
  * <family>-routes.ts (collection, folder, entry, share, tag, log).
  */
-export type { EntrySpec, Preload, Preloaded, Reference, ResourceCtx, ResourceKind, ResourceRoutes, ResourceRouteSpec, ResourceScoped } from './kind';
+export type {
+  EntrySpec,
+  Preload,
+  Preloaded,
+  Reference,
+  ResourceCtx,
+  ResourceKind,
+  ResourceRoutes,
+  ResourceRouteSpec,
+  ResourceScoped,
+} from './kind';
 export { findUser, loadResource, loadUserPath, requireAccess } from './load';
 export { readableThroughShare, visibleResources, visibleWhere } from './visibility';
 export { folderItems, listingItem } from './listing-items';

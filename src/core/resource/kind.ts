@@ -81,7 +81,10 @@ export interface EntrySpec {
    * from the value; `after` runs once the batch has. With them the log line joins the batch
    * too, and `afterWrite` (if any) only checks or settles: it logs nothing.
    */
-  writeStatements?: (rc: ResourceCtx, value: string | null) => Promise<{ statements: BatchItem<'sqlite'>[]; after?: () => Promise<void> }>;
+  writeStatements?: (
+    rc: ResourceCtx,
+    value: string | null,
+  ) => Promise<{ statements: BatchItem<'sqlite'>[]; after?: () => Promise<void> }>;
   /**
    * What a value names that the render reads with the owner's rights (references.ts): when
    * someone other than the owner writes the entry, each must be readable by the writer (400).
@@ -103,7 +106,10 @@ export interface ResourceKind {
   entries: EntrySpec[];
   /** Folders the area serves itself, listed in the resource root (or in their parent folder: `config/env`). */
   folders?: string[];
-  /** Files the area serves itself, listed in the resource root, with their access (`own`: per caller, any reader writes). */
+  /**
+   * Files the area serves itself, listed in the resource root, with their access (`own`: per caller, any reader
+   * writes).
+   */
   files?: { name: string; access: 'rw' | 'r' | 'w' | 'own' }[];
   /** Keep a `log` of what happened to the resource (served at <resource>/log). */
   log?: boolean;
@@ -115,16 +121,24 @@ export interface ResourceKind {
   copied?: (from: ResourceCtx, to: Resource) => Promise<void>;
   /** A read of the area's rows a copy carries over, batched with the resource's load (PATCH). */
   copyRead?: (ctx: Ctx, resourceId: SQL) => BatchItem<'sqlite'>;
-  /** The statements storing those rows (copyRead's) for the copy, joined to the copy's one batch; may copy blobs first. */
+  /**
+   * The statements storing those rows (copyRead's) for the copy, joined to the copy's one batch; may copy blobs first.
+   */
   copyWrites?: (from: ResourceCtx, to: Resource, rows: unknown[]) => Promise<BatchItem<'sqlite'>[]>;
-  /** Entries of a copy computed from its copied entries (path -> value), stored in the copy's batch (a grid's parse names its id). */
+  /**
+   * Entries of a copy computed from its copied entries (path -> value), stored in the copy's batch (a grid's parse
+   * names its id).
+   */
   copyDerived?: (to: Resource, values: Map<string, string>) => Record<string, string>;
   /** Runs before the resource row is deleted. */
   deleting?: (rc: ResourceCtx) => Promise<void>;
 }
 
 /** Area routes below a resource: `path` is relative (`/assets/:asset`). */
-export interface ResourceRouteSpec<S extends ZodType | undefined = undefined> extends Omit<RouteSpec<S, ResourceCtx>, 'auth' | 'handler' | 'tag'> {
+export interface ResourceRouteSpec<S extends ZodType | undefined = undefined> extends Omit<
+  RouteSpec<S, ResourceCtx>,
+  'auth' | 'handler' | 'tag'
+> {
   /** What the caller needs: r/w/d/x, or `owner`. Without read access the resource is 404. */
   need: Perm | 'owner';
   /** Anonymous callers may use the route on public resources (document assets). */
@@ -134,7 +148,10 @@ export interface ResourceRouteSpec<S extends ZodType | undefined = undefined> ex
   handler: RouteSpec<S, ResourceCtx>['handler'];
 }
 
-/** Routes below one resource (`r.get('/assets/:asset', ...)`): each handler gets the loaded resource after the access check. */
+/**
+ * Routes below one resource (`r.get('/assets/:asset', ...)`): each handler gets the loaded resource after the access
+ * check.
+ */
 export type ResourceRoutes = Scope<ResourceCtx, ResourceScoped>;
 /** What a resource route adds to a route spec (ResourceRouteSpec less the route's own). */
 export type ResourceScoped = Pick<ResourceRouteSpec, 'need' | 'anonymous' | 'preload'>;

@@ -10,8 +10,24 @@ import type { ResourceCtx, ResourceKind } from './kind';
  * (a read-only entry is `r` even for the owner); a folder carries the caller's permissions
  * on the resource.
  */
-export function listingItem(rc: Pick<ResourceCtx, 'access'>, name: string, uri: string, type: 'dir' | 'file', actions: Verb[], created: string, modified: string): ListingItem {
-  return { name, uri, type, permissions: type === 'file' ? filePerms(actions) : permList(rc.access), actions, created_on: created, last_modified: modified };
+export function listingItem(
+  rc: Pick<ResourceCtx, 'access'>,
+  name: string,
+  uri: string,
+  type: 'dir' | 'file',
+  actions: Verb[],
+  created: string,
+  modified: string,
+): ListingItem {
+  return {
+    name,
+    uri,
+    type,
+    permissions: type === 'file' ? filePerms(actions) : permList(rc.access),
+    actions,
+    created_on: created,
+    last_modified: modified,
+  };
 }
 
 function resourceActions(a: Access): Verb[] {
@@ -22,7 +38,12 @@ function resourceActions(a: Access): Verb[] {
 }
 
 /** A resource as an item of its collection (`uriBase`: the collection's path). */
-export function resourceItem(kind: ResourceKind, uriBase: string, r: Pick<Resource, 'name' | 'created_on' | 'last_modified'>, a: Access): ListingItem {
+export function resourceItem(
+  kind: ResourceKind,
+  uriBase: string,
+  r: Pick<Resource, 'name' | 'created_on' | 'last_modified'>,
+  a: Access,
+): ListingItem {
   return {
     name: r.name,
     uri: `${uriBase}/${r.name}`,
@@ -40,8 +61,15 @@ export async function folderItems(rc: ResourceCtx, prefix: string): Promise<List
   const stored = new Map((rc.preloaded?.listing ?? (await listEntries(rc.db, resource.id))).map((e) => [e.path, e]));
   const items = new Map<string, ListingItem>();
   const perms = permList(rc.access);
-  const add = (name: string, type: 'dir' | 'file', actions: Verb[], created = resource.created_on, modified = resource.last_modified) => {
-    if (!items.has(name)) items.set(name, listingItem(rc, name, `${rc.base}/${prefix}${name}`, type, actions, created, modified));
+  const add = (
+    name: string,
+    type: 'dir' | 'file',
+    actions: Verb[],
+    created = resource.created_on,
+    modified = resource.last_modified,
+  ) => {
+    if (!items.has(name))
+      items.set(name, listingItem(rc, name, `${rc.base}/${prefix}${name}`, type, actions, created, modified));
   };
   for (const e of kind.entries) {
     if (!e.path.startsWith(prefix)) continue;
@@ -54,10 +82,12 @@ export async function folderItems(rc: ResourceCtx, prefix: string): Promise<List
     }
   }
   // Area folders are listed in their parent folder (`config/env` in `config/`).
-  for (const d of kind.folders ?? []) if (d.startsWith(prefix) && !d.slice(prefix.length).includes('/')) add(d.slice(prefix.length), 'dir', ['GET']);
+  for (const d of kind.folders ?? [])
+    if (d.startsWith(prefix) && !d.slice(prefix.length).includes('/')) add(d.slice(prefix.length), 'dir', ['GET']);
   if (prefix === '') {
     // A per-caller file (`own`) is the caller's own: reading the resource is enough to change it.
-    for (const f of kind.files ?? []) add(f.name, 'file', f.access === 'own' ? ['GET', 'POST', 'DELETE'] : fileActions(perms, f.access));
+    for (const f of kind.files ?? [])
+      add(f.name, 'file', f.access === 'own' ? ['GET', 'POST', 'DELETE'] : fileActions(perms, f.access));
     if (kind.log) add('log', 'file', ['GET']);
     add('shared', 'dir', ['GET']);
     // Tags are the caller's own too: any reader adds them with PUT tags/<tag>.

@@ -26,7 +26,12 @@ export function namedResource(ownerId: number | SQL, kind: ResourceKind, name: s
  * the route preloads are read in one batch, each finding the resource by the same
  * condition (the caller's own resources need no owner row and no grants).
  */
-export async function loadResource(ctx: Ctx, kind: ResourceKind, name = ctx.params[kind.param]!, preload: Preload = {}): Promise<ResourceCtx> {
+export async function loadResource(
+  ctx: Ctx,
+  kind: ResourceKind,
+  name = ctx.params[kind.param]!,
+  preload: Preload = {},
+): Promise<ResourceCtx> {
   const ownerName = ctx.params.owner ?? ctx.caller?.username;
   const missing = () => notFound(`no such ${kind.noun}: ${name}`);
   if (!ownerName) throw missing();
@@ -75,7 +80,9 @@ export async function loadResource(ctx: Ctx, kind: ResourceKind, name = ctx.para
       ...(preload.extra ? { extra: at.extra.map((i) => results[i]!) } : {}),
     };
   }
-  const base = ctx.params.owner ? `/v1/users/${owner.username}/${kind.collection}/${name}` : `/v1/${kind.collection}/${name}`;
+  const base = ctx.params.owner
+    ? `/v1/users/${owner.username}/${kind.collection}/${name}`
+    : `/v1/${kind.collection}/${name}`;
   return { ...ctx, resource, owner, access, kind, base, ...(preloaded ? { preloaded } : {}) };
 }
 

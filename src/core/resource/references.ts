@@ -43,12 +43,20 @@ function resourcesQuery(rc: ResourceCtx, writer: User, wanted: Extract<Reference
 const resourceKey = (owner: string, kind: string, name: string) => `${owner}\u0000${kind}\u0000${name}`;
 
 /** The references of `refs` the writer may not read (one D1 round trip), with the stored value's row read alongside. */
-async function unreadable(rc: ResourceCtx, writer: User, path: string, refs: Reference[]): Promise<{ refused: Reference[]; stored: () => Promise<string | null> }> {
+async function unreadable(
+  rc: ResourceCtx,
+  writer: User,
+  path: string,
+  refs: Reference[],
+): Promise<{ refused: Reference[]; stored: () => Promise<string | null> }> {
   const wanted = refs.filter((r): r is Extract<Reference, { kind: 'resource' }> => r.kind === 'resource');
-  const profiles = [...new Set(refs.flatMap((r) => (r.kind === 'profile' && r.user !== writer.username ? [r.user] : [])))];
+  const profiles = [
+    ...new Set(refs.flatMap((r) => (r.kind === 'profile' && r.user !== writer.username ? [r.user] : []))),
+  ];
   const refsOfGroups = [...new Set(refs.flatMap((r) => (r.kind === 'group' ? [r.ref] : [])))];
   const batch: BatchItem<'sqlite'>[] = [entryQuery(rc.db, rc.resource.id, path)];
-  for (let i = 0; i < wanted.length; i += PER_STATEMENT) batch.push(resourcesQuery(rc, writer, wanted.slice(i, i + PER_STATEMENT)));
+  for (let i = 0; i < wanted.length; i += PER_STATEMENT)
+    batch.push(resourcesQuery(rc, writer, wanted.slice(i, i + PER_STATEMENT)));
   const resourceStatements = batch.length - 1;
   if (profiles.length) {
     batch.push(
@@ -63,15 +71,27 @@ async function unreadable(rc: ResourceCtx, writer: User, path: string, refs: Ref
       rc.db
         .select({ ref: groups.ref, member: members.user_id })
         .from(groups)
-        .innerJoin(members, and(eq(members.group_id, groups.id), eq(members.user_id, writer.id), eq(members.state, 'active')))
+        .innerJoin(
+          members,
+          and(eq(members.group_id, groups.id), eq(members.user_id, writer.id), eq(members.state, 'active')),
+        )
         .where(sql`${groups.ref} in (select value from json_each(${json(refsOfGroups)}))`),
     );
   }
   const results = (await rc.db.batch(batch as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as unknown[][];
   type Found = Awaited<ReturnType<typeof resourcesQuery>>[number];
-  const found = new Map((results.slice(1, 1 + resourceStatements).flat() as Found[]).map((r) => [resourceKey(r.owner_name, r.kind, r.name), r]));
+  const found = new Map(
+    (results.slice(1, 1 + resourceStatements).flat() as Found[]).map((r) => [
+      resourceKey(r.owner_name, r.kind, r.name),
+      r,
+    ]),
+  );
   let at = 1 + resourceStatements;
-  const publicProfiles = new Set(profiles.length ? (results[at++] as { username: string; public: boolean }[]).filter((u) => u.public).map((u) => u.username) : []);
+  const publicProfiles = new Set(
+    profiles.length
+      ? (results[at++] as { username: string; public: boolean }[]).filter((u) => u.public).map((u) => u.username)
+      : [],
+  );
   const memberOf = new Set(refsOfGroups.length ? (results[at++] as { ref: string }[]).map((g) => g.ref) : []);
   const readable = (r: Reference): boolean => {
     if (r.kind === 'profile') return r.user === writer.username || publicProfiles.has(r.user);
@@ -101,5 +121,7 @@ export async function checkReferences(rc: ResourceCtx, spec: EntrySpec, value: s
   const added = refused.filter((r) => !kept.has(r.as));
   if (!added.length) return;
   const more = added.length > 1 ? ` (and ${added.length - 1} more)` : '';
-  throw badRequest(`${spec.path}: ${added[0]!.as} is not readable by ${writer.username}${more}`, { unreadable: added.map((r) => r.as) });
+  throw badRequest(`${spec.path}: ${added[0]!.as} is not readable by ${writer.username}${more}`, {
+    unreadable: added.map((r) => r.as),
+  });
 }

@@ -17,13 +17,22 @@ export function shareRoutes(routes: ResourceRoutes, kind: ResourceKind): void {
     need: 'r',
     responses: listingResponses,
     handler: async (rc) => {
-      const rows = await rc.db.select().from(shares).where(eq(shares.resource_id, rc.resource.id)).orderBy(asc(shares.entry));
+      const rows = await rc.db
+        .select()
+        .from(shares)
+        .where(eq(shares.resource_id, rc.resource.id))
+        .orderBy(asc(shares.entry));
       const actions: Verb[] = rc.access.owner ? ['GET', 'DELETE'] : ['GET'];
-      return listingResponse(rows.map((s) => listingItem(rc, s.entry, `${rc.base}/shared/${s.entry}`, 'file', actions, s.created_on, s.created_on)));
+      return listingResponse(
+        rows.map((s) =>
+          listingItem(rc, s.entry, `${rc.base}/shared/${s.entry}`, 'file', actions, s.created_on, s.created_on),
+        ),
+      );
     },
   });
   routes.put('/shared/:entry', {
-    summary: 'Share: public, @user~group, +org~group or +org (a group the owner holds an active role in), with an optional ~perms suffix',
+    summary:
+      'Share: public, @user~group, +org~group or +org (a group the owner holds an active role in), with an optional ~perms suffix',
     need: 'owner',
     // The owner is the caller: read their row fresh, the auth cache may hold an old profile_public.
     preload: { caller: true },
@@ -36,7 +45,9 @@ export function shareRoutes(routes: ResourceRoutes, kind: ResourceKind): void {
     handler: async (rc) => {
       const ref = parseShareEntry(rc.params.entry!);
       if (!ref.groupRef && !(rc.preloaded?.caller ?? rc.owner).profile_public) {
-        throw forbidden('sharing with public requires a public profile: set it with POST /v1/admin/profile/public yes (profile_public is false)');
+        throw forbidden(
+          'sharing with public requires a public profile: set it with POST /v1/admin/profile/public yes (profile_public is false)',
+        );
       }
       // The group (with the owner's active role in it) and an existing share read together;
       // the share and its log line written together.
@@ -49,7 +60,13 @@ export function shareRoutes(routes: ResourceRoutes, kind: ResourceKind): void {
       ]);
       if (ref.groupRef && !groupRows[0]) throw noSuchGroup(ref.groupRef);
       if (existing[0]) throw conflict(`already shared: ${ref.entry}`);
-      const insert = rc.db.insert(shares).values({ resource_id: rc.resource.id, entry: ref.entry, group_id: groupRows[0]?.id ?? null, perms: ref.perms, created_on: nowIso() });
+      const insert = rc.db.insert(shares).values({
+        resource_id: rc.resource.id,
+        entry: ref.entry,
+        group_id: groupRows[0]?.id ?? null,
+        perms: ref.perms,
+        created_on: nowIso(),
+      });
       if (kind.log) await rc.db.batch([insert, logInsert(rc.db, rc.resource.id, `shared with ${ref.entry}`)]);
       else await insert;
       return jsonResponse({ status: 201, message: `shared with ${ref.entry}` }, { status: 201 });

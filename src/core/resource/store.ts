@@ -11,7 +11,9 @@ import { newShortname } from '../names';
 import type { ResourceCtx, ResourceKind } from './kind';
 import { namedResource } from './load';
 
-/** After a failed insert or rename: 409 when the failure was the owner's name already taken by a resource of the kind. */
+/**
+ * After a failed insert or rename: 409 when the failure was the owner's name already taken by a resource of the kind.
+ */
 async function refuseTakenName(ctx: Ctx, kind: ResourceKind, ownerId: number, name: string): Promise<void> {
   const exists = await ctx.db
     .select({ id: resources.id })
@@ -27,7 +29,14 @@ export async function createResource(ctx: Ctx, kind: ResourceKind, owner: User, 
     try {
       const row = await ctx.db
         .insert(resources)
-        .values({ kind: kind.kind, owner_id: owner.id, name, shortname: newShortname(), created_on: now, last_modified: now })
+        .values({
+          kind: kind.kind,
+          owner_id: owner.id,
+          name,
+          shortname: newShortname(),
+          created_on: now,
+          last_modified: now,
+        })
         .returning()
         .get();
       return row;
@@ -38,13 +47,24 @@ export async function createResource(ctx: Ctx, kind: ResourceKind, owner: User, 
   }
 }
 
-/** Renames the resource. The rename and its log line in one batch: a taken name fails the unique index and stores nothing. */
+/**
+ * Renames the resource. The rename and its log line in one batch: a taken name fails the unique index and stores
+ * nothing.
+ */
 export async function renameResource(rc: ResourceCtx, name: string): Promise<Resource> {
   const { kind } = rc;
-  const update = rc.db.update(resources).set({ name, last_modified: nowIso() }).where(eq(resources.id, rc.resource.id)).returning();
+  const update = rc.db
+    .update(resources)
+    .set({ name, last_modified: nowIso() })
+    .where(eq(resources.id, rc.resource.id))
+    .returning();
   let updated: Resource | undefined;
   try {
-    updated = kind.log ? (await rc.db.batch([update, logInsert(rc.db, rc.resource.id, `renamed from ${rc.resource.name} to ${name}`)]))[0][0] : (await update)[0];
+    updated = kind.log
+      ? (
+          await rc.db.batch([update, logInsert(rc.db, rc.resource.id, `renamed from ${rc.resource.name} to ${name}`)])
+        )[0][0]
+      : (await update)[0];
   } catch (err) {
     await refuseTakenName(rc, kind, rc.owner.id, name);
     throw err;
@@ -75,7 +95,14 @@ export async function copyResource(rc: ResourceCtx, name: string): Promise<Resou
     const tagRows = (pre.rows as (typeof tags.$inferSelect)[]).map((t) => ({ ...t, resource_id: copy.id }));
     const derived = kind.copyDerived;
     const statements = [
-      ...(await copyEntryStatements(rc.env, rc.db, pre.listing!, copy, kind.copyExcludes, derived && ((values) => derived(copy, values)))),
+      ...(await copyEntryStatements(
+        rc.env,
+        rc.db,
+        pre.listing!,
+        copy,
+        kind.copyExcludes,
+        derived && ((values) => derived(copy, values)),
+      )),
       ...d1Chunks(tagRows, 4).map((c) => rc.db.insert(tags).values(c)),
       ...(kind.copyWrites ? await kind.copyWrites(rc, copy, pre.extra?.[0] ?? []) : []),
       ...(kind.log ? [logInsert(rc.db, copy.id, `copied from ${rc.owner.username}/${rc.resource.name}`)] : []),

@@ -27,7 +27,11 @@ export function tagRoutes(routes: ResourceRoutes): void {
         .from(tags)
         .where(and(eq(tags.resource_id, rc.resource.id), eq(tags.user_id, rc.caller!.id)))
         .orderBy(asc(tags.tag));
-      return listingResponse(rows.map((t) => listingItem(rc, t.tag, `${rc.base}/tags/${t.tag}`, 'file', ['GET', 'DELETE'], t.created_on, t.created_on)));
+      return listingResponse(
+        rows.map((t) =>
+          listingItem(rc, t.tag, `${rc.base}/tags/${t.tag}`, 'file', ['GET', 'DELETE'], t.created_on, t.created_on),
+        ),
+      );
     },
   });
   routes.put('/tags/:tag', {
@@ -37,7 +41,9 @@ export function tagRoutes(routes: ResourceRoutes): void {
     handler: async (rc) => {
       const tag = checkTag(rc.params.tag!);
       try {
-        await rc.db.insert(tags).values({ resource_id: rc.resource.id, user_id: rc.caller!.id, tag, created_on: nowIso() });
+        await rc.db
+          .insert(tags)
+          .values({ resource_id: rc.resource.id, user_id: rc.caller!.id, tag, created_on: nowIso() });
       } catch {
         throw conflict(`already tagged ${tag}`);
       }

@@ -7,7 +7,11 @@ import { permList } from '../perms';
 import type { ResourceCtx, ResourceRoutes } from './kind';
 import { threadRoutes, type ThreadHost } from '../thread';
 
-export function resourceThreadRoutes(r: ResourceRoutes, noun: string, writeRefusal: ThreadHost<ResourceCtx>['writeRefusal'] = () => null): void {
+export function resourceThreadRoutes(
+  r: ResourceRoutes,
+  noun: string,
+  writeRefusal: ThreadHost<ResourceCtx>['writeRefusal'] = () => null,
+): void {
   threadRoutes<ResourceCtx>(r.with({ need: 'r' }), {
     noun,
     subject: (rc) => ({ resource_id: rc.resource.id }),

@@ -29,8 +29,17 @@ export function grantsColumn(callerId: number): SQL<string> {
  * Resources of one kind owned by `ownerId` that the caller may read: all of them for the
  * owner (`own`), else those shared with the caller (publicly or through a group).
  */
-export function visibleWhere(ctx: Pick<Ctx, 'caller'>, kind: ResourceKindName, ownerId: number | SQL, own = false): SQL {
-  return and(eq(resources.owner_id, ownerId), eq(resources.kind, kind), own ? undefined : readableThroughShare(ctx.caller?.id ?? -1))!;
+export function visibleWhere(
+  ctx: Pick<Ctx, 'caller'>,
+  kind: ResourceKindName,
+  ownerId: number | SQL,
+  own = false,
+): SQL {
+  return and(
+    eq(resources.owner_id, ownerId),
+    eq(resources.kind, kind),
+    own ? undefined : readableThroughShare(ctx.caller?.id ?? -1),
+  )!;
 }
 
 /** Resources of `owner` of this kind that the caller may read through a share, with their grants (withAccess). */

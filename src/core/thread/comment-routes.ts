@@ -55,10 +55,18 @@ export function commentPutRoute<C extends Ctx>(scope: Scope<C, object>, host: Th
       const t = threadOf(host, c, c.params.topic!);
       const parent = segments.length ? commentNamed(t.id, segments.map(parseCommentStep)) : null;
       await mayWrite(host, c);
-      const [inserted, exists] = await c.db.batch([insertComment(c, t.id, parent, '', slug), existing(c, parent ?? t.id)]);
+      const [inserted, exists] = await c.db.batch([
+        insertComment(c, t.id, parent, '', slug),
+        existing(c, parent ?? t.id),
+      ]);
       const row = inserted[0];
       if (!row) {
-        if (exists[0]?.id == null) throw notFound(segments.length ? `no comment ${segments.join('/comments/')} in thread ${c.params.topic}` : `no such thread: ${c.params.topic}`);
+        if (exists[0]?.id == null)
+          throw notFound(
+            segments.length
+              ? `no comment ${segments.join('/comments/')} in thread ${c.params.topic}`
+              : `no such thread: ${c.params.topic}`,
+          );
         throw conflict(`comment '${slug}' already exists`);
       }
       const path = [...segments, `@${c.caller!.username}~${slug}`].join('/comments/');
@@ -96,11 +104,16 @@ export function commentReadRoute<C extends Ctx>(scope: Scope<C, object>, host: T
 export function commentRemovalRoute<C extends Ctx>(scope: Scope<C, object>, host: ThreadHost<C>): void {
   scope.delete('/threads/:topic/:comment', {
     summary: `Remove a comment of a thread on a ${host.noun} and its replies (its author or a moderator)`,
-    responses: { 204: { description: 'Removed' }, 403: { description: 'Neither its author nor a moderator' }, 404: { description: 'No such comment' } },
+    responses: {
+      204: { description: 'Removed' },
+      403: { description: 'Neither its author nor a moderator' },
+      404: { description: 'No such comment' },
+    },
     handler: async (c) => {
       const rights = host.rights(c);
       const comment = await loadComment(host, c);
-      if (!mayRemove(rights, c.caller!.id, comment.author_id)) throw forbidden('only its author or a moderator may remove a comment');
+      if (!mayRemove(rights, c.caller!.id, comment.author_id))
+        throw forbidden('only its author or a moderator may remove a comment');
       await c.db.delete(threadComments).where(eq(threadComments.id, comment.id));
       return noContent();
     },

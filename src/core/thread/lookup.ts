@@ -7,8 +7,10 @@ import { users } from '../../db/schema';
 import { checkTopic, parseOpenedTopic, type CommentStep, type ThreadSubject } from './rules';
 import { threadComments, threads } from './schema';
 
-export const subjectIs = (s: ThreadSubject): SQL => ('resource_id' in s ? eq(threads.resource_id, s.resource_id) : eq(threads.group_id, s.group_id));
-export const userIdOf = (username: string): SQL => sql`(select ${users.id} from ${users} where ${users.username} = ${username})`;
+export const subjectIs = (s: ThreadSubject): SQL =>
+  'resource_id' in s ? eq(threads.resource_id, s.resource_id) : eq(threads.group_id, s.group_id);
+export const userIdOf = (username: string): SQL =>
+  sql`(select ${users.id} from ${users} where ${users.username} = ${username})`;
 
 /**
  * The thread a path segment names, as SQL giving its id (null when there is none):
@@ -17,7 +19,10 @@ export const userIdOf = (username: string): SQL => sql`(select ${users.id} from 
 export function threadNamed(s: ThreadSubject, callerId: number, segment: string): { id: SQL; topic: string } {
   if (segment.startsWith('@')) {
     const { user, topic } = parseOpenedTopic(segment);
-    return { id: sql`(select ${threads.id} from ${threads} where ${subjectIs(s)} and ${threads.topic} = ${topic} and ${threads.created_by} = ${userIdOf(user)})`, topic };
+    return {
+      id: sql`(select ${threads.id} from ${threads} where ${subjectIs(s)} and ${threads.topic} = ${topic} and ${threads.created_by} = ${userIdOf(user)})`,
+      topic,
+    };
   }
   const topic = checkTopic(segment);
   return {

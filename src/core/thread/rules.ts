@@ -16,12 +16,16 @@ export const TOPIC_NAME = GROUP_NAME;
 const COMMENT_ID = /^[1-9]\d{0,15}$/;
 
 export function checkTopic(topic: string): string {
-  if (!TOPIC_NAME.test(topic)) throw badRequest(`invalid topic '${topic}': lowercase letters, digits, '-' and '_', at most 64 characters (${TOPIC_NAME.source})`);
+  if (!TOPIC_NAME.test(topic))
+    throw badRequest(
+      `invalid topic '${topic}': lowercase letters, digits, '-' and '_', at most 64 characters (${TOPIC_NAME.source})`,
+    );
   return topic;
 }
 
 export function checkCommentId(id: string): number {
-  if (!COMMENT_ID.test(id)) throw badRequest(`invalid comment id '${id}': comments are numbered (see the thread's listing)`);
+  if (!COMMENT_ID.test(id))
+    throw badRequest(`invalid comment id '${id}': comments are numbered (see the thread's listing)`);
   return Number(id);
 }
 
@@ -30,13 +34,19 @@ const OPENED_BY = /^@([a-z0-9_]{1,64})~(.*)$/;
 /** A topic as the clients address it, `@<user>~<topic>`: the topic and who opened it (400 otherwise). */
 export function parseOpenedTopic(ref: string): { user: string; topic: string } {
   const m = OPENED_BY.exec(ref);
-  if (!m) throw badRequest(`invalid topic reference '${ref}': expected @<user>~<topic>, the topic and the user who opened it`);
+  if (!m)
+    throw badRequest(
+      `invalid topic reference '${ref}': expected @<user>~<topic>, the topic and the user who opened it`,
+    );
   return { user: m[1]!, topic: checkTopic(m[2]!) };
 }
 
 /** A comment's slug follows the topic rule. */
 export function checkCommentSlug(slug: string): string {
-  if (!TOPIC_NAME.test(slug)) throw badRequest(`invalid comment slug '${slug}': lowercase letters, digits, '-' and '_', at most 64 characters (${TOPIC_NAME.source})`);
+  if (!TOPIC_NAME.test(slug))
+    throw badRequest(
+      `invalid comment slug '${slug}': lowercase letters, digits, '-' and '_', at most 64 characters (${TOPIC_NAME.source})`,
+    );
   return slug;
 }
 
@@ -63,8 +73,11 @@ export function parseCommentPath(path: string): string[] {
   const segments = parts.filter((_, i) => i % 2 === 0);
   const joints = parts.filter((_, i) => i % 2 === 1);
   if (parts.length % 2 === 0 || joints.some((j) => j !== 'comments') || segments.some((s) => s === ''))
-    throw badRequest(`invalid comment path '${path}': expected <comment>[/comments/<comment>...], each comment @<author>~<slug> or an id`);
-  if (segments.length > COMMENT_PATH_LEVELS) throw badRequest(`a comment path names at most ${COMMENT_PATH_LEVELS} levels`);
+    throw badRequest(
+      `invalid comment path '${path}': expected <comment>[/comments/<comment>...], each comment @<author>~<slug> or an id`,
+    );
+  if (segments.length > COMMENT_PATH_LEVELS)
+    throw badRequest(`a comment path names at most ${COMMENT_PATH_LEVELS} levels`);
   return segments;
 }
 
@@ -84,4 +97,5 @@ export interface ThreadRights {
 }
 
 /** May the caller remove something `ownerId` made? Its maker and moderators may. */
-export const mayRemove = (rights: ThreadRights, callerId: number, ownerId: number | null): boolean => rights.moderator || ownerId === callerId;
+export const mayRemove = (rights: ThreadRights, callerId: number, ownerId: number | null): boolean =>
+  rights.moderator || ownerId === callerId;

@@ -39,7 +39,10 @@ export const threadComments = sqliteTable(
     created_on: text('created_on').notNull(),
     /** The comment this one replies to (migrations/0009_thread_replies.sql); null for a comment on the topic. */
     parent_id: integer('parent_id').references((): AnySQLiteColumn => threadComments.id, { onDelete: 'cascade' }),
-    /** The slug its author chose (PUT .../comments/<slug>), unique per author among its siblings; null for comments added by POST (their id names them). */
+    /**
+     * The slug its author chose (PUT .../comments/<slug>), unique per author among its siblings; null for comments
+     * added by POST (their id names them).
+     */
     slug: text('slug'),
     edited: integer('edited', { mode: 'boolean' }).notNull().default(false),
     updated_on: text('updated_on'),

@@ -35,7 +35,12 @@ export function topicListRoute<C extends Ctx>(scope: Scope<C, object>, host: Thr
       const rights = host.rights(c);
       const [rows, refusal] = await Promise.all([
         c.db
-          .select({ topic: threads.topic, created_by: threads.created_by, created_on: threads.created_on, latest: max(threadComments.created_on) })
+          .select({
+            topic: threads.topic,
+            created_by: threads.created_by,
+            created_on: threads.created_on,
+            latest: max(threadComments.created_on),
+          })
           .from(threads)
           .leftJoin(threadComments, eq(threadComments.thread_id, threads.id))
           .where(subjectIs(host.subject(c)))
@@ -77,7 +82,14 @@ export function topicOpenRoute<C extends Ctx>(scope: Scope<C, object>, host: Thr
         .returning({ id: threads.id })
         .get();
       if (!row) throw conflict(`thread '${topic}' already exists`);
-      return jsonResponse({ status: 201, message: `thread ${topic} opened`, uri: `${host.base(c)}/threads/@${c.caller!.username}~${topic}` }, { status: 201 });
+      return jsonResponse(
+        {
+          status: 201,
+          message: `thread ${topic} opened`,
+          uri: `${host.base(c)}/threads/@${c.caller!.username}~${topic}`,
+        },
+        { status: 201 },
+      );
     },
   });
 }
@@ -88,7 +100,8 @@ export function topicCommentsRoute<C extends Ctx>(scope: Scope<C, object>, host:
     summary: `List the comments of a thread on a ${host.noun}, oldest first (:topic is @<author>~<topic> or a topic name)`,
     responses: {
       200: {
-        description: 'Comments: listing items with id, slug, author, text, reply_to (the comment answered, or null) and edited',
+        description:
+          'Comments: listing items with id, slug, author, text, reply_to (the comment answered, or null) and edited',
         type: 'application/json',
         schema: z.array(commentSchema),
       },
@@ -149,7 +162,11 @@ export function topicCommentsRoute<C extends Ctx>(scope: Scope<C, object>, host:
 export function topicRemovalRoute<C extends Ctx>(scope: Scope<C, object>, host: ThreadHost<C>): void {
   scope.delete('/threads/:topic', {
     summary: `Remove a thread and its comments from a ${host.noun} (whoever opened it or a moderator)`,
-    responses: { 204: { description: 'Removed' }, 403: { description: 'Neither its opener nor a moderator' }, 404: { description: 'No such thread' } },
+    responses: {
+      204: { description: 'Removed' },
+      403: { description: 'Neither its opener nor a moderator' },
+      404: { description: 'No such thread' },
+    },
     handler: async (c) => {
       const rights = host.rights(c);
       const t = await c.db
@@ -158,7 +175,8 @@ export function topicRemovalRoute<C extends Ctx>(scope: Scope<C, object>, host: 
         .where(sql`${threads.id} = ${threadOf(host, c, c.params.topic!).id}`)
         .get();
       if (!t) throw notFound(`no such thread: ${c.params.topic}`);
-      if (!mayRemove(rights, c.caller!.id, t.created_by)) throw forbidden('only whoever opened a thread or a moderator may remove it');
+      if (!mayRemove(rights, c.caller!.id, t.created_by))
+        throw forbidden('only whoever opened a thread or a moderator may remove it');
       await c.db.delete(threads).where(eq(threads.id, t.id)); // comments go with it (ON DELETE CASCADE)
       return noContent();
     },

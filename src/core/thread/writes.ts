@@ -26,7 +26,10 @@ export async function readComment(req: Request): Promise<string> {
   return value;
 }
 
-/** Adds a comment with `text` (and `slug`, or none) in `thread`, under `parent` (SQL, or null on the topic); null when the thread or parent is gone or the slug is taken. */
+/**
+ * Adds a comment with `text` (and `slug`, or none) in `thread`, under `parent` (SQL, or null on the topic); null when
+ * the thread or parent is gone or the slug is taken.
+ */
 export function insertComment(c: Ctx, thread: SQL, parent: SQL | null, text: string, slug: string | null) {
   return c.db
     .insert(threadComments)
@@ -59,4 +62,5 @@ export function existing(c: Ctx, row: SQL) {
     .where(eq(users.id, c.caller!.id));
 }
 
-export const commentAdded = (c: Ctx, id: number, uri: string) => jsonResponse({ status: 201, message: `comment ${id} added`, id, uri }, { status: 201 });
+export const commentAdded = (c: Ctx, id: number, uri: string) =>
+  jsonResponse({ status: 201, message: `comment ${id} added`, id, uri }, { status: 201 });

@@ -49,17 +49,31 @@ globalThis.fetch = async function fetch(input, init) {
   return res;
 };
 /** @param {File} f @returns {Promise<RunFile>} */
-const asFile = async (f) => ({ name: f.name || 'output', type: f.type || 'application/octet-stream', data: await f.arrayBuffer() });
+const asFile = async (f) => ({
+  name: f.name || 'output',
+  type: f.type || 'application/octet-stream',
+  data: await f.arrayBuffer(),
+});
 /** @param {unknown} v @returns {Promise<RunFile[]>} */
 async function toFiles(v) {
   if (v === undefined || v === null) return [];
-  if (typeof v === 'string') return [{ name: 'output.txt', type: 'text/plain; charset=utf-8', data: /** @type {ArrayBuffer} */ (enc.encode(v).buffer) }];
+  if (typeof v === 'string')
+    return [
+      {
+        name: 'output.txt',
+        type: 'text/plain; charset=utf-8',
+        data: /** @type {ArrayBuffer} */ (enc.encode(v).buffer),
+      },
+    ];
   if (v instanceof File) return [await asFile(v)];
   if (Array.isArray(v) && v.length === 0) return [];
   if (Array.isArray(v) && v.every((x) => x instanceof File)) return Promise.all(v.map(asFile));
   const json = JSON.stringify(v);
-  if (json === undefined) throw new Error('run() returned a value that is not JSON, a string, a File or an array of Files');
-  return [{ name: 'output.json', type: 'application/json', data: /** @type {ArrayBuffer} */ (enc.encode(json).buffer) }];
+  if (json === undefined)
+    throw new Error('run() returned a value that is not JSON, a string, a File or an array of Files');
+  return [
+    { name: 'output.json', type: 'application/json', data: /** @type {ArrayBuffer} */ (enc.encode(json).buffer) },
+  ];
 }
 export default class Runtime extends WorkerEntrypoint {
   /**
@@ -87,7 +101,8 @@ export default class Runtime extends WorkerEntrypoint {
       },
     };
     try {
-      if (!job || typeof job.run !== 'function') throw new Error('code/index.js must have a default export with async run(input, ctx)');
+      if (!job || typeof job.run !== 'function')
+        throw new Error('code/index.js must have a default export with async run(input, ctx)');
       const run = job.run;
       const files = input.map((f) => new File([f.data], f.name, { type: f.type }));
       const out = await toFiles(await runLog.run(ctx.log, () => run(files, ctx)));
@@ -95,7 +110,9 @@ export default class Runtime extends WorkerEntrypoint {
       return { ok: true, files: out };
     } catch (err) {
       await Promise.all(pending);
-      const aborted = ac.signal.aborted && (err === ac.signal.reason || (!!err && /** @type {{ name?: unknown }} */ (err).name === 'AbortError'));
+      const aborted =
+        ac.signal.aborted &&
+        (err === ac.signal.reason || (!!err && /** @type {{ name?: unknown }} */ (err).name === 'AbortError'));
       return { ok: false, aborted, message: err instanceof Error ? err.message : String(err) };
     }
   }

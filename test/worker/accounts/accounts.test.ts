@@ -11,7 +11,9 @@ const hex = (b: Uint8Array) => [...b].map((x) => x.toString(16).padStart(2, '0')
 describe('POST /v1/token', () => {
   it('answers {token, token_name} for good credentials; the token authenticates', async () => {
     const u = await makeUser();
-    const res = await call('POST', '/v1/token', { json: { username: u.username, password: u.password, token_name: 'cli', token_description: 'laptop' } });
+    const res = await call('POST', '/v1/token', {
+      json: { username: u.username, password: u.password, token_name: 'cli', token_description: 'laptop' },
+    });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { token: string; token_name: string };
     expect(body.token_name).toBe('cli');
@@ -23,7 +25,11 @@ describe('POST /v1/token', () => {
 
   it('tokens are stored hashed: the database never holds the token itself', async () => {
     const u = await makeUser();
-    const rows = await env.DB.prepare('select token_hash from tokens t join users u on u.id = t.user_id where u.username = ?').bind(u.username).all<{ token_hash: string }>();
+    const rows = await env.DB.prepare(
+      'select token_hash from tokens t join users u on u.id = t.user_id where u.username = ?',
+    )
+      .bind(u.username)
+      .all<{ token_hash: string }>();
     expect(rows.results.length).toBe(1);
     expect(rows.results[0]!.token_hash).not.toBe(u.token);
     // The stored value is SHA-256 of the token, computed here with WebCrypto, not our helper.
@@ -39,12 +45,20 @@ describe('POST /v1/token', () => {
     expect(row!.password_hash).not.toContain(a.password);
     expect(row!.password_salt).toMatch(/^[0-9a-f]{32}$/);
     // Recompute PBKDF2-HMAC-SHA-256, 100,000 iterations, over the stored salt: a plain hash would not match.
-    const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(a.password), 'PBKDF2', false, ['deriveBits']);
+    const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(a.password), 'PBKDF2', false, [
+      'deriveBits',
+    ]);
     const salt = Uint8Array.from(row!.password_salt.match(/../g)!.map((h) => parseInt(h, 16)));
-    const bits = await crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt, iterations: 100_000 }, key, 256);
+    const bits = await crypto.subtle.deriveBits(
+      { name: 'PBKDF2', hash: 'SHA-256', salt, iterations: 100_000 },
+      key,
+      256,
+    );
     expect(row!.password_hash).toBe(hex(new Uint8Array(bits)));
     const b = await makeUser();
-    const row2 = await env.DB.prepare('select password_salt from users where username = ?').bind(b.username).first<{ password_salt: string }>();
+    const row2 = await env.DB.prepare('select password_salt from users where username = ?')
+      .bind(b.username)
+      .first<{ password_salt: string }>();
     expect(row2!.password_salt).not.toBe(row!.password_salt);
   });
 
@@ -73,9 +87,14 @@ describe('POST /v1/token', () => {
 
   it('an oversized body answers 413 and stores nothing', async () => {
     const u = await makeUser();
-    const count = () => env.DB.prepare('select count(*) as n from tokens t join users u on u.id = t.user_id where u.username = ?').bind(u.username).first<{ n: number }>();
+    const count = () =>
+      env.DB.prepare('select count(*) as n from tokens t join users u on u.id = t.user_id where u.username = ?')
+        .bind(u.username)
+        .first<{ n: number }>();
     const before = (await count())!.n;
-    const res = await call('POST', '/v1/token', { json: { username: u.username, password: u.password, token_description: 'y'.repeat(2 * 1024 * 1024) } });
+    const res = await call('POST', '/v1/token', {
+      json: { username: u.username, password: u.password, token_description: 'y'.repeat(2 * 1024 * 1024) },
+    });
     expect(res.status).toBe(413);
     expect(await res.json()).toMatchObject({ status: 413, message: expect.any(String) });
     expect((await count())!.n).toBe(before);
@@ -83,9 +102,15 @@ describe('POST /v1/token', () => {
 
   it('a failed request stores nothing: a bad token name issues no token', async () => {
     const u = await makeUser();
-    const count = () => env.DB.prepare('select count(*) as n from tokens t join users u on u.id = t.user_id where u.username = ?').bind(u.username).first<{ n: number }>();
+    const count = () =>
+      env.DB.prepare('select count(*) as n from tokens t join users u on u.id = t.user_id where u.username = ?')
+        .bind(u.username)
+        .first<{ n: number }>();
     const before = (await count())!.n;
-    expect((await call('POST', '/v1/token', { json: { username: u.username, password: u.password, token_name: '1bad' } })).status).toBe(400);
+    expect(
+      (await call('POST', '/v1/token', { json: { username: u.username, password: u.password, token_name: '1bad' } }))
+        .status,
+    ).toBe(400);
     expect((await count())!.n).toBe(before);
   });
 });
@@ -93,11 +118,19 @@ describe('POST /v1/token', () => {
 describe('token lifecycle', () => {
   it('GET /v1/token describes the token; POST /v1/logout revokes it', async () => {
     const u = await makeUser();
-    const t = (await (await call('POST', '/v1/token', { json: { username: u.username, password: u.password, token_name: 'ci.bot', token_description: 'for ci' } })).json()) as {
+    const t = (await (
+      await call('POST', '/v1/token', {
+        json: { username: u.username, password: u.password, token_name: 'ci.bot', token_description: 'for ci' },
+      })
+    ).json()) as {
       token: string;
     };
     const info = await call('GET', '/v1/token', { token: t.token });
-    expect(await info.json()).toEqual({ token_name: 'ci.bot', token_description: 'for ci', created_on: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(await info.json()).toEqual({
+      token_name: 'ci.bot',
+      token_description: 'for ci',
+      created_on: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
     expect((await call('POST', '/v1/logout', { token: t.token })).status).toBe(204);
     expect((await call('GET', '/v1/whoami', { token: t.token })).status).toBe(401);
     // Other tokens of the same user keep working.
@@ -105,7 +138,10 @@ describe('token lifecycle', () => {
   });
 
   it('missing, malformed and unknown bearer tokens answer 401 with WWW-Authenticate', async () => {
-    for (const headers of [{}, { Authorization: 'Basic abc' }, { Authorization: 'Bearer nope' }] as Record<string, string>[]) {
+    for (const headers of [{}, { Authorization: 'Basic abc' }, { Authorization: 'Bearer nope' }] as Record<
+      string,
+      string
+    >[]) {
       const res = await call('GET', '/v1/whoami', { headers });
       expect(res.status).toBe(401);
       expect(res.headers.get('WWW-Authenticate')).toBe('Bearer');
@@ -118,21 +154,47 @@ describe('operator interface', () => {
     const name = unique('ops');
     const c = await call('PUT', `/v1/ops/users/${name}`, { token: OPS, json: { password: 'p1' } });
     expect(c.status).toBe(201);
-    expect(await c.json()).toEqual({ username: name, email: '', email_verified: false, account: 'user', plan: 'free', profile_public: false });
+    expect(await c.json()).toEqual({
+      username: name,
+      email: '',
+      email_verified: false,
+      account: 'user',
+      plan: 'free',
+      profile_public: false,
+    });
     const u = await call('PUT', `/v1/ops/users/${name}`, {
       token: OPS,
-      json: { password: 'p2', email: `${name}@example.com`, email_verified: true, account: 'organisation', plan: 'premium', profile_public: true },
+      json: {
+        password: 'p2',
+        email: `${name}@example.com`,
+        email_verified: true,
+        account: 'organisation',
+        plan: 'premium',
+        profile_public: true,
+      },
     });
     expect(u.status).toBe(200);
-    expect(await u.json()).toEqual({ username: name, email: `${name}@example.com`, email_verified: true, account: 'organisation', plan: 'premium', profile_public: true });
+    expect(await u.json()).toEqual({
+      username: name,
+      email: `${name}@example.com`,
+      email_verified: true,
+      account: 'organisation',
+      plan: 'premium',
+      profile_public: true,
+    });
     expect((await call('POST', '/v1/token', { json: { username: name, password: 'p1' } })).status).toBe(401);
     expect((await call('POST', '/v1/token', { json: { username: name, password: 'p2' } })).status).toBe(200);
   });
 
   it('PUT /v1/ops/users/:user takes an IANA timezone', async () => {
     const name = unique('tz');
-    expect((await call('PUT', `/v1/ops/users/${name}`, { token: OPS, json: { password: 'p', timezone: 'Europe/Paris' } })).status).toBe(201);
-    const row = await env.DB.prepare('select timezone from users where username = ?').bind(name).first<{ timezone: string }>();
+    expect(
+      (await call('PUT', `/v1/ops/users/${name}`, { token: OPS, json: { password: 'p', timezone: 'Europe/Paris' } }))
+        .status,
+    ).toBe(201);
+    const row = await env.DB.prepare('select timezone from users where username = ?')
+      .bind(name)
+      .first<{ timezone: string }>();
     expect(row!.timezone).toBe('Europe/Paris');
   });
 
@@ -213,19 +275,37 @@ describe("the caller's own account", () => {
   it('GET /v1/admin/profile answers the account fields', async () => {
     const u = await makeUser({ email: 'me@example.com', email_verified: true });
     const res = await call('GET', '/v1/admin/profile', { token: u.token });
-    expect(await res.json()).toEqual({ username: u.username, email: 'me@example.com', email_verified: true, account: 'user', plan: 'free', profile_public: false });
+    expect(await res.json()).toEqual({
+      username: u.username,
+      email: 'me@example.com',
+      email_verified: true,
+      account: 'user',
+      plan: 'free',
+      profile_public: false,
+    });
   });
 
   it('POST /v1/admin/profile/public takes yes or no exactly', async () => {
     const u = await makeUser();
     expect((await call('POST', '/v1/admin/profile/public', { token: u.token, text: 'yes' })).status).toBe(204);
-    expect(((await (await call('GET', '/v1/admin/profile', { token: u.token })).json()) as { profile_public: boolean }).profile_public).toBe(true);
+    expect(
+      ((await (await call('GET', '/v1/admin/profile', { token: u.token })).json()) as { profile_public: boolean })
+        .profile_public,
+    ).toBe(true);
     expect(await (await call('GET', '/v1/admin/profile/public', { token: u.token })).text()).toBe('yes');
     for (const bad of ['YES', 'true', 'yes\n', '']) {
       const res = await call('POST', '/v1/admin/profile/public', { token: u.token, text: bad });
       expect(res.status).toBe(400);
     }
-    expect((await call('POST', '/v1/admin/profile/public', { token: u.token, text: 'no', type: 'application/x-www-form-urlencoded' })).status).toBe(415);
+    expect(
+      (
+        await call('POST', '/v1/admin/profile/public', {
+          token: u.token,
+          text: 'no',
+          type: 'application/x-www-form-urlencoded',
+        })
+      ).status,
+    ).toBe(415);
     expect(await (await call('GET', '/v1/admin/profile/public', { token: u.token })).text()).toBe('yes');
   });
 });

@@ -42,20 +42,32 @@ describe('profile entries: name, bio, timezone (client contract)', () => {
     const u = await makeUser();
     expect((await call('POST', '/v1/admin/profile/bio', { token: u.token, text: 'b'.repeat(4096) })).status).toBe(204);
     expect((await call('POST', '/v1/admin/profile/bio', { token: u.token, text: 'b'.repeat(4097) })).status).toBe(413);
-    expect((await call('POST', '/v1/admin/profile/bio', { token: u.token, text: 'x', type: 'application/x-www-form-urlencoded' })).status).toBe(415);
+    expect(
+      (
+        await call('POST', '/v1/admin/profile/bio', {
+          token: u.token,
+          text: 'x',
+          type: 'application/x-www-form-urlencoded',
+        })
+      ).status,
+    ).toBe(415);
     expect(await (await call('GET', '/v1/admin/profile/bio', { token: u.token })).text()).toBe('b'.repeat(4096));
   });
 
   it('timezone defaults to UTC and takes IANA zones only', async () => {
     const u = await makeUser();
     expect(await (await call('GET', '/v1/admin/profile/timezone', { token: u.token })).text()).toBe('UTC');
-    expect((await call('POST', '/v1/admin/profile/timezone', { token: u.token, text: 'Europe/Oslo' })).status).toBe(204);
+    expect((await call('POST', '/v1/admin/profile/timezone', { token: u.token, text: 'Europe/Oslo' })).status).toBe(
+      204,
+    );
     expect(await (await call('GET', '/v1/admin/profile/timezone', { token: u.token })).text()).toBe('Europe/Oslo');
     for (const bad of ['Mars/Olympus', '', 'Europe/Oslo\n', '+01:00', ' UTC']) {
       const res = await call('POST', '/v1/admin/profile/timezone', { token: u.token, text: bad });
       expect(res.status, bad).toBe(400);
     }
-    expect((await call('POST', '/v1/admin/profile/timezone', { token: u.token, text: 'x'.repeat(100) })).status).toBe(413);
+    expect((await call('POST', '/v1/admin/profile/timezone', { token: u.token, text: 'x'.repeat(100) })).status).toBe(
+      413,
+    );
     expect(await (await call('GET', '/v1/admin/profile/timezone', { token: u.token })).text()).toBe('Europe/Oslo');
   });
 

@@ -76,10 +76,16 @@ describe('failed sign-ins are throttled per username', () => {
 describe('an account holds at most 100 live tokens', () => {
   it('the sign-in beyond the cap answers 409 naming the cap and POST /v1/logout; a logout frees one', async () => {
     const u = await makeUser(); // one token
-    const id = (await env.DB.prepare('select id from users where username = ?').bind(u.username).first<{ id: number }>())!.id;
+    const id = (await env.DB.prepare('select id from users where username = ?')
+      .bind(u.username)
+      .first<{ id: number }>())!.id;
     const now = new Date().toISOString();
     const fill = Array.from({ length: MAX_TOKENS_PER_ACCOUNT - 1 }, (_, i) =>
-      env.DB.prepare("insert into tokens (user_id, token_hash, name, created_on) values (?, ?, 'filler', ?)").bind(id, `filler-${u.username}-${i}`, now),
+      env.DB.prepare("insert into tokens (user_id, token_hash, name, created_on) values (?, ?, 'filler', ?)").bind(
+        id,
+        `filler-${u.username}-${i}`,
+        now,
+      ),
     );
     await env.DB.batch(fill);
     const res = await signIn(u.username, u.password);
@@ -87,7 +93,9 @@ describe('an account holds at most 100 live tokens', () => {
     const body = (await res.json()) as { status: number; message: string };
     expect(body.message).toContain(String(MAX_TOKENS_PER_ACCOUNT));
     expect(body.message).toContain('POST /v1/logout');
-    expect((await env.DB.prepare('select count(*) n from tokens where user_id = ?').bind(id).first<{ n: number }>())!.n).toBe(MAX_TOKENS_PER_ACCOUNT);
+    expect(
+      (await env.DB.prepare('select count(*) n from tokens where user_id = ?').bind(id).first<{ n: number }>())!.n,
+    ).toBe(MAX_TOKENS_PER_ACCOUNT);
     expect((await call('POST', '/v1/logout', { token: u.token })).status).toBe(204);
     expect((await signIn(u.username, u.password)).status).toBe(200);
     expect((await signIn(u.username, u.password)).status).toBe(409);
@@ -99,7 +107,9 @@ describe('a password change through the operator interface revokes every token o
     const u = await makeUser();
     const second = ((await (await signIn(u.username, u.password)).json()) as { token: string }).token;
     for (const t of [u.token, second]) expect((await call('GET', '/v1/whoami', { token: t })).status).toBe(200); // cached in this isolate
-    expect((await call('PUT', `/v1/ops/users/${u.username}`, { token: OPS, json: { password: 'a new password' } })).status).toBe(200);
+    expect(
+      (await call('PUT', `/v1/ops/users/${u.username}`, { token: OPS, json: { password: 'a new password' } })).status,
+    ).toBe(200);
     for (const t of [u.token, second]) expect((await call('GET', '/v1/whoami', { token: t })).status).toBe(401);
     expect((await signIn(u.username, u.password)).status).toBe(401);
     expect((await signIn(u.username, 'a new password')).status).toBe(200);
@@ -107,7 +117,9 @@ describe('a password change through the operator interface revokes every token o
 
   it('an update without a password keeps the tokens', async () => {
     const u = await makeUser();
-    expect((await call('PUT', `/v1/ops/users/${u.username}`, { token: OPS, json: { plan: 'premium' } })).status).toBe(200);
+    expect((await call('PUT', `/v1/ops/users/${u.username}`, { token: OPS, json: { plan: 'premium' } })).status).toBe(
+      200,
+    );
     expect((await call('GET', '/v1/whoami', { token: u.token })).status).toBe(200);
   });
 });

@@ -21,7 +21,10 @@ const world = once(async () => {
   await call('PUT', `/v1/admin/groups/${team}`, { token: alice.token });
   for (const u of [bob, carol]) {
     await call('PUT', `/v1/admin/groups/${team}/roles/members/${u.username}`, { token: alice.token });
-    expect((await call('POST', `/v1/admin/invites/@${alice.username}~${team}/accept`, { token: u.token, text: 'yes' })).status).toBe(200);
+    expect(
+      (await call('POST', `/v1/admin/invites/@${alice.username}~${team}/accept`, { token: u.token, text: 'yes' }))
+        .status,
+    ).toBe(200);
   }
   return { alice, bob, carol, team };
 });
@@ -30,9 +33,15 @@ async function sharedDoc(): Promise<{ name: string; res: (u: TestUser) => string
   const { alice, team } = await world();
   const name = unique('report');
   expect((await call('PUT', `/v1/vis/docs/${name}`, { token: alice.token })).status).toBe(201);
-  expect((await call('PUT', `/v1/vis/docs/${name}/shared/@${alice.username}~${team}`, { token: alice.token })).status).toBe(201);
+  expect(
+    (await call('PUT', `/v1/vis/docs/${name}/shared/@${alice.username}~${team}`, { token: alice.token })).status,
+  ).toBe(201);
   // the library's threads base: vis/docs/<name> for the owner, users/<owner>/vis/docs/<name> for others
-  return { name, res: (u) => (u.username === alice.username ? `/v1/vis/docs/${name}` : `/v1/users/${alice.username}/vis/docs/${name}`) };
+  return {
+    name,
+    res: (u) =>
+      u.username === alice.username ? `/v1/vis/docs/${name}` : `/v1/users/${alice.username}/vis/docs/${name}`,
+  };
 }
 
 /** What Context.reply sends: PUT the slug (a 409 is ignored), then POST the text to @<me>~<slug>/msg. */
@@ -63,10 +72,12 @@ describe('comment paths (pure)', () => {
   it('a path below a topic is <comment>[/comments/<comment>...]; each comment @<author>~<slug> or an id', () => {
     expect(parseCommentPath('r1')).toEqual(['r1']);
     expect(parseCommentPath('@ann~c1/comments/@bo~c2/comments/r3')).toEqual(['@ann~c1', '@bo~c2', 'r3']);
-    for (const bad of ['', 'a/b', 'a/comments', 'a/comments/', 'a//b', `${'a/comments/'.repeat(64)}a`]) expect(() => parseCommentPath(bad), bad).toThrow(HttpError);
+    for (const bad of ['', 'a/b', 'a/comments', 'a/comments/', 'a//b', `${'a/comments/'.repeat(64)}a`])
+      expect(() => parseCommentPath(bad), bad).toThrow(HttpError);
     expect(parseCommentStep('@ann~c1')).toEqual({ user: 'ann', slug: 'c1' });
     expect(parseCommentStep('42')).toEqual({ id: 42 });
-    for (const bad of ['c1', '@ann~', '@Ann~c', '@ann~C1', '0']) expect(() => parseCommentStep(bad), bad).toThrow(HttpError);
+    for (const bad of ['c1', '@ann~', '@Ann~c', '@ann~C1', '0'])
+      expect(() => parseCommentStep(bad), bad).toThrow(HttpError);
   });
 });
 
@@ -76,7 +87,14 @@ describe("Context('/u/alice/d/report').reply(text, title=slug)", () => {
     const { name, res } = await sharedDoc();
     await reply(bob, `${res(bob)}/threads`, 'question', 'What does **this** mean?');
     const [topic] = await topicsOf(alice, name);
-    expect(topic).toMatchObject({ slug: 'question', message: 'What does **this** mean?', creator: { username: bob.username }, edited: false, num_comments: 0, comments: [] });
+    expect(topic).toMatchObject({
+      slug: 'question',
+      message: 'What does **this** mean?',
+      creator: { username: bob.username },
+      edited: false,
+      num_comments: 0,
+      comments: [],
+    });
     expect(topic!.updated).toMatch(/ UTC$/);
   });
 
@@ -86,8 +104,18 @@ describe("Context('/u/alice/d/report').reply(text, title=slug)", () => {
     await reply(bob, `${res(bob)}/threads`, 'question', 'Why?');
     const topic = `${res(alice)}/threads/@${bob.username}~question`;
     await reply(alice, `${topic}/comments`, 'answer', 'Because.');
-    await reply(carol, `${res(carol)}/threads/@${bob.username}~question/comments/@${alice.username}~answer/comments`, 'thanks', 'Thanks!');
-    await reply(bob, `${res(bob)}/threads/@${bob.username}~question/comments/@${alice.username}~answer/comments/@${carol.username}~thanks/comments`, 'deep', 'three deep');
+    await reply(
+      carol,
+      `${res(carol)}/threads/@${bob.username}~question/comments/@${alice.username}~answer/comments`,
+      'thanks',
+      'Thanks!',
+    );
+    await reply(
+      bob,
+      `${res(bob)}/threads/@${bob.username}~question/comments/@${alice.username}~answer/comments/@${carol.username}~thanks/comments`,
+      'deep',
+      'three deep',
+    );
     const [t] = await topicsOf(bob, name);
     expect(t).toMatchObject({ slug: 'question', message: 'Why?', num_comments: 3 });
     expect((t!.comments as Row[]).map(pick)).toEqual([
@@ -104,7 +132,9 @@ describe("Context('/u/alice/d/report').reply(text, title=slug)", () => {
             message: 'Thanks!',
             depth: 1,
             edited: false,
-            replies: [{ slug: 'deep', creator: bob.username, message: 'three deep', depth: 2, edited: false, replies: [] }],
+            replies: [
+              { slug: 'deep', creator: bob.username, message: 'three deep', depth: 2, edited: false, replies: [] },
+            ],
           },
         ],
       },
@@ -141,14 +171,29 @@ describe("Context('/u/alice/d/report').reply(text, title=slug)", () => {
     await reply(bob, `${res(bob)}/threads/@${bob.username}~mine/comments`, 'c1', 'bob again');
     const t = `${res(carol)}/threads/@${bob.username}~mine`;
     expect((await call('POST', `${t}/msg`, { token: carol.token, text: 'hijack' })).status).toBe(403);
-    expect((await call('POST', `${t}/comments/@${bob.username}~c1/msg`, { token: carol.token, text: 'hijack' })).status).toBe(403);
-    expect((await call('POST', `${res(carol)}/threads/@${carol.username}~mine/msg`, { token: carol.token, text: 'x' })).status).toBe(404);
-    expect((await call('POST', `${t}/comments/@${carol.username}~c1/msg`, { token: carol.token, text: 'x' })).status).toBe(404);
-    expect((await call('PUT', `${t}/comments/@${carol.username}~nope/comments/r1`, { token: carol.token })).status).toBe(404);
-    expect((await call('PUT', `${res(carol)}/threads/@${carol.username}~nope/comments/r1`, { token: carol.token })).status).toBe(404);
+    expect(
+      (await call('POST', `${t}/comments/@${bob.username}~c1/msg`, { token: carol.token, text: 'hijack' })).status,
+    ).toBe(403);
+    expect(
+      (await call('POST', `${res(carol)}/threads/@${carol.username}~mine/msg`, { token: carol.token, text: 'x' }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await call('POST', `${t}/comments/@${carol.username}~c1/msg`, { token: carol.token, text: 'x' })).status,
+    ).toBe(404);
+    expect(
+      (await call('PUT', `${t}/comments/@${carol.username}~nope/comments/r1`, { token: carol.token })).status,
+    ).toBe(404);
+    expect(
+      (await call('PUT', `${res(carol)}/threads/@${carol.username}~nope/comments/r1`, { token: carol.token })).status,
+    ).toBe(404);
     expect((await call('PUT', `${t}/comments/Bad`, { token: carol.token })).status).toBe(400);
     const [topic] = await topicsOf(alice, name);
-    expect([topic!.message, topic!.edited, (topic!.comments as Row[]).map((c) => [c.message, c.edited])]).toEqual(['by bob', false, [['bob again', false]]]);
+    expect([topic!.message, topic!.edited, (topic!.comments as Row[]).map((c) => [c.message, c.edited])]).toEqual([
+      'by bob',
+      false,
+      [['bob again', false]],
+    ]);
   });
 
   it('comments added by POST keep their numeric id as slug, and .../comments/<id>/msg still replies to one', async () => {
@@ -158,7 +203,10 @@ describe("Context('/u/alice/d/report').reply(text, title=slug)", () => {
     const added = await call('POST', `${res(alice)}/threads/legacy`, { token: alice.token, text: 'a plain comment' });
     expect(added.status).toBe(201);
     const { id } = await json<{ id: number }>(added);
-    const replied = await call('POST', `${res(bob)}/threads/@${bob.username}~legacy/comments/${id}/msg`, { token: bob.token, text: 'a reply by id' });
+    const replied = await call('POST', `${res(bob)}/threads/@${bob.username}~legacy/comments/${id}/msg`, {
+      token: bob.token,
+      text: 'a reply by id',
+    });
     expect(replied.status).toBe(201);
     // and a slugged reply under the numbered comment
     await reply(alice, `${res(alice)}/threads/@${bob.username}~legacy/comments/${id}/comments`, 'r2', 'slugged');
@@ -187,9 +235,23 @@ describe('group threads: admin/groups/<group>, and the paths the library builds 
   it('a user group: topic and comment by slug, read with GetGroupTopics {"name", "type": "user_group", "parent_group": "<owner>"}', async () => {
     const { alice, bob, team } = await world();
     await reply(alice, `/v1/admin/groups/${team}/threads`, 'plans', 'Plans for the week');
-    await reply(bob, `/v1/admin/groups/@${alice.username}~${team}/threads/@${alice.username}~plans/comments`, 'ok', 'sounds good');
-    await reply(alice, `/v1/groups/${team}/threads/@${alice.username}~plans/comments/@${bob.username}~ok/comments`, 'r1', 'great');
-    const { body } = await gql(alice.token, getGroupTopics(), { name: team, type: 'user_group', parent_group: alice.username });
+    await reply(
+      bob,
+      `/v1/admin/groups/@${alice.username}~${team}/threads/@${alice.username}~plans/comments`,
+      'ok',
+      'sounds good',
+    );
+    await reply(
+      alice,
+      `/v1/groups/${team}/threads/@${alice.username}~plans/comments/@${bob.username}~ok/comments`,
+      'r1',
+      'great',
+    );
+    const { body } = await gql(alice.token, getGroupTopics(), {
+      name: team,
+      type: 'user_group',
+      parent_group: alice.username,
+    });
     const [t] = (body.data!.groups as Row[])[0]!.topics as Row[];
     expect(t).toMatchObject({ slug: 'plans', message: 'Plans for the week', num_comments: 2 });
     expect((t!.comments as Row[]).map(pick)).toEqual([
@@ -210,7 +272,11 @@ describe('group threads: admin/groups/<group>, and the paths the library builds 
     await reply(w.member, base, 'standup', 'Daily standup');
     await reply(w.admin, `${base}/@${w.member.username}~standup/comments`, 'here', 'here');
     expect((await call('PUT', `${base}/x1`, { token: w.stranger.token })).status).toBe(404);
-    const { body } = await gql(w.member.token, getGroupTopics(), { name: w.group, type: 'org_group', parent_group: w.org });
+    const { body } = await gql(w.member.token, getGroupTopics(), {
+      name: w.group,
+      type: 'org_group',
+      parent_group: w.org,
+    });
     const [t] = (body.data!.groups as Row[])[0]!.topics as Row[];
     expect(t).toMatchObject({ slug: 'standup', message: 'Daily standup', creator: { username: w.member.username } });
     expect((t!.comments as Row[]).map((c) => [c.slug, c.message])).toEqual([['here', 'here']]);

@@ -13,7 +13,11 @@ async function make(u: TestUser, collection: string): Promise<string> {
 }
 
 const KINDS = [
-  { collection: 'vis/grids', rw: ['summary', 'config/theme', 'config/type'], urlPath: (o: string, n: string) => `/u/${o}/g/${n}` },
+  {
+    collection: 'vis/grids',
+    rw: ['summary', 'config/theme', 'config/type'],
+    urlPath: (o: string, n: string) => `/u/${o}/g/${n}`,
+  },
   { collection: 'vis/mails', rw: ['summary', 'config/template'], urlPath: (o: string, n: string) => `/u/${o}/m/${n}` },
   { collection: 'code/jobs', rw: ['summary', 'config/type'], urlPath: (o: string, n: string) => `/u/${o}/j/${n}` },
 ];
@@ -25,7 +29,14 @@ describe('grid, e-mail and job entries the clients read and write (client contra
       const path = await make(u, k.collection);
       const name = path.split('/').pop()!;
       for (const entry of k.rw) {
-        const value = entry === 'config/theme' ? 'dark' : entry === 'config/type' ? 'kpi_board' : entry === 'config/template' ? ' Weekly — ÅØ ' : `Value of ${entry}  \r\n`;
+        const value =
+          entry === 'config/theme'
+            ? 'dark'
+            : entry === 'config/type'
+              ? 'kpi_board'
+              : entry === 'config/template'
+                ? ' Weekly — ÅØ '
+                : `Value of ${entry}  \r\n`;
         expect((await call('POST', `${path}/${entry}`, { token: u.token, text: value })).status, entry).toBe(204);
         expect(await text(await call('GET', `${path}/${entry}`, { token: u.token }))).toBe(value);
       }
@@ -37,7 +48,9 @@ describe('grid, e-mail and job entries the clients read and write (client contra
       expect((await call('GET', new URL(url).pathname, { token: u.token })).status).toBe(200);
       expect((await call('POST', `${path}/url`, { token: u.token, text: 'x' })).status).toBe(405);
       expect((await call('POST', `${path}/shortname`, { token: u.token, text: 'x' })).status).toBe(405);
-      const root = ((await (await call('GET', path, { token: u.token })).json()) as { name: string }[]).map((i) => i.name);
+      const root = ((await (await call('GET', path, { token: u.token })).json()) as { name: string }[]).map(
+        (i) => i.name,
+      );
       for (const e of ['summary', 'shortname', 'url', 'config']) expect(root).toContain(e);
     });
 
@@ -59,11 +72,14 @@ describe('grid, e-mail and job entries the clients read and write (client contra
     const mail = await make(u, 'vis/mails');
     const job = await make(u, 'code/jobs');
     const doc = await make(u, 'vis/docs');
-    expect(await text(await call('GET', `${grid}/config/theme`, { token: u.token }))).toBe(await text(await call('GET', `${doc}/config/theme`, { token: u.token })));
+    expect(await text(await call('GET', `${grid}/config/theme`, { token: u.token }))).toBe(
+      await text(await call('GET', `${doc}/config/theme`, { token: u.token })),
+    );
     expect(await text(await call('GET', `${grid}/config/type`, { token: u.token }))).toBe('grid');
     expect(await text(await call('GET', `${job}/config/type`, { token: u.token }))).toBe('job');
     expect(await text(await call('GET', `${mail}/config/template`, { token: u.token }))).toBe('');
-    for (const p of [grid, mail, job]) expect(await text(await call('GET', `${p}/summary`, { token: u.token }))).toBe('');
+    for (const p of [grid, mail, job])
+      expect(await text(await call('GET', `${p}/summary`, { token: u.token }))).toBe('');
   });
 
   it('bad values answer 400 (413 when too large) and keep the previous value', async () => {
@@ -88,6 +104,8 @@ describe('grid, e-mail and job entries the clients read and write (client contra
       expect(res.status, `${path} ${value.slice(0, 20)}`).toBe(status);
       expect(await text(await call('GET', path, { token: u.token }))).toBe(before);
     }
-    expect((await call('POST', `${grid}/summary`, { token: u.token, text: 'x', type: 'application/json' })).status).toBe(415);
+    expect(
+      (await call('POST', `${grid}/summary`, { token: u.token, text: 'x', type: 'application/json' })).status,
+    ).toBe(415);
   });
 });

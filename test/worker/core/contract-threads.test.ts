@@ -18,13 +18,16 @@ async function resource(u: TestUser, collection: string): Promise<string> {
   expect((await call('PUT', `/v1/${collection}/${name}`, { token: u.token })).status).toBe(201);
   return `/v1/${collection}/${name}`;
 }
-const msg = (u: TestUser | null, path: string, text: string, type?: string) => call('POST', path, { token: u?.token, text, type });
-const comments = async (u: TestUser, base: string, topic: string) => json<Comment[]>(await call('GET', `${base}/threads/${topic}`, { token: u.token }));
+const msg = (u: TestUser | null, path: string, text: string, type?: string) =>
+  call('POST', path, { token: u?.token, text, type });
+const comments = async (u: TestUser, base: string, topic: string) =>
+  json<Comment[]>(await call('GET', `${base}/threads/${topic}`, { token: u.token }));
 
 describe('the clients’ topic reference @user~topic (pure)', () => {
   it('names the topic and who opened it; anything else is a 400', () => {
     expect(parseOpenedTopic('@ann_1~intro-2')).toEqual({ user: 'ann_1', topic: 'intro-2' });
-    for (const bad of ['intro', '@~intro', '@ann~', '@Ann~intro', '@ann~In tro', 'ann~intro']) expect(() => parseOpenedTopic(bad), bad).toThrow(HttpError);
+    for (const bad of ['intro', '@~intro', '@ann~', '@Ann~intro', '@ann~In tro', 'ann~intro'])
+      expect(() => parseOpenedTopic(bad), bad).toThrow(HttpError);
   });
 });
 
@@ -55,7 +58,9 @@ describe('comments and replies by topic reference (client contract)', () => {
         [reader.username, 'welcome', replyId],
       ]);
       // the reply reads back like any comment
-      expect(await (await call('GET', `${base}/threads/intro/${replyId}`, { token: owner.token })).text()).toBe('Thanks!');
+      expect(await (await call('GET', `${base}/threads/intro/${replyId}`, { token: owner.token })).text()).toBe(
+        'Thanks!',
+      );
     });
   }
 

@@ -19,24 +19,43 @@ describe('sharing entries parse as written', () => {
     const p = parseShareEntry(entry);
     expect(p).toEqual({ entry, groupRef: ref, groupType: type, perms });
   });
-  it.each(['', 'Public', '@alice', 'alice~team', '+acme~sales~rq', '@Alice~team', '+acme~sales~rr', '@a~b c'])('rejects %j with 400', (entry) => {
-    expect(() => parseShareEntry(entry)).toThrowError(expect.objectContaining({ status: 400 }));
-  });
+  it.each(['', 'Public', '@alice', 'alice~team', '+acme~sales~rq', '@Alice~team', '+acme~sales~rr', '@a~b c'])(
+    'rejects %j with 400',
+    (entry) => {
+      expect(() => parseShareEntry(entry)).toThrowError(expect.objectContaining({ status: 400 }));
+    },
+  );
 });
 
 describe('permission model folds share grants', () => {
   it('a public share grants read only, and only via public', () => {
-    expect(accessFromGrants('doc', [{ group_id: null, perms: 'r', role: null }])).toMatchObject({ r: true, w: false, d: false, x: false, viaPublicOnly: true });
+    expect(accessFromGrants('doc', [{ group_id: null, perms: 'r', role: null }])).toMatchObject({
+      r: true,
+      w: false,
+      d: false,
+      x: false,
+      viaPublicOnly: true,
+    });
   });
   it('a group share grants nothing to a non-member (pending/declined rows never join)', () => {
     expect(accessFromGrants('doc', [{ group_id: 4, perms: 'rw', role: null }]).r).toBe(false);
   });
   it('a group share grants read to an accepted member; ~rw adds write; never delete', () => {
-    expect(accessFromGrants('doc', [{ group_id: 4, perms: 'r', role: 'members' }])).toMatchObject({ r: true, w: false, d: false, viaPublicOnly: false });
-    expect(accessFromGrants('doc', [{ group_id: 4, perms: 'rw', role: 'members' }])).toMatchObject({ r: true, w: true, d: false });
+    expect(accessFromGrants('doc', [{ group_id: 4, perms: 'r', role: 'members' }])).toMatchObject({
+      r: true,
+      w: false,
+      d: false,
+      viaPublicOnly: false,
+    });
+    expect(accessFromGrants('doc', [{ group_id: 4, perms: 'rw', role: 'members' }])).toMatchObject({
+      r: true,
+      w: true,
+      d: false,
+    });
   });
   it('job shares: superusers, admins and founders execute; members only read', () => {
-    for (const role of ['superusers', 'admins', 'founders']) expect(accessFromGrants('job', [{ group_id: 1, perms: 'r', role }]).x).toBe(true);
+    for (const role of ['superusers', 'admins', 'founders'])
+      expect(accessFromGrants('job', [{ group_id: 1, perms: 'r', role }]).x).toBe(true);
     expect(accessFromGrants('job', [{ group_id: 1, perms: 'r', role: 'members' }]).x).toBe(false);
     expect(accessFromGrants('doc', [{ group_id: 1, perms: 'r', role: 'founders' }]).x).toBe(false);
   });

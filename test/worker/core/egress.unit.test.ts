@@ -141,7 +141,15 @@ describe('egress: parseIPv6', () => {
     expect(parseIPv6('1:2:3:4:5:6:7:8')).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   });
   it('refuses what is not an IPv6 address', () => {
-    for (const bad of ['1::2::3', '1:2:3', '12345::', 'fe80::1%eth0', '::ffff:1.2.3', '1:2:3:4:5:6:7:8:9', '::1.2.3.256']) {
+    for (const bad of [
+      '1::2::3',
+      '1:2:3',
+      '12345::',
+      'fe80::1%eth0',
+      '::ffff:1.2.3',
+      '1:2:3:4:5:6:7:8:9',
+      '::1.2.3.256',
+    ]) {
       expect(parseIPv6(bad), bad).toBeNull();
     }
   });
@@ -163,7 +171,14 @@ describe("egress: the platform's own hosts are refused", () => {
 });
 
 describe('egress: only http and https', () => {
-  it.each(['ftp://example.com/', 'file:///etc/passwd', 'data:text/plain,x', 'ws://example.com/', 'javascript:alert(1)', 'not a url'])('%s', (url) => {
+  it.each([
+    'ftp://example.com/',
+    'file:///etc/passwd',
+    'data:text/plain,x',
+    'ws://example.com/',
+    'javascript:alert(1)',
+    'not a url',
+  ])('%s', (url) => {
     expect(refused(url)).toBe(true);
   });
 });

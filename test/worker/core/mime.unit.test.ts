@@ -55,8 +55,14 @@ describe('MIME attachment file names cannot inject headers', () => {
   });
 
   it('filenameParams: control characters go; quotes and backslashes leave the fallback and are percent-encoded in filename*', () => {
-    expect(filenameParams('a"b\\c\r\nd\te\u0000f\u007f.txt')).toEqual({ ascii: 'abcdef.txt', encoded: `UTF-8''a%22b%5Ccdef.txt` });
-    expect(filenameParams("it's (1)*.txt")).toEqual({ ascii: "it's (1)*.txt", encoded: `UTF-8''it%27s%20%281%29%2A.txt` });
+    expect(filenameParams('a"b\\c\r\nd\te\u0000f\u007f.txt')).toEqual({
+      ascii: 'abcdef.txt',
+      encoded: `UTF-8''a%22b%5Ccdef.txt`,
+    });
+    expect(filenameParams("it's (1)*.txt")).toEqual({
+      ascii: "it's (1)*.txt",
+      encoded: `UTF-8''it%27s%20%281%29%2A.txt`,
+    });
     expect(filenameParams('\r\n"')).toEqual({ ascii: 'attachment', encoded: `UTF-8''attachment` });
     // A long name is shortened so the header line stays within the 998-character limit.
     const long = filenameParams('é'.repeat(500) + '.txt');
@@ -66,7 +72,9 @@ describe('MIME attachment file names cannot inject headers', () => {
 
   it('a content type with CR/LF or parameters cannot inject either', () => {
     const raw = mail('a.txt', {
-      attachments: [{ filename: 'a.txt', content_type: 'text/plain\r\nBcc: victim@example.com', content: new Uint8Array([1]) }],
+      attachments: [
+        { filename: 'a.txt', content_type: 'text/plain\r\nBcc: victim@example.com', content: new Uint8Array([1]) },
+      ],
     });
     expect(headerNames(raw)).not.toContain('bcc');
     expect(raw).toContain('Content-Type: application/octet-stream; name="a.txt"');

@@ -20,13 +20,19 @@ const kind: ResourceKind = {
     { path: 'content', access: 'rw', limit: 2 * 1024 * 1024 },
     { path: 'name', access: 'rw' },
     { path: 'shortname', access: 'r', compute: (rc) => rc.resource.shortname },
-    { path: 'config/type', access: 'rw', default: 'doc', validate: (v) => (['doc', 'pres'].includes(v) ? undefined : 'doc or pres') },
+    {
+      path: 'config/type',
+      access: 'rw',
+      default: 'doc',
+      validate: (v) => (['doc', 'pres'].includes(v) ? undefined : 'doc or pres'),
+    },
     { path: 'config/custom/custom.css', access: 'rw' },
   ],
   folders: ['assets'],
   // A copy step that fails after the entries and tags are in: the copy must vanish whole.
   copied: async (from) => {
-    if ((await readEntry(from.env, from.db, from.resource.id, 'name')) === 'refuse copy') throw badRequest('fixture: this copy fails midway');
+    if ((await readEntry(from.env, from.db, from.resource.id, 'name')) === 'refuse copy')
+      throw badRequest('fixture: this copy fails midway');
   },
 };
 
@@ -38,12 +44,20 @@ resourceRoutes(api, kind, (r) => {
     need: 'r',
     preload: { entries: true, caller: true },
     responses: { 200: { description: 'entries and caller e-mail' } },
-    handler: (rc) => jsonResponse({ entries: Object.fromEntries(rc.preloaded!.entries!), caller_email: rc.preloaded!.caller?.email ?? null }),
+    handler: (rc) =>
+      jsonResponse({
+        entries: Object.fromEntries(rc.preloaded!.entries!),
+        caller_email: rc.preloaded!.caller?.email ?? null,
+      }),
   });
 });
 
 let lastCtx: ExecutionContext;
-async function req(method: string, path: string, o: { token?: string | null; text?: string; json?: unknown; type?: string } = {}) {
+async function req(
+  method: string,
+  path: string,
+  o: { token?: string | null; text?: string; json?: unknown; type?: string } = {},
+) {
   const headers = new Headers();
   if (o.token) headers.set('Authorization', `Bearer ${o.token}`);
   let body: string | undefined;
@@ -62,14 +76,24 @@ async function group(owner: TestUser, memberships: [TestUser, string, string][])
   const slug = unique('g').slice(0, 30);
   const ref = `@${owner.username}~${slug}`;
   const now = new Date().toISOString();
-  const ownerId = (await env.DB.prepare('select id from users where username = ?').bind(owner.username).first<{ id: number }>())!.id;
-  const g = await env.DB.prepare("insert into groups (kind, slug, owner_id, ref, created_on, last_modified) values ('user_group', ?, ?, ?, ?, ?) returning id")
+  const ownerId = (await env.DB.prepare('select id from users where username = ?')
+    .bind(owner.username)
+    .first<{ id: number }>())!.id;
+  const g = await env.DB.prepare(
+    "insert into groups (kind, slug, owner_id, ref, created_on, last_modified) values ('user_group', ?, ?, ?, ?, ?) returning id",
+  )
     .bind(slug, ownerId, ref, now, now)
     .first<{ id: number }>();
   // As PUT of a group does: its creator is an active founder (sharing into a group needs an active role).
   for (const [u, role, state] of [[owner, 'founders', 'active'] as [TestUser, string, string], ...memberships]) {
-    const uid = (await env.DB.prepare('select id from users where username = ?').bind(u.username).first<{ id: number }>())!.id;
-    await env.DB.prepare('insert into members (group_id, user_id, role, state, created_on, last_modified) values (?, ?, ?, ?, ?, ?)').bind(g!.id, uid, role, state, now, now).run();
+    const uid = (await env.DB.prepare('select id from users where username = ?')
+      .bind(u.username)
+      .first<{ id: number }>())!.id;
+    await env.DB.prepare(
+      'insert into members (group_id, user_id, role, state, created_on, last_modified) values (?, ?, ?, ?, ?, ?)',
+    )
+      .bind(g!.id, uid, role, state, now, now)
+      .run();
   }
   return ref;
 }
@@ -83,7 +107,12 @@ describe('resource lifecycle', () => {
   it('PUT creates (201 with a listing item); PUT again answers 409 JSON', async () => {
     const res = await req('PUT', '/v1/test/things/alpha', { token: u.token });
     expect(res.status).toBe(201);
-    expect(await res.json()).toMatchObject({ name: 'alpha', uri: '/v1/test/things/alpha', type: 'dir', permissions: ['r', 'w', 'd'] });
+    expect(await res.json()).toMatchObject({
+      name: 'alpha',
+      uri: '/v1/test/things/alpha',
+      type: 'dir',
+      permissions: ['r', 'w', 'd'],
+    });
     const again = await req('PUT', '/v1/test/things/alpha', { token: u.token });
     expect(again.status).toBe(409);
     expect(await again.json()).toMatchObject({ status: 409, message: expect.stringContaining('already exists') });
@@ -107,7 +136,15 @@ describe('resource lifecycle', () => {
     const res = await req('GET', '/v1/test/things/listme', { token: u.token });
     expect(res.headers.get('X-NVM-Permissions')).toBe('r, w, d');
     expect(res.headers.get('X-NVM-Type')).toBe('dir');
-    const items = (await res.json()) as { name: string; type: string; uri: string; actions: string[]; permissions: string[]; created_on: string; last_modified: string }[];
+    const items = (await res.json()) as {
+      name: string;
+      type: string;
+      uri: string;
+      actions: string[];
+      permissions: string[];
+      created_on: string;
+      last_modified: string;
+    }[];
     expect(items.map((i) => [i.name, i.type])).toEqual([
       ['assets', 'dir'],
       ['config', 'dir'],
@@ -119,14 +156,22 @@ describe('resource lifecycle', () => {
       ['tags', 'dir'],
     ]);
     const content = items.find((i) => i.name === 'content')!;
-    expect(content).toMatchObject({ uri: '/v1/test/things/listme/content', permissions: ['r', 'w', 'd'], actions: ['GET', 'POST', 'DELETE'] });
+    expect(content).toMatchObject({
+      uri: '/v1/test/things/listme/content',
+      permissions: ['r', 'w', 'd'],
+      actions: ['GET', 'POST', 'DELETE'],
+    });
     expect(content.created_on).toMatch(/Z$/);
     expect(items.find((i) => i.name === 'shortname')!.actions).toEqual(['GET']);
     // A file's permissions are what the caller can do to it: read-only entries are `r` even for the owner.
     expect(items.find((i) => i.name === 'shortname')!.permissions).toEqual(['r']);
     expect(items.find((i) => i.name === 'log')!.permissions).toEqual(['r']);
     expect(items.find((i) => i.name === 'assets')!.permissions).toEqual(['r', 'w', 'd']);
-    const config = (await (await req('GET', '/v1/test/things/listme/config', { token: u.token })).json()) as { name: string; type: string; uri: string }[];
+    const config = (await (await req('GET', '/v1/test/things/listme/config', { token: u.token })).json()) as {
+      name: string;
+      type: string;
+      uri: string;
+    }[];
     expect(config.map((i) => [i.name, i.type, i.uri])).toEqual([
       ['custom', 'dir', '/v1/test/things/listme/config/custom'],
       ['type', 'file', '/v1/test/things/listme/config/type'],
@@ -170,8 +215,12 @@ describe('a fixed folder (stats/)', () => {
     const res = await req('GET', `/v1/test/things/${name}/stats`, { token: u.token });
     expect(res.status).toBe(200);
     const items = (await res.json()) as { name: string; uri: string; type: string; actions: string[] }[];
-    expect(items.map((i) => [i.name, i.uri, i.type, i.actions])).toEqual([['runs', `/v1/test/things/${name}/stats/runs`, 'file', ['GET']]]);
-    expect((await req('GET', `/v1/users/${u.username}/test/things/${name}/stats`, { token: stranger.token })).status).toBe(404);
+    expect(items.map((i) => [i.name, i.uri, i.type, i.actions])).toEqual([
+      ['runs', `/v1/test/things/${name}/stats/runs`, 'file', ['GET']],
+    ]);
+    expect(
+      (await req('GET', `/v1/users/${u.username}/test/things/${name}/stats`, { token: stranger.token })).status,
+    ).toBe(404);
   });
 });
 
@@ -180,13 +229,18 @@ describe('preload: reads batched with the resource', () => {
     const u = await makeUser();
     const other = await makeUser();
     const name = unique('p');
-    for (const who of [u, other]) expect((await req('PUT', `/v1/test/things/${name}`, { token: who.token })).status).toBe(201);
+    for (const who of [u, other])
+      expect((await req('PUT', `/v1/test/things/${name}`, { token: who.token })).status).toBe(201);
     const big = 'x'.repeat(INLINE_LIMIT + 10);
     expect((await req('POST', `/v1/test/things/${name}/content`, { token: u.token, text: big })).status).toBe(204);
     expect((await req('POST', `/v1/test/things/${name}/name`, { token: u.token, text: 'Mine' })).status).toBe(204);
-    expect((await req('POST', `/v1/test/things/${name}/name`, { token: other.token, text: 'Theirs' })).status).toBe(204);
+    expect((await req('POST', `/v1/test/things/${name}/name`, { token: other.token, text: 'Theirs' })).status).toBe(
+      204,
+    );
     // The calls above cached the caller with their token; the change below bypasses that cache.
-    await env.DB.prepare('update users set email = ? where username = ?').bind(`${u.username}@fresh.example`, u.username).run();
+    await env.DB.prepare('update users set email = ? where username = ?')
+      .bind(`${u.username}@fresh.example`, u.username)
+      .run();
     const res = await req('GET', `/v1/test/things/${name}/preloaded`, { token: u.token });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { entries: Record<string, string>; caller_email: string };
@@ -240,14 +294,25 @@ describe('text entries', () => {
 
   it('the entry limit answers 413 and keeps the previous value', async () => {
     await req('POST', '/v1/test/things/t/content', { token: u.token, text: 'kept' });
-    const res = await req('POST', '/v1/test/things/t/content', { token: u.token, text: 'y'.repeat(2 * 1024 * 1024 + 1) });
+    const res = await req('POST', '/v1/test/things/t/content', {
+      token: u.token,
+      text: 'y'.repeat(2 * 1024 * 1024 + 1),
+    });
     expect(res.status).toBe(413);
     expect(await (await req('GET', '/v1/test/things/t/content', { token: u.token })).text()).toBe('kept');
   });
 
   it('form-urlencoded answers 415, other non-text types 415, nothing stored', async () => {
     await req('POST', '/v1/test/things/t/name', { token: u.token, text: 'before' });
-    expect((await req('POST', '/v1/test/things/t/name', { token: u.token, text: 'a=b', type: 'application/x-www-form-urlencoded' })).status).toBe(415);
+    expect(
+      (
+        await req('POST', '/v1/test/things/t/name', {
+          token: u.token,
+          text: 'a=b',
+          type: 'application/x-www-form-urlencoded',
+        })
+      ).status,
+    ).toBe(415);
     expect((await req('POST', '/v1/test/things/t/name', { token: u.token, json: 'x' })).status).toBe(415);
     expect(await (await req('GET', '/v1/test/things/t/name', { token: u.token })).text()).toBe('before');
   });
@@ -278,7 +343,9 @@ describe('text entries', () => {
     expect(text).toMatch(/^\d{4}-\d\d-\d\dT\S+ INFO thing created\n/);
     expect(text).toContain('INFO name written (6 bytes)\n');
     const res = await api.fetch(
-      new Request('http://x/v1/test/things/t/log', { headers: { Authorization: `Bearer ${u.token}`, Accept: 'application/json' } }),
+      new Request('http://x/v1/test/things/t/log', {
+        headers: { Authorization: `Bearer ${u.token}`, Accept: 'application/json' },
+      }),
       env,
       createExecutionContext(),
     );
@@ -291,7 +358,13 @@ describe('sharing and the permission model', () => {
   let owner: TestUser, member: TestUser, pending: TestUser, stranger: TestUser, writer: TestUser;
   let ref: string, rwRef: string;
   beforeAll(async () => {
-    [owner, member, pending, stranger, writer] = await Promise.all([makeUser(), makeUser(), makeUser(), makeUser(), makeUser()]);
+    [owner, member, pending, stranger, writer] = await Promise.all([
+      makeUser(),
+      makeUser(),
+      makeUser(),
+      makeUser(),
+      makeUser(),
+    ]);
     ref = await group(owner, [
       [member, 'members', 'active'],
       [pending, 'members', 'pending'],
@@ -301,7 +374,8 @@ describe('sharing and the permission model', () => {
     await req('POST', '/v1/test/things/s/content', { token: owner.token, text: 'secret' });
   });
 
-  const shared = (u: TestUser, rest = '') => req('GET', `/v1/users/${owner.username}/test/things/s${rest}`, { token: u.token });
+  const shared = (u: TestUser, rest = '') =>
+    req('GET', `/v1/users/${owner.username}/test/things/s${rest}`, { token: u.token });
 
   it('before any share, only the owner sees it: everyone else gets 404, never 403', async () => {
     for (const u of [member, pending, stranger]) expect((await shared(u, '/content')).status).toBe(404);
@@ -341,21 +415,33 @@ describe('sharing and the permission model', () => {
   });
 
   it('shared/ lists entries exactly as written', async () => {
-    const list = (await (await req('GET', '/v1/test/things/s/shared', { token: owner.token })).json()) as { name: string; uri: string }[];
+    const list = (await (await req('GET', '/v1/test/things/s/shared', { token: owner.token })).json()) as {
+      name: string;
+      uri: string;
+    }[];
     expect(list.map((i) => i.name)).toEqual([ref, `${rwRef}~rw`].sort());
     expect(list[0]!.uri).toBe(`/v1/test/things/s/shared/${list[0]!.name}`);
   });
 
   it("the owner's collection as seen by a grantee lists only what is shared with them", async () => {
     await req('PUT', '/v1/test/things/hidden', { token: owner.token });
-    const list = (await (await req('GET', `/v1/users/${owner.username}/test/things`, { token: member.token })).json()) as { name: string }[];
+    const list = (await (
+      await req('GET', `/v1/users/${owner.username}/test/things`, { token: member.token })
+    ).json()) as { name: string }[];
     expect(list.map((i) => i.name)).toEqual(['s']);
-    expect(await (await req('GET', `/v1/users/${owner.username}/test/things`, { token: stranger.token })).json()).toEqual([]);
+    expect(
+      await (await req('GET', `/v1/users/${owner.username}/test/things`, { token: stranger.token })).json(),
+    ).toEqual([]);
   });
 
   it("the owner's collection lists each resource with what the share grants the caller (~rw: r, w)", async () => {
     const item = async (u: TestUser) =>
-      ((await (await req('GET', `/v1/users/${owner.username}/test/things`, { token: u.token })).json()) as { permissions: string[]; actions: string[] }[])[0];
+      (
+        (await (await req('GET', `/v1/users/${owner.username}/test/things`, { token: u.token })).json()) as {
+          permissions: string[];
+          actions: string[];
+        }[]
+      )[0];
     expect(await item(writer)).toMatchObject({ permissions: ['r', 'w'], actions: ['GET', 'PATCH'] });
     expect(await item(member)).toMatchObject({ permissions: ['r'], actions: ['GET', 'PATCH'] });
     // the same as the resource's own folder says
@@ -365,7 +451,9 @@ describe('sharing and the permission model', () => {
   it("tags are per caller: a read-only grantee's listing offers PUT below tags/", async () => {
     const items = (await (await shared(member)).json()) as { name: string; actions: string[] }[];
     expect(items.find((i) => i.name === 'tags')!.actions).toEqual(['GET', 'PUT']);
-    expect((await req('PUT', `/v1/users/${owner.username}/test/things/s/tags/fav`, { token: member.token })).status).toBe(201);
+    expect(
+      (await req('PUT', `/v1/users/${owner.username}/test/things/s/tags/fav`, { token: member.token })).status,
+    ).toBe(201);
   });
 
   it('PUT shared/public reads the owner profile fresh: a profile made public elsewhere counts at once', async () => {
@@ -411,8 +499,12 @@ describe('rename, copy, tags, delete', () => {
     expect((await req('PUT', '/v1/test/things/orig/tags/+mine', { token: u.token })).status).toBe(409);
     expect((await req('PUT', '/v1/test/things/orig/tags/star', { token: u.token })).status).toBe(400);
     // A grantee tags for themselves; the owner does not see their tags.
-    expect((await req('PUT', `/v1/users/${u.username}/test/things/orig/tags/=work`, { token: g.token })).status).toBe(201);
-    const mine = (await (await req('GET', '/v1/test/things/orig/tags', { token: u.token })).json()) as { name: string }[];
+    expect((await req('PUT', `/v1/users/${u.username}/test/things/orig/tags/=work`, { token: g.token })).status).toBe(
+      201,
+    );
+    const mine = (await (await req('GET', '/v1/test/things/orig/tags', { token: u.token })).json()) as {
+      name: string;
+    }[];
     expect(mine.map((t) => t.name)).toEqual(['+mine', 'fav']);
     expect((await req('DELETE', '/v1/test/things/orig/tags/+mine', { token: u.token })).status).toBe(204);
     expect((await req('DELETE', '/v1/test/things/orig/tags/+mine', { token: u.token })).status).toBe(404);
@@ -427,26 +519,39 @@ describe('rename, copy, tags, delete', () => {
     const s2 = await (await req('GET', '/v1/test/things/dup/shortname', { token: u.token })).text();
     expect(s2).not.toBe(s1);
     expect(await (await req('GET', '/v1/test/things/dup/shared', { token: u.token })).json()).toEqual([]);
-    const tags = (await (await req('GET', '/v1/test/things/dup/tags', { token: u.token })).json()) as { name: string }[];
+    const tags = (await (await req('GET', '/v1/test/things/dup/tags', { token: u.token })).json()) as {
+      name: string;
+    }[];
     expect(tags.map((t) => t.name)).toEqual(['fav']);
     expect((await req('GET', `/v1/users/${u.username}/test/things/dup`, { token: g.token })).status).toBe(404);
   });
 
   it("a grantee copies into their own collection, with the grantee's tags and not the owner's", async () => {
-    const res = await req('PATCH', `/v1/users/${u.username}/test/things/orig`, { token: g.token, json: { name: 'mycopy', copy: true } });
+    const res = await req('PATCH', `/v1/users/${u.username}/test/things/orig`, {
+      token: g.token,
+      json: { name: 'mycopy', copy: true },
+    });
     expect(res.status).toBe(201);
     expect(await (await req('GET', '/v1/test/things/mycopy/content', { token: g.token })).text()).toBe('body');
-    const tags = (await (await req('GET', '/v1/test/things/mycopy/tags', { token: g.token })).json()) as { name: string }[];
+    const tags = (await (await req('GET', '/v1/test/things/mycopy/tags', { token: g.token })).json()) as {
+      name: string;
+    }[];
     expect(tags.map((t) => t.name)).toEqual(['=work']);
   });
 
   it("a copy carries every one of the caller's tags (30: more than one D1 statement binds)", async () => {
     await req('PUT', '/v1/test/things/tagged', { token: u.token });
     const all = Array.from({ length: 30 }, (_, i) => `+t${String(i).padStart(2, '0')}`);
-    for (const t of all) expect((await req('PUT', `/v1/test/things/tagged/tags/${t}`, { token: u.token })).status).toBe(201);
-    const res = await req('PATCH', '/v1/test/things/tagged', { token: u.token, json: { name: 'tagged_copy', copy: true } });
+    for (const t of all)
+      expect((await req('PUT', `/v1/test/things/tagged/tags/${t}`, { token: u.token })).status).toBe(201);
+    const res = await req('PATCH', '/v1/test/things/tagged', {
+      token: u.token,
+      json: { name: 'tagged_copy', copy: true },
+    });
     expect(res.status).toBe(201);
-    const tags = (await (await req('GET', '/v1/test/things/tagged_copy/tags', { token: u.token })).json()) as { name: string }[];
+    const tags = (await (await req('GET', '/v1/test/things/tagged_copy/tags', { token: u.token })).json()) as {
+      name: string;
+    }[];
     expect(tags.map((t) => t.name)).toEqual(all);
   });
 
@@ -455,31 +560,45 @@ describe('rename, copy, tags, delete', () => {
     await req('POST', '/v1/test/things/fragile/content', { token: u.token, text: 'z'.repeat(INLINE_LIMIT + 1) });
     await req('POST', '/v1/test/things/fragile/name', { token: u.token, text: 'refuse copy' });
     await req('PUT', '/v1/test/things/fragile/tags/fav', { token: u.token });
-    const seq = async () => (await env.DB.prepare("select seq from sqlite_sequence where name = 'resources'").first<{ seq: number }>())!.seq;
+    const seq = async () =>
+      (await env.DB.prepare("select seq from sqlite_sequence where name = 'resources'").first<{ seq: number }>())!.seq;
     const next = (await seq()) + 1;
-    const res = await req('PATCH', '/v1/test/things/fragile', { token: u.token, json: { name: 'fragile_copy', copy: true } });
+    const res = await req('PATCH', '/v1/test/things/fragile', {
+      token: u.token,
+      json: { name: 'fragile_copy', copy: true },
+    });
     expect(res.status).toBe(400);
     expect(await seq()).toBe(next); // the failed copy had this id
     expect((await req('GET', '/v1/test/things/fragile_copy', { token: u.token })).status).toBe(404);
     for (const table of ['resources', 'entries', 'tags', 'resource_log']) {
       const col = table === 'resources' ? 'id' : 'resource_id';
-      expect((await env.DB.prepare(`select count(*) as n from ${table} where ${col} = ?`).bind(next).first<{ n: number }>())!.n).toBe(0);
+      expect(
+        (await env.DB.prepare(`select count(*) as n from ${table} where ${col} = ?`).bind(next).first<{ n: number }>())!
+          .n,
+      ).toBe(0);
     }
     expect((await env.BLOBS.list({ prefix: `r/${next}/` })).objects).toEqual([]);
     // the name is free again: the same copy succeeds once nothing fails
     await req('POST', '/v1/test/things/fragile/name', { token: u.token, text: 'fine' });
-    expect((await req('PATCH', '/v1/test/things/fragile', { token: u.token, json: { name: 'fragile_copy', copy: true } })).status).toBe(201);
+    expect(
+      (await req('PATCH', '/v1/test/things/fragile', { token: u.token, json: { name: 'fragile_copy', copy: true } }))
+        .status,
+    ).toBe(201);
   });
 
   it('rename (text body) keeps shortname and shares; 409 onto an existing name; 400 bad name; grantee 403', async () => {
     const before = await (await req('GET', '/v1/test/things/orig/shortname', { token: u.token })).text();
     expect((await req('PATCH', '/v1/test/things/orig', { token: u.token, text: 'dup' })).status).toBe(409);
     expect((await req('PATCH', '/v1/test/things/orig', { token: u.token, text: 'Bad Name' })).status).toBe(400);
-    expect((await req('PATCH', `/v1/users/${u.username}/test/things/orig`, { token: g.token, text: 'stolen' })).status).toBe(403);
+    expect(
+      (await req('PATCH', `/v1/users/${u.username}/test/things/orig`, { token: g.token, text: 'stolen' })).status,
+    ).toBe(403);
     expect((await req('PATCH', '/v1/test/things/orig', { token: u.token, text: 'renamed' })).status).toBe(200);
     expect((await req('GET', '/v1/test/things/orig', { token: u.token })).status).toBe(404);
     expect(await (await req('GET', '/v1/test/things/renamed/shortname', { token: u.token })).text()).toBe(before);
-    expect((await req('GET', `/v1/users/${u.username}/test/things/renamed/content`, { token: g.token })).status).toBe(200);
+    expect((await req('GET', `/v1/users/${u.username}/test/things/renamed/content`, { token: g.token })).status).toBe(
+      200,
+    );
   });
 
   it('PATCH with a malformed JSON body answers 400', async () => {
@@ -488,14 +607,19 @@ describe('rename, copy, tags, delete', () => {
 
   it('DELETE removes the resource, its entries and its blobs', async () => {
     await req('POST', '/v1/test/things/dup/content', { token: u.token, text: 'z'.repeat(INLINE_LIMIT + 1) });
-    const id = (await env.DB.prepare("select id from resources where name = 'dup' and owner_id = (select id from users where username = ?)")
+    const id = (await env.DB.prepare(
+      "select id from resources where name = 'dup' and owner_id = (select id from users where username = ?)",
+    )
       .bind(u.username)
       .first<{ id: number }>())!.id;
     expect((await env.BLOBS.list({ prefix: `r/${id}/` })).objects.length).toBe(1);
     expect((await req('DELETE', '/v1/test/things/dup', { token: u.token })).status).toBe(204);
     await waitOnExecutionContext(lastCtx);
     expect((await req('GET', '/v1/test/things/dup', { token: u.token })).status).toBe(404);
-    expect((await env.DB.prepare('select count(*) as n from entries where resource_id = ?').bind(id).first<{ n: number }>())!.n).toBe(0);
+    expect(
+      (await env.DB.prepare('select count(*) as n from entries where resource_id = ?').bind(id).first<{ n: number }>())!
+        .n,
+    ).toBe(0);
     expect((await env.BLOBS.list({ prefix: `r/${id}/` })).objects.length).toBe(0);
   });
 });
@@ -506,12 +630,17 @@ describe('the entry store', () => {
     const { dbFor } = await import('../../../src/core/context');
     const u = await makeUser();
     await req('PUT', '/v1/test/things/store', { token: u.token });
-    const resource = (await env.DB.prepare("select * from resources where name = 'store' and owner_id = (select id from users where username = ?)")
+    const resource = (await env.DB.prepare(
+      "select * from resources where name = 'store' and owner_id = (select id from users where username = ?)",
+    )
       .bind(u.username)
       .first())! as never;
     const db = dbFor(env);
     for (const p of ['vars/a_b/value', 'vars/axb/value', 'vars/a_b2/value']) await writeEntry(env, db, resource, p, p);
     await clearEntries(env, db, resource, 'vars/a_b/');
-    expect([...(await readEntries(env, db, (resource as { id: number }).id, 'vars/')).keys()].sort()).toEqual(['vars/a_b2/value', 'vars/axb/value']);
+    expect([...(await readEntries(env, db, (resource as { id: number }).id, 'vars/')).keys()].sort()).toEqual([
+      'vars/a_b2/value',
+      'vars/axb/value',
+    ]);
   });
 });

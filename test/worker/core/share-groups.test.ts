@@ -25,7 +25,8 @@ async function make(u: TestUser, collection: string): Promise<string> {
   return name;
 }
 
-const share = (u: TestUser, collection: string, name: string, entry: string) => call('PUT', `/v1/${collection}/${name}/shared/${entry}`, { token: u.token });
+const share = (u: TestUser, collection: string, name: string, entry: string) =>
+  call('PUT', `/v1/${collection}/${name}/shared/${entry}`, { token: u.token });
 
 /** The answer with the reference taken out: what a caller learns besides the name they wrote. */
 async function shape(res: Response, ref: string): Promise<{ status: number; body: unknown }> {
@@ -33,20 +34,29 @@ async function shape(res: Response, ref: string): Promise<{ status: number; body
   return { status: res.status, body: JSON.parse(text.split(ref).join('<ref>')) };
 }
 
-const REFUSED = { status: 404, body: { status: 404, message: 'no such group: <ref> (sharing into a group needs an active role in it)' } };
+const REFUSED = {
+  status: 404,
+  body: { status: 404, message: 'no such group: <ref> (sharing into a group needs an active role in it)' },
+};
 
 describe('sharing into a group needs an active role in it; an unknown group answers the same', () => {
   for (const [field, collection] of KINDS) {
     it(`${field}: a user group: stranger, pending and declined invitees get the unknown group's 404; active members of every role share`, async () => {
       const w = await ug();
       const declined = await person('d');
-      expect((await call('PUT', `${w.path}/roles/members/${declined.username}`, { token: w.founder.token })).status).toBe(201);
+      expect(
+        (await call('PUT', `${w.path}/roles/members/${declined.username}`, { token: w.founder.token })).status,
+      ).toBe(201);
       expect((await accept(declined, w.ref, 'no')).status).toBe(200);
       const unknown = `@${w.founder.username}~${unique('none').slice(0, 20)}`;
       for (const who of [w.stranger, w.pending, declined]) {
         const name = await make(who, collection);
-        expect(await shape(await share(who, collection, name, unknown), unknown), `${who.username} unknown`).toEqual(REFUSED);
-        expect(await shape(await share(who, collection, name, w.ref), w.ref), `${who.username} ${w.ref}`).toEqual(REFUSED);
+        expect(await shape(await share(who, collection, name, unknown), unknown), `${who.username} unknown`).toEqual(
+          REFUSED,
+        );
+        expect(await shape(await share(who, collection, name, w.ref), w.ref), `${who.username} ${w.ref}`).toEqual(
+          REFUSED,
+        );
         expect(await shape(await share(who, collection, name, `${w.ref}~rw`), w.ref)).toEqual(REFUSED);
         expect(await json(await call('GET', `/v1/${collection}/${name}/shared`, { token: who.token }))).toEqual([]);
       }
@@ -63,12 +73,16 @@ describe('sharing into a group needs an active role in it; an unknown group answ
       // the org's admin oversees the group without a role in it; an org member is in the org only
       for (const who of [w.stranger, w.pending, w.orgAdmin, w.orgMember]) {
         const name = await make(who, collection);
-        expect(await shape(await share(who, collection, name, group), group), `${who.username} ${group}`).toEqual(REFUSED);
+        expect(await shape(await share(who, collection, name, group), group), `${who.username} ${group}`).toEqual(
+          REFUSED,
+        );
       }
       // a member of the org group is not thereby in the organisation
       for (const who of [w.stranger, w.member]) {
         const name = await make(who, collection);
-        expect(await shape(await share(who, collection, name, orgRef), orgRef), `${who.username} ${orgRef}`).toEqual(REFUSED);
+        expect(await shape(await share(who, collection, name, orgRef), orgRef), `${who.username} ${orgRef}`).toEqual(
+          REFUSED,
+        );
       }
       const unknownOrg = `+${unique('no').slice(0, 20)}`;
       const unknownGroup = `${orgRef}~${unique('none').slice(0, 20)}`;
@@ -93,13 +107,27 @@ describe('a share into a group grants only while its owner holds an active role 
       expect((await share(bob, collection, name, w.ref)).status).toBe(201);
       const item = `/v1/users/${bob.username}/${collection}/${name}`;
       const listed = async (who: TestUser) =>
-        (await json<{ name: string }[]>(await call('GET', `/v1/users/${bob.username}/${collection}`, { token: who.token }))).map((i) => i.name);
-      const inGroup = async (who: TestUser) => (await json<{ id: string }[]>(await call('GET', `/v1/o/${w.ref}/${section}`, { token: who.token }))).map((i) => i.id);
+        (
+          await json<{ name: string }[]>(
+            await call('GET', `/v1/users/${bob.username}/${collection}`, { token: who.token }),
+          )
+        ).map((i) => i.name);
+      const inGroup = async (who: TestUser) =>
+        (await json<{ id: string }[]>(await call('GET', `/v1/o/${w.ref}/${section}`, { token: who.token }))).map(
+          (i) => i.id,
+        );
       const inInfo = async (who: TestUser) =>
-        (await json<{ shared: { name: string }[] }>(await call('GET', `/v1/orgs/${w.org}/groups/${w.group}`, { token: who.token }))).shared.map((s) => s.name);
+        (
+          await json<{ shared: { name: string }[] }>(
+            await call('GET', `/v1/orgs/${w.org}/groups/${w.group}`, { token: who.token }),
+          )
+        ).shared.map((s) => s.name);
       const inGql = async (who: TestUser) => {
         const q = `query($a: String, $g: String, $o: String) { ${field}(author: $a) { id } groups(name: $g, type: org_group, parent_group: $o) { ${field} { id } } }`;
-        const data = (await gql(who.token, q, { a: bob.username, g: w.group, o: w.org })).body.data as Record<string, unknown>;
+        const data = (await gql(who.token, q, { a: bob.username, g: w.group, o: w.org })).body.data as Record<
+          string,
+          unknown
+        >;
         const mine = (data[field] as { id: string }[]).map((i) => i.id);
         const ofGroup = (data.groups as Record<string, { id: string }[]>[]).flatMap((g) => g[field]!.map((i) => i.id));
         return mine.includes(name) === ofGroup.includes(name) ? mine : ['(REST and GraphQL disagree)'];
@@ -119,10 +147,16 @@ describe('a share into a group grants only while its owner holds an active role 
       expect((await call('DELETE', `${w.path}/roles/members/${bob.username}`, { token: bob.token })).status).toBe(204);
       expect(await reads(w.member)).toEqual(cannot);
       expect(await reads(w.admin)).toEqual(cannot);
-      expect((await json<{ name: string }[]>(await call('GET', `/v1/${collection}/${name}/shared`, { token: bob.token }))).map((i) => i.name)).toEqual([w.ref]);
+      expect(
+        (
+          await json<{ name: string }[]>(await call('GET', `/v1/${collection}/${name}/shared`, { token: bob.token }))
+        ).map((i) => i.name),
+      ).toEqual([w.ref]);
 
       // invited again: pending grants nothing yet; accepted, the share counts again
-      expect((await call('PUT', `${w.path}/roles/members/${bob.username}`, { token: w.account.token })).status).toBe(201);
+      expect((await call('PUT', `${w.path}/roles/members/${bob.username}`, { token: w.account.token })).status).toBe(
+        201,
+      );
       expect(await reads(w.member)).toEqual(cannot);
       expect((await accept(bob, w.ref)).status).toBe(200);
       expect(await reads(w.member)).toEqual(can);
@@ -135,12 +169,21 @@ describe('a share into a group grants only while its owner holds an active role 
     await join(w.path, w.ref, w.founder, bob, 'members');
     const name = await make(bob, 'code/jobs');
     expect(
-      (await call('POST', `/v1/code/jobs/${name}/code/index.js`, { token: bob.token, body: `export default { async run() { return 'ok'; } }`, type: 'text/javascript' })).status,
+      (
+        await call('POST', `/v1/code/jobs/${name}/code/index.js`, {
+          token: bob.token,
+          body: `export default { async run() { return 'ok'; } }`,
+          type: 'text/javascript',
+        })
+      ).status,
     ).toBe(204);
     expect((await share(bob, 'code/jobs', name, w.ref)).status).toBe(201);
-    const trigger = () => call('POST', `/v1/users/${bob.username}/code/jobs/${name}/data`, { token: w.superuser.token, json: {} });
+    const trigger = () =>
+      call('POST', `/v1/users/${bob.username}/code/jobs/${name}/data`, { token: w.superuser.token, json: {} });
     expect((await trigger()).status).toBe(200);
-    expect((await call('DELETE', `${w.path}/roles/members/${bob.username}`, { token: w.founder.token })).status).toBe(204);
+    expect((await call('DELETE', `${w.path}/roles/members/${bob.username}`, { token: w.founder.token })).status).toBe(
+      204,
+    );
     expect((await trigger()).status).toBe(404);
   });
 });

@@ -24,12 +24,19 @@ interface Comment {
   created_on: string;
 }
 const names = async (res: Response) => (await json<{ name: string }[]>(res)).map((i) => i.name);
-const open = (u: TestUser | null, base: string, topic: string) => call('PUT', `${base}/threads/${topic}`, { token: u?.token });
-const say = (u: TestUser | null, base: string, topic: string, text: string) => call('POST', `${base}/threads/${topic}`, { token: u?.token, text });
-const comments = async (u: TestUser, base: string, topic: string) => json<Comment[]>(await call('GET', `${base}/threads/${topic}`, { token: u.token }));
+const open = (u: TestUser | null, base: string, topic: string) =>
+  call('PUT', `${base}/threads/${topic}`, { token: u?.token });
+const say = (u: TestUser | null, base: string, topic: string, text: string) =>
+  call('POST', `${base}/threads/${topic}`, { token: u?.token, text });
+const comments = async (u: TestUser, base: string, topic: string) =>
+  json<Comment[]>(await call('GET', `${base}/threads/${topic}`, { token: u.token }));
 
 /** Opens a thread and adds one comment by `u`; answers the comment id. */
-async function thread(u: TestUser, base: string, topic = unique('t').slice(0, 30)): Promise<{ topic: string; id: number }> {
+async function thread(
+  u: TestUser,
+  base: string,
+  topic = unique('t').slice(0, 30),
+): Promise<{ topic: string; id: number }> {
   expect((await open(u, base, topic)).status).toBe(201);
   const res = await say(u, base, topic, `first in ${topic}`);
   expect(res.status).toBe(201);
@@ -45,7 +52,8 @@ async function newDoc(u: TestUser): Promise<string> {
 describe('thread rules (pure)', () => {
   it('topics follow the group-name rule; comment ids are positive integers; blank comments are refused', () => {
     expect(checkTopic('intro_1-a')).toBe('intro_1-a');
-    for (const bad of ['Intro', 'a b', '-x', '', 'a'.repeat(65), 'a~b']) expect(() => checkTopic(bad)).toThrow(HttpError);
+    for (const bad of ['Intro', 'a b', '-x', '', 'a'.repeat(65), 'a~b'])
+      expect(() => checkTopic(bad)).toThrow(HttpError);
     expect(checkCommentId('42')).toBe(42);
     for (const bad of ['0', '-1', '1.5', 'x', '01']) expect(() => checkCommentId(bad)).toThrow(HttpError);
     expect(commentProblem('')).toMatch(/empty/);
@@ -67,10 +75,21 @@ describe('document threads', T, () => {
     const slug = unique('g');
     await call('PUT', `/v1/admin/groups/${slug}`, { token: owner.token });
     await call('PUT', `/v1/admin/groups/${slug}/roles/members/${reader.username}`, { token: owner.token });
-    expect((await call('POST', `/v1/admin/invites/@${owner.username}~${slug}/accept`, { token: reader.token, text: 'yes' })).status).toBe(200);
+    expect(
+      (await call('POST', `/v1/admin/invites/@${owner.username}~${slug}/accept`, { token: reader.token, text: 'yes' }))
+        .status,
+    ).toBe(200);
     const doc = await newDoc(owner);
-    expect((await call('PUT', `/v1/vis/docs/${doc}/shared/@${owner.username}~${slug}`, { token: owner.token })).status).toBe(201);
-    return { owner, reader, stranger, own: `/v1/vis/docs/${doc}`, theirs: `/v1/users/${owner.username}/vis/docs/${doc}` };
+    expect(
+      (await call('PUT', `/v1/vis/docs/${doc}/shared/@${owner.username}~${slug}`, { token: owner.token })).status,
+    ).toBe(201);
+    return {
+      owner,
+      reader,
+      stranger,
+      own: `/v1/vis/docs/${doc}`,
+      theirs: `/v1/users/${owner.username}/vis/docs/${doc}`,
+    };
   }
   const world = once(sharedDoc);
 
@@ -90,10 +109,18 @@ describe('document threads', T, () => {
       [w.reader.username, 'first, with\ttabs\nand lines'],
       [w.owner.username, 'second'],
     ]);
-    expect(list[0]).toMatchObject({ id, name: String(id), uri: `${w.own}/threads/${topic}/${id}`, type: 'file', created_on: expect.any(String) });
+    expect(list[0]).toMatchObject({
+      id,
+      name: String(id),
+      uri: `${w.own}/threads/${topic}/${id}`,
+      type: 'file',
+      created_on: expect.any(String),
+    });
     const one = await call('GET', `${w.own}/threads/@${w.reader.username}~${topic}/${id}`, { token: w.owner.token });
     expect(await one.text()).toBe('first, with\ttabs\nand lines');
-    const topics = await json<{ name: string; type: string; actions: string[] }[]>(await call('GET', `${w.theirs}/threads`, { token: w.reader.token }));
+    const topics = await json<{ name: string; type: string; actions: string[] }[]>(
+      await call('GET', `${w.theirs}/threads`, { token: w.reader.token }),
+    );
     expect(topics.find((t) => t.name === topic)).toMatchObject({ type: 'dir', actions: ['GET', 'POST', 'DELETE'] });
   });
 
@@ -111,7 +138,11 @@ describe('document threads', T, () => {
       }
       expect(await comments(w.reader, w.theirs, topic)).toHaveLength(1);
       expect(
-        (await json<{ actions: string[]; name: string }[]>(await call('GET', `${w.theirs}/threads`, { token: w.reader.token }))).find((t) => t.name === topic)!.actions,
+        (
+          await json<{ actions: string[]; name: string }[]>(
+            await call('GET', `${w.theirs}/threads`, { token: w.reader.token }),
+          )
+        ).find((t) => t.name === topic)!.actions,
       ).toEqual(['GET', 'DELETE']);
     } finally {
       await call('POST', `${w.own}/config/comments`, { token: w.owner.token, text: 'true' });
@@ -124,15 +155,21 @@ describe('document threads', T, () => {
     const theirs = await thread(w.reader, w.theirs);
     const ownerSays = await json<{ id: number }>(await say(w.owner, w.own, theirs.topic, 'owner here'));
     // the reader may not remove the owner's comment nor the owner's thread
-    expect((await call('DELETE', `${w.theirs}/threads/${theirs.topic}/${ownerSays.id}`, { token: w.reader.token })).status).toBe(403);
+    expect(
+      (await call('DELETE', `${w.theirs}/threads/${theirs.topic}/${ownerSays.id}`, { token: w.reader.token })).status,
+    ).toBe(403);
     expect((await call('DELETE', `${w.theirs}/threads/${mine.topic}`, { token: w.reader.token })).status).toBe(403);
     const listed = await comments(w.reader, w.theirs, theirs.topic);
     expect(listed.map((c) => c.actions)).toEqual([['GET', 'DELETE'], ['GET']]);
     // the reader removes their own comment; the owner removes the reader's thread
-    expect((await call('DELETE', `${w.theirs}/threads/${theirs.topic}/${theirs.id}`, { token: w.reader.token })).status).toBe(204);
+    expect(
+      (await call('DELETE', `${w.theirs}/threads/${theirs.topic}/${theirs.id}`, { token: w.reader.token })).status,
+    ).toBe(204);
     expect((await call('DELETE', `${w.own}/threads/${theirs.topic}`, { token: w.owner.token })).status).toBe(204);
     expect((await call('GET', `${w.own}/threads/${theirs.topic}`, { token: w.owner.token })).status).toBe(404);
-    expect((await call('DELETE', `${w.own}/threads/${mine.topic}/${mine.id}`, { token: w.owner.token })).status).toBe(204);
+    expect((await call('DELETE', `${w.own}/threads/${mine.topic}/${mine.id}`, { token: w.owner.token })).status).toBe(
+      204,
+    );
   });
 
   it('a stranger gets 404 on every thread route; anonymous callers get 401', async () => {
@@ -147,7 +184,10 @@ describe('document threads', T, () => {
       ['DELETE', `/threads/${topic}/${id}`],
       ['DELETE', `/threads/${topic}`],
     ] as const) {
-      expect((await call(m, base + p, { token: w.stranger.token, text: m === 'POST' ? 'x' : undefined })).status, `${m} ${p}`).toBe(404);
+      expect(
+        (await call(m, base + p, { token: w.stranger.token, text: m === 'POST' ? 'x' : undefined })).status,
+        `${m} ${p}`,
+      ).toBe(404);
       expect((await call(m, base + p, { text: m === 'POST' ? 'x' : undefined })).status, `${m} ${p}`).toBe(401);
     }
     expect(await comments(w.owner, w.own, topic)).toHaveLength(1);
@@ -157,9 +197,15 @@ describe('document threads', T, () => {
     const u = await makeUser();
     const doc = await newDoc(u);
     await thread(u, `/v1/vis/docs/${doc}`, 'gone');
-    const id = (await env.DB.prepare('select t.id from threads t join resources r on r.id = t.resource_id where r.name = ?').bind(doc).first<{ id: number }>())!.id;
+    const id = (await env.DB.prepare(
+      'select t.id from threads t join resources r on r.id = t.resource_id where r.name = ?',
+    )
+      .bind(doc)
+      .first<{ id: number }>())!.id;
     expect((await call('DELETE', `/v1/vis/docs/${doc}`, { token: u.token })).status).toBe(204);
-    expect(await env.DB.prepare('select count(*) as n from thread_comments where thread_id = ?').bind(id).first('n')).toBe(0);
+    expect(
+      await env.DB.prepare('select count(*) as n from thread_comments where thread_id = ?').bind(id).first('n'),
+    ).toBe(0);
     expect(await env.DB.prepare('select count(*) as n from threads where id = ?').bind(id).first('n')).toBe(0);
   });
 });
@@ -169,8 +215,11 @@ describe('group threads', T, () => {
     const w = await group();
     const topic = unique('t').slice(0, 30);
     expect((await open(w.member, w.path, topic)).status).toBe(201);
-    for (const u of [w.founder, w.admin, w.superuser, w.member]) expect((await say(u, w.path, topic, `hi from ${u.username}`)).status).toBe(201);
-    expect((await comments(w.superuser, w.path, topic)).map((c) => c.author)).toEqual([w.founder, w.admin, w.superuser, w.member].map((u) => u.username));
+    for (const u of [w.founder, w.admin, w.superuser, w.member])
+      expect((await say(u, w.path, topic, `hi from ${u.username}`)).status).toBe(201);
+    expect((await comments(w.superuser, w.path, topic)).map((c) => c.author)).toEqual(
+      [w.founder, w.admin, w.superuser, w.member].map((u) => u.username),
+    );
     expect(await names(await call('GET', w.path, { token: w.member.token }))).toContain('threads');
     expect(await names(await call('GET', `${w.path}/threads`, { token: w.admin.token }))).toContain(topic);
   });
@@ -180,10 +229,16 @@ describe('group threads', T, () => {
     const t = await thread(w.member, w.path);
     const byAdmin = await json<{ id: number }>(await say(w.admin, w.path, t.topic, 'admin'));
     const bySuper = await json<{ id: number }>(await say(w.superuser, w.path, t.topic, 'super'));
-    expect((await call('DELETE', `${w.path}/threads/${t.topic}/${byAdmin.id}`, { token: w.member.token })).status).toBe(403);
-    expect((await call('DELETE', `${w.path}/threads/${t.topic}/${t.id}`, { token: w.superuser.token })).status).toBe(403);
+    expect((await call('DELETE', `${w.path}/threads/${t.topic}/${byAdmin.id}`, { token: w.member.token })).status).toBe(
+      403,
+    );
+    expect((await call('DELETE', `${w.path}/threads/${t.topic}/${t.id}`, { token: w.superuser.token })).status).toBe(
+      403,
+    );
     expect((await call('DELETE', `${w.path}/threads/${t.topic}`, { token: w.superuser.token })).status).toBe(403);
-    expect((await call('DELETE', `${w.path}/threads/${t.topic}/${bySuper.id}`, { token: w.superuser.token })).status).toBe(204);
+    expect(
+      (await call('DELETE', `${w.path}/threads/${t.topic}/${bySuper.id}`, { token: w.superuser.token })).status,
+    ).toBe(204);
     expect((await call('DELETE', `${w.path}/threads/${t.topic}/${t.id}`, { token: w.admin.token })).status).toBe(204);
     expect((await comments(w.member, w.path, t.topic)).map((c) => c.id)).toEqual([byAdmin.id]);
     const other = await thread(w.superuser, w.path);
@@ -230,7 +285,9 @@ describe('group threads', T, () => {
     expect(refused.status).toBe(403);
     expect((await json<{ message: string }>(refused)).message).toMatch(/read-only/);
     expect((await say(w.orgAdmin, w.path, t.topic, 'from above')).status).toBe(403);
-    expect((await call('DELETE', `${w.path}/threads/${t.topic}/${t.id}`, { token: w.orgAdmin.token })).status).toBe(403);
+    expect((await call('DELETE', `${w.path}/threads/${t.topic}/${t.id}`, { token: w.orgAdmin.token })).status).toBe(
+      403,
+    );
     expect((await call('DELETE', `${w.path}/threads/${t.topic}`, { token: w.orgAdmin.token })).status).toBe(403);
     // an org member who is not in the group sees nothing of it
     expect((await call('GET', `${w.path}/threads`, { token: w.orgMember.token })).status).toBe(404);
@@ -282,17 +339,34 @@ describe('bad input', T, () => {
     expect(big.status).toBe(413);
     expect((await json<{ message: string }>(big)).message).toMatch(/16 KiB/);
     expect((await say(w.member, w.path, topic, 'é'.repeat(8 * 1024))).status).toBe(201); // 16384 bytes
-    expect((await comments(w.member, w.path, topic)).map((c) => c.text.length)).toEqual([`first in ${topic}`.length, 8 * 1024]);
+    expect((await comments(w.member, w.path, topic)).map((c) => c.text.length)).toEqual([
+      `first in ${topic}`.length,
+      8 * 1024,
+    ]);
   });
 
   it('form-urlencoded comments answer 415, JSON 415, invalid UTF-8 400', async () => {
     const w = await group();
     const { topic } = await thread(w.member, w.path);
-    const form = await call('POST', `${w.path}/threads/${topic}`, { token: w.member.token, text: 'a=b', type: 'application/x-www-form-urlencoded' });
+    const form = await call('POST', `${w.path}/threads/${topic}`, {
+      token: w.member.token,
+      text: 'a=b',
+      type: 'application/x-www-form-urlencoded',
+    });
     expect(form.status).toBe(415);
     expect((await json<{ message: string }>(form)).message).toMatch(/form-urlencoded/);
-    expect((await call('POST', `${w.path}/threads/${topic}`, { token: w.member.token, json: { text: 'x' } })).status).toBe(415);
-    expect((await call('POST', `${w.path}/threads/${topic}`, { token: w.member.token, body: new Uint8Array([0xff, 0xfe]), type: 'text/plain' })).status).toBe(400);
+    expect(
+      (await call('POST', `${w.path}/threads/${topic}`, { token: w.member.token, json: { text: 'x' } })).status,
+    ).toBe(415);
+    expect(
+      (
+        await call('POST', `${w.path}/threads/${topic}`, {
+          token: w.member.token,
+          body: new Uint8Array([0xff, 0xfe]),
+          type: 'text/plain',
+        })
+      ).status,
+    ).toBe(400);
     expect(await comments(w.member, w.path, topic)).toHaveLength(1);
   });
 
@@ -306,7 +380,9 @@ describe('bad input', T, () => {
     expect((await call('DELETE', `${w.path}/threads/${topic}/99999999`, { token: w.member.token })).status).toBe(404);
     expect((await call('GET', `${w.path}/threads/${topic}/99999999`, { token: w.member.token })).status).toBe(404);
     // a comment addressed through another thread of the group is not found there
-    expect((await call('DELETE', `${w.path}/threads/${other.topic}/${id}`, { token: w.member.token })).status).toBe(404);
+    expect((await call('DELETE', `${w.path}/threads/${other.topic}/${id}`, { token: w.member.token })).status).toBe(
+      404,
+    );
     expect((await call('DELETE', `${w.path}/threads/${topic}/abc`, { token: w.member.token })).status).toBe(400);
     expect((await call('PUT', `${w.path}/threads/${topic}/${id}`, { token: w.member.token })).status).toBe(405);
     expect(await comments(w.member, w.path, topic)).toHaveLength(1);
@@ -317,14 +393,22 @@ describe('concurrency', T, () => {
   it('concurrent opens of one topic name: one 201 per author, the rest 409', async () => {
     const w = await group();
     const topic = unique('t').slice(0, 30);
-    const codes = (await Promise.all([w.member, w.member, w.member, w.founder, w.founder].map((u) => open(u, w.path, topic)))).map((r) => r.status).sort();
+    const codes = (
+      await Promise.all([w.member, w.member, w.member, w.founder, w.founder].map((u) => open(u, w.path, topic)))
+    )
+      .map((r) => r.status)
+      .sort();
     expect(codes).toEqual([201, 201, 409, 409, 409]);
   });
 
   it('concurrent comments are all kept, each with its own id, in id order', async () => {
     const w = await group();
     const { topic } = await thread(w.member, w.path);
-    const res = await Promise.all(Array.from({ length: 8 }, (_, i) => say([w.founder, w.admin, w.superuser, w.member][i % 4]!, w.path, topic, `c${i}`)));
+    const res = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        say([w.founder, w.admin, w.superuser, w.member][i % 4]!, w.path, topic, `c${i}`),
+      ),
+    );
     expect(res.map((r) => r.status)).toEqual(Array(8).fill(201));
     const ids = await Promise.all(res.map(async (r) => (await json<{ id: number }>(r)).id));
     const listed = await comments(w.member, w.path, topic);
@@ -349,7 +433,9 @@ describe('concurrency', T, () => {
 describe('the migration of document threads', T, () => {
   it('0007 moves doc_threads rows (topic, opener, time) into the core tables and drops doc_threads', async () => {
     const migrations = (env as unknown as { TEST_MIGRATIONS: { name: string; queries: string[] }[] }).TEST_MIGRATIONS;
-    const create = migrations.find((m) => m.name.startsWith('0003'))!.queries.find((q) => q.includes('CREATE TABLE doc_threads'))!;
+    const create = migrations
+      .find((m) => m.name.startsWith('0003'))!
+      .queries.find((q) => q.includes('CREATE TABLE doc_threads'))!;
     const moves = migrations.find((m) => m.name.startsWith('0007'))!.queries;
     const [owner, reader] = await Promise.all([makeUser(), makeUser()]);
     const doc = await newDoc(owner);
@@ -360,14 +446,26 @@ describe('the migration of document threads', T, () => {
     // the documents area's table as 0003 made it, holding two topics
     await env.DB.prepare(create).run();
     await env.DB.batch([
-      env.DB.prepare('insert into doc_threads (resource_id, topic, created_by, created_on) values (?, ?, ?, ?)').bind(resourceId, 'intro', readerId, '2020-01-02T03:04:05.000Z'),
-      env.DB.prepare('insert into doc_threads (resource_id, topic, created_by, created_on) values (?, ?, ?, ?)').bind(resourceId, 'outro', ownerId, '2021-01-02T03:04:05.000Z'),
+      env.DB.prepare('insert into doc_threads (resource_id, topic, created_by, created_on) values (?, ?, ?, ?)').bind(
+        resourceId,
+        'intro',
+        readerId,
+        '2020-01-02T03:04:05.000Z',
+      ),
+      env.DB.prepare('insert into doc_threads (resource_id, topic, created_by, created_on) values (?, ?, ?, ?)').bind(
+        resourceId,
+        'outro',
+        ownerId,
+        '2021-01-02T03:04:05.000Z',
+      ),
     ]);
     for (const q of moves) await env.DB.prepare(q).run();
 
     expect(await env.DB.prepare("select name from sqlite_master where name = 'doc_threads'").first()).toBeNull();
     const path = `/v1/vis/docs/${doc}`;
-    const topics = await json<{ name: string; created_on: string; actions: string[] }[]>(await call('GET', `${path}/threads`, { token: owner.token }));
+    const topics = await json<{ name: string; created_on: string; actions: string[] }[]>(
+      await call('GET', `${path}/threads`, { token: owner.token }),
+    );
     expect(topics.map((t) => [t.name, t.created_on])).toEqual([
       ['intro', '2020-01-02T03:04:05.000Z'],
       ['outro', '2021-01-02T03:04:05.000Z'],
@@ -388,19 +486,30 @@ describe("/v1/o/:org/v: variables of the organisation's documents", T, () => {
     const account = await makeUser({ account: 'organisation', profile_public: true }, 'o');
     const slug = unique('org');
     expect((await call('PUT', `/v1/admin/orgs/${slug}`, { token: account.token })).status).toBe(201);
-    expect((await call('POST', `/v1/admin/orgs/${slug}/profile/options/public`, { token: account.token, text: 'yes' })).status).toBe(204);
+    expect(
+      (await call('POST', `/v1/admin/orgs/${slug}/profile/options/public`, { token: account.token, text: 'yes' }))
+        .status,
+    ).toBe(204);
     const [member, stranger] = await Promise.all([person('m'), person('x')]);
-    expect((await call('PUT', `/v1/admin/orgs/${slug}/roles/members/${member.username}`, { token: account.token })).status).toBe(201);
-    expect((await call('POST', `/v1/admin/invites/+${slug}/accept`, { token: member.token, text: 'yes' })).status).toBe(200);
+    expect(
+      (await call('PUT', `/v1/admin/orgs/${slug}/roles/members/${member.username}`, { token: account.token })).status,
+    ).toBe(201);
+    expect((await call('POST', `/v1/admin/invites/+${slug}/accept`, { token: member.token, text: 'yes' })).status).toBe(
+      200,
+    );
     const docs = { pub: 'a_public', shared: 'b_shared', secret: 'c_secret' };
     for (const [which, doc] of Object.entries(docs)) {
       expect((await call('PUT', `/v1/vis/docs/${doc}`, { token: account.token })).status).toBe(201);
       for (const v of ['rate', 'total']) {
         expect((await call('PUT', `/v1/vis/docs/${doc}/vars/${v}`, { token: account.token })).status).toBe(201);
-        expect((await call('POST', `/v1/vis/docs/${doc}/vars/${v}/value`, { token: account.token, text: '42' })).status).toBe(204);
+        expect(
+          (await call('POST', `/v1/vis/docs/${doc}/vars/${v}/value`, { token: account.token, text: '42' })).status,
+        ).toBe(204);
       }
-      if (which === 'pub') expect((await call('PUT', `/v1/vis/docs/${doc}/shared/public`, { token: account.token })).status).toBe(201);
-      if (which === 'shared') expect((await call('PUT', `/v1/vis/docs/${doc}/shared/+${slug}`, { token: account.token })).status).toBe(201);
+      if (which === 'pub')
+        expect((await call('PUT', `/v1/vis/docs/${doc}/shared/public`, { token: account.token })).status).toBe(201);
+      if (which === 'shared')
+        expect((await call('PUT', `/v1/vis/docs/${doc}/shared/+${slug}`, { token: account.token })).status).toBe(201);
     }
     const vars = async (u: TestUser | null) => {
       const res = await call('GET', `/v1/o/${slug}/v`, { token: u?.token });
@@ -408,14 +517,34 @@ describe("/v1/o/:org/v: variables of the organisation's documents", T, () => {
       return json<{ name: string; uri: string; type: string; permissions: string[]; actions: string[] }[]>(res);
     };
     const all = await vars(account);
-    expect(all.map((v) => v.name)).toEqual(['a_public/rate', 'a_public/total', 'b_shared/rate', 'b_shared/total', 'c_secret/rate', 'c_secret/total']);
-    expect(all[0]).toMatchObject({ uri: `/v1/u/${account.username}/d/a_public/v/rate`, type: 'file', permissions: ['r'], actions: ['GET'] });
-    expect((await vars(member)).map((v) => v.name)).toEqual(['a_public/rate', 'a_public/total', 'b_shared/rate', 'b_shared/total']);
+    expect(all.map((v) => v.name)).toEqual([
+      'a_public/rate',
+      'a_public/total',
+      'b_shared/rate',
+      'b_shared/total',
+      'c_secret/rate',
+      'c_secret/total',
+    ]);
+    expect(all[0]).toMatchObject({
+      uri: `/v1/u/${account.username}/d/a_public/v/rate`,
+      type: 'file',
+      permissions: ['r'],
+      actions: ['GET'],
+    });
+    expect((await vars(member)).map((v) => v.name)).toEqual([
+      'a_public/rate',
+      'a_public/total',
+      'b_shared/rate',
+      'b_shared/total',
+    ]);
     const seen = await vars(stranger);
     expect(seen.map((v) => v.name)).toEqual(['a_public/rate', 'a_public/total']);
     expect((await vars(null)).map((v) => v.name)).toEqual(['a_public/rate', 'a_public/total']);
     // the listed uri resolves through the documents' read-only alias
-    expect(await json(await call('GET', seen[0]!.uri, { token: stranger.token }))).toMatchObject({ name: 'rate', value: '42' });
+    expect(await json(await call('GET', seen[0]!.uri, { token: stranger.token }))).toMatchObject({
+      name: 'rate',
+      value: '42',
+    });
     expect(await json(await call('GET', `/v1/o/${slug}/p`, { token: account.token }))).toEqual([]);
     // d keeps the same visibility
     expect(await names(await call('GET', `/v1/o/${slug}/d`, { token: stranger.token }))).toEqual(['a_public']);

@@ -25,8 +25,14 @@ describe('assets', () => {
     expect((await upload(u, `${path}/assets/pic`, 'image/gif', FILES['image/gif']!)).status).toBe(200);
     const got = await call('GET', `${path}/assets/pic`, { token: u.token });
     expect(got.headers.get('Content-Type')).toBe('image/gif');
-    const list = (await (await call('GET', `${path}/assets`, { token: u.token })).json()) as { name: string; uri: string; actions: string[] }[];
-    expect(list).toEqual([expect.objectContaining({ name: 'pic', uri: `${path}/assets/pic`, actions: ['GET', 'POST', 'DELETE'] })]);
+    const list = (await (await call('GET', `${path}/assets`, { token: u.token })).json()) as {
+      name: string;
+      uri: string;
+      actions: string[];
+    }[];
+    expect(list).toEqual([
+      expect.objectContaining({ name: 'pic', uri: `${path}/assets/pic`, actions: ['GET', 'POST', 'DELETE'] }),
+    ]);
     expect((await call('DELETE', `${path}/assets/pic`, { token: u.token })).status).toBe(204);
     expect((await call('GET', `${path}/assets/pic`, { token: u.token })).status).toBe(404);
     expect((await call('DELETE', `${path}/assets/pic`, { token: u.token })).status).toBe(404);
@@ -44,7 +50,10 @@ describe('assets', () => {
   it('an SVG that is not XML is rejected (400)', async () => {
     const u = await makeUser();
     const { path } = await newDoc(u);
-    expect((await upload(u, `${path}/assets/a.svg`, 'image/svg+xml', new TextEncoder().encode('<html><svg></svg></html>'))).status).toBe(400);
+    expect(
+      (await upload(u, `${path}/assets/a.svg`, 'image/svg+xml', new TextEncoder().encode('<html><svg></svg></html>')))
+        .status,
+    ).toBe(400);
   });
   it.each(['<svg><g></svg>', '<svg>&nosuch; < & </svg>', '<svg width="1></svg>', '<svg></svg><svg></svg>'])(
     'an SVG that is not well-formed XML (%j) is rejected (400) saying why, and nothing is stored',
@@ -60,7 +69,9 @@ describe('assets', () => {
   it('a type outside the nine answers 415', async () => {
     const u = await makeUser();
     const { path } = await newDoc(u);
-    expect((await upload(u, `${path}/assets/a.pdf`, 'application/pdf', new TextEncoder().encode('%PDF-1.7'))).status).toBe(415);
+    expect(
+      (await upload(u, `${path}/assets/a.pdf`, 'application/pdf', new TextEncoder().encode('%PDF-1.7'))).status,
+    ).toBe(415);
     expect((await call('POST', `${path}/assets/a.txt`, { token: u.token, text: 'hi' })).status).toBe(415);
   });
   it('5 MiB is accepted; one byte more answers 413 and stores nothing', async () => {
@@ -97,9 +108,14 @@ describe('assets', () => {
     expect(anon.status).toBe(200);
     expect(anon.headers.get('Content-Type')).toBe('image/png');
     expect((await call('GET', `/v1/users/${u.username}/vis/docs/${priv.name}/assets/p.png`)).status).toBe(404);
-    expect((await call('GET', `/v1/users/${u.username}/vis/docs/${priv.name}/assets/p.png`, { token: stranger.token })).status).toBe(404);
+    expect(
+      (await call('GET', `/v1/users/${u.username}/vis/docs/${priv.name}/assets/p.png`, { token: stranger.token }))
+        .status,
+    ).toBe(404);
     // reading is not writing
-    expect((await upload(stranger, `/v1/users/${u.username}/vis/docs/${pub.name}/assets/p.png`, 'image/png', PNG)).status).toBe(403);
+    expect(
+      (await upload(stranger, `/v1/users/${u.username}/vis/docs/${pub.name}/assets/p.png`, 'image/png', PNG)).status,
+    ).toBe(403);
   });
   it('conditional GETs: a matching If-None-Match answers 304; malformed conditional headers are ignored, never a 500', async () => {
     const u = await makeUser();
@@ -108,8 +124,15 @@ describe('assets', () => {
     const first = await call('GET', `${path}/assets/c.png`, { token: u.token });
     const etag = first.headers.get('ETag')!;
     expect(etag).toBeTruthy();
-    expect((await call('GET', `${path}/assets/c.png`, { token: u.token, headers: { 'If-None-Match': etag } })).status).toBe(304);
-    for (const headers of [{ 'If-Modified-Since': 'garbage' }, { 'If-None-Match': '"' }, { 'If-Unmodified-Since': 'x' }, { 'If-Match': 'nope' }] as Record<string, string>[]) {
+    expect(
+      (await call('GET', `${path}/assets/c.png`, { token: u.token, headers: { 'If-None-Match': etag } })).status,
+    ).toBe(304);
+    for (const headers of [
+      { 'If-Modified-Since': 'garbage' },
+      { 'If-None-Match': '"' },
+      { 'If-Unmodified-Since': 'x' },
+      { 'If-Match': 'nope' },
+    ] as Record<string, string>[]) {
       expect((await call('GET', `${path}/assets/c.png`, { token: u.token, headers })).status).toBe(200);
     }
   });
@@ -117,7 +140,9 @@ describe('assets', () => {
     const u = await makeUser();
     const { path } = await newDoc(u);
     const types = ['image/png', 'image/gif', 'image/webp', 'font/woff', 'image/png', 'font/otf'];
-    const codes = (await Promise.all(types.map((t) => upload(u, `${path}/assets/race`, t, FILES[t]!)))).map((r) => r.status);
+    const codes = (await Promise.all(types.map((t) => upload(u, `${path}/assets/race`, t, FILES[t]!)))).map(
+      (r) => r.status,
+    );
     expect(codes.every((c) => c === 200 || c === 201)).toBe(true);
     const got = await call('GET', `${path}/assets/race`, { token: u.token });
     const type = got.headers.get('Content-Type')!;

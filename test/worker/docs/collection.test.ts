@@ -14,12 +14,15 @@ describe('the document collection', () => {
     const again = await call('PUT', path, { token: u.token });
     expect(again.status).toBe(409);
     expect(await again.json()).toMatchObject({ status: 409, message: expect.stringContaining(name) });
-    for (const bad of ['Bad', 'a-b', '_x']) expect((await call('PUT', `/v1/vis/docs/${bad}`, { token: u.token })).status).toBe(400);
+    for (const bad of ['Bad', 'a-b', '_x'])
+      expect((await call('PUT', `/v1/vis/docs/${bad}`, { token: u.token })).status).toBe(400);
   });
   it('concurrent creates of one name: exactly one 201, the rest 409', async () => {
     const u = await makeUser();
     const name = unique('d');
-    const codes = (await Promise.all(Array.from({ length: 6 }, () => call('PUT', `/v1/vis/docs/${name}`, { token: u.token })))).map((r) => r.status);
+    const codes = (
+      await Promise.all(Array.from({ length: 6 }, () => call('PUT', `/v1/vis/docs/${name}`, { token: u.token })))
+    ).map((r) => r.status);
     expect(codes.filter((c) => c === 201)).toHaveLength(1);
     expect(codes.filter((c) => c === 409)).toHaveLength(5);
   });
@@ -31,7 +34,9 @@ describe('the document collection', () => {
     const res = await call('GET', '/v1/vis/docs', { token: u.token });
     expect(res.headers.get('X-NVM-Type')).toBe('dir');
     const list = (await res.json()) as { name: string; uri: string; type: string; permissions: string[] }[];
-    expect(list).toEqual([expect.objectContaining({ name: a.name, uri: a.path, type: 'dir', permissions: ['r', 'w', 'd'] })]);
+    expect(list).toEqual([
+      expect.objectContaining({ name: a.name, uri: a.path, type: 'dir', permissions: ['r', 'w', 'd'] }),
+    ]);
   });
   it('the folder listing shows every entry with X-NVM-Permissions', async () => {
     const u = await makeUser();
@@ -39,9 +44,23 @@ describe('the document collection', () => {
     const res = await call('GET', path, { token: u.token });
     expect(res.headers.get('X-NVM-Permissions')).toBe('r, w, d');
     expect(await names(res)).toEqual(
-      ['assets', 'config', 'content', 'description', 'files', 'log', 'name', 'notifications', 'shared', 'shortname', 'summary', 'tags', 'threads', 'url', 'vars'].sort((a, b) =>
-        a.localeCompare(b),
-      ),
+      [
+        'assets',
+        'config',
+        'content',
+        'description',
+        'files',
+        'log',
+        'name',
+        'notifications',
+        'shared',
+        'shortname',
+        'summary',
+        'tags',
+        'threads',
+        'url',
+        'vars',
+      ].sort((a, b) => a.localeCompare(b)),
     );
   });
   it('DELETE removes the document (then 404), its assets with it', async () => {

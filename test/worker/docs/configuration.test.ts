@@ -18,7 +18,14 @@ describe('configuration', () => {
     expect(await read('custom/custom.css')).toBe('');
     expect(await read('title')).toBe('');
     expect(await read('toc')).toBe('');
-    expect(await names(await call('GET', `${path}/config`, { token: u.token }))).toEqual(['comments', 'custom', 'theme', 'title', 'toc', 'type']);
+    expect(await names(await call('GET', `${path}/config`, { token: u.token }))).toEqual([
+      'comments',
+      'custom',
+      'theme',
+      'title',
+      'toc',
+      'type',
+    ]);
     expect(await names(await call('GET', `${path}/config/custom`, { token: u.token }))).toEqual(['custom.css']);
   });
   it.each([

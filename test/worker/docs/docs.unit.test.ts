@@ -5,7 +5,17 @@ import { ASSET_TYPES, checkUpload, isSvg, sniffType, svgProblem } from '../../..
 import { assetNameProblem, etagMatches } from '../../../src/docs/assets';
 import { THEME_NAMES, themeProblem } from '../../../src/docs/kind';
 import { THEMES } from '../../../src/markup/themes';
-import { ansiVar, bandOf, formatVar, MAX_FORMAT_PRECISION, MAX_FORMAT_WIDTH, varAttrProblem, varsFromEntries, VAR_DEFAULTS, type DocVar } from '../../../src/docs/vars';
+import {
+  ansiVar,
+  bandOf,
+  formatVar,
+  MAX_FORMAT_PRECISION,
+  MAX_FORMAT_WIDTH,
+  varAttrProblem,
+  varsFromEntries,
+  VAR_DEFAULTS,
+  type DocVar,
+} from '../../../src/docs/vars';
 import { FILES, PNG } from './fixtures';
 
 const v = (fields: Partial<DocVar>): DocVar => ({ name: 'x', ...VAR_DEFAULTS, ...fields });
@@ -26,8 +36,10 @@ describe('sniffing: the nine asset types are told by their bytes', () => {
     expect(checkUpload('application/pdf', enc('%PDF-1.4'))).toMatchObject({ ok: false, status: 415 });
     expect(checkUpload('', PNG)).toMatchObject({ ok: false, status: 415 });
   });
-  it('an empty body is 400', () => expect(checkUpload('image/png', new Uint8Array())).toMatchObject({ ok: false, status: 400 }));
-  it('parameters on the Content-Type are ignored', () => expect(checkUpload('image/svg+xml; charset=utf-8', FILES['image/svg+xml']!).ok).toBe(true));
+  it('an empty body is 400', () =>
+    expect(checkUpload('image/png', new Uint8Array())).toMatchObject({ ok: false, status: 400 }));
+  it('parameters on the Content-Type are ignored', () =>
+    expect(checkUpload('image/svg+xml; charset=utf-8', FILES['image/svg+xml']!).ok).toBe(true));
   it('random bytes are nothing', () => expect(sniffType(enc('hello world'))).toBeNull());
 });
 
@@ -37,12 +49,20 @@ describe('SVG must be XML with an <svg> root', () => {
     '\uFEFF<?xml version="1.0" encoding="UTF-8"?><!-- c --><!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "x.dtd"><svg><g/></svg>',
     '  <svg width="2">\n</svg>\n<!-- trailing -->',
   ])('accepts %j', (s) => expect(isSvg(enc(s))).toBe(true));
-  it.each(['<html><svg></svg></html>', 'svg', '<svg>', '<svgx></svgx>', '<?xml version="1.0"?><foo/>', '{"svg": true}'])('rejects %j', (s) => expect(isSvg(enc(s))).toBe(false));
+  it.each([
+    '<html><svg></svg></html>',
+    'svg',
+    '<svg>',
+    '<svgx></svgx>',
+    '<?xml version="1.0"?><foo/>',
+    '{"svg": true}',
+  ])('rejects %j', (s) => expect(isSvg(enc(s))).toBe(false));
   it('rejects invalid UTF-8 and NUL bytes', () => {
     expect(isSvg(new Uint8Array([0x3c, 0x73, 0x76, 0x67, 0xff, 0x3e]))).toBe(false);
     expect(isSvg(enc('<svg>\u0000</svg>'))).toBe(false);
   });
-  it('image/svg+xml with PNG bytes is 400', () => expect(checkUpload('image/svg+xml', PNG)).toMatchObject({ ok: false, status: 400 }));
+  it('image/svg+xml with PNG bytes is 400', () =>
+    expect(checkUpload('image/svg+xml', PNG)).toMatchObject({ ok: false, status: 400 }));
 });
 
 describe('SVG must be well-formed XML', () => {
@@ -82,7 +102,11 @@ describe('SVG must be well-formed XML', () => {
     ['a root never closed', '<svg><g/>', /never closed/],
     ['text after the root', '<svg/>junk', /text after/],
     ['text before the root', 'hello <svg/>', /text before/],
-    ['a doctype with an internal subset (entity expansion)', '<!DOCTYPE svg [<!ENTITY a "aaaa">]><svg>&a;</svg>', /internal subset/],
+    [
+      'a doctype with an internal subset (entity expansion)',
+      '<!DOCTYPE svg [<!ENTITY a "aaaa">]><svg>&a;</svg>',
+      /internal subset/,
+    ],
     ['"--" inside a comment', '<!-- a -- b --><svg/>', /--/],
     ['an unterminated comment', '<svg/><!-- x', /unterminated comment/],
     ['an unterminated CDATA section', '<svg><![CDATA[ x </svg>', /unterminated CDATA/],
@@ -122,7 +146,9 @@ describe('SVG must be well-formed XML', () => {
 
 describe('asset names: [a-z0-9][a-z0-9-]*(.[a-z0-9]+)?, at most 64 characters', () => {
   it.each(['logo.png', 'a', 'font-2.woff2', '0'])('accepts %s', (n) => expect(assetNameProblem(n)).toBeUndefined());
-  it.each(['Logo.png', '-a', 'a.b.c', 'a_b', 'a.', '.png', 'a b'])('rejects %s', (n) => expect(assetNameProblem(n)).toMatch(/invalid/));
+  it.each(['Logo.png', '-a', 'a.b.c', 'a_b', 'a.', '.png', 'a b'])('rejects %s', (n) =>
+    expect(assetNameProblem(n)).toMatch(/invalid/),
+  );
   it('64 characters pass, 65 do not', () => {
     expect(assetNameProblem('a'.repeat(60) + '.png')).toBeUndefined();
     expect(assetNameProblem('a'.repeat(61) + '.png')).toMatch(/64/);
@@ -144,8 +170,12 @@ describe('If-None-Match', () => {
 });
 
 describe('theme names', () => {
-  it.each([...THEME_NAMES, '+acme/brand', '+acme/dark-2'])('accepts %s', (t) => expect(themeProblem(t)).toBeUndefined());
-  it.each(['', 'Dark', '+acme', 'acme/brand', '+acme/', '+/x', 'a b'])('rejects %j', (t) => expect(themeProblem(t)).toBeDefined());
+  it.each([...THEME_NAMES, '+acme/brand', '+acme/dark-2'])('accepts %s', (t) =>
+    expect(themeProblem(t)).toBeUndefined(),
+  );
+  it.each(['', 'Dark', '+acme', 'acme/brand', '+acme/', '+/x', 'a b'])('rejects %j', (t) =>
+    expect(themeProblem(t)).toBeDefined(),
+  );
   it("config/theme accepts only the renderer's built-in theme names (unknown names are 400)", () => {
     expect(THEME_NAMES).toEqual(Object.keys(THEMES));
     expect(themeProblem('nosuchtheme')).toMatch(/use one of default, dark/);
@@ -154,17 +184,31 @@ describe('theme names', () => {
 });
 
 describe('variable formatting (d3-format, Python-style specs)', () => {
-  it('number with ,.2f groups thousands', () => expect(formatVar(v({ value: '1234567.891', format: ',.2f' })).text).toBe('1,234,567.89'));
-  it('number with .1% is a percentage', () => expect(formatVar(v({ value: '0.256', format: '.1%' })).text).toBe('25.6%'));
-  it('negative numbers use the minus sign U+2212', () => expect(formatVar(v({ value: '-3.5', format: '.1f' })).text).toBe('\u22123.5'));
+  it('number with ,.2f groups thousands', () =>
+    expect(formatVar(v({ value: '1234567.891', format: ',.2f' })).text).toBe('1,234,567.89'));
+  it('number with .1% is a percentage', () =>
+    expect(formatVar(v({ value: '0.256', format: '.1%' })).text).toBe('25.6%'));
+  it('negative numbers use the minus sign U+2212', () =>
+    expect(formatVar(v({ value: '-3.5', format: '.1f' })).text).toBe('\u22123.5'));
   it('a number without a format shows its shortest form', () => expect(formatVar(v({ value: '42' })).text).toBe('42'));
-  it('a number has no colour band', () => expect(formatVar(v({ value: '-5' }))).toMatchObject({ band: 'none', color: '' }));
+  it('a number has no colour band', () =>
+    expect(formatVar(v({ value: '-5' }))).toMatchObject({ band: 'none', color: '' }));
   it('relative values show an up arrow and a plus sign', () =>
-    expect(formatVar(v({ type: 'relative', value: '0.031', format: '.1%' }))).toEqual({ text: '↑ +3.1%', band: 'up', color: '#1a7f37' }));
+    expect(formatVar(v({ type: 'relative', value: '0.031', format: '.1%' }))).toEqual({
+      text: '↑ +3.1%',
+      band: 'up',
+      color: '#1a7f37',
+    }));
   it('relative negatives show a down arrow and U+2212', () =>
-    expect(formatVar(v({ type: 'relative', value: '-2.5', format: ',.1f' }))).toEqual({ text: '↓ \u22122.5', band: 'down', color: '#cf222e' }));
-  it('+,.1% keeps its sign', () => expect(formatVar(v({ type: 'relative', value: '1234.5', format: '+,.1%' })).text).toBe('↑ +123,450.0%'));
-  it('relative zero has no arrow and no band', () => expect(formatVar(v({ type: 'relative', value: '0' }))).toEqual({ text: '+0', band: 'none', color: '' }));
+    expect(formatVar(v({ type: 'relative', value: '-2.5', format: ',.1f' }))).toEqual({
+      text: '↓ \u22122.5',
+      band: 'down',
+      color: '#cf222e',
+    }));
+  it('+,.1% keeps its sign', () =>
+    expect(formatVar(v({ type: 'relative', value: '1234.5', format: '+,.1%' })).text).toBe('↑ +123,450.0%'));
+  it('relative zero has no arrow and no band', () =>
+    expect(formatVar(v({ type: 'relative', value: '0' }))).toEqual({ text: '+0', band: 'none', color: '' }));
   it('thresholds pick the band: above the highest up, below the lowest down, between none', () => {
     expect(bandOf(3, '-5,5')).toBe('none');
     expect(bandOf(6, '-5,5')).toBe('up');
@@ -173,8 +217,10 @@ describe('variable formatting (d3-format, Python-style specs)', () => {
     expect(bandOf(0.5, '')).toBe('up');
     expect(formatVar(v({ type: 'relative', value: '3', threshold: '-5,5' })).band).toBe('none');
   });
-  it('dates format with strftime directives', () => expect(formatVar(v({ type: 'date', value: '2024-03-05', format: '%d %b %Y' })).text).toBe('05 Mar 2024'));
-  it('dates without a format read as written', () => expect(formatVar(v({ type: 'date', value: '2024-03-05' })).text).toBe('2024-03-05'));
+  it('dates format with strftime directives', () =>
+    expect(formatVar(v({ type: 'date', value: '2024-03-05', format: '%d %b %Y' })).text).toBe('05 Mar 2024'));
+  it('dates without a format read as written', () =>
+    expect(formatVar(v({ type: 'date', value: '2024-03-05' })).text).toBe('2024-03-05'));
   it('text is shown as written', () => expect(formatVar(v({ type: 'text', value: 'hello' })).text).toBe('hello'));
   it('a value that does not suit its type shows as written and never throws', () => {
     expect(formatVar(v({ value: 'n/a', format: ',.2f' })).text).toBe('n/a');
@@ -235,9 +281,13 @@ describe('variable attributes are validated', () => {
 describe('number formats: width at most 64, precision at most 20', () => {
   const num = (over: Partial<DocVar>): DocVar => ({ name: 'x', ...VAR_DEFAULTS, ...over });
   it('a write above a bound is refused naming it', () => {
-    expect(varAttrProblem('format', '150000000d', num({}))).toBe(`the format's width is at most ${MAX_FORMAT_WIDTH} (got 150000000)`);
+    expect(varAttrProblem('format', '150000000d', num({}))).toBe(
+      `the format's width is at most ${MAX_FORMAT_WIDTH} (got 150000000)`,
+    );
     expect(varAttrProblem('format', '>065,.2f', num({ type: 'relative' }))).toContain('width is at most 64');
-    expect(varAttrProblem('format', '.21f', num({}))).toBe(`the format's precision is at most ${MAX_FORMAT_PRECISION} (got 21)`);
+    expect(varAttrProblem('format', '.21f', num({}))).toBe(
+      `the format's precision is at most ${MAX_FORMAT_PRECISION} (got 21)`,
+    );
     expect(varAttrProblem('format', '64,.20f', num({}))).toBeUndefined();
     expect(varAttrProblem('format', '999999%Y', num({ type: 'date' }))).toBeUndefined();
   });

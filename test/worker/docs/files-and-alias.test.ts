@@ -11,7 +11,13 @@ describe('files and the read-only alias', () => {
   it('files/ lists doc.pdf, doc.pptx, doc.png, doc.txt, doc.ansi; png, txt and ansi answer 404', async () => {
     const u = await makeUser();
     const { path } = await newDoc(u);
-    expect(await names(await call('GET', `${path}/files`, { token: u.token }))).toEqual(['doc.ansi', 'doc.pdf', 'doc.png', 'doc.pptx', 'doc.txt']);
+    expect(await names(await call('GET', `${path}/files`, { token: u.token }))).toEqual([
+      'doc.ansi',
+      'doc.pdf',
+      'doc.png',
+      'doc.pptx',
+      'doc.txt',
+    ]);
     for (const f of ['doc.png', 'doc.txt', 'doc.ansi']) {
       const res = await call('GET', `${path}/files/${f}`, { token: u.token });
       expect(res.status).toBe(404);
@@ -63,7 +69,9 @@ describe('files and the read-only alias', () => {
   it('the info envelope names the theme the document renders with (front matter, then config/theme)', async () => {
     const u = await makeUser();
     const { name, path } = await newDoc(u, 'th');
-    const theme = async () => ((await (await call('GET', `/v1/u/${u.username}/d/${name}`, { token: u.token })).json()) as { theme: string }).theme;
+    const theme = async () =>
+      ((await (await call('GET', `/v1/u/${u.username}/d/${name}`, { token: u.token })).json()) as { theme: string })
+        .theme;
     await call('POST', `${path}/content`, { token: u.token, text: '---\ntheme: paper\n---\n# Hi' });
     expect(await theme()).toBe('paper');
     await call('POST', `${path}/config/theme`, { token: u.token, text: 'dark' });

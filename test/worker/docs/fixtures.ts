@@ -39,20 +39,39 @@ export async function makeGroup(
   for (const m of memberList) {
     await ok(call('PUT', `${base}/roles/members/${m.user.username}`, { token: admin.token }), 'invite');
     const state = m.state ?? 'active';
-    if (state !== 'pending') await ok(call('POST', `/v1/admin/invites/${ref}/accept`, { token: m.user.token, text: state === 'active' ? 'yes' : 'no' }), 'answer invite');
+    if (state !== 'pending')
+      await ok(
+        call('POST', `/v1/admin/invites/${ref}/accept`, {
+          token: m.user.token,
+          text: state === 'active' ? 'yes' : 'no',
+        }),
+        'answer invite',
+      );
   }
   return { ref };
 }
 
-const bytes = (...parts: (number[] | string)[]) => new Uint8Array(parts.flatMap((p) => (typeof p === 'string' ? [...p].map((c) => c.charCodeAt(0)) : p)));
+const bytes = (...parts: (number[] | string)[]) =>
+  new Uint8Array(parts.flatMap((p) => (typeof p === 'string' ? [...p].map((c) => c.charCodeAt(0)) : p)));
 
 /** A 1x1 PNG. */
-export const PNG = Uint8Array.from(atob('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='), (c) => c.charCodeAt(0));
+export const PNG = Uint8Array.from(
+  atob('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='),
+  (c) => c.charCodeAt(0),
+);
 export const FILES: Record<string, Uint8Array<ArrayBuffer>> = {
   'image/png': PNG,
   'image/jpeg': bytes([0xff, 0xd8, 0xff, 0xe0, 0, 0x10], 'JFIF', [0, 1, 1, 0, 0, 1, 0, 1, 0, 0, 0xff, 0xd9]),
-  'image/gif': bytes('GIF89a', [1, 0, 1, 0, 0x80, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0x21, 0xf9, 4, 1, 0, 0, 0, 0, 0x2c, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 2, 0x44, 1, 0, 0x3b]),
-  'image/svg+xml': new TextEncoder().encode('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"><rect width="1" height="1"/></svg>\n'),
+  'image/gif': bytes(
+    'GIF89a',
+    [
+      1, 0, 1, 0, 0x80, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0x21, 0xf9, 4, 1, 0, 0, 0, 0, 0x2c, 0, 0, 0, 0, 1, 0, 1, 0, 0,
+      2, 2, 0x44, 1, 0, 0x3b,
+    ],
+  ),
+  'image/svg+xml': new TextEncoder().encode(
+    '<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"><rect width="1" height="1"/></svg>\n',
+  ),
   'image/webp': bytes('RIFF', [26, 0, 0, 0], 'WEBPVP8L', [13, 0, 0, 0, 0x2f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]),
   'font/woff': bytes('wOFF', [0, 1, 0, 0, 0, 0, 0, 44]),
   'font/woff2': bytes('wOF2', [0, 1, 0, 0, 0, 0, 0, 48]),
@@ -66,7 +85,8 @@ export async function newDoc(u: TestUser, content?: string): Promise<{ name: str
   const name = unique('d');
   const res = await call('PUT', `/v1/vis/docs/${name}`, { token: u.token });
   expect(res.status).toBe(201);
-  if (content !== undefined) expect((await call('POST', `/v1/vis/docs/${name}/content`, { token: u.token, text: content })).status).toBe(204);
+  if (content !== undefined)
+    expect((await call('POST', `/v1/vis/docs/${name}/content`, { token: u.token, text: content })).status).toBe(204);
   return { name, path: `/v1/vis/docs/${name}` };
 }
 

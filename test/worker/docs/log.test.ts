@@ -16,7 +16,9 @@ describe('the document log', () => {
     expect(plain).toMatch(/INFO document created\n/);
     expect(plain).toMatch(/content written \(5 bytes\)/);
     expect(plain).toMatch(/asset a\.png uploaded/);
-    const json = (await (await call('GET', `${path}/log`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as {
+    const json = (await (
+      await call('GET', `${path}/log`, { token: u.token, headers: { Accept: 'application/json' } })
+    ).json()) as {
       log_time: string;
       severity: string;
       message: string;
@@ -40,9 +42,11 @@ describe('the document log', () => {
     const moved = `/v1/vis/docs/${to}`;
     const cp = unique('c');
     expect((await call('PATCH', moved, { token: u.token, json: { name: cp, copy: true } })).status).toBe(201);
-    const messages = ((await (await call('GET', `${moved}/log`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as { message: string }[]).map(
-      (e) => e.message,
-    );
+    const messages = (
+      (await (
+        await call('GET', `${moved}/log`, { token: u.token, headers: { Accept: 'application/json' } })
+      ).json()) as { message: string }[]
+    ).map((e) => e.message);
     expect(messages).toEqual(
       expect.arrayContaining([
         `shared with ${g.ref}`,

@@ -33,7 +33,9 @@ describe('tags, threads and notifications (per user)', () => {
     const u = await makeUser();
     const { path } = await newDoc(u);
     const levels = ['ignore', 'important', 'info', 'important', 'ignore', 'info'];
-    const codes = (await Promise.all(levels.map((l) => call('POST', `${path}/notifications`, { token: u.token, text: l })))).map((r) => r.status);
+    const codes = (
+      await Promise.all(levels.map((l) => call('POST', `${path}/notifications`, { token: u.token, text: l })))
+    ).map((r) => r.status);
     expect(codes.every((c) => c === 204)).toBe(true);
     expect(levels).toContain(await (await call('GET', `${path}/notifications`, { token: u.token })).text());
   });
@@ -41,8 +43,12 @@ describe('tags, threads and notifications (per user)', () => {
     const shared = await sharedDoc();
     const { owner, member, path } = shared;
     const theirs = `${shared.theirs}/notifications`;
-    expect(await text(await call('GET', `${path}/notifications`, { token: owner.token }))).toEqual({ status: 200, body: 'info' });
-    for (const level of ['ignore', 'important', 'info', 'important']) expect((await call('POST', `${path}/notifications`, { token: owner.token, text: level })).status).toBe(204);
+    expect(await text(await call('GET', `${path}/notifications`, { token: owner.token }))).toEqual({
+      status: 200,
+      body: 'info',
+    });
+    for (const level of ['ignore', 'important', 'info', 'important'])
+      expect((await call('POST', `${path}/notifications`, { token: owner.token, text: level })).status).toBe(204);
     expect((await call('POST', `${path}/notifications`, { token: owner.token, text: 'loud' })).status).toBe(400);
     expect(await (await call('GET', `${path}/notifications`, { token: owner.token })).text()).toBe('important');
     // per user: a reader has their own level, and it is not part of the document

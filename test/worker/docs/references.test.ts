@@ -30,7 +30,12 @@ async function expectRefused(u: TestUser, text: string, reference: string) {
 }
 
 beforeAll(async () => {
-  [alice, bob, dave, carol] = await Promise.all([makeUser({}, 'al'), makeUser({}, 'bo'), makeUser({}, 'da'), makeUser({}, 'ca')]);
+  [alice, bob, dave, carol] = await Promise.all([
+    makeUser({}, 'al'),
+    makeUser({}, 'bo'),
+    makeUser({}, 'da'),
+    makeUser({}, 'ca'),
+  ]);
   // carol's fin, with a variable, shared with alice and dave (not bob)
   expect((await call('PUT', '/v1/vis/docs/fin', { token: carol.token })).status).toBe(201);
   expect((await call('PUT', '/v1/vis/docs/fin/vars/revenue', { token: carol.token })).status).toBe(201);
@@ -39,7 +44,8 @@ beforeAll(async () => {
   const finReaders = await makeGroup(carol, [{ user: alice }, { user: dave }]);
   expect((await call('PUT', `/v1/vis/docs/fin/shared/${finReaders.ref}`, { token: carol.token })).status).toBe(201);
   // alice's report (writable by bob and dave) and her private document
-  for (const doc of ['report', 'private']) expect((await call('PUT', `/v1/vis/docs/${doc}`, { token: alice.token })).status).toBe(201);
+  for (const doc of ['report', 'private'])
+    expect((await call('PUT', `/v1/vis/docs/${doc}`, { token: alice.token })).status).toBe(201);
   const writers = await makeGroup(alice, [{ user: bob }, { user: dave }]);
   expect((await call('PUT', `/v1/vis/docs/report/shared/${writers.ref}~rw`, { token: alice.token })).status).toBe(201);
 });
@@ -107,7 +113,9 @@ describe('attachment and author blocks in a document written by a grantee', () =
     await expectRefused(bob, author(alice.username), `author ${alice.username}`);
     expect(await page(bob)).not.toContain('Alice Private');
     // Other users' profiles show only when public, whoever writes: no check.
-    expect((await write(bob, `${report()}/content`, `${author(bob.username)}\n\n${author(carol.username)}`)).status).toBe(204);
+    expect(
+      (await write(bob, `${report()}/content`, `${author(bob.username)}\n\n${author(carol.username)}`)).status,
+    ).toBe(204);
     // The owner names herself freely; once public, so may the grantee.
     expect((await write(alice, '/v1/vis/docs/report/content', author(alice.username))).status).toBe(204);
     expect(await page(bob)).toContain('Alice Private');
@@ -131,7 +139,8 @@ describe('a copy renders with its new owner', () => {
 });
 
 describe('the check costs one D1 round trip, whatever the number of references', () => {
-  const trips = (res: Response) => Number(/d1;desc="(\d+) round trips"/.exec(res.headers.get('Server-Timing') ?? '')?.[1]);
+  const trips = (res: Response) =>
+    Number(/d1;desc="(\d+) round trips"/.exec(res.headers.get('Server-Timing') ?? '')?.[1]);
 
   it('a grantee write naming nothing costs what any write costs; naming 250 documents one round trip more, refused or stored', async () => {
     expect((await write(alice, '/v1/vis/docs/report/content', 'x')).status).toBe(204);

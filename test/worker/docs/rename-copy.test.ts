@@ -61,12 +61,18 @@ describe('rename and copy', () => {
     const u = await makeUser();
     const docs = await Promise.all(Array.from({ length: 4 }, () => newDoc(u, 'x')));
     const target = unique('t');
-    const renames = (await Promise.all(docs.map((d) => call('PATCH', d.path, { token: u.token, text: target })))).map((r) => r.status);
-    expect(renames.sort()).toEqual([200, 409, 409, 409]);
-    const copyTo = unique('c');
-    const copies = (await Promise.all(Array.from({ length: 4 }, () => call('PATCH', `/v1/vis/docs/${target}`, { token: u.token, json: { name: copyTo, copy: true } })))).map(
+    const renames = (await Promise.all(docs.map((d) => call('PATCH', d.path, { token: u.token, text: target })))).map(
       (r) => r.status,
     );
+    expect(renames.sort()).toEqual([200, 409, 409, 409]);
+    const copyTo = unique('c');
+    const copies = (
+      await Promise.all(
+        Array.from({ length: 4 }, () =>
+          call('PATCH', `/v1/vis/docs/${target}`, { token: u.token, json: { name: copyTo, copy: true } }),
+        ),
+      )
+    ).map((r) => r.status);
     expect(copies.sort()).toEqual([201, 409, 409, 409]);
     expect(await names(await call('GET', '/v1/vis/docs', { token: u.token }))).toHaveLength(5);
   });
@@ -87,7 +93,8 @@ describe('rename and copy', () => {
     const big = new Uint8Array(5 * MiB);
     big.set(PNG);
     big[big.length - 1] = 7;
-    for (const a of ['one.png', 'two.png']) expect((await upload(u, `${path}/assets/${a}`, 'image/png', big)).status).toBe(201);
+    for (const a of ['one.png', 'two.png'])
+      expect((await upload(u, `${path}/assets/${a}`, 'image/png', big)).status).toBe(201);
     const to = unique('c');
     expect((await call('PATCH', path, { token: u.token, json: { name: to, copy: true } })).status).toBe(201);
     for (const a of ['one.png', 'two.png']) {

@@ -27,7 +27,10 @@ describe('sharing', () => {
   });
   it("a read-only grantee's listing offers POST/DELETE on notifications and PUT below tags (both per user)", async () => {
     const { member, theirs } = await sharedDoc();
-    const items = (await (await call('GET', theirs, { token: member.token })).json()) as { name: string; actions: string[] }[];
+    const items = (await (await call('GET', theirs, { token: member.token })).json()) as {
+      name: string;
+      actions: string[];
+    }[];
     const actions = (n: string) => items.find((i) => i.name === n)!.actions;
     expect(actions('notifications')).toEqual(['GET', 'POST', 'DELETE']);
     expect(actions('tags')).toEqual(['GET', 'PUT']);
@@ -39,23 +42,34 @@ describe('sharing', () => {
     const pending = await makeUser();
     const declined = await makeUser();
     const stranger = await makeUser();
-    const g = await makeGroup(owner, [{ user: member }, { user: pending, state: 'pending' }, { user: declined, state: 'declined' }]);
+    const g = await makeGroup(owner, [
+      { user: member },
+      { user: pending, state: 'pending' },
+      { user: declined, state: 'declined' },
+    ]);
     const { name, path } = await newDoc(owner, 'for the team');
     expect((await call('PUT', `${path}/shared/${g.ref}`, { token: owner.token })).status).toBe(201);
     expect((await call('PUT', `${path}/shared/${g.ref}`, { token: owner.token })).status).toBe(409);
     expect(await names(await call('GET', `${path}/shared`, { token: owner.token }))).toEqual([g.ref]);
     const theirs = `/v1/users/${owner.username}/vis/docs/${name}`;
-    expect(await text(await call('GET', `${theirs}/content`, { token: member.token }))).toEqual({ status: 200, body: 'for the team' });
+    expect(await text(await call('GET', `${theirs}/content`, { token: member.token }))).toEqual({
+      status: 200,
+      body: 'for the team',
+    });
     const folder = await call('GET', theirs, { token: member.token });
     expect(folder.headers.get('X-NVM-Permissions')).toBe('r');
     expect(await names(folder)).toContain('vars');
-    expect(await names(await call('GET', `/v1/users/${owner.username}/vis/docs`, { token: member.token }))).toEqual([name]);
+    expect(await names(await call('GET', `/v1/users/${owner.username}/vis/docs`, { token: member.token }))).toEqual([
+      name,
+    ]);
     expect((await call('POST', `${theirs}/content`, { token: member.token, text: 'x' })).status).toBe(403);
     expect((await call('DELETE', theirs, { token: member.token })).status).toBe(403);
     expect((await call('PUT', `${theirs}/shared/public`, { token: member.token })).status).toBe(403);
     for (const who of [pending, declined, stranger]) {
       expect((await call('GET', `${theirs}/content`, { token: who.token })).status).toBe(404);
-      expect(await (await call('GET', `/v1/users/${owner.username}/vis/docs`, { token: who.token })).json()).toEqual([]);
+      expect(await (await call('GET', `/v1/users/${owner.username}/vis/docs`, { token: who.token })).json()).toEqual(
+        [],
+      );
     }
     expect((await call('DELETE', `${path}/shared/${g.ref}`, { token: owner.token })).status).toBe(204);
     expect((await call('GET', `${theirs}/content`, { token: member.token })).status).toBe(404);
@@ -73,7 +87,9 @@ describe('sharing', () => {
     expect(await (await call('GET', `${path}/content`, { token: owner.token })).text()).toBe('v2');
     expect((await call('DELETE', theirs, { token: member.token })).status).toBe(403);
     // the owner's collection says the same as the document's folder: r, w
-    const listed = (await (await call('GET', `/v1/users/${owner.username}/vis/docs`, { token: member.token })).json()) as { name: string; permissions: string[] }[];
+    const listed = (await (
+      await call('GET', `/v1/users/${owner.username}/vis/docs`, { token: member.token })
+    ).json()) as { name: string; permissions: string[] }[];
     expect(listed).toEqual([expect.objectContaining({ name, permissions: ['r', 'w'] })]);
     expect((await call('GET', theirs, { token: member.token })).headers.get('X-NVM-Permissions')).toBe('r, w');
   });

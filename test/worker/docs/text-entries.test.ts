@@ -33,14 +33,21 @@ describe('text entries', () => {
     const { path } = await newDoc(u);
     expect(await text(await call('GET', `${path}/${entry}`, { token: u.token }))).toEqual({ status: 200, body: '' });
     expect((await call('POST', `${path}/${entry}`, { token: u.token, text: `my ${entry}` })).status).toBe(204);
-    expect(await text(await call('GET', `${path}/${entry}`, { token: u.token }))).toEqual({ status: 200, body: `my ${entry}` });
+    expect(await text(await call('GET', `${path}/${entry}`, { token: u.token }))).toEqual({
+      status: 200,
+      body: `my ${entry}`,
+    });
     expect((await call('DELETE', `${path}/${entry}`, { token: u.token })).status).toBe(204);
     expect(await text(await call('GET', `${path}/${entry}`, { token: u.token }))).toEqual({ status: 200, body: '' });
   });
   it('a form-urlencoded body answers 415 and stores nothing', async () => {
     const u = await makeUser();
     const { path } = await newDoc(u, 'kept');
-    const res = await call('POST', `${path}/content`, { token: u.token, text: 'a=b', type: 'application/x-www-form-urlencoded' });
+    const res = await call('POST', `${path}/content`, {
+      token: u.token,
+      text: 'a=b',
+      type: 'application/x-www-form-urlencoded',
+    });
     expect(res.status).toBe(415);
     expect((await res.json()) as object).toMatchObject({ message: expect.stringContaining('text/plain') });
     expect(await (await call('GET', `${path}/content`, { token: u.token })).text()).toBe('kept');

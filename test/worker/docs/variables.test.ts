@@ -14,15 +14,24 @@ describe('variables', () => {
     const { path } = await newDoc(u);
     expect((await call('PUT', `${path}/vars/revenue`, { token: u.token })).status).toBe(201);
     expect((await call('PUT', `${path}/vars/revenue`, { token: u.token })).status).toBe(409);
-    for (const bad of ['Rev', 'a.b', 'x'.repeat(51)]) expect((await call('PUT', `${path}/vars/${bad}`, { token: u.token })).status).toBe(400);
+    for (const bad of ['Rev', 'a.b', 'x'.repeat(51)])
+      expect((await call('PUT', `${path}/vars/${bad}`, { token: u.token })).status).toBe(400);
     expect(await names(await call('GET', `${path}/vars`, { token: u.token }))).toEqual(['revenue']);
-    expect(await names(await call('GET', `${path}/vars/revenue`, { token: u.token }))).toEqual(['value', 'type', 'format', 'about', 'threshold']);
+    expect(await names(await call('GET', `${path}/vars/revenue`, { token: u.token }))).toEqual([
+      'value',
+      'type',
+      'format',
+      'about',
+      'threshold',
+    ]);
     expect(await (await call('GET', `${path}/vars/revenue/type`, { token: u.token })).text()).toBe('number');
   });
   it('concurrent creates of one variable: exactly one 201', async () => {
     const u = await makeUser();
     const { path } = await newDoc(u);
-    const codes = (await Promise.all(Array.from({ length: 5 }, () => call('PUT', `${path}/vars/v1`, { token: u.token })))).map((r) => r.status);
+    const codes = (
+      await Promise.all(Array.from({ length: 5 }, () => call('PUT', `${path}/vars/v1`, { token: u.token })))
+    ).map((r) => r.status);
     expect(codes.sort()).toEqual([201, 409, 409, 409, 409]);
   });
   it('attributes write with POST text/plain, reset with DELETE; invalid values 400 and keep the old value', async () => {
@@ -105,7 +114,9 @@ describe('variables', () => {
       color: '#cf222e',
     });
     expect(await (await call('GET', `${base}/growth/txt`, { token: u.token })).text()).toBe('↓ \u22124.2%');
-    expect(await (await call('GET', `${base}/growth/ansi`, { token: u.token })).text()).toBe('\u001b[31m↓ \u22124.2%\u001b[0m');
+    expect(await (await call('GET', `${base}/growth/ansi`, { token: u.token })).text()).toBe(
+      '\u001b[31m↓ \u22124.2%\u001b[0m',
+    );
     expect(await (await call('GET', `${base}/total/txt`, { token: u.token })).text()).toBe('1,234,567.50');
     expect((await call('GET', `${base}/nosuch`, { token: u.token })).status).toBe(404);
     expect((await call('GET', `${base}/growth`)).status).toBe(404);

@@ -39,14 +39,22 @@ function requests(): [string, string, Record<string, unknown> | undefined][] {
   const org = { orgId: w.org };
   return [
     ...KINDS.map((k): [string, string, undefined] => [`novem -${k[0]} -l`, meList(k, fieldsOf(k)), undefined]),
-    ...KINDS.map((k): [string, string, Row] => [`novem -${k[0]} -l -u <user>`, rootList(k, fieldsOf(k)), { author: w.owner.username }]),
+    ...KINDS.map((k): [string, string, Row] => [
+      `novem -${k[0]} -l -u <user>`,
+      rootList(k, fieldsOf(k)),
+      { author: w.owner.username },
+    ]),
     ['timezone', ME_TIMEZONE, undefined],
     ['novem -u -l', LIST_USERS_QUERY, undefined],
     ['novem -O -l', LIST_ORGS_QUERY, undefined],
     ['novem -O <org> -u -l', LIST_ORG_MEMBERS_QUERY, org],
     ['novem -O <org> -G -l', LIST_ORG_GROUPS_QUERY, org],
     ['novem -O <org> -G <group> -u -l', LIST_ORG_GROUP_MEMBERS_QUERY, org],
-    ...ALL_KINDS.map((k): [string, string, Row] => [`novem -O <org> -G <group> -${k[0]} -l (${k})`, orgGroupVis(k), org]),
+    ...ALL_KINDS.map((k): [string, string, Row] => [
+      `novem -O <org> -G <group> -${k[0]} -l (${k})`,
+      orgGroupVis(k),
+      org,
+    ]),
     ...REPLY_DEPTHS.flatMap((depth) =>
       (['docs', 'grids', 'mails'] as const).map((k): [string, string, Row] => [
         `novem -${k[0]} <name> --comments (replies ${depth} deep)`,
@@ -86,8 +94,16 @@ describe('plots and repos have every item field and stay empty', () => {
     const org = ((body.data!.me as Row).founder as Row[]).find((g) => g.type === 'org')!;
     const groups = org.groups as Row[];
     expect(groups).toHaveLength(2); // ops, sales
-    const count = (kind: string) => new Set(groups.flatMap((g) => (g[kind] as Row[]).map((i) => `${(i.author as Row).username}/${i.id}`))).size;
-    expect(Object.fromEntries(ALL_KINDS.map((k) => [k, count(k)]))).toEqual({ plots: 0, grids: 1, mails: 1, docs: 1, repos: 0, jobs: 1 });
+    const count = (kind: string) =>
+      new Set(groups.flatMap((g) => (g[kind] as Row[]).map((i) => `${(i.author as Row).username}/${i.id}`))).size;
+    expect(Object.fromEntries(ALL_KINDS.map((k) => [k, count(k)]))).toEqual({
+      plots: 0,
+      grids: 1,
+      mails: 1,
+      docs: 1,
+      repos: 0,
+      jobs: 1,
+    });
     const members = ['founders', 'admins', 'superusers', 'members'].reduce((n, r) => n + (org[r] as Row[]).length, 0);
     expect(members).toBe(2);
   });
@@ -98,8 +114,12 @@ describe('plots and repos have every item field and stay empty', () => {
     expect(org, JSON.stringify(body)).toBeDefined();
     expect((org!.founders as Row[]).map((u) => u.username)).toEqual([w.orgAccount.username]);
     expect((org!.admins as Row[]).map((u) => u.username)).toEqual([w.orgAdmin.username]);
-    const shared = (org!.groups as Row[]).flatMap((g) => ALL_KINDS.flatMap((k) => (g[k] as Row[]).map((i) => `${k}:${(i.author as Row).username}/${i.id}`)));
-    expect(shared.sort()).toEqual(['docs', 'grids', 'jobs', 'mails'].map((k) => `${k}:${w.owner.username}/${w.names.sales}`));
+    const shared = (org!.groups as Row[]).flatMap((g) =>
+      ALL_KINDS.flatMap((k) => (g[k] as Row[]).map((i) => `${k}:${(i.author as Row).username}/${i.id}`)),
+    );
+    expect(shared.sort()).toEqual(
+      ['docs', 'grids', 'jobs', 'mails'].map((k) => `${k}:${w.owner.username}/${w.names.sales}`),
+    );
   });
 
   it("novem -O <org> -G -l: the organisation's groups with rosters and counts; plots and repos answer []", async () => {
@@ -158,7 +178,13 @@ describe('items shared with an organisation group are listed under it (its id is
 
   it('novem -O <org> -G <group> -j -l prints the job with its last run time', async () => {
     const [job] = await listed(w.salesMember.token, 'jobs', 'sales');
-    expect(job).toMatchObject({ username: w.owner.username, id: w.names.sales, type: 'job', shared: ['org_group'], last_run_time: null });
+    expect(job).toMatchObject({
+      username: w.owner.username,
+      id: w.names.sales,
+      type: 'job',
+      shared: ['org_group'],
+      last_run_time: null,
+    });
   });
 
   it('org oversight sees the group by its name but no item it may not read; -G <group -u -l finds the group too', async () => {
@@ -173,20 +199,34 @@ describe("a group's comments through groups(name, type, parent_group) { topics }
   it('novem -G team --comments ({"name": "team", "type": "user_group", "parent_group": "<caller>"}) shows the topic and its comment', async () => {
     await ok(call('PUT', '/v1/admin/groups/team/threads/t1', { token: w.owner.token }));
     await ok(call('POST', '/v1/admin/groups/team/threads/t1', { token: w.owner.token, text: 'first words' }));
-    const { body } = await gql(w.owner.token, getGroupTopics(), { name: 'team', type: 'user_group', parent_group: w.owner.username });
+    const { body } = await gql(w.owner.token, getGroupTopics(), {
+      name: 'team',
+      type: 'user_group',
+      parent_group: w.owner.username,
+    });
     expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
     expect((body.data!.me as Row).username).toBe(w.owner.username);
     const groups = body.data!.groups as Row[];
     expect(groups).toHaveLength(1);
     const [topic] = groups[0]!.topics as Row[];
     expect(topic).toMatchObject({ slug: 't1', creator: { username: w.owner.username }, num_comments: 1 });
-    expect(topic!.comments).toMatchObject([{ message: 'first words', creator: { username: w.owner.username }, depth: 0, replies: [] }]);
+    expect(topic!.comments).toMatchObject([
+      { message: 'first words', creator: { username: w.owner.username }, depth: 0, replies: [] },
+    ]);
   });
 
   it('parent_group names the owner of a user group: another user name finds nothing; an org group is named with its organisation', async () => {
-    const other = await gql(w.owner.token, getGroupTopics(), { name: 'team', type: 'user_group', parent_group: w.member.username });
+    const other = await gql(w.owner.token, getGroupTopics(), {
+      name: 'team',
+      type: 'user_group',
+      parent_group: w.member.username,
+    });
     expect(other.body.data!.groups).toEqual([]);
-    const org = await gql(w.salesMember.token, getGroupTopics(), { name: 'sales', type: 'org_group', parent_group: w.org });
+    const org = await gql(w.salesMember.token, getGroupTopics(), {
+      name: 'sales',
+      type: 'org_group',
+      parent_group: w.org,
+    });
     expect(org.body.data!.groups).toHaveLength(1);
   });
 });

@@ -33,7 +33,8 @@ export const rootList = (field: string, fields: string) =>
   `query List($author: String, $limit: Int, $offset: Int) {\n  ${field}(author: $author, limit: $limit, offset: $offset) {${fields}\n  }\n}`;
 
 /** `novem -d -l` (and -g, -m, -j): the caller's own items. */
-export const meList = (field: string, fields: string) => `query Me {\n  me {\n    username\n    ${field} {${fields}\n    }\n  }\n}`;
+export const meList = (field: string, fields: string) =>
+  `query Me {\n  me {\n    username\n    ${field} {${fields}\n    }\n  }\n}`;
 
 /** The caller's timezone (dates in listings). */
 export const ME_TIMEZONE = 'query { me { timezone } }';
@@ -496,7 +497,10 @@ query GetTopics($id: ID!, $author: String) {
 }
 `;
 
-/** `novem -G <group> --comments`: a group's threads (`type` user_group with parent_group the caller, or org_group with the organisation). */
+/**
+ * `novem -G <group> --comments`: a group's threads (`type` user_group with parent_group the caller, or org_group with
+ * the organisation).
+ */
 export const getGroupTopics = (depth = 3) => `
 query GetGroupTopics($name: String!, $type: GroupType!, $parent_group: String) {
   me { username }
@@ -525,4 +529,11 @@ query GetGroupTopics($name: String!, $type: GroupType!, $parent_group: String) {
 
 /** Variables a comment embeds (`{/u/<user>/d/<doc>/v/<var>}`): one aliased query for every item named. */
 export const crossVars = (refs: { user: string; field: string; id: string }[]) =>
-  'query {\n' + refs.map((r, i) => `  vde_${i}: ${r.field}(id: "${r.id}", author: "${r.user}") { vars { id value format type threshold } }`).join('\n') + '\n}';
+  'query {\n' +
+  refs
+    .map(
+      (r, i) =>
+        `  vde_${i}: ${r.field}(id: "${r.id}", author: "${r.user}") { vars { id value format type threshold } }`,
+    )
+    .join('\n') +
+  '\n}';

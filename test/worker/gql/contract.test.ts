@@ -25,15 +25,21 @@ const COMMENT_FIELDS = `comment_id slug message depth deleted edited num_replies
 const TOPICS = `topics { topic_id slug message audience status num_comments likes dislikes my_reaction edited created updated creator { username } ${MENTIONS}
   comments { ${COMMENT_FIELDS} replies { ${COMMENT_FIELDS} replies { ${COMMENT_FIELDS} replies { ${COMMENT_FIELDS} } } } } }`;
 const VARS = 'vars { id value format type threshold }';
-const getTopics = (field: string) => `query GetTopics($id: ID!, $author: String) { me { username } ${field}(id: $id, author: $author) { ${VARS} ${TOPICS} } }`;
+const getTopics = (field: string) =>
+  `query GetTopics($id: ID!, $author: String) { me { username } ${field}(id: $id, author: $author) { ${VARS} ${TOPICS} } }`;
 const GET_GROUP_TOPICS = `query GetGroupTopics($name: String!, $type: GroupType!, $parent_group: String) { me { username } groups(name: $name, type: $type, parent_group: $parent_group) { ${TOPICS} } }`;
 
-const RFC2822_UTC = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} UTC$/;
+const RFC2822_UTC =
+  /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} UTC$/;
 const FIELDS = ['docs', 'grids', 'mails', 'jobs'] as const;
 const COLL = { docs: 'vis/docs', grids: 'vis/grids', mails: 'vis/mails', jobs: 'code/jobs' } as const;
 
 type Row = Record<string, unknown>;
-async function data(token: string | null, query: string, variables?: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function data(
+  token: string | null,
+  query: string,
+  variables?: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   const { status, body } = await gql(token, query, variables);
   expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
   expect(status).toBe(200);
@@ -41,7 +47,8 @@ async function data(token: string | null, query: string, variables?: Record<stri
 }
 
 const sql = (q: string, ...args: unknown[]) => env.DB.prepare(q).bind(...args);
-const idOf = async (table: string, where: string, ...args: unknown[]) => (await sql(`select id from ${table} where ${where}`, ...args).first<{ id: number }>())!.id;
+const idOf = async (table: string, where: string, ...args: unknown[]) =>
+  (await sql(`select id from ${table} where ${where}`, ...args).first<{ id: number }>())!.id;
 
 let w: World;
 let invitee: TestUser;
@@ -81,13 +88,23 @@ beforeAll(async () => {
   }
   // A topic with a comment mentioning the owner, on the team document.
   topic = 'review';
-  await ok(call('PUT', `/v1/users/${w.owner.username}/vis/docs/${w.names.team}/threads/${topic}`, { token: w.member.token }));
   await ok(
-    call('POST', `/v1/users/${w.owner.username}/vis/docs/${w.names.team}/threads/${topic}`, { token: w.member.token, text: `looks good @${w.owner.username} and @nobody_here` }),
+    call('PUT', `/v1/users/${w.owner.username}/vis/docs/${w.names.team}/threads/${topic}`, { token: w.member.token }),
+  );
+  await ok(
+    call('POST', `/v1/users/${w.owner.username}/vis/docs/${w.names.team}/threads/${topic}`, {
+      token: w.member.token,
+      text: `looks good @${w.owner.username} and @nobody_here`,
+    }),
   );
   // The sales group: a thread, a pending invitee, the DKIM check on.
   const sales = await idOf('groups', 'ref = ?', `+${w.org}~sales`);
-  await sql("insert into threads (group_id, topic, created_by, created_on) values (?, 'plans', ?, ?)", sales, ownerId, now).run();
+  await sql(
+    "insert into threads (group_id, topic, created_by, created_on) values (?, 'plans', ?, ?)",
+    sales,
+    ownerId,
+    now,
+  ).run();
   await sql(
     "insert into members (group_id, user_id, role, state, created_on, last_modified) values (?, ?, 'members', 'pending', ?, ?)",
     sales,
@@ -95,7 +112,12 @@ beforeAll(async () => {
     now,
     now,
   ).run();
-  await sql("insert into group_entries (group_id, path, value, size, created_on, last_modified) values (?, 'options/mail_verify_dkim', 'yes', 3, ?, ?)", sales, now, now).run();
+  await sql(
+    "insert into group_entries (group_id, path, value, size, created_on, last_modified) values (?, 'options/mail_verify_dkim', 'yes', 3, ?, ?)",
+    sales,
+    now,
+    now,
+  ).run();
 }, 180_000);
 
 describe('item fields and listings (contract: Listings)', () => {
@@ -117,13 +139,18 @@ describe('item fields and listings (contract: Listings)', () => {
       expect(team.shared).toEqual([{ id: w.team, name: 'team', type: 'user_group' }]);
       expect(items.find((i) => i.id === w.names.pub)!.public).toBe(true);
       // the same list as REST
-      const rest = (await (await call('GET', `/v1/${COLL[field]}`, { token: w.owner.token })).json()) as { name: string }[];
+      const rest = (await (await call('GET', `/v1/${COLL[field]}`, { token: w.owner.token })).json()) as {
+        name: string;
+      }[];
       expect(items.map((i) => i.id)).toEqual(rest.map((r) => r.name));
     });
 
     it(`query List($author, $limit, $offset) { ${field}(...) } lists another user's ${field} by the caller's visibility`, async () => {
       const q = `query List($author: String, $limit: Int, $offset: Int) { ${field}(author: $author, limit: $limit, offset: $offset) { ${itemOf(field)} } }`;
-      const ids = async (u: TestUser | null) => ((await data(u?.token ?? null, q, { author: w.owner.username, limit: 10, offset: 0 }))[field] as Row[]).map((i) => i.id);
+      const ids = async (u: TestUser | null) =>
+        ((await data(u?.token ?? null, q, { author: w.owner.username, limit: 10, offset: 0 }))[field] as Row[]).map(
+          (i) => i.id,
+        );
       expect(await ids(w.member)).toEqual([w.names.pub, w.names.team]);
       expect(await ids(w.salesMember)).toEqual([w.names.pub, w.names.sales]);
       expect(await ids(w.orgAdmin)).toEqual([w.names.pub]); // oversight is over groups, not shares
@@ -145,21 +172,35 @@ describe('item fields and listings (contract: Listings)', () => {
   }
 
   it('grid summary and type come from the summary and config/type entries; docs type defaults to doc; url is canonical', async () => {
-    const d = await data(w.member.token, `query List($author: String) { grids(author: $author) { id summary type } docs(author: $author) { id type url } }`, {
-      author: w.owner.username,
+    const d = await data(
+      w.member.token,
+      `query List($author: String) { grids(author: $author) { id summary type } docs(author: $author) { id type url } }`,
+      {
+        author: w.owner.username,
+      },
+    );
+    expect((d.grids as Row[]).find((g) => g.id === w.names.team)).toMatchObject({
+      summary: 'grid about',
+      type: 'board',
     });
-    expect((d.grids as Row[]).find((g) => g.id === w.names.team)).toMatchObject({ summary: 'grid about', type: 'board' });
-    expect((d.docs as Row[]).find((g) => g.id === w.names.team)).toMatchObject({ type: 'doc', url: expect.stringContaining(`/u/${w.owner.username}/d/${w.names.team}`) });
+    expect((d.docs as Row[]).find((g) => g.id === w.names.team)).toMatchObject({
+      type: 'doc',
+      url: expect.stringContaining(`/u/${w.owner.username}/d/${w.names.team}`),
+    });
   });
 
   it('document vars answer id value format type threshold', async () => {
     const d = await data(w.member.token, getTopics('docs'), { id: w.names.team, author: w.owner.username });
-    expect((d.docs as Row[])[0]!.vars).toEqual([{ id: 'growth', value: '12.5', format: '', type: 'number', threshold: '' }]);
+    expect((d.docs as Row[])[0]!.vars).toEqual([
+      { id: 'growth', value: '12.5', format: '', type: 'number', threshold: '' },
+    ]);
   });
 
   it('job fields: runs counted, the latest run status and time in RFC 2822, steps, triggers; runs hidden from a public-only reader', async () => {
     const q = `query List($author: String, $limit: Int, $offset: Int) { jobs(author: $author, limit: $limit, offset: $offset) { ${JOB} } }`;
-    const team = ((await data(w.member.token, q, { author: w.owner.username }))['jobs'] as Row[]).find((j) => j.id === w.names.team)!;
+    const team = ((await data(w.member.token, q, { author: w.owner.username }))['jobs'] as Row[]).find(
+      (j) => j.id === w.names.team,
+    )!;
     expect(team).toMatchObject({
       last_run_status: 'failed',
       last_run_time: 'Sat, 30 Nov 2024 10:00:00 UTC',
@@ -170,7 +211,13 @@ describe('item fields and listings (contract: Listings)', () => {
       triggers: ['api', 'email'],
     });
     const pub = ((await data(w.stranger.token, q, { author: w.owner.username }))['jobs'] as Row[])[0]!;
-    expect(pub).toMatchObject({ id: w.names.pub, last_run_status: null, last_run_time: null, run_count: null, triggers: ['api'] });
+    expect(pub).toMatchObject({
+      id: w.names.pub,
+      last_run_status: null,
+      last_run_time: null,
+      run_count: null,
+      triggers: ['api'],
+    });
   });
 
   it("Me.timezone is the account's timezone (users.timezone); a new account lists no items", async () => {
@@ -184,7 +231,11 @@ describe('item fields and listings (contract: Listings)', () => {
   it('anonymous me is null and an anonymous listing without author is UNAUTHENTICATED', async () => {
     const { body } = await gql(null, 'query Me { me { username timezone docs { id } } }');
     expect(body.data!.me).toBeNull();
-    const list = await gql(null, 'query List($author: String, $limit: Int, $offset: Int) { docs(author: $author, limit: $limit, offset: $offset) { id } }', {});
+    const list = await gql(
+      null,
+      'query List($author: String, $limit: Int, $offset: Int) { docs(author: $author, limit: $limit, offset: $offset) { id } }',
+      {},
+    );
     expect(list.body.errors![0]!.extensions!.code).toBe('UNAUTHENTICATED');
   });
 
@@ -208,7 +259,14 @@ describe('users (contract: users(limit, offset))', () => {
       bio: 'writes things',
       type: 'user',
       public: true,
-      relationship: { orgs: false, groups: false, follower: false, connected: false, following: false, ignoring: false },
+      relationship: {
+        orgs: false,
+        groups: false,
+        follower: false,
+        connected: false,
+        following: false,
+        ignoring: false,
+      },
       social: { followers: 0, following: 0, connections: 0 },
       plots: [],
       repos: [],
@@ -222,7 +280,10 @@ describe('users (contract: users(limit, offset))', () => {
 
 describe('groups and organisations (contract: Groups and organisations)', () => {
   it("me { founder admin superuser member } (singular) and the plural forms list the caller's groups by role", async () => {
-    const d = await data(w.orgAccount.token, `query { me { founder { ${GROUP} } admin { id } superuser { id } member { id } founders { id } members { id } } }`);
+    const d = await data(
+      w.orgAccount.token,
+      `query { me { founder { ${GROUP} } admin { id } superuser { id } member { id } founders { id } members { id } } }`,
+    );
     const me = d.me as Row;
     const founded = (me.founder as Row[]).map((g) => g.id);
     expect(founded).toEqual([`+${w.org}`, `+${w.org}~ops`, `+${w.org}~sales`]);
@@ -252,11 +313,23 @@ describe('groups and organisations (contract: Groups and organisations)', () => 
     const q = `query G($name: String, $type: GroupType, $parent_group: String) { groups(name: $name, type: $type, parent_group: $parent_group) { ${GROUP} } }`;
     const vars = { name: 'sales', type: 'org_group', parent_group: w.org };
     const sales = ((await data(w.salesMember.token, q, vars)).groups as Row[])[0]!;
-    expect(sales).toMatchObject({ id: `+${w.org}~sales`, allow_inbound_mail: true, mail_verify_dkim: true, mail_verify_spf: false });
+    expect(sales).toMatchObject({
+      id: `+${w.org}~sales`,
+      allow_inbound_mail: true,
+      mail_verify_dkim: true,
+      mail_verify_spf: false,
+    });
     expect((sales.members as Row[]).map((u) => u.username)).toEqual([w.salesMember.username]);
     expect(sales.invited).toEqual({ admins: [], superusers: [], members: [{ username: invitee.username }] });
     for (const f of FIELDS)
-      expect(sales[f]).toEqual([{ id: w.names.sales, name: w.names.sales, author: { username: w.owner.username }, ...(f === 'jobs' ? { last_run_time: null } : {}) }]);
+      expect(sales[f]).toEqual([
+        {
+          id: w.names.sales,
+          name: w.names.sales,
+          author: { username: w.owner.username },
+          ...(f === 'jobs' ? { last_run_time: null } : {}),
+        },
+      ]);
     // org oversight sees the group and its roster, but reads no item only shared with it (as GET /v1/o/<group ref>/d)
     const overseen = ((await data(w.orgAdmin.token, q, vars)).groups as Row[])[0]!;
     expect((overseen.members as Row[]).map((u) => u.username)).toEqual([w.salesMember.username]);
@@ -266,7 +339,14 @@ describe('groups and organisations (contract: Groups and organisations)', () => 
     expect((await data(w.stranger.token, q, vars)).groups).toEqual([]);
     // and the invitee (pending) sees neither roster nor shared items
     const [pending] = (await data(invitee.token, `${q.slice(0, -4)} topics { slug } } }`, vars)).groups as Row[];
-    expect(pending).toMatchObject({ id: `+${w.org}~sales`, docs: [], jobs: [], topics: [], members: [], invited: { admins: [], superusers: [], members: [] } });
+    expect(pending).toMatchObject({
+      id: `+${w.org}~sales`,
+      docs: [],
+      jobs: [],
+      topics: [],
+      members: [],
+      invited: { admins: [], superusers: [], members: [] },
+    });
   });
 });
 
@@ -310,39 +390,65 @@ describe('topics (contract: Topics)', () => {
   it('the listing reads num_comments on the list; a stranger does not get a hidden item or its topics', async () => {
     const q = `query List($author: String, $limit: Int, $offset: Int) { docs(author: $author, limit: $limit, offset: $offset) { ${ITEM} } }`;
     const docs = (await data(w.member.token, q, { author: w.owner.username })).docs as Row[];
-    expect(docs.find((i) => i.id === w.names.team)!.topics).toEqual([{ num_comments: 1, num_likes: 0, num_dislikes: 0 }]);
+    expect(docs.find((i) => i.id === w.names.team)!.topics).toEqual([
+      { num_comments: 1, num_likes: 0, num_dislikes: 0 },
+    ]);
     const none = (await data(w.stranger.token, getTopics('docs'), { id: w.names.team, author: w.owner.username })).docs;
     expect(none).toEqual([]);
   });
 
   it("GetGroupTopics answers a group's threads to members and org oversight, nothing to others", async () => {
     const vars = { name: 'sales', type: 'org_group', parent_group: w.org };
-    const slugs = async (u: TestUser) => ((await data(u.token, GET_GROUP_TOPICS, vars)).groups as Row[]).flatMap((g) => (g.topics as Row[]).map((t) => t.slug));
+    const slugs = async (u: TestUser) =>
+      ((await data(u.token, GET_GROUP_TOPICS, vars)).groups as Row[]).flatMap((g) =>
+        (g.topics as Row[]).map((t) => t.slug),
+      );
     expect(await slugs(w.salesMember)).toEqual(['plans']);
     expect(await slugs(w.orgAdmin)).toEqual(['plans']);
     expect(await slugs(w.stranger)).toEqual([]);
     const [t] = ((await data(w.salesMember.token, GET_GROUP_TOPICS, vars)).groups as Row[])[0]!.topics as Row[];
-    expect(t).toMatchObject({ audience: 'members', num_comments: 0, comments: [], creator: { username: w.owner.username } });
+    expect(t).toMatchObject({
+      audience: 'members',
+      num_comments: 0,
+      comments: [],
+      creator: { username: w.owner.username },
+    });
   });
 });
 
 describe("query limits leave room for the client's shapes", () => {
   it("me with every role's full Group selection, and GetTopics with vars, are within depth and cost limits", async () => {
-    await data(w.orgAccount.token, `query { me { username founder { ${GROUP} topics { slug } } admin { ${GROUP} } superuser { ${GROUP} } member { ${GROUP} } } }`);
+    await data(
+      w.orgAccount.token,
+      `query { me { username founder { ${GROUP} topics { slug } } admin { ${GROUP} } superuser { ${GROUP} } member { ${GROUP} } } }`,
+    );
     await data(w.member.token, getTopics('docs'), { id: w.names.team, author: w.owner.username });
-    await data(w.member.token, `query { me { username timezone docs { ${ITEM} } grids { ${ITEM} } mails { ${ITEM} } jobs { ${JOB} } } }`);
+    await data(
+      w.member.token,
+      `query { me { username timezone docs { ${ITEM} } grids { ${ITEM} } mails { ${ITEM} } jobs { ${JOB} } } }`,
+    );
   });
 });
 
 describe('org oversight is read-only and over groups, not items', () => {
   it('an item shared with a group is listed with its topics to a member, not to an org admin who may not read the item', async () => {
-    await ok(call('PUT', `/v1/users/${w.owner.username}/vis/docs/${w.names.sales}/threads/salesnote`, { token: w.salesMember.token }));
+    await ok(
+      call('PUT', `/v1/users/${w.owner.username}/vis/docs/${w.names.sales}/threads/salesnote`, {
+        token: w.salesMember.token,
+      }),
+    );
     const q = `query G($name: String, $type: GroupType, $parent_group: String) { groups(name: $name, type: $type, parent_group: $parent_group) { docs { id topics { slug } } } }`;
     const vars = { name: 'sales', type: 'org_group', parent_group: w.org };
     const docsOf = async (u: TestUser) => ((await data(u.token, q, vars)).groups as Row[])[0]!.docs as Row[];
     expect(await docsOf(w.salesMember)).toEqual([{ id: w.names.sales, topics: [{ slug: 'salesnote' }] }]);
     expect(await docsOf(w.orgAdmin)).toEqual([]);
     // REST agrees: the org admin may not read the item's threads
-    expect((await call('GET', `/v1/users/${w.owner.username}/vis/docs/${w.names.sales}/threads`, { token: w.orgAdmin.token })).status).toBe(404);
+    expect(
+      (
+        await call('GET', `/v1/users/${w.owner.username}/vis/docs/${w.names.sales}/threads`, {
+          token: w.orgAdmin.token,
+        })
+      ).status,
+    ).toBe(404);
   });
 });

@@ -24,10 +24,17 @@ export async function ok(res: Promise<Response>, ...codes: number[]): Promise<Re
 
 export async function gql(token: string | null, query: string, variables?: Record<string, unknown>) {
   const res = await call('POST', '/gql', { token, json: { query, variables } });
-  return { status: res.status, body: (await res.json()) as { data?: Record<string, unknown> | null; errors?: { message: string; extensions?: Record<string, unknown> }[] } };
+  return {
+    status: res.status,
+    body: (await res.json()) as {
+      data?: Record<string, unknown> | null;
+      errors?: { message: string; extensions?: Record<string, unknown> }[];
+    },
+  };
 }
 
-const user = (prefix: string, fields: Record<string, unknown> = {}) => makeUser({ email: `${unique(prefix)}@example.com`, email_verified: true, ...fields }, prefix);
+const user = (prefix: string, fields: Record<string, unknown> = {}) =>
+  makeUser({ email: `${unique(prefix)}@example.com`, email_verified: true, ...fields }, prefix);
 
 const db = () => drizzle(env.DB);
 
@@ -39,11 +46,26 @@ async function userId(u: TestUser): Promise<number> {
  * Groups and memberships are written straight into the core tables (as the docs suites
  * do): the permission core and the groups area's visibility rules read exactly these.
  */
-async function makeGroup(kind: Group['kind'], slug: string, ref: string, owner: TestUser, parentId: number | null, roster: [TestUser, Role][]): Promise<number> {
+async function makeGroup(
+  kind: Group['kind'],
+  slug: string,
+  ref: string,
+  owner: TestUser,
+  parentId: number | null,
+  roster: [TestUser, Role][],
+): Promise<number> {
   const now = new Date().toISOString();
   const g = await db()
     .insert(groups)
-    .values({ kind, slug, ref, owner_id: kind === 'org_group' ? null : await userId(owner), parent_id: parentId, created_on: now, last_modified: now })
+    .values({
+      kind,
+      slug,
+      ref,
+      owner_id: kind === 'org_group' ? null : await userId(owner),
+      parent_id: parentId,
+      created_on: now,
+      last_modified: now,
+    })
     .returning()
     .get();
   for (const [u, role] of roster) {

@@ -26,22 +26,28 @@ const EXPECTED: Record<Caller, (keyof World['names'])[]> = {
 describe('resource listings: the caller x resource visibility table matches REST', () => {
   const FIELDS = Object.keys(COLLECTIONS) as Field[];
   for (const field of FIELDS) {
-    it.each(CALLERS)(`${field}(author): %s sees exactly what GET /v1/users/:owner/${COLLECTIONS[field]} lists`, async (c) => {
-      const { status, body } = await gql(tokenOf(c), `query($a: String) { ${field}(author: $a) { id } }`, { a: w.owner.username });
-      expect(status).toBe(200);
-      expect(body.errors).toBeUndefined();
-      const ids = (body.data![field] as { id: string }[]).map((i) => i.id);
-      const rest = await call('GET', `/v1/users/${w.owner.username}/${COLLECTIONS[field]}`, { token: tokenOf(c) });
-      expect(rest.status).toBe(200);
-      const restNames = ((await rest.json()) as { name: string }[]).map((i) => i.name);
-      expect(ids).toEqual(restNames);
-      expect(ids).toEqual(EXPECTED[c].map((k) => w.names[k]).sort());
-    });
+    it.each(CALLERS)(
+      `${field}(author): %s sees exactly what GET /v1/users/:owner/${COLLECTIONS[field]} lists`,
+      async (c) => {
+        const { status, body } = await gql(tokenOf(c), `query($a: String) { ${field}(author: $a) { id } }`, {
+          a: w.owner.username,
+        });
+        expect(status).toBe(200);
+        expect(body.errors).toBeUndefined();
+        const ids = (body.data![field] as { id: string }[]).map((i) => i.id);
+        const rest = await call('GET', `/v1/users/${w.owner.username}/${COLLECTIONS[field]}`, { token: tokenOf(c) });
+        expect(rest.status).toBe(200);
+        const restNames = ((await rest.json()) as { name: string }[]).map((i) => i.name);
+        expect(ids).toEqual(restNames);
+        expect(ids).toEqual(EXPECTED[c].map((k) => w.names[k]).sort());
+      },
+    );
   }
 
   it("without author a listing is the caller's own, as GET /v1/vis/docs", async () => {
     const { body } = await gql(w.owner.token, '{ docs { id } grids { id } mails { id } jobs { id } }');
-    for (const f of FIELDS) expect((body.data![f] as { id: string }[]).map((i) => i.id)).toEqual(Object.values(w.names).sort());
+    for (const f of FIELDS)
+      expect((body.data![f] as { id: string }[]).map((i) => i.id)).toEqual(Object.values(w.names).sort());
     const other = await gql(w.member.token, '{ docs { id } }');
     expect(other.body.data!.docs).toEqual([]);
   });
@@ -62,10 +68,14 @@ describe('resource listings: the caller x resource visibility table matches REST
   it('id filters one resource; limit and offset page in name order', async () => {
     const one = await gql(w.owner.token, `{ docs(id: "${w.names.team}") { id } }`);
     expect(one.body.data!.docs).toEqual([{ id: w.names.team }]);
-    const hidden = await gql(w.stranger.token, `query($a: String) { docs(author: $a, id: "${w.names.priv}") { id } }`, { a: w.owner.username });
+    const hidden = await gql(w.stranger.token, `query($a: String) { docs(author: $a, id: "${w.names.priv}") { id } }`, {
+      a: w.owner.username,
+    });
     expect(hidden.body.data!.docs).toEqual([]);
     const paged = await gql(w.owner.token, '{ docs(limit: 2, offset: 1) { id } }');
-    expect((paged.body.data!.docs as { id: string }[]).map((d) => d.id)).toEqual(Object.values(w.names).sort().slice(1, 3));
+    expect((paged.body.data!.docs as { id: string }[]).map((d) => d.id)).toEqual(
+      Object.values(w.names).sort().slice(1, 3),
+    );
   });
 
   it('limit above 1000 or a negative offset is a GraphQL error', async () => {
@@ -88,7 +98,10 @@ describe('item fields', () => {
     await ok(call('PUT', `/v1/admin/orgs/${w.org}/roles/members/${w.owner.username}`, { token: w.orgAccount.token }));
     await ok(call('POST', `/v1/admin/invites/+${w.org}/accept`, { token: w.owner.token, text: 'yes' }));
     await ok(call('PUT', `/v1/vis/docs/${w.names.team}/shared/+${w.org}`, { token: w.owner.token }));
-    const { body } = await gql(w.owner.token, `{ docs(id: "${w.names.team}") { id name type summary url updated public shared { id name type } tags { id name type } } }`);
+    const { body } = await gql(
+      w.owner.token,
+      `{ docs(id: "${w.names.team}") { id name type summary url updated public shared { id name type } tags { id name type } } }`,
+    );
     const [d] = body.data!.docs as Record<string, unknown>[];
     expect(d).toMatchObject({
       id: w.names.team,
@@ -112,9 +125,18 @@ describe('item fields', () => {
   });
 
   it('defaults: name is the id, type the kind default, summary empty; public and org_group shares show', async () => {
-    const { body } = await gql(w.owner.token, '{ docs { id name type summary public shared { type } } grids { id type url } }');
+    const { body } = await gql(
+      w.owner.token,
+      '{ docs { id name type summary public shared { type } } grids { id type url } }',
+    );
     const docs = body.data!.docs as Record<string, unknown>[];
-    expect(docs.find((d) => d.id === w.names.priv)).toMatchObject({ name: w.names.priv, type: 'doc', summary: '', public: false, shared: [] });
+    expect(docs.find((d) => d.id === w.names.priv)).toMatchObject({
+      name: w.names.priv,
+      type: 'doc',
+      summary: '',
+      public: false,
+      shared: [],
+    });
     expect(docs.find((d) => d.id === w.names.pub)).toMatchObject({ public: true, shared: [] });
     expect(docs.find((d) => d.id === w.names.sales)).toMatchObject({ shared: [{ type: 'org_group' }] });
     expect((body.data!.grids as Record<string, unknown>[])[0]).toMatchObject({ type: 'grid' });
@@ -122,7 +144,9 @@ describe('item fields', () => {
 
   it("tags are the caller's own: another reader sees none of the owner's tags", async () => {
     await ok(call('PUT', `/v1/vis/docs/${w.names.pub}/tags/wip`, { token: w.owner.token }));
-    await ok(call('PUT', `/v1/users/${w.owner.username}/vis/docs/${w.names.pub}/tags/=finance`, { token: w.stranger.token }));
+    await ok(
+      call('PUT', `/v1/users/${w.owner.username}/vis/docs/${w.names.pub}/tags/=finance`, { token: w.stranger.token }),
+    );
     const q = `query($a: String) { docs(author: $a, id: "${w.names.pub}") { tags { id type } } }`;
     const mine = await gql(w.owner.token, q, { a: w.owner.username });
     expect((mine.body.data!.docs as { tags: unknown[] }[])[0]!.tags).toEqual([{ id: 'wip', type: 'system' }]);
@@ -133,12 +157,27 @@ describe('item fields', () => {
   });
 
   it('jobs add schedule, enabled and last_run (null without runs)', async () => {
-    await ok(call('POST', `/v1/code/jobs/${w.names.priv}/config/schedule`, { token: w.owner.token, text: '*/5 * * * *' }));
+    await ok(
+      call('POST', `/v1/code/jobs/${w.names.priv}/config/schedule`, { token: w.owner.token, text: '*/5 * * * *' }),
+    );
     await ok(call('POST', `/v1/code/jobs/${w.names.priv}/config/enabled`, { token: w.owner.token, text: 'false' }));
-    const { body } = await gql(w.owner.token, `{ jobs { id schedule enabled last_run { status started_on duration } } }`);
+    const { body } = await gql(
+      w.owner.token,
+      `{ jobs { id schedule enabled last_run { status started_on duration } } }`,
+    );
     const jobs = body.data!.jobs as Record<string, unknown>[];
-    expect(jobs.find((j) => j.id === w.names.priv)).toEqual({ id: w.names.priv, schedule: '*/5 * * * *', enabled: false, last_run: null });
-    expect(jobs.find((j) => j.id === w.names.pub)).toEqual({ id: w.names.pub, schedule: null, enabled: true, last_run: null });
+    expect(jobs.find((j) => j.id === w.names.priv)).toEqual({
+      id: w.names.priv,
+      schedule: '*/5 * * * *',
+      enabled: false,
+      last_run: null,
+    });
+    expect(jobs.find((j) => j.id === w.names.pub)).toEqual({
+      id: w.names.pub,
+      schedule: null,
+      enabled: true,
+      last_run: null,
+    });
   });
 });
 
@@ -150,17 +189,23 @@ describe('jobs: last_run', () => {
     }
     const q = `query($a: String) { jobs(author: $a) { id last_run { status started_on duration } } }`;
     const runOf = async (c: Caller, job: string) =>
-      ((await gql(tokenOf(c), q, { a: w.owner.username })).body.data!.jobs as { id: string; last_run: unknown }[]).find((j) => j.id === job)?.last_run;
+      ((await gql(tokenOf(c), q, { a: w.owner.username })).body.data!.jobs as { id: string; last_run: unknown }[]).find(
+        (j) => j.id === job,
+      )?.last_run;
     const own = (await runOf('owner', w.names.team)) as { status: string; started_on: string; duration: number };
     expect(own.status).toBe('failed');
     expect(Date.parse(own.started_on)).not.toBeNaN();
     expect(typeof own.duration).toBe('number');
     // The same run REST shows in stats/runs.
-    const rest = await call('GET', `/v1/users/${w.owner.username}/code/jobs/${w.names.team}/runs`, { token: w.member.token });
+    const rest = await call('GET', `/v1/users/${w.owner.username}/code/jobs/${w.names.team}/runs`, {
+      token: w.member.token,
+    });
     expect(rest.status).toBe(200);
     expect(await runOf('member', w.names.team)).toEqual(own);
     for (const c of ['stranger', 'anonymous', 'member'] as Caller[]) expect(await runOf(c, w.names.pub), c).toBeNull();
-    const restPublic = await call('GET', `/v1/users/${w.owner.username}/code/jobs/${w.names.pub}/runs`, { token: w.stranger.token });
+    const restPublic = await call('GET', `/v1/users/${w.owner.username}/code/jobs/${w.names.pub}/runs`, {
+      token: w.stranger.token,
+    });
     expect(restPublic.status).not.toBe(200);
   });
 });
@@ -171,11 +216,22 @@ describe('me', () => {
     const owner = await gql(w.owner.token, q);
     // the owner is a superuser of sales (the fixture: it shares into sales)
     const sales = [{ id: `+${w.org}~sales` }];
-    expect(owner.body.data!.me).toEqual({ username: w.owner.username, timezone: 'UTC', founder: [{ id: w.team }], admin: [], superuser: sales, member: [] });
+    expect(owner.body.data!.me).toEqual({
+      username: w.owner.username,
+      timezone: 'UTC',
+      founder: [{ id: w.team }],
+      admin: [],
+      superuser: sales,
+      member: [],
+    });
     const admin = await gql(w.orgAdmin.token, q);
     expect(admin.body.data!.me).toMatchObject({ founder: [], admin: [{ id: `+${w.org}` }], member: [] });
     const org = await gql(w.orgAccount.token, q);
-    expect((org.body.data!.me as { founder: { id: string }[] }).founder.map((g) => g.id).sort()).toEqual([`+${w.org}`, `+${w.org}~ops`, `+${w.org}~sales`]);
+    expect((org.body.data!.me as { founder: { id: string }[] }).founder.map((g) => g.id).sort()).toEqual([
+      `+${w.org}`,
+      `+${w.org}~ops`,
+      `+${w.org}~sales`,
+    ]);
     const member = await gql(w.member.token, q);
     expect(member.body.data!.me).toMatchObject({ member: [{ id: w.team }] });
   });
@@ -203,19 +259,31 @@ describe('users', () => {
       await ok(call('POST', '/v1/admin/profile/bio', { token: w.member.token, text: 'lives quietly' }));
     });
 
-    it.each(['anonymous', 'stranger'] as const)('users(username) of a private profile is empty for %s, like an unknown name', async (c) => {
-      const res = await gql(c === 'anonymous' ? null : w.stranger.token, named(w.member));
-      expect(res.body.errors).toBeUndefined();
-      expect(res.body.data!.users).toEqual([]);
-      expect((await gql(c === 'anonymous' ? null : w.stranger.token, `{ users(username: "no_such_${w.member.username}") { username } }`)).body.data!.users).toEqual([]);
-    });
+    it.each(['anonymous', 'stranger'] as const)(
+      'users(username) of a private profile is empty for %s, like an unknown name',
+      async (c) => {
+        const res = await gql(c === 'anonymous' ? null : w.stranger.token, named(w.member));
+        expect(res.body.errors).toBeUndefined();
+        expect(res.body.data!.users).toEqual([]);
+        expect(
+          (
+            await gql(
+              c === 'anonymous' ? null : w.stranger.token,
+              `{ users(username: "no_such_${w.member.username}") { username } }`,
+            )
+          ).body.data!.users,
+        ).toEqual([]);
+      },
+    );
 
     it('users(username) of a private profile is empty for a member of a group it shares', async () => {
       expect((await gql(w.owner.token, named(w.member))).body.data!.users).toEqual([]);
     });
 
     it('users(username) of the caller shows their own name and bio', async () => {
-      expect((await gql(w.member.token, named(w.member))).body.data!.users).toEqual([{ username: w.member.username, name: 'Mia Member', bio: 'lives quietly', public: false }]);
+      expect((await gql(w.member.token, named(w.member))).body.data!.users).toEqual([
+        { username: w.member.username, name: 'Mia Member', bio: 'lives quietly', public: false },
+      ]);
     });
 
     it('a roster shows a private co-member by username only (no name, no bio)', async () => {
@@ -223,7 +291,9 @@ describe('users', () => {
       const owner = await gql(w.owner.token, q, { id: w.team });
       expect(owner.body.data!.groups).toEqual([{ members: [{ username: w.member.username, name: '', bio: '' }] }]);
       const self = await gql(w.member.token, q, { id: w.team });
-      expect(self.body.data!.groups).toEqual([{ members: [{ username: w.member.username, name: 'Mia Member', bio: 'lives quietly' }] }]);
+      expect(self.body.data!.groups).toEqual([
+        { members: [{ username: w.member.username, name: 'Mia Member', bio: 'lives quietly' }] },
+      ]);
     });
   });
 });
@@ -264,10 +334,16 @@ describe('groups and orgs: the same rules as REST', () => {
     expect(sales.role).toBeNull(); // oversight is not membership
     const rest = await call('GET', `/v1/orgs/${w.org}/groups/sales`, { token: w.orgAdmin.token });
     const info = (await rest.json()) as { members: { username: string; role: string; state: string }[] };
-    expect(sales.roster).toEqual(info.members.map((m) => ({ username: m.username, role: m.role, pending: m.state === 'pending' })));
+    expect(sales.roster).toEqual(
+      info.members.map((m) => ({ username: m.username, role: m.role, pending: m.state === 'pending' })),
+    );
     // Without a filter, the admin lists the org (held role) and every group of it.
     const all = await gql(w.orgAdmin.token, q);
-    expect((all.body.data!.groups as { id: string }[]).map((g) => g.id)).toEqual([`+${w.org}`, `+${w.org}~ops`, `+${w.org}~sales`]);
+    expect((all.body.data!.groups as { id: string }[]).map((g) => g.id)).toEqual([
+      `+${w.org}`,
+      `+${w.org}~ops`,
+      `+${w.org}~sales`,
+    ]);
   });
 
   it('a group member sees only their own group of the org; a stranger none', async () => {
@@ -317,7 +393,10 @@ describe('groups and orgs: the same rules as REST', () => {
 
   it('orgs: members of the org or of one of its groups see it; strangers and anonymous do not', async () => {
     const qo = '{ orgs { id name type role } }';
-    const ids = async (c: Caller) => ((await gql(tokenOf(c), qo)).body.data!.orgs as { id: string }[]).map((o) => o.id).filter((id) => id === `+${w.org}`);
+    const ids = async (c: Caller) =>
+      ((await gql(tokenOf(c), qo)).body.data!.orgs as { id: string }[])
+        .map((o) => o.id)
+        .filter((id) => id === `+${w.org}`);
     expect(await ids('orgAdmin')).toEqual([`+${w.org}`]);
     expect(await ids('salesMember')).toEqual([`+${w.org}`]);
     expect(await ids('stranger')).toEqual([]);
@@ -330,12 +409,18 @@ describe('groups and orgs: the same rules as REST', () => {
 describe('protocol: errors are GraphQL errors, never 500', () => {
   // GraphQL over HTTP: a client that accepts application/graphql-response+json gets 400 for
   // a request that cannot execute; a legacy application/json client gets 200 with errors.
-  const post = (body: BodyInit, type = 'application/json', token?: string) => call('POST', '/gql', { body, type, token, headers: { Accept: 'application/graphql-response+json' } });
+  const post = (body: BodyInit, type = 'application/json', token?: string) =>
+    call('POST', '/gql', { body, type, token, headers: { Accept: 'application/graphql-response+json' } });
 
   it('with Accept: application/json, request errors answer 200 with errors (legacy clients)', async () => {
-    const res = await call('POST', '/gql', { json: { query: '{ docs { id ' }, headers: { Accept: 'application/json' } });
+    const res = await call('POST', '/gql', {
+      json: { query: '{ docs { id ' },
+      headers: { Accept: 'application/json' },
+    });
     expect(res.status).toBe(200);
-    expect(((await res.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('GRAPHQL_PARSE_FAILED');
+    expect(((await res.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe(
+      'GRAPHQL_PARSE_FAILED',
+    );
   });
 
   it('a malformed query answers 400 with a syntax error', async () => {
@@ -348,7 +433,9 @@ describe('protocol: errors are GraphQL errors, never 500', () => {
   it('an unknown field answers 400 with a validation error', async () => {
     const res = await post(JSON.stringify({ query: '{ docs { id secret } }' }));
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { errors: { message: string }[] }).errors[0]!.message).toMatch(/Cannot query field "secret"/);
+    expect(((await res.json()) as { errors: { message: string }[] }).errors[0]!.message).toMatch(
+      /Cannot query field "secret"/,
+    );
   });
 
   it('a body that is not JSON, or has no query, answers 400', async () => {
@@ -360,7 +447,11 @@ describe('protocol: errors are GraphQL errors, never 500', () => {
   });
 
   it('variables of the wrong type answer 400', async () => {
-    const res = await post(JSON.stringify({ query: 'query($l: Int) { docs(limit: $l) { id } }', variables: { l: 'ten' } }), 'application/json', w.owner.token);
+    const res = await post(
+      JSON.stringify({ query: 'query($l: Int) { docs(limit: $l) { id } }', variables: { l: 'ten' } }),
+      'application/json',
+      w.owner.token,
+    );
     expect(res.status).toBe(400);
   });
 
@@ -373,10 +464,13 @@ describe('protocol: errors are GraphQL errors, never 500', () => {
   });
 
   it("a replies chain deeper than the reply bound answers a limit error; the client's 12 levels run", async () => {
-    const chain = (levels: number) => `{ docs { topics { comments { ${'slug replies { '.repeat(levels)}slug${' }'.repeat(levels)} } } } }`;
+    const chain = (levels: number) =>
+      `{ docs { topics { comments { ${'slug replies { '.repeat(levels)}slug${' }'.repeat(levels)} } } } }`;
     const res = await post(JSON.stringify({ query: chain(17) }), 'application/json', w.owner.token);
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { errors: { message: string }[] }).errors[0]!.message).toMatch(/replies depth limit of 16/);
+    expect(((await res.json()) as { errors: { message: string }[] }).errors[0]!.message).toMatch(
+      /replies depth limit of 16/,
+    );
     const ok = await post(JSON.stringify({ query: chain(12) }), 'application/json', w.owner.token);
     expect(((await ok.json()) as { errors?: unknown }).errors).toBeUndefined();
   });
@@ -416,7 +510,11 @@ describe('protocol: errors are GraphQL errors, never 500', () => {
 
   it('a body above 64 KiB answers 413, whether its length is declared or not', async () => {
     expect((await post(tooBig)).status).toBe(413);
-    const declared = await call('POST', '/gql', { body: tooBig, type: 'application/json', headers: { 'Content-Length': String(tooBig.length) } });
+    const declared = await call('POST', '/gql', {
+      body: tooBig,
+      type: 'application/json',
+      headers: { 'Content-Length': String(tooBig.length) },
+    });
     expect(declared.status).toBe(413);
     expect((await post(streamed(tooBig))).status).toBe(413);
   });
@@ -471,13 +569,18 @@ describe('GET /gql', () => {
 
   it('runs a query given as ?query=', async () => {
     const u: TestUser = await makeUser();
-    const res = await call('GET', `/gql?query=${encodeURIComponent('{ me { username } }')}`, { token: u.token, headers: { Accept: 'application/json' } });
+    const res = await call('GET', `/gql?query=${encodeURIComponent('{ me { username } }')}`, {
+      token: u.token,
+      headers: { Accept: 'application/json' },
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ data: { me: { username: u.username } } });
   });
 
   it('is declared in the OpenAPI document', async () => {
-    const doc = (await (await call('GET', '/v1/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> };
+    const doc = (await (await call('GET', '/v1/openapi.json')).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     expect(Object.keys(doc.paths['/gql'] ?? {}).sort()).toEqual(['get', 'post']);
   });
 });

@@ -56,7 +56,8 @@ describe('rfc2822: dates as the client contract prints them', () => {
     expect(rfc2822('yesterday')).toBeNull();
   });
   it('is the core formatter (src/core/dates.ts) for every date', () => {
-    for (const iso of ['2024-11-29T09:39:33.123Z', '2024-02-29T23:59:59Z', '1999-01-01T00:00:00.000Z']) expect(rfc2822(iso)).toBe(rfc2822Utc(iso));
+    for (const iso of ['2024-11-29T09:39:33.123Z', '2024-02-29T23:59:59Z', '1999-01-01T00:00:00.000Z'])
+      expect(rfc2822(iso)).toBe(rfc2822Utc(iso));
   });
 });
 
@@ -70,7 +71,13 @@ describe('mentionsIn: @username words of a message', () => {
 });
 
 describe('commentTree: replies nest under the comment they answer (thread_comments.parent_id)', () => {
-  const row = (id: number, parent_id: number | null) => ({ id, parent_id, text: `c${id}`, author: 'ann', created_on: '2024-11-29T09:39:33.000Z' });
+  const row = (id: number, parent_id: number | null) => ({
+    id,
+    parent_id,
+    text: `c${id}`,
+    author: 'ann',
+    created_on: '2024-11-29T09:39:33.000Z',
+  });
   it('top level without a parent; depth +1 per level; replies oldest first; all in id order', () => {
     const { comments, all } = commentTree([row(1, null), row(2, 1), row(3, null), row(4, 2), row(5, 1)]);
     expect(comments.map((c) => c.id)).toEqual([1, 3]);
@@ -82,6 +89,8 @@ describe('commentTree: replies nest under the comment they answer (thread_commen
     expect(all.map((c) => c.id)).toEqual([1, 2, 3, 4, 5]);
   });
   it('a comment whose parent is not in the thread shows on the topic rather than being lost', () => {
-    expect(commentTree([row(7, 3), row(8, 7)]).comments.map((c) => [c.id, c.depth, c.replies.length])).toEqual([[7, 0, 1]]);
+    expect(commentTree([row(7, 3), row(8, 7)]).comments.map((c) => [c.id, c.depth, c.replies.length])).toEqual([
+      [7, 0, 1],
+    ]);
   });
 });

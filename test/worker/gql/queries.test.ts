@@ -21,7 +21,8 @@ function countingEnv(): { env: Env; statements: string[] } {
             return (target as unknown as D1Database).prepare(query);
           };
         }
-        if (prop === 'withSession') return (start?: string) => counting((target as unknown as D1Database).withSession(start));
+        if (prop === 'withSession')
+          return (start?: string) => counting((target as unknown as D1Database).withSession(start));
         const v = Reflect.get(target, prop);
         return typeof v === 'function' ? v.bind(target) : v;
       },
@@ -30,7 +31,10 @@ function countingEnv(): { env: Env; statements: string[] } {
 }
 
 /** Runs the query twice (the first warms the token cache) and counts the second run's statements. */
-async function measured(token: string, query: string): Promise<{ data: Record<string, unknown[]>; statements: string[] }> {
+async function measured(
+  token: string,
+  query: string,
+): Promise<{ data: Record<string, unknown[]>; statements: string[] }> {
   await once(token, query);
   return once(token, query);
 }
@@ -39,7 +43,11 @@ async function once(token: string, query: string): Promise<{ data: Record<string
   const counted = countingEnv();
   const ctx = createExecutionContext();
   const res = await api.fetch(
-    new Request('http://platform.test/gql', { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ query }) }),
+    new Request('http://platform.test/gql', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ query }),
+    }),
     counted.env,
     ctx,
   );
@@ -55,32 +63,37 @@ async function once(token: string, query: string): Promise<{ data: Record<string
  * fixture stays fast on a busy machine.
  */
 async function seedDocs(owner: TestUser, n: number): Promise<void> {
-  const id = (await env.DB.prepare('select id from users where username = ?').bind(owner.username).first<{ id: number }>())!.id;
+  const id = (await env.DB.prepare('select id from users where username = ?')
+    .bind(owner.username)
+    .first<{ id: number }>())!.id;
   const now = new Date().toISOString();
   const names = Array.from({ length: n }, (_, i) => `doc_${String(i).padStart(3, '0')}`);
   await env.DB.batch(
     names.map((name) =>
-      env.DB.prepare("insert into resources (kind, owner_id, name, shortname, created_on, last_modified) values ('doc', ?, ?, ?, ?, ?)").bind(
-        id,
-        name,
-        `${owner.username}_${name}`,
-        now,
-        now,
-      ),
+      env.DB.prepare(
+        "insert into resources (kind, owner_id, name, shortname, created_on, last_modified) values ('doc', ?, ?, ?, ?, ?)",
+      ).bind(id, name, `${owner.username}_${name}`, now, now),
     ),
   );
   const sub = "(select id from resources where owner_id = ?1 and kind = 'doc' and name = ?2)";
   await env.DB.batch(
     names.flatMap((name) => [
-      env.DB.prepare(`insert into entries (resource_id, path, value, size, created_on, last_modified) values (${sub}, 'summary', ?3, 9, ?4, ?4)`).bind(
+      env.DB.prepare(
+        `insert into entries (resource_id, path, value, size, created_on, last_modified) values (${sub}, 'summary', ?3, 9, ?4, ?4)`,
+      ).bind(id, name, `about ${name}`, now),
+      env.DB.prepare(
+        `insert into shares (resource_id, entry, group_id, perms, created_on) values (${sub}, 'public', null, 'r', ?3)`,
+      ).bind(id, name, now),
+      env.DB.prepare(`insert into tags (resource_id, user_id, tag, created_on) values (${sub}, ?1, 'fav', ?3)`).bind(
         id,
         name,
-        `about ${name}`,
         now,
       ),
-      env.DB.prepare(`insert into shares (resource_id, entry, group_id, perms, created_on) values (${sub}, 'public', null, 'r', ?3)`).bind(id, name, now),
-      env.DB.prepare(`insert into tags (resource_id, user_id, tag, created_on) values (${sub}, ?1, 'fav', ?3)`).bind(id, name, now),
-      env.DB.prepare(`insert into tags (resource_id, user_id, tag, created_on) values (${sub}, ?1, '+work', ?3)`).bind(id, name, now),
+      env.DB.prepare(`insert into tags (resource_id, user_id, tag, created_on) values (${sub}, ?1, '+work', ?3)`).bind(
+        id,
+        name,
+        now,
+      ),
     ]),
   );
 }
@@ -91,7 +104,11 @@ let reader: TestUser;
 const FULL = 'id name type summary url updated public shared { id name type } tags { id name type }';
 
 beforeAll(async () => {
-  [big, small, reader] = await Promise.all([makeUser({ profile_public: true }), makeUser({ profile_public: true }), makeUser()]);
+  [big, small, reader] = await Promise.all([
+    makeUser({ profile_public: true }),
+    makeUser({ profile_public: true }),
+    makeUser(),
+  ]);
   await seedDocs(big, 100);
   await seedDocs(small, 3);
   // The seeded rows read back through REST like any others.
@@ -109,7 +126,12 @@ describe('no N+1: statements per query do not grow with the number of items', ()
     expect(many.statements.length).toBe(1);
     expect(many.statements.length).toBe(few.statements.length);
     const d = many.data.docs![7] as Record<string, unknown>;
-    expect(d).toMatchObject({ id: 'doc_007', summary: 'about doc_007', public: true, tags: [{ id: '+work' }, { id: 'fav' }] });
+    expect(d).toMatchObject({
+      id: 'doc_007',
+      summary: 'about doc_007',
+      public: true,
+      tags: [{ id: '+work' }, { id: 'fav' }],
+    });
   });
 
   it("a reader listing another user's 100 shared docs also stays bounded", async () => {
@@ -165,14 +187,24 @@ describe("the client contract's listings of 1000 items stay a bounded number of 
 
   it('a group with 1000 documents shared with it (groups { docs }): as many statements as with 3', async () => {
     const crew = async (owner: TestUser) => {
-      const id = (await env.DB.prepare('select id from users where username = ?').bind(owner.username).first<{ id: number }>())!.id;
+      const id = (await env.DB.prepare('select id from users where username = ?')
+        .bind(owner.username)
+        .first<{ id: number }>())!.id;
       const now = new Date().toISOString();
       const ref = `@${owner.username}~crew`;
-      const g = (await env.DB.prepare("insert into groups (kind, slug, owner_id, ref, created_on, last_modified) values ('user_group', 'crew', ?, ?, ?, ?) returning id")
+      const g = (await env.DB.prepare(
+        "insert into groups (kind, slug, owner_id, ref, created_on, last_modified) values ('user_group', 'crew', ?, ?, ?, ?) returning id",
+      )
         .bind(id, ref, now, now)
         .first<{ id: number }>())!.id;
-      await env.DB.prepare("insert into members (group_id, user_id, role, state, created_on, last_modified) values (?, ?, 'founders', 'active', ?, ?)").bind(g, id, now, now).run();
-      await env.DB.prepare(`insert into shares (resource_id, entry, group_id, perms, created_on) select id, ?, ?, 'r', ? from resources where owner_id = ? and kind = 'doc'`)
+      await env.DB.prepare(
+        "insert into members (group_id, user_id, role, state, created_on, last_modified) values (?, ?, 'founders', 'active', ?, ?)",
+      )
+        .bind(g, id, now, now)
+        .run();
+      await env.DB.prepare(
+        `insert into shares (resource_id, entry, group_id, perms, created_on) select id, ?, ?, 'r', ? from resources where owner_id = ? and kind = 'doc'`,
+      )
         .bind(ref, g, now, id)
         .run();
       return ref;

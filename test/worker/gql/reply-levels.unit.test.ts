@@ -14,7 +14,9 @@ const nested = (levels: number) => {
 describe('collapseReplies', () => {
   it('keeps the first replies level and puts the fields of the levels nested in it there', () => {
     const out = collapsedOperation(op(nested(3)));
-    expect(print(out).replace(/\s+/g, ' ')).toBe('{ docs { topics { comments { slug replies { slug slug slug } } } } }');
+    expect(print(out).replace(/\s+/g, ' ')).toBe(
+      '{ docs { topics { comments { slug replies { slug slug slug } } } } }',
+    );
   });
 
   it('counts the longest chain of replies levels', () => {
@@ -22,7 +24,9 @@ describe('collapseReplies', () => {
     expect(collapseReplies(op(nested(3)).selectionSet).levels).toBe(3);
     expect(
       collapseReplies(
-        op(`{ a: docs { topics { comments { replies { slug } } } } b: docs { topics { comments { ${'replies { '.repeat(5)}slug${' }'.repeat(5)} } } } }`).selectionSet,
+        op(
+          `{ a: docs { topics { comments { replies { slug } } } } b: docs { topics { comments { ${'replies { '.repeat(5)}slug${' }'.repeat(5)} } } } }`,
+        ).selectionSet,
       ).levels,
     ).toBe(5);
   });
@@ -31,7 +35,12 @@ describe('collapseReplies', () => {
     const q = '{ docs { ... on Doc { topics { comments { replies { replies { slug } } } } } id } }';
     const { set, levels } = collapseReplies(op(q).selectionSet);
     expect(levels).toBe(2);
-    expect(print({ kind: op(q).kind, operation: op(q).operation, selectionSet: set } as OperationDefinitionNode).replace(/\s+/g, ' ')).toBe(
+    expect(
+      print({ kind: op(q).kind, operation: op(q).operation, selectionSet: set } as OperationDefinitionNode).replace(
+        /\s+/g,
+        ' ',
+      ),
+    ).toBe(
       '{ docs { ... on Doc { topics { comments { replies { slug } } } } id } }', // the nested level's slug joined the first
     );
   });

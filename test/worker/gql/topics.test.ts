@@ -26,7 +26,8 @@ const nested = (levels: number): string => (levels === 0 ? C : `${C} replies { $
 const topics = (levels = 3) =>
   `topics { topic_id slug message audience status num_comments likes dislikes my_reaction edited created updated creator { username } ${MENTIONS} comments { ${nested(levels)} } }`;
 const VARS = 'vars { id value format type threshold }';
-const getTopics = (levels = 3) => `query GetTopics($id: ID!, $author: String) { me { username } docs(id: $id, author: $author) { ${VARS} ${topics(levels)} } }`;
+const getTopics = (levels = 3) =>
+  `query GetTopics($id: ID!, $author: String) { me { username } docs(id: $id, author: $author) { ${VARS} ${topics(levels)} } }`;
 const getGroupTopics = (levels = 3) =>
   `query GetGroupTopics($name: String!, $type: GroupType!, $parent_group: String) { me { username } groups(name: $name, type: $type, parent_group: $parent_group) { ${topics(levels)} } }`;
 
@@ -47,7 +48,12 @@ async function doc(owner: TestUser, shares: string[], collection = 'vis/docs'): 
   return name;
 }
 
-const pick = (c: Row): Row => ({ id: c.comment_id, depth: c.depth, num_replies: c.num_replies, replies: c.replies === undefined ? undefined : (c.replies as Row[]).map(pick) });
+const pick = (c: Row): Row => ({
+  id: c.comment_id,
+  depth: c.depth,
+  num_replies: c.num_replies,
+  replies: c.replies === undefined ? undefined : (c.replies as Row[]).map(pick),
+});
 
 describe('GetTopics: comments nest by the replies posted through REST', () => {
   it('top-level comments are those without a parent; replies nest to any depth with depth and num_replies; slug is the REST comment id', async () => {
@@ -93,7 +99,14 @@ describe('GetTopics: comments nest by the replies posted through REST', () => {
             id: String(b),
             depth: 1,
             num_replies: 1,
-            replies: [{ id: String(c), depth: 2, num_replies: 1, replies: [{ id: String(d), depth: 3, num_replies: 1, replies: undefined }] }],
+            replies: [
+              {
+                id: String(c),
+                depth: 2,
+                num_replies: 1,
+                replies: [{ id: String(d), depth: 3, num_replies: 1, replies: undefined }],
+              },
+            ],
           },
           { id: String(b2), depth: 1, num_replies: 0, replies: [] },
         ],
@@ -113,17 +126,27 @@ describe('GetTopics: comments nest by the replies posted through REST', () => {
       my_reaction: null,
     });
     const cc = ((ca!.replies as Row[])[0]!.replies as Row[])[0]!;
-    expect(cc).toMatchObject({ message: `@${owner.username} deeper`, mentions: [{ nonce: `@${owner.username}`, user: { username: owner.username } }] });
+    expect(cc).toMatchObject({
+      message: `@${owner.username} deeper`,
+      mentions: [{ nonce: `@${owner.username}`, user: { username: owner.username } }],
+    });
 
     // the topic's updated is its latest comment, replies included (REST's listing of the thread)
-    const rest = await json<{ id: number; created_on: string; reply_to: number | null }[]>(await call('GET', `${mine}/threads/review`, { token: owner.token }));
+    const rest = await json<{ id: number; created_on: string; reply_to: number | null }[]>(
+      await call('GET', `${mine}/threads/review`, { token: owner.token }),
+    );
     expect(rest.map((r) => r.id)).toEqual([a, b, b2, c, d, e, f]);
     expect(t!.updated).toBe(rfc2822Utc(rest.at(-1)!.created_on));
 
     // asking again deeper reaches the rest of the branch
     const deeper = ((await data(w.member.token, getTopics(5), vars)).docs as Row[])[0]!.topics as Row[];
     const dd = ((((deeper[0]!.comments as Row[])[0]!.replies as Row[])[0]!.replies as Row[])[0]!.replies as Row[])[0]!;
-    expect(pick(dd)).toEqual({ id: String(d), depth: 3, num_replies: 1, replies: [{ id: String(e), depth: 4, num_replies: 0, replies: [] }] });
+    expect(pick(dd)).toEqual({
+      id: String(d),
+      depth: 3,
+      num_replies: 1,
+      replies: [{ id: String(e), depth: 4, num_replies: 0, replies: [] }],
+    });
     expect((dd.replies as Row[])[0]).toMatchObject({
       message: `deepest @${w.member.username}`,
       mentions: [{ nonce: `@${w.member.username}`, user: { username: w.member.username } }],
@@ -175,10 +198,16 @@ describe('GetGroupTopics: a group thread with replies posted through REST', () =
     const u = await post(w.account, `${ref}/comments/${v}/msg`, 'four levels down');
 
     const vars = { name: w.group, type: 'org_group', parent_group: w.org };
-    const read = async (who: TestUser) => ((await data(who.token, getGroupTopics(), vars)).groups as Row[]).flatMap((g) => g.topics as Row[]);
+    const read = async (who: TestUser) =>
+      ((await data(who.token, getGroupTopics(), vars)).groups as Row[]).flatMap((g) => g.topics as Row[]);
     for (const who of [w.member, w.orgAdmin]) {
       const [t] = (await read(who)).filter((t) => t.slug === topic);
-      expect(t, who.username).toMatchObject({ audience: 'members', num_comments: 5, message: '', creator: { username: w.admin.username } });
+      expect(t, who.username).toMatchObject({
+        audience: 'members',
+        num_comments: 5,
+        message: '',
+        creator: { username: w.admin.username },
+      });
       expect((t!.comments as Row[]).map(pick)).toEqual([
         {
           id: String(x),
@@ -189,7 +218,14 @@ describe('GetGroupTopics: a group thread with replies posted through REST', () =
               id: String(y),
               depth: 1,
               num_replies: 1,
-              replies: [{ id: String(z), depth: 2, num_replies: 1, replies: [{ id: String(v), depth: 3, num_replies: 1, replies: undefined }] }],
+              replies: [
+                {
+                  id: String(z),
+                  depth: 2,
+                  num_replies: 1,
+                  replies: [{ id: String(v), depth: 3, num_replies: 1, replies: undefined }],
+                },
+              ],
             },
           ],
         },
@@ -201,7 +237,12 @@ describe('GetGroupTopics: a group thread with replies posted through REST', () =
     const deep = await data(w.member.token, getGroupTopics(4), vars);
     const t4 = ((deep.groups as Row[])[0]!.topics as Row[]).find((t) => t.slug === topic)!;
     const vv = ((((t4.comments as Row[])[0]!.replies as Row[])[0]!.replies as Row[])[0]!.replies as Row[])[0]!;
-    expect(pick(vv)).toEqual({ id: String(v), depth: 3, num_replies: 1, replies: [{ id: String(u), depth: 4, num_replies: 0, replies: undefined }] });
+    expect(pick(vv)).toEqual({
+      id: String(v),
+      depth: 3,
+      num_replies: 1,
+      replies: [{ id: String(u), depth: 4, num_replies: 0, replies: undefined }],
+    });
     // a stranger and an org member outside the group see no group (REST: 404)
     for (const who of [w.stranger, w.orgMember]) {
       expect(await read(who)).toEqual([]);
@@ -211,7 +252,10 @@ describe('GetGroupTopics: a group thread with replies posted through REST', () =
 });
 
 describe('GetTopics stays a bounded number of D1 statements whatever the number of comments', () => {
-  /** A topic on a new document of `owner` with `n` comments written as the REST routes write them: chains of replies, mentions at every depth. */
+  /**
+   * A topic on a new document of `owner` with `n` comments written as the REST routes write them: chains of replies,
+   * mentions at every depth.
+   */
   async function seeded(owner: TestUser, n: number, chains: number, mention: string[]): Promise<string> {
     const name = await doc(owner, []);
     await ok(call('PUT', `/v1/vis/docs/${name}/threads/busy`, { token: owner.token }));
@@ -220,7 +264,9 @@ describe('GetTopics stays a bounded number of D1 statements whatever the number 
     )
       .bind(owner.username, name)
       .first<{ id: number }>())!.id;
-    const author = (await env.DB.prepare('select id from users where username = ?').bind(owner.username).first<{ id: number }>())!.id;
+    const author = (await env.DB.prepare('select id from users where username = ?')
+      .bind(owner.username)
+      .first<{ id: number }>())!.id;
     const now = new Date().toISOString();
     const ids: number[] = [];
     // In rounds: comment i replies to comment i - chains (the first `chains` are on the topic).
@@ -228,7 +274,9 @@ describe('GetTopics stays a bounded number of D1 statements whatever the number 
       const round = Array.from({ length: Math.min(chains, n - start) }, (_, k) => start + k);
       const rows = await env.DB.batch(
         round.map((i) =>
-          env.DB.prepare('insert into thread_comments (thread_id, author_id, text, created_on, parent_id) values (?, ?, ?, ?, ?) returning id').bind(
+          env.DB.prepare(
+            'insert into thread_comments (thread_id, author_id, text, created_on, parent_id) values (?, ?, ?, ?, ?) returning id',
+          ).bind(
             thread,
             author,
             `comment ${i} for @${mention[i % mention.length]} and @nobody_${i}`,
@@ -252,7 +300,12 @@ describe('GetTopics stays a bounded number of D1 statements whatever the number 
     expect(t.num_comments).toBe(400);
     expect(t.comments as Row[]).toHaveLength(40);
     const chain = ((t.comments as Row[])[0]!.replies as Row[])[0]!;
-    expect(chain).toMatchObject({ depth: 1, num_replies: 1, message: `comment 40 for @${owner.username} and @nobody_40`, mentions: [{ user: { username: owner.username } }] });
+    expect(chain).toMatchObject({
+      depth: 1,
+      num_replies: 1,
+      message: `comment 40 for @${owner.username} and @nobody_40`,
+      mentions: [{ user: { username: owner.username } }],
+    });
     const s = ((small.data.docs as Row[])[0]!.topics as Row[])[0]!;
     expect(s.num_comments).toBe(4);
     expect(big.statements.length).toBe(small.statements.length);
@@ -282,15 +335,20 @@ describe('Group { docs grids mails jobs }: only the shared items the caller can 
       const groupOnly = await doc(owner, [w.ref], collection);
       const orgToo = await doc(owner, [w.ref, `+${w.org}`], collection);
       const publicToo = await doc(owner, [w.ref, 'public'], collection);
-      if (field === 'docs') for (const n of [groupOnly, orgToo]) await ok(call('PUT', `/v1/${collection}/${n}/threads/note`, { token: owner.token }));
-      const gqlIds = async (who: TestUser) => ((await data(who.token, q, vars)).groups as Row[]).map((g) => (g[field] as Row[]).map((i) => i.id as string));
+      if (field === 'docs')
+        for (const n of [groupOnly, orgToo])
+          await ok(call('PUT', `/v1/${collection}/${n}/threads/note`, { token: owner.token }));
+      const gqlIds = async (who: TestUser) =>
+        ((await data(who.token, q, vars)).groups as Row[]).map((g) => (g[field] as Row[]).map((i) => i.id as string));
       const restIds = async (who: TestUser) => {
         const res = await call('GET', `/v1/o/${w.ref}/${section}`, { token: who.token });
         return res.status === 200 ? [(await json<{ id: string }[]>(res)).map((i) => i.id)] : [];
       };
-      const mineOnly = (ids: string[][]) => ids.map((l) => l.filter((i) => [groupOnly, orgToo, publicToo].includes(i)).sort());
+      const mineOnly = (ids: string[][]) =>
+        ids.map((l) => l.filter((i) => [groupOnly, orgToo, publicToo].includes(i)).sort());
       expect(mineOnly(await gqlIds(w.member)), `${field}: member`).toEqual([[groupOnly, orgToo, publicToo].sort()]);
-      // oversight is read-only and over the group, not its items: the org admin reads the org-wide share and the public one
+      // oversight is read-only and over the group, not its items: the org admin reads the org-wide share and the public
+      // one
       expect(mineOnly(await gqlIds(w.orgAdmin)), `${field}: overseer`).toEqual([[orgToo, publicToo].sort()]);
       for (const who of [w.member, w.orgAdmin, w.stranger, w.orgMember]) {
         expect(mineOnly(await gqlIds(who)), `${field}: ${who.username} as REST`).toEqual(mineOnly(await restIds(who)));
@@ -320,6 +378,8 @@ describe('Group { docs grids mails jobs }: only the shared items the caller can 
     expect(await seen(outsider)).toEqual([{ id: ref, docs: [{ id: open }], topics: [] }]);
     expect(await seen(null)).toEqual([{ id: ref, docs: [{ id: open }], topics: [] }]);
     expect(((await seen(founder))[0]!.docs as Row[]).map((d) => d.id).sort()).toEqual([open, closed].sort());
-    expect((await json<{ id: string }[]>(await call('GET', `/v1/o/${ref}/d`, { token: outsider.token }))).map((i) => i.id)).toEqual([open]);
+    expect(
+      (await json<{ id: string }[]>(await call('GET', `/v1/o/${ref}/d`, { token: outsider.token }))).map((i) => i.id),
+    ).toEqual([open]);
   });
 });

@@ -16,7 +16,9 @@ async function newGrid(u: TestUser, name = unique('g')): Promise<string> {
   return name;
 }
 async function gridId(owner: TestUser, name: string): Promise<number> {
-  const row = await env.DB.prepare("select r.id from resources r join users u on u.id = r.owner_id where u.username = ? and r.kind = 'grid' and r.name = ?")
+  const row = await env.DB.prepare(
+    "select r.id from resources r join users u on u.id = r.owner_id where u.username = ? and r.kind = 'grid' and r.name = ?",
+  )
     .bind(owner.username, name)
     .first<{ id: number }>();
   return row!.id;
@@ -50,7 +52,10 @@ describe('grid resource', () => {
     const name = await newGrid(u);
     expect((await call('PUT', `/v1/vis/grids/${name}`, { token: u.token })).status).toBe(409);
     expect((await call('PUT', '/v1/vis/grids/Bad-Name', { token: u.token })).status).toBe(400);
-    const list = (await (await call('GET', '/v1/vis/grids', { token: u.token })).json()) as { name: string; uri: string }[];
+    const list = (await (await call('GET', '/v1/vis/grids', { token: u.token })).json()) as {
+      name: string;
+      uri: string;
+    }[];
     expect(list).toEqual([expect.objectContaining({ name, uri: `/v1/vis/grids/${name}`, type: 'dir' })]);
   });
 
@@ -78,7 +83,10 @@ describe('grid resource', () => {
         'url:file',
       ].sort(),
     );
-    const json = (await (await call('GET', `/v1/vis/grids/${name}/json`, { token: u.token })).json()) as { name: string; uri: string }[];
+    const json = (await (await call('GET', `/v1/vis/grids/${name}/json`, { token: u.token })).json()) as {
+      name: string;
+      uri: string;
+    }[];
     expect(json.map((i) => i.name)).toEqual(['data.json', 'meta_data.json', 'parse_time']);
     expect(json[0]!.uri).toBe(`/v1/vis/grids/${name}/json/data.json`);
   });
@@ -116,10 +124,14 @@ describe('grid resource', () => {
     const { u, name, base } = await filledGrid();
     const before = await parsed(u, base);
     expect((await call('DELETE', base, { token: u.token })).status).toBe(204);
-    for (const path of ['', '/layout', '/json/data.json', '/json/meta_data.json', '/html']) expect((await call('GET', `${base}${path}`, { token: u.token })).status).toBe(404);
+    for (const path of ['', '/layout', '/json/data.json', '/json/meta_data.json', '/html'])
+      expect((await call('GET', `${base}${path}`, { token: u.token })).status).toBe(404);
     expect((await (await call('GET', '/v1/vis/grids', { token: u.token })).json()) as unknown[]).toEqual([]);
     expect(await newGrid(u, name)).toBe(name);
-    expect(await parsed(u, base)).toEqual({ data: { structure: { type: 'wrapper', width: 0, height: 0, children: [] } }, meta: {} });
+    expect(await parsed(u, base)).toEqual({
+      data: { structure: { type: 'wrapper', width: 0, height: 0, children: [] } },
+      meta: {},
+    });
     expect(await (await call('GET', `${base}/layout`, { token: u.token })).text()).toBe('');
     await write(u, `${base}/mapping`, MAPPING);
     await write(u, `${base}/layout`, LAYOUT);
@@ -146,7 +158,10 @@ describe('grid resource', () => {
   it('before any write, data.json is the empty structure and meta_data.json is {}', async () => {
     const u = await makeUser();
     const base = `/v1/vis/grids/${await newGrid(u)}`;
-    expect(await parsed(u, base)).toEqual({ data: { structure: { type: 'wrapper', width: 0, height: 0, children: [] } }, meta: {} });
+    expect(await parsed(u, base)).toEqual({
+      data: { structure: { type: 'wrapper', width: 0, height: 0, children: [] } },
+      meta: {},
+    });
   });
 });
 
@@ -180,16 +195,32 @@ describe('writing either file re-parses both', () => {
                 children: [],
                 inst: { lid: lidFor(id, 'A'), position: 'middle', include_header: true, include_caption: false },
               },
-              { type: 'wrapper container', width: 6.5, height: 2.5, children: [], inst: { lid: '', position: 'bottom', include_header: false, include_caption: false } },
+              {
+                type: 'wrapper container',
+                width: 6.5,
+                height: 2.5,
+                children: [],
+                inst: { lid: '', position: 'bottom', include_header: false, include_caption: false },
+              },
             ],
           },
-          { type: 'wrapper container', width: 13, height: 2.5, children: [], inst: { lid: lidFor(id, 'C'), position: 'top', include_header: false, include_caption: true } },
+          {
+            type: 'wrapper container',
+            width: 13,
+            height: 2.5,
+            children: [],
+            inst: { lid: lidFor(id, 'C'), position: 'top', include_header: false, include_caption: true },
+          },
         ],
       },
     });
     expect(both.meta).toEqual({
       A: { lid: lidFor(id, 'A'), ref: '/u/ann/p/a', params: { include_header: true, include_caption: false } },
-      C: { lid: lidFor(id, 'C'), ref: '/u/ann/p/c', params: { include_header: false, include_caption: true, colour: 'red' } },
+      C: {
+        lid: lidFor(id, 'C'),
+        ref: '/u/ann/p/c',
+        params: { include_header: false, include_caption: true, colour: 'red' },
+      },
     });
   });
 
@@ -263,13 +294,22 @@ describe('layout faults of rules 1-3', () => {
   it('bad bodies get a clear 4xx and store nothing: form-urlencoded 415, too large 413, bad UTF-8 400', async () => {
     const u = await makeUser();
     const base = `/v1/vis/grids/${await newGrid(u)}`;
-    expect((await call('POST', `${base}/layout`, { token: u.token, text: '+-+', type: 'application/x-www-form-urlencoded' })).status).toBe(415);
-    expect((await call('POST', `${base}/mapping`, { token: u.token, text: 'A=>x', type: 'application/json' })).status).toBe(415);
+    expect(
+      (await call('POST', `${base}/layout`, { token: u.token, text: '+-+', type: 'application/x-www-form-urlencoded' }))
+        .status,
+    ).toBe(415);
+    expect(
+      (await call('POST', `${base}/mapping`, { token: u.token, text: 'A=>x', type: 'application/json' })).status,
+    ).toBe(415);
     const big = `+${'-'.repeat(200)}+\n`.repeat(700);
     const tooBig = await write(u, `${base}/layout`, big);
     expect(tooBig.status).toBe(413);
     expect(await tooBig.json()).toMatchObject({ status: 413, message: expect.stringContaining('layout') });
-    const bad = await call('POST', `${base}/layout`, { token: u.token, body: new Uint8Array([0x2b, 0xff, 0xfe]), type: 'text/plain' });
+    const bad = await call('POST', `${base}/layout`, {
+      token: u.token,
+      body: new Uint8Array([0x2b, 0xff, 0xfe]),
+      type: 'text/plain',
+    });
     expect(bad.status).toBe(400);
     expect(await (await call('GET', `${base}/layout`, { token: u.token })).text()).toBe('');
   });
@@ -281,7 +321,10 @@ describe('layout faults of rules 1-3', () => {
     let seed = 42;
     const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
     for (let i = 0; i < 40; i++) {
-      const text = Array.from({ length: 5 + Math.floor(rand() * 80) }, () => alphabet[Math.floor(rand() * alphabet.length)]).join('');
+      const text = Array.from(
+        { length: 5 + Math.floor(rand() * 80) },
+        () => alphabet[Math.floor(rand() * alphabet.length)],
+      ).join('');
       const res = await write(u, `${base}/layout`, text);
       expect([204, 400], JSON.stringify(text)).toContain(res.status);
     }
@@ -296,7 +339,10 @@ describe('concurrency', () => {
     const layouts = [LAYOUT, '+-----+\n| {A} |\n+-----+', '+---+---+\n|{C}|{A}|\n+---+---+'];
     const mappings = [MAPPING, 'A => /u/x/p/1', 'C => /u/x/p/2, h=t\nA => /u/x/p/3'];
     for (let round = 0; round < 2; round++) {
-      const results = await Promise.all([...layouts.map((l) => write(u, `${base}/layout`, l)), ...mappings.map((m) => write(u, `${base}/mapping`, m))]);
+      const results = await Promise.all([
+        ...layouts.map((l) => write(u, `${base}/layout`, l)),
+        ...mappings.map((m) => write(u, `${base}/mapping`, m)),
+      ]);
       expect(results.map((r) => r.status)).toEqual([204, 204, 204, 204, 204, 204]);
       const finalLayout = await (await call('GET', `${base}/layout`, { token: u.token })).text();
       const finalMapping = await (await call('GET', `${base}/mapping`, { token: u.token })).text();
@@ -317,7 +363,9 @@ describe('access', () => {
     expect((await call('GET', `${shared}/html`)).status).toBe(404);
     expect((await call('GET', pub)).status).toBe(404);
     expect((await call('GET', pub, { token: other.token })).status).toBe(404);
-    expect((await call('POST', '/v1/admin/profile/public', { token: owner.token, text: 'yes' })).status).toBeLessThan(300);
+    expect((await call('POST', '/v1/admin/profile/public', { token: owner.token, text: 'yes' })).status).toBeLessThan(
+      300,
+    );
     expect((await call('PUT', `/v1/vis/grids/${name}/shared/public`, { token: owner.token })).status).toBe(201);
     expect((await call('GET', `${shared}/json/data.json`)).status).toBe(200);
     expect((await call('GET', `${shared}/html`)).status).toBe(200);
@@ -389,14 +437,17 @@ describe('parse timing (diagnostics, authenticated)', () => {
     });
     expect(body.samples).toHaveLength(4); // batches of 5
     expect(body.ms_per_parse).toBe([...body.samples].sort((a, b) => a - b)[1]);
-    for (const bad of ['0', '501', 'x', '1.5']) expect((await call('GET', `${base}/json/parse_time?runs=${bad}`, { token: u.token })).status).toBe(400);
+    for (const bad of ['0', '501', 'x', '1.5'])
+      expect((await call('GET', `${base}/json/parse_time?runs=${bad}`, { token: u.token })).status).toBe(400);
   });
 
   it('runs × the time of one parse must fit in 500 ms: a slow drawing with many runs is 400 with max_runs, and parses nothing more', async () => {
     const u = await makeUser();
     const base = `/v1/vis/grids/${await newGrid(u)}`;
     // a fine mesh of 1-character boxes (14400 cells): tens of ms per parse, far above the clock's 1 ms
-    const mesh = Array.from({ length: 241 }, (_, y) => Array.from({ length: 241 }, (_, x) => (y % 2 ? (x % 2 ? ' ' : '|') : x % 2 ? '-' : '+')).join('')).join('\n');
+    const mesh = Array.from({ length: 241 }, (_, y) =>
+      Array.from({ length: 241 }, (_, x) => (y % 2 ? (x % 2 ? ' ' : '|') : x % 2 ? '-' : '+')).join(''),
+    ).join('\n');
     expect((await write(u, `${base}/layout`, mesh)).status).toBe(204);
     const t0 = Date.now();
     const res = await call('GET', `${base}/json/parse_time?runs=500`, { token: u.token });

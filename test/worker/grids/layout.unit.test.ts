@@ -20,18 +20,34 @@ const MAPPING = ['A', 'B', 'C', 'D'].map((l) => `${l} => /u/ann/p/${l.toLowerCas
 const dataOf = (layout: string, mapping = MAPPING) => buildData(parseLayout(layout), parseMapping(mapping), GRID);
 const draw = (...rows: string[]) => rows.join('\n');
 const lid = (label: string) => lidFor(GRID, label);
-const leaf = (width: number, height: number, l: string, position = 'middle', include_header = false, include_caption = false): GridNode => ({
+const leaf = (
+  width: number,
+  height: number,
+  l: string,
+  position = 'middle',
+  include_header = false,
+  include_caption = false,
+): GridNode => ({
   type: 'wrapper container',
   width,
   height,
   children: [],
   inst: { lid: l === '' ? '' : lid(l), position: position as 'middle', include_header, include_caption },
 });
-const wrap = (width: number, height: number, ...children: GridNode[]): GridNode => ({ type: 'wrapper', width, height, children });
+const wrap = (width: number, height: number, ...children: GridNode[]): GridNode => ({
+  type: 'wrapper',
+  width,
+  height,
+  children,
+});
 
 describe('layout table: exact data.json written by hand from the rules', () => {
   const table: [string, string, GridNode][] = [
-    ['single cell: the root wrapper holds one container of the same size', draw('+-----+', '| {A} |', '+-----+'), wrap(7, 3, leaf(7, 3, 'A'))],
+    [
+      'single cell: the root wrapper holds one container of the same size',
+      draw('+-----+', '| {A} |', '+-----+'),
+      wrap(7, 3, leaf(7, 3, 'A')),
+    ],
     [
       'horizontal divider: two stacked boxes, the divider row counts half to each (2.5 + 2.5 = 5 rows)',
       draw('+-----+', '| {A} |', '+-----+', '| {B} |', '+-----+'),
@@ -42,7 +58,11 @@ describe('layout table: exact data.json written by hand from the rules', () => {
       draw('+-----+-----+', '| {A} | {B} |', '+-----+-----+'),
       wrap(13, 3, leaf(6.5, 3, 'A'), leaf(6.5, 3, 'B')),
     ],
-    ['uneven shares: 3 and 7 inside columns give 4.5 and 8.5', draw('+---+-------+', '|{A}|  {B}  |', '+---+-------+'), wrap(13, 3, leaf(4.5, 3, 'A'), leaf(8.5, 3, 'B'))],
+    [
+      'uneven shares: 3 and 7 inside columns give 4.5 and 8.5',
+      draw('+---+-------+', '|{A}|  {B}  |', '+---+-------+'),
+      wrap(13, 3, leaf(4.5, 3, 'A'), leaf(8.5, 3, 'B')),
+    ],
     [
       'a middle box between two dividers counts half of each: 4.5 + 4 + 4.5',
       draw('+---+---+---+', '|{A}|{B}|{C}|', '+---+---+---+'),
@@ -55,29 +75,77 @@ describe('layout table: exact data.json written by hand from the rules', () => {
     ],
     [
       'nested alternating three levels: columns, rows, columns',
-      draw('+-----+-----------+', '|     |{B}  |{C:v}|', '| {A} +-----+-----+', '|     |    {D}    |', '+-----+-----------+'),
-      wrap(19, 5, leaf(6.5, 5, 'A'), wrap(12.5, 5, wrap(12.5, 2.5, leaf(6, 2.5, 'B'), leaf(6.5, 2.5, 'C', 'bottom')), leaf(12.5, 2.5, 'D'))),
+      draw(
+        '+-----+-----------+',
+        '|     |{B}  |{C:v}|',
+        '| {A} +-----+-----+',
+        '|     |    {D}    |',
+        '+-----+-----------+',
+      ),
+      wrap(
+        19,
+        5,
+        leaf(6.5, 5, 'A'),
+        wrap(12.5, 5, wrap(12.5, 2.5, leaf(6, 2.5, 'B'), leaf(6.5, 2.5, 'C', 'bottom')), leaf(12.5, 2.5, 'D')),
+      ),
     ],
     [
       'a plain grid (full rows and full columns) is split into rows first',
       draw('+-----+-----+', '| {A} | {B} |', '+-----+-----+', '| {C} | {D} |', '+-----+-----+'),
-      wrap(13, 5, wrap(13, 2.5, leaf(6.5, 2.5, 'A'), leaf(6.5, 2.5, 'B')), wrap(13, 2.5, leaf(6.5, 2.5, 'C'), leaf(6.5, 2.5, 'D'))),
+      wrap(
+        13,
+        5,
+        wrap(13, 2.5, leaf(6.5, 2.5, 'A'), leaf(6.5, 2.5, 'B')),
+        wrap(13, 2.5, leaf(6.5, 2.5, 'C'), leaf(6.5, 2.5, 'D')),
+      ),
     ],
-    ['blank rows and columns around the rectangle are ignored', '\n\n    \n   +-----+   \n   | {A} |\t\n   +-----+\n\n  \n', wrap(7, 3, leaf(7, 3, 'A'))],
+    [
+      'blank rows and columns around the rectangle are ignored',
+      '\n\n    \n   +-----+   \n   | {A} |\t\n   +-----+\n\n  \n',
+      wrap(7, 3, leaf(7, 3, 'A')),
+    ],
     ['CRLF line ends read like LF', '+-----+\r\n| {A} |\r\n+-----+\r\n', wrap(7, 3, leaf(7, 3, 'A'))],
     ['position ^ is top', draw('+-------+', '| {A:^} |', '+-------+'), wrap(9, 3, leaf(9, 3, 'A', 'top'))],
     ['position v is bottom', draw('+-------+', '| {A:v} |', '+-------+'), wrap(9, 3, leaf(9, 3, 'A', 'bottom'))],
     ['position - is middle', draw('+-------+', '| {A:-} |', '+-------+'), wrap(9, 3, leaf(9, 3, 'A'))],
     ['an empty position is middle', draw('+------+', '| {A:} |', '+------+'), wrap(8, 3, leaf(8, 3, 'A'))],
-    ['any other position makes the instruction invalid: the cell is empty', draw('+-------+', '| {A:x} |', '+-------+'), wrap(9, 3, leaf(9, 3, ''))],
-    ['positions are case-sensitive: V is not v', draw('+-------+', '| {A:V} |', '+-------+'), wrap(9, 3, leaf(9, 3, ''))],
-    ['a label missing from the mapping leaves the cell empty (its position kept)', draw('+-------+', '| {Z:v} |', '+-------+'), wrap(9, 3, leaf(9, 3, '', 'bottom'))],
-    ['a box without an instruction is an empty cell', draw('+-----+-----+', '|     | {B} |', '+-----+-----+'), wrap(13, 3, leaf(6.5, 3, ''), leaf(6.5, 3, 'B'))],
-    ['two instructions in one box make it empty', draw('+--------+', '|{A}  {B}|', '+--------+'), wrap(10, 3, leaf(10, 3, ''))],
+    [
+      'any other position makes the instruction invalid: the cell is empty',
+      draw('+-------+', '| {A:x} |', '+-------+'),
+      wrap(9, 3, leaf(9, 3, '')),
+    ],
+    [
+      'positions are case-sensitive: V is not v',
+      draw('+-------+', '| {A:V} |', '+-------+'),
+      wrap(9, 3, leaf(9, 3, '')),
+    ],
+    [
+      'a label missing from the mapping leaves the cell empty (its position kept)',
+      draw('+-------+', '| {Z:v} |', '+-------+'),
+      wrap(9, 3, leaf(9, 3, '', 'bottom')),
+    ],
+    [
+      'a box without an instruction is an empty cell',
+      draw('+-----+-----+', '|     | {B} |', '+-----+-----+'),
+      wrap(13, 3, leaf(6.5, 3, ''), leaf(6.5, 3, 'B')),
+    ],
+    [
+      'two instructions in one box make it empty',
+      draw('+--------+', '|{A}  {B}|', '+--------+'),
+      wrap(10, 3, leaf(10, 3, '')),
+    ],
     ['a non-alphanumeric label is invalid', draw('+-------+', '| {A_1} |', '+-------+'), wrap(9, 3, leaf(9, 3, ''))],
     ['an instruction without braces is invalid', draw('+-----+', '|  A  |', '+-----+'), wrap(7, 3, leaf(7, 3, ''))],
-    ['whitespace inside an instruction is removed first', draw('+---------+', '| { A : v}|', '+---------+'), wrap(11, 3, leaf(11, 3, 'A', 'bottom'))],
-    ['an instruction may span lines (whitespace removed)', draw('+-----+', '| {A  |', '|  :^}|', '+-----+'), wrap(7, 4, leaf(7, 4, 'A', 'top'))],
+    [
+      'whitespace inside an instruction is removed first',
+      draw('+---------+', '| { A : v}|', '+---------+'),
+      wrap(11, 3, leaf(11, 3, 'A', 'bottom')),
+    ],
+    [
+      'an instruction may span lines (whitespace removed)',
+      draw('+-----+', '| {A  |', '|  :^}|', '+-----+'),
+      wrap(7, 4, leaf(7, 4, 'A', 'top')),
+    ],
     [
       'uneven heights: 2 and 1 inside rows give 3.5 and 2.5',
       draw('+-----+', '| {A} |', '|     |', '+-----+', '| {B} |', '+-----+'),
@@ -88,21 +156,41 @@ describe('layout table: exact data.json written by hand from the rules', () => {
       draw('+-----+', '| {A} |', '+-----+', '| {B} |', '|     |', '|     |', '+-----+', '| {C} |', '+-----+'),
       wrap(7, 9, leaf(7, 2.5, 'A'), leaf(7, 4, 'B'), leaf(7, 2.5, 'C')),
     ],
-    ['an empty instruction {} is invalid: the cell is empty', draw('+----+', '| {} |', '+----+'), wrap(6, 3, leaf(6, 3, ''))],
-    ['an empty label {:v} is invalid: the cell is empty at middle', draw('+------+', '| {:v} |', '+------+'), wrap(8, 3, leaf(8, 3, ''))],
-    ['a position of two characters {A:^^} is invalid', draw('+--------+', '| {A:^^} |', '+--------+'), wrap(10, 3, leaf(10, 3, ''))],
+    [
+      'an empty instruction {} is invalid: the cell is empty',
+      draw('+----+', '| {} |', '+----+'),
+      wrap(6, 3, leaf(6, 3, '')),
+    ],
+    [
+      'an empty label {:v} is invalid: the cell is empty at middle',
+      draw('+------+', '| {:v} |', '+------+'),
+      wrap(8, 3, leaf(8, 3, '')),
+    ],
+    [
+      'a position of two characters {A:^^} is invalid',
+      draw('+--------+', '| {A:^^} |', '+--------+'),
+      wrap(10, 3, leaf(10, 3, '')),
+    ],
     [
       'instruction text is never a line: | as a position is invalid, not a divider stub (box of two rows)',
       draw('+-----+', '|{A:|}|', '|     |', '+-----+'),
       wrap(7, 4, leaf(7, 4, '')),
     ],
-    ['instruction text is never a line: + as a position does not split a one-row box', draw('+-----+', '|{A:+}|', '+-----+'), wrap(7, 3, leaf(7, 3, ''))],
+    [
+      'instruction text is never a line: + as a position does not split a one-row box',
+      draw('+-----+', '|{A:+}|', '+-----+'),
+      wrap(7, 3, leaf(7, 3, '')),
+    ],
     [
       'instruction text is never a line: {A:|} on a middle row does not read as {A}',
       draw('+-------+', '|       |', '| {A:|} |', '|       |', '+-------+'),
       wrap(9, 5, leaf(9, 5, '')),
     ],
-    ['instruction text is never a line: a - inside the braces is kept, so {A-} does not read as {A}', draw('+------+', '| {A-} |', '+------+'), wrap(8, 3, leaf(8, 3, ''))],
+    [
+      'instruction text is never a line: a - inside the braces is kept, so {A-} does not read as {A}',
+      draw('+------+', '| {A-} |', '+------+'),
+      wrap(8, 3, leaf(8, 3, '')),
+    ],
     [
       'instruction text next to a real divider: {A:|} is empty, the divider still splits',
       draw('+-----+-----+', '|{A:|}| {B} |', '+-----+-----+'),
@@ -114,13 +202,20 @@ describe('layout table: exact data.json written by hand from the rules', () => {
   });
 
   it('mapping parameters reach inst: include_header and include_caption', () => {
-    expect(dataOf(draw('+-----+-----+', '| {A} | {B} |', '+-----+-----+'), 'A => /u/ann/p/a, h=t, c=true\nB => /u/ann/p/b, include_header=maybe, include_caption=f')).toEqual({
+    expect(
+      dataOf(
+        draw('+-----+-----+', '| {A} | {B} |', '+-----+-----+'),
+        'A => /u/ann/p/a, h=t, c=true\nB => /u/ann/p/b, include_header=maybe, include_caption=f',
+      ),
+    ).toEqual({
       structure: wrap(13, 3, leaf(6.5, 3, 'A', 'middle', true, true), leaf(6.5, 3, 'B')),
     });
   });
 
   it('an unwritten layout gives the empty structure', () => {
-    expect(parseGrid(null, null, GRID).data).toEqual({ structure: { type: 'wrapper', width: 0, height: 0, children: [] } });
+    expect(parseGrid(null, null, GRID).data).toEqual({
+      structure: { type: 'wrapper', width: 0, height: 0, children: [] },
+    });
   });
 
   it('lid: the same label gets the same lid on every parse; other labels and other grids differ', () => {
@@ -140,10 +235,28 @@ describe('layout faults of rules 1-3 name the row and column (1-based, in the fi
     ['a broken left border', draw('+-----+', '  {A} |', '+-----+'), 2, 1, /left border/],
     ['a letter on the right border', draw('+-----+', '| {A} x', '+-----+'), 2, 7, /right border/],
     ['a border mixing - and |', draw('+--|--+', '| {A} |', '+-----+'), 1, 4, /top border/],
-    ['a horizontal divider mixing - and |', draw('+-------+', '|  {A}  |', '|---|---|', '|  {B}  |', '+-------+'), 3, 5, /cannot mix/],
+    [
+      'a horizontal divider mixing - and |',
+      draw('+-------+', '|  {A}  |', '|---|---|', '|  {B}  |', '+-------+'),
+      3,
+      5,
+      /cannot mix/,
+    ],
     ['a vertical divider mixing | and -', draw('+---+---+', '|{A}|{B}|', '|{C}-{D}|', '+---+---+'), 3, 5, /cannot mix/],
-    ['a horizontal divider that stops short of the right side', draw('+-------+', '|  {A}  |', '+---+   |', '|  {B}  |', '+-------+'), 3, 2, /edge to edge/],
-    ['a vertical divider that stops short of the bottom', draw('+---+---+', '|{A}|{B}|', '|       |', '+-------+'), 2, 5, /edge to edge/],
+    [
+      'a horizontal divider that stops short of the right side',
+      draw('+-------+', '|  {A}  |', '+---+   |', '|  {B}  |', '+-------+'),
+      3,
+      2,
+      /edge to edge/,
+    ],
+    [
+      'a vertical divider that stops short of the bottom',
+      draw('+---+---+', '|{A}|{B}|', '|       |', '+-------+'),
+      2,
+      5,
+      /edge to edge/,
+    ],
     [
       'a horizontal line that crosses a full vertical divider with | (not +) mixes - and |',
       draw('+---+---+', '|{A}|{B}|', '|---|---|', '|{C}|{D}|', '+---+---+'),
@@ -159,7 +272,13 @@ describe('layout faults of rules 1-3 name the row and column (1-based, in the fi
       /cannot mix/,
     ],
     ['two touching dividers leave no room', draw('+---++---+', '|{A}||{B}|', '+---++---+'), 2, 6, /room inside/],
-    ['faults are counted in the file, blank margins included', '\n\n  +-----+\n  | {A} |\n  +---- +\n', 5, 8, /bottom border/],
+    [
+      'faults are counted in the file, blank margins included',
+      '\n\n  +-----+\n  | {A} |\n  +---- +\n',
+      5,
+      8,
+      /bottom border/,
+    ],
   ];
   it.each(faults)('%s', (_name, layout, row, column, message) => {
     let caught: unknown;
@@ -216,7 +335,15 @@ function randomLayout(seed: number) {
   vline(0, 0, H - 1);
   vline(W - 1, 0, H - 1);
   let n = 0;
-  const box = (t: number, l: number, b: number, r: number, w: [number, number, number, number], depth: number, dir: 'rows' | 'columns') => {
+  const box = (
+    t: number,
+    l: number,
+    b: number,
+    r: number,
+    w: [number, number, number, number],
+    depth: number,
+    dir: 'rows' | 'columns',
+  ) => {
     const span = dir === 'rows' ? b - t : r - l;
     const min = dir === 'rows' ? 3 : 8; // room for a label and a divider
     const canSplit = span >= 2 * min && depth < 5 && rand() < 0.8;
@@ -280,7 +407,10 @@ describe('property: random valid nested layouts', () => {
       walk(parsed.root);
       expect([...found.keys()].sort(), `seed ${seed}\n${text}`).toEqual([...expected.keys()].sort());
       expect(parsed.cells).toBe(expected.size);
-      for (const [label, size] of expected) expect({ width: found.get(label)!.width, height: found.get(label)!.height }, `seed ${seed} ${label}`).toEqual(size);
+      for (const [label, size] of expected)
+        expect({ width: found.get(label)!.width, height: found.get(label)!.height }, `seed ${seed} ${label}`).toEqual(
+          size,
+        );
     }
   });
 });
@@ -290,15 +420,20 @@ describe('performance in workerd', () => {
   it.each([
     ['flat', bigLayout as () => string, 2],
     ['nested', nestedLayout as () => string, 3],
-  ])('parses a %s 300-column layout with 200 cells in at most 5 ms per parse (median of batches)', async (kind, make, levels) => {
-    const layout = make();
-    const mapping: string = bigMapping();
-    const first = parseGrid(layout, mapping, GRID);
-    expect(first.layout).toMatchObject({ columns: 300, cells: 200 });
-    expect(depth(first.layout!.root)).toBe(levels);
-    const runs = 5;
-    const { p50: perParse, mean } = await timeInBatches(24 * runs, runs, () => parseGrid(layout, mapping, GRID));
-    console.log(`grids: ${perParse.toFixed(3)} ms per parse (${kind}, 300 columns, 200 cells, median of 24 batches of ${runs}; mean ${mean.toFixed(3)} ms; in workerd)`);
-    expect(perParse).toBeLessThanOrEqual(5);
-  });
+  ])(
+    'parses a %s 300-column layout with 200 cells in at most 5 ms per parse (median of batches)',
+    async (kind, make, levels) => {
+      const layout = make();
+      const mapping: string = bigMapping();
+      const first = parseGrid(layout, mapping, GRID);
+      expect(first.layout).toMatchObject({ columns: 300, cells: 200 });
+      expect(depth(first.layout!.root)).toBe(levels);
+      const runs = 5;
+      const { p50: perParse, mean } = await timeInBatches(24 * runs, runs, () => parseGrid(layout, mapping, GRID));
+      console.log(
+        `grids: ${perParse.toFixed(3)} ms per parse (${kind}, 300 columns, 200 cells, median of 24 batches of ${runs}; mean ${mean.toFixed(3)} ms; in workerd)`,
+      );
+      expect(perParse).toBeLessThanOrEqual(5);
+    },
+  );
 });

@@ -13,10 +13,15 @@ const entry = (label: string, ref: string, params: Record<string, string | boole
 
 describe('mapping rules', () => {
   it('one binding per line: LABEL => /u/<user>/p/<plot>', () => {
-    expect(meta('A => /u/ann/p/sales\nB=>/u/bob/p/costs')).toEqual({ ...entry('A', '/u/ann/p/sales'), ...entry('B', '/u/bob/p/costs') });
+    expect(meta('A => /u/ann/p/sales\nB=>/u/bob/p/costs')).toEqual({
+      ...entry('A', '/u/ann/p/sales'),
+      ...entry('B', '/u/bob/p/costs'),
+    });
   });
   it('whitespace anywhere on a line is ignored', () => {
-    expect(meta('  A \t=  > / u/ann /p/ sales , h = t ,  c= true  ')).toEqual(entry('A', '/u/ann/p/sales', { include_header: true, include_caption: true }));
+    expect(meta('  A \t=  > / u/ann /p/ sales , h = t ,  c= true  ')).toEqual(
+      entry('A', '/u/ann/p/sales', { include_header: true, include_caption: true }),
+    );
   });
   it('lines without => are skipped', () => {
     expect(meta('# comment\nA -> /u/ann/p/x\n\nA = /u/ann/p/y\nB => /u/ann/p/b')).toEqual(entry('B', '/u/ann/p/b'));
@@ -28,7 +33,9 @@ describe('mapping rules', () => {
     expect(meta('A => x7Kq_a-1')).toEqual(entry('A', 'x7Kq_a-1'));
   });
   it('a line with an invalid label or reference is skipped (an earlier line of the label stays)', () => {
-    expect(meta('A => /u/ann/p/ok\nA => /nope/x\nA-B => /u/ann/p/z\n => /u/ann/p/q\nC =>')).toEqual(entry('A', '/u/ann/p/ok'));
+    expect(meta('A => /u/ann/p/ok\nA => /nope/x\nA-B => /u/ann/p/z\n => /u/ann/p/q\nC =>')).toEqual(
+      entry('A', '/u/ann/p/ok'),
+    );
   });
   it.each([
     ['h=t', true],
@@ -52,14 +59,26 @@ describe('mapping rules', () => {
     expect(meta(`A => /u/ann/p/a, ${param}`).A!.params.include_caption).toBe(value);
   });
   it('a later parameter of a line overrides an earlier one; aliases and full names are one parameter', () => {
-    expect(meta('A => /u/ann/p/a, h=t, include_header=f, c=f, c=t').A!.params).toEqual({ include_header: false, include_caption: true });
+    expect(meta('A => /u/ann/p/a, h=t, include_header=f, c=f, c=t').A!.params).toEqual({
+      include_header: false,
+      include_caption: true,
+    });
   });
   it('unknown parameters are kept in meta_data as written but never reach inst', () => {
-    const mapping = parseMapping('A => /u/ann/p/a, colour=blue, __proto__=x, constructor=y, size=3=4, novalue, =orphan,,');
-    expect(JSON.stringify(buildMeta(mapping, 3).A!.params)).toBe('{"include_header":false,"include_caption":false,"colour":"blue","__proto__":"x","constructor":"y","size":"3=4"}');
+    const mapping = parseMapping(
+      'A => /u/ann/p/a, colour=blue, __proto__=x, constructor=y, size=3=4, novalue, =orphan,,',
+    );
+    expect(JSON.stringify(buildMeta(mapping, 3).A!.params)).toBe(
+      '{"include_header":false,"include_caption":false,"colour":"blue","__proto__":"x","constructor":"y","size":"3=4"}',
+    );
     expect(Object.getPrototypeOf(buildMeta(mapping, 3).A!.params)).toBe(Object.prototype);
     const data = buildData(parseLayout('+---+\n|{A}|\n+---+'), mapping, 3);
-    expect(data.structure.children[0]!.inst).toEqual({ lid: lidFor(3, 'A'), position: 'middle', include_header: false, include_caption: false });
+    expect(data.structure.children[0]!.inst).toEqual({
+      lid: lidFor(3, 'A'),
+      position: 'middle',
+      include_header: false,
+      include_caption: false,
+    });
   });
   it('labels bound but absent from the layout are listed in meta_data and unused', () => {
     const mapping = parseMapping('A => /u/ann/p/a\nUnused => /u/ann/p/u');
@@ -97,9 +116,15 @@ describe('rendered page (pure)', () => {
   });
   it('shows the label, position and plot of bound cells; an unbound cell shows "empty" and its position', () => {
     const page = renderGridPage('g', data, buildMeta(mapping, 3));
-    expect(page.html).toMatch(/<div class="cell middle" id="c0"[^>]*><span class="label">A<\/span><span class="pos">middle<\/span><span class="ref">\/u\/ann\/p\/a<\/span>/);
-    expect(page.html).toMatch(/<div class="cell empty bottom" id="c1"[^>]*><span class="label">empty<\/span><span class="pos">bottom<\/span><\/div>/);
-    expect(page.html).toMatch(/<div class="cell top" id="c2"[^>]*><span class="label">C<\/span><span class="pos">top<\/span>/);
+    expect(page.html).toMatch(
+      /<div class="cell middle" id="c0"[^>]*><span class="label">A<\/span><span class="pos">middle<\/span><span class="ref">\/u\/ann\/p\/a<\/span>/,
+    );
+    expect(page.html).toMatch(
+      /<div class="cell empty bottom" id="c1"[^>]*><span class="label">empty<\/span><span class="pos">bottom<\/span><\/div>/,
+    );
+    expect(page.html).toMatch(
+      /<div class="cell top" id="c2"[^>]*><span class="label">C<\/span><span class="pos">top<\/span>/,
+    );
   });
   it('a grid without a layout says so', () => {
     expect(renderGridPage('g', buildData(null, new Map(), 3), {}).html).toContain('no layout yet');

@@ -16,11 +16,18 @@ interface Item {
 const ug = once(userGroupWorld);
 const og = once(orgWorld);
 
-async function resource(u: TestUser, collection: string, entries: Record<string, string> = {}, shares: string[] = []): Promise<string> {
+async function resource(
+  u: TestUser,
+  collection: string,
+  entries: Record<string, string> = {},
+  shares: string[] = [],
+): Promise<string> {
   const name = unique('r');
   expect((await call('PUT', `/v1/${collection}/${name}`, { token: u.token })).status).toBe(201);
-  for (const [e, v] of Object.entries(entries)) expect((await call('POST', `/v1/${collection}/${name}/${e}`, { token: u.token, text: v })).status).toBe(204);
-  for (const s of shares) expect((await call('PUT', `/v1/${collection}/${name}/shared/${s}`, { token: u.token })).status, s).toBe(201);
+  for (const [e, v] of Object.entries(entries))
+    expect((await call('POST', `/v1/${collection}/${name}/${e}`, { token: u.token, text: v })).status).toBe(204);
+  for (const s of shares)
+    expect((await call('PUT', `/v1/${collection}/${name}/shared/${s}`, { token: u.token })).status, s).toBe(201);
   return name;
 }
 
@@ -31,7 +38,9 @@ describe('GET /v1/groups (client contract)', () => {
     expect(res.status).toBe(200);
     const names = (await json<{ name: string; uri: string; type: string }[]>(res)).map((i) => i.name);
     expect(names).toContain(`+${w.org}`);
-    const member = await json<{ name: string; uri: string; type: string; role: string }[]>(await call('GET', '/v1/groups', { token: w.member.token }));
+    const member = await json<{ name: string; uri: string; type: string; role: string }[]>(
+      await call('GET', '/v1/groups', { token: w.member.token }),
+    );
     const item = member.find((i) => i.name === w.ref)!;
     expect(item).toMatchObject({ type: 'dir', uri: w.path, role: 'members' });
     // org oversight is not membership; the org's own listing shows +org for its members only
@@ -45,7 +54,9 @@ describe('GET /v1/groups (client contract)', () => {
     const theirs = await json<{ name: string }[]>(await call('GET', '/v1/groups', { token: w.member.token }));
     expect(theirs.map((i) => i.name)).toContain(w.ref);
     for (const who of [w.pending, w.stranger]) {
-      expect((await json<{ name: string }[]>(await call('GET', '/v1/groups', { token: who.token }))).map((i) => i.name)).not.toContain(w.ref);
+      expect(
+        (await json<{ name: string }[]>(await call('GET', '/v1/groups', { token: who.token }))).map((i) => i.name),
+      ).not.toContain(w.ref);
     }
   });
 
@@ -57,18 +68,29 @@ describe('GET /v1/groups (client contract)', () => {
 describe('GET /v1/o/<group ref>/<d|g|m|j> (client contract)', () => {
   it('lists the documents shared with a user group with name, type, summary, shares and an RFC 2822 updated', async () => {
     const w = await ug();
-    const doc = await resource(w.admin, 'vis/docs', { name: 'Quarterly', summary: 'Numbers  ', 'config/type': 'pres' }, [`${w.ref}~rw`]);
+    const doc = await resource(
+      w.admin,
+      'vis/docs',
+      { name: 'Quarterly', summary: 'Numbers  ', 'config/type': 'pres' },
+      [`${w.ref}~rw`],
+    );
     const hidden = await resource(w.admin, 'vis/docs'); // not shared with the group
     const res = await call('GET', `/v1/o/${w.ref}/d`, { token: w.member.token });
     expect(res.status).toBe(200);
     const items = await json<Item[]>(res);
     const item = items.find((i) => i.id === doc)!;
-    expect(item).toMatchObject({ id: doc, name: 'Quarterly', type: 'pres', summary: 'Numbers  ', uri: `/v1/users/${w.admin.username}/vis/docs/${doc}` });
+    expect(item).toMatchObject({
+      id: doc,
+      name: 'Quarterly',
+      type: 'pres',
+      summary: 'Numbers  ',
+      uri: `/v1/users/${w.admin.username}/vis/docs/${doc}`,
+    });
     expect(item.shared).toEqual([{ id: `${w.ref}~rw`, name: w.ref, type: 'user_group' }]);
     expect(item.updated).toMatch(/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} UTC$/);
-    const row = (await json<{ last_modified: string }[]>(await call('GET', '/v1/vis/docs', { token: w.admin.token }))).find(
-      (r) => (r as unknown as { name: string }).name === doc,
-    )!;
+    const row = (
+      await json<{ last_modified: string }[]>(await call('GET', '/v1/vis/docs', { token: w.admin.token }))
+    ).find((r) => (r as unknown as { name: string }).name === doc)!;
     expect(item.updated).toBe(rfc2822Utc(row.last_modified));
     expect(items.map((i) => i.id)).not.toContain(hidden);
     expect(Object.keys(item).sort()).toEqual(['id', 'name', 'shared', 'summary', 'type', 'updated', 'uri']);
@@ -83,7 +105,10 @@ describe('GET /v1/o/<group ref>/<d|g|m|j> (client contract)', () => {
     expect((await get('g')).map((i) => [i.id, i.type])).toContainEqual([grid, 'grid']);
     expect((await get('m')).find((i) => i.id === mail)).toMatchObject({ type: 'mail', summary: 'Weekly', name: mail });
     const jobs = await get('j');
-    expect(jobs.find((i) => i.id === job)).toMatchObject({ type: 'job', uri: `/v1/users/${w.superuser.username}/code/jobs/${job}` });
+    expect(jobs.find((i) => i.id === job)).toMatchObject({
+      type: 'job',
+      uri: `/v1/users/${w.superuser.username}/code/jobs/${job}`,
+    });
     expect((await get('d')).map((i) => i.id)).not.toContain(grid);
     expect(await get('p')).toEqual([]);
   });
@@ -107,7 +132,10 @@ describe('GET /v1/o/<group ref>/<d|g|m|j> (client contract)', () => {
     const slug = unique('g');
     expect((await call('PUT', `/v1/admin/groups/${slug}`, { token: founder.token })).status).toBe(201);
     const ref = `@${founder.username}~${slug}`;
-    expect((await call('POST', `/v1/admin/groups/${slug}/profile/options/public`, { token: founder.token, text: 'yes' })).status).toBe(204);
+    expect(
+      (await call('POST', `/v1/admin/groups/${slug}/profile/options/public`, { token: founder.token, text: 'yes' }))
+        .status,
+    ).toBe(204);
     const open = await resource(founder, 'vis/docs', {}, [ref, 'public']);
     const closed = await resource(founder, 'vis/docs', {}, [ref]);
     const seen = (await json<Item[]>(await call('GET', `/v1/o/${ref}/d`, { token: outsider.token }))).map((i) => i.id);
@@ -115,7 +143,9 @@ describe('GET /v1/o/<group ref>/<d|g|m|j> (client contract)', () => {
     expect(seen).not.toContain(closed);
     const anon = (await json<Item[]>(await call('GET', `/v1/o/${ref}/d`))).map((i) => i.id);
     expect(anon).toEqual([open]);
-    const mine = (await json<Item[]>(await call('GET', `/v1/o/${ref}/d`, { token: founder.token }))).map((i) => i.id).sort();
+    const mine = (await json<Item[]>(await call('GET', `/v1/o/${ref}/d`, { token: founder.token })))
+      .map((i) => i.id)
+      .sort();
     expect(mine).toEqual([open, closed].sort());
   });
 
@@ -130,7 +160,9 @@ describe('GET /v1/o/<group ref>/<d|g|m|j> (client contract)', () => {
   it('bad references answer 400, unknown sections 404', async () => {
     const w = await ug();
     for (const bad of ['@', '@Bad~x', '+', '@user~', '+org~g~h']) {
-      expect((await call('GET', `/v1/o/${encodeURIComponent(bad)}/d`, { token: w.member.token })).status, bad).toBe(400);
+      expect((await call('GET', `/v1/o/${encodeURIComponent(bad)}/d`, { token: w.member.token })).status, bad).toBe(
+        400,
+      );
     }
     expect((await call('GET', `/v1/o/${w.ref}/x`, { token: w.member.token })).status).toBe(404);
     expect((await call('GET', `/v1/o/${w.ref}/v`, { token: w.member.token })).status).toBe(404);
@@ -142,7 +174,10 @@ describe('GET /v1/o/<group ref>/<d|g|m|j> (client contract)', () => {
     const res = await call('GET', `/v1/o/${w.org}/d`, { token: w.orgMember.token });
     expect(res.status).toBe(200);
     const items = await json<{ name: string; uri: string; permissions: string[] }[]>(res);
-    expect(items.find((i) => i.name === doc)).toMatchObject({ uri: `/v1/users/${w.account.username}/vis/docs/${doc}`, permissions: ['r'] });
+    expect(items.find((i) => i.name === doc)).toMatchObject({
+      uri: `/v1/users/${w.account.username}/vis/docs/${doc}`,
+      permissions: ['r'],
+    });
     expect((await call('GET', `/v1/o/${w.org}/j`, { token: w.orgMember.token })).status).toBe(404);
   });
 });

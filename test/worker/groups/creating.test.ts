@@ -10,7 +10,13 @@ describe('creating groups and organisations', T, () => {
     const slug = unique('g');
     const res = await call('PUT', `/v1/admin/groups/${slug}`, { token: u.token });
     expect(res.status).toBe(201);
-    expect(await json(res)).toMatchObject({ name: slug, ref: `@${u.username}~${slug}`, role: 'founders', kind: 'user_group', email: null });
+    expect(await json(res)).toMatchObject({
+      name: slug,
+      ref: `@${u.username}~${slug}`,
+      role: 'founders',
+      kind: 'user_group',
+      email: null,
+    });
     expect(await (await call('GET', `/v1/admin/groups/${slug}/role`, { token: u.token })).text()).toBe('founders');
     const again = await call('PUT', `/v1/admin/groups/${slug}`, { token: u.token });
     expect(again.status).toBe(409);
@@ -56,7 +62,9 @@ describe('creating groups and organisations', T, () => {
 
   it('one organisation per account holds under concurrent creates', async () => {
     const acct = await makeUser({ account: 'organisation' }, 'o');
-    const results = await Promise.all([1, 2, 3, 4].map(() => call('PUT', `/v1/admin/orgs/${unique('org')}`, { token: acct.token })));
+    const results = await Promise.all(
+      [1, 2, 3, 4].map(() => call('PUT', `/v1/admin/orgs/${unique('org')}`, { token: acct.token })),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([201, 403, 403, 403]);
   });
 
@@ -71,20 +79,37 @@ describe('creating groups and organisations', T, () => {
 
   it('org groups are created by org founders and admins only', async () => {
     const w = await sharedOrg();
-    expect((await call('PUT', `/v1/admin/orgs/${w.org}/groups/${unique('g')}`, { token: w.orgAdmin.token })).status).toBe(201);
-    expect((await call('PUT', `/v1/admin/orgs/${w.org}/groups/${unique('g')}`, { token: w.orgMember.token })).status).toBe(403);
-    expect((await call('PUT', `/v1/admin/orgs/${w.org}/groups/${unique('g')}`, { token: w.stranger.token })).status).toBe(404);
-    expect((await call('PUT', `/v1/admin/orgs/${w.org}/groups/${w.group}`, { token: w.account.token })).status).toBe(409);
+    expect(
+      (await call('PUT', `/v1/admin/orgs/${w.org}/groups/${unique('g')}`, { token: w.orgAdmin.token })).status,
+    ).toBe(201);
+    expect(
+      (await call('PUT', `/v1/admin/orgs/${w.org}/groups/${unique('g')}`, { token: w.orgMember.token })).status,
+    ).toBe(403);
+    expect(
+      (await call('PUT', `/v1/admin/orgs/${w.org}/groups/${unique('g')}`, { token: w.stranger.token })).status,
+    ).toBe(404);
+    expect((await call('PUT', `/v1/admin/orgs/${w.org}/groups/${w.group}`, { token: w.account.token })).status).toBe(
+      409,
+    );
   });
 
   it('GET /v1/admin/groups lists the groups the caller belongs to, keyed by slug (others by reference)', async () => {
     const w = await sharedGroup();
     const own = await json(await call('GET', '/v1/admin/groups', { token: w.founder.token }));
     expect(own).toEqual(
-      expect.arrayContaining([expect.objectContaining({ name: w.ref.split('~')[1], uri: `/v1/admin/groups/${w.ref.split('~')[1]}`, type: 'dir', role: 'founders' })]),
+      expect.arrayContaining([
+        expect.objectContaining({
+          name: w.ref.split('~')[1],
+          uri: `/v1/admin/groups/${w.ref.split('~')[1]}`,
+          type: 'dir',
+          role: 'founders',
+        }),
+      ]),
     );
     const theirs = await json(await call('GET', '/v1/admin/groups', { token: w.member.token }));
-    expect(theirs).toEqual([expect.objectContaining({ name: w.ref, uri: `/v1/admin/groups/${w.ref}`, role: 'members', permissions: ['r'] })]);
+    expect(theirs).toEqual([
+      expect.objectContaining({ name: w.ref, uri: `/v1/admin/groups/${w.ref}`, role: 'members', permissions: ['r'] }),
+    ]);
     expect(await json(await call('GET', '/v1/admin/groups', { token: w.pending.token }))).toEqual([]);
   });
 });

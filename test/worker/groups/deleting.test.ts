@@ -11,10 +11,14 @@ describe('deleting groups and organisations (founders only)', T, () => {
     expect((await call('PUT', `${doc}/shared/${g.ref}`, { token: g.founder.token })).status).toBe(201);
     const shared = `/v1/users/${g.founder.username}/vis/docs/${doc.split('/').pop()}`;
     expect((await call('GET', shared, { token: g.member.token })).status).toBe(200);
-    expect((await call('PUT', `${g.path}/profile/picture/image`, { token: g.founder.token, body: PNG, type: 'image/png' })).status).toBe(201);
+    expect(
+      (await call('PUT', `${g.path}/profile/picture/image`, { token: g.founder.token, body: PNG, type: 'image/png' }))
+        .status,
+    ).toBe(201);
     expect((await call('PUT', `${g.path}/threads/plans`, { token: g.member.token })).status).toBe(201);
     // the pending invitee sees the group it is invited to, so it is refused, not kept in the dark
-    for (const who of [g.admin, g.superuser, g.member, g.pending]) expect((await call('DELETE', g.path, { token: who.token })).status).toBe(403);
+    for (const who of [g.admin, g.superuser, g.member, g.pending])
+      expect((await call('DELETE', g.path, { token: who.token })).status).toBe(403);
     expect((await call('DELETE', g.path, { token: g.stranger.token })).status).toBe(404);
     expect((await call('DELETE', g.path, { token: null })).status).toBe(401);
     const { env } = await import('cloudflare:workers');
@@ -25,8 +29,14 @@ describe('deleting groups and organisations (founders only)', T, () => {
     expect(await env.DB.prepare('select count(*) as n from threads where group_id = ?').bind(id).first('n')).toBe(0);
     expect((await call('GET', g.path, { token: g.founder.token })).status).toBe(404);
     expect((await call('GET', shared, { token: g.member.token })).status).toBe(404); // the share went with the group
-    expect((await json<{ name: string }[]>(await call('GET', `${doc}/shared`, { token: g.founder.token }))).map((s) => s.name)).not.toContain(g.ref);
-    expect(await json<Record<string, unknown>>(await call('GET', '/v1/admin/invites', { token: g.pending.token }))).not.toHaveProperty(g.ref);
+    expect(
+      (await json<{ name: string }[]>(await call('GET', `${doc}/shared`, { token: g.founder.token }))).map(
+        (s) => s.name,
+      ),
+    ).not.toContain(g.ref);
+    expect(
+      await json<Record<string, unknown>>(await call('GET', '/v1/admin/invites', { token: g.pending.token })),
+    ).not.toHaveProperty(g.ref);
     const slug = g.ref.split('~')[1]!;
     expect((await call('PUT', `/v1/admin/groups/${slug}`, { token: g.founder.token })).status).toBe(201); // the slug is free again
   });

@@ -14,7 +14,8 @@ export async function person(prefix = 'u'): Promise<TestUser> {
   return u;
 }
 export const json = async <T = any>(res: Response): Promise<T> => (await res.json()) as T;
-export const accept = (u: TestUser, ref: string, answer = 'yes') => call('POST', `/v1/admin/invites/${ref}/accept`, { token: u.token, text: answer });
+export const accept = (u: TestUser, ref: string, answer = 'yes') =>
+  call('POST', `/v1/admin/invites/${ref}/accept`, { token: u.token, text: answer });
 
 /** Invites `u` into `role` of the group at `path` (as `by`) and accepts. */
 export async function join(path: string, ref: string, by: TestUser, u: TestUser, role: string): Promise<void> {
@@ -36,7 +37,14 @@ export interface World {
 }
 
 export async function userGroupWorld(): Promise<World> {
-  const [founder, admin, superuser, member, pending, stranger] = await Promise.all([person('f'), person('a'), person('s'), person('m'), person('p'), person('x')]);
+  const [founder, admin, superuser, member, pending, stranger] = await Promise.all([
+    person('f'),
+    person('a'),
+    person('s'),
+    person('m'),
+    person('p'),
+    person('x'),
+  ]);
   const slug = unique('g');
   const created = await call('PUT', `/v1/admin/groups/${slug}`, { token: founder.token });
   expect(created.status).toBe(201);
@@ -80,7 +88,21 @@ export async function orgWorld(plan: 'free' | 'premium' = 'free'): Promise<OrgWo
   await join(path, ref, account, superuser, 'superusers');
   await join(path, ref, account, member, 'members');
   expect((await call('PUT', `${path}/roles/members/${pending.username}`, { token: account.token })).status).toBe(201);
-  return { path, ref, org, group, account, founder: account, orgAdmin, orgMember, admin, superuser, member, pending, stranger };
+  return {
+    path,
+    ref,
+    org,
+    group,
+    account,
+    founder: account,
+    orgAdmin,
+    orgMember,
+    admin,
+    superuser,
+    member,
+    pending,
+    stranger,
+  };
 }
 
 /** A value made once per test file (creating users is slow: password hashing). */
@@ -99,7 +121,13 @@ export async function orgLite(plan: 'free' | 'premium' = 'premium') {
   const group = unique('g');
   expect((await call('PUT', `/v1/admin/orgs/${org}`, { token: account.token })).status).toBe(201);
   expect((await call('PUT', `/v1/admin/orgs/${org}/groups/${group}`, { token: account.token })).status).toBe(201);
-  return { account, org, group, path: `/v1/admin/orgs/${org}/groups/${group}`, stranger: (await sharedGroup()).stranger };
+  return {
+    account,
+    org,
+    group,
+    path: `/v1/admin/orgs/${org}/groups/${group}`,
+    stranger: (await sharedGroup()).stranger,
+  };
 }
 
 /** Worlds shared by the tests of a file (each test file has its own module instance). */
@@ -108,4 +136,8 @@ export const sharedOrg = once(() => orgWorld('premium'));
 export const T = { timeout: 180_000 };
 
 export const outbox = async (to: string) =>
-  (await json<{ kind: string; to: string[]; subject: string; text: string }[]>(await call('GET', '/v1/ops/outbox', { token: OPS }))).filter((m) => m.to.includes(to));
+  (
+    await json<{ kind: string; to: string[]; subject: string; text: string }[]>(
+      await call('GET', '/v1/ops/outbox', { token: OPS }),
+    )
+  ).filter((m) => m.to.includes(to));

@@ -22,9 +22,14 @@ describe('who may invite whom (per role)', T, () => {
     const got = [];
     for (const [i, role] of roles.entries()) {
       const target = targets[i]!.username;
-      const res = await call('PUT', `${w.path}/roles/${role}/${target}`, { token: (w as unknown as Record<string, TestUser>)[who]!.token });
+      const res = await call('PUT', `${w.path}/roles/${role}/${target}`, {
+        token: (w as unknown as Record<string, TestUser>)[who]!.token,
+      });
       got.push(res.status);
-      if (res.status === 201) expect((await call('DELETE', `${w.path}/roles/${role}/${target}`, { token: w.founder.token })).status).toBe(204);
+      if (res.status === 201)
+        expect((await call('DELETE', `${w.path}/roles/${role}/${target}`, { token: w.founder.token })).status).toBe(
+          204,
+        );
     }
     expect(got).toEqual(expected);
   });
@@ -38,7 +43,9 @@ describe('who may invite whom (per role)', T, () => {
     const w = await sharedOrg();
     const u = await person();
     expect((await call('PUT', `${w.path}/roles/members/${u.username}`, { token: w.orgAdmin.token })).status).toBe(403);
-    expect((await call('DELETE', `${w.path}/roles/members/${w.member.username}`, { token: w.orgAdmin.token })).status).toBe(403);
+    expect(
+      (await call('DELETE', `${w.path}/roles/members/${w.member.username}`, { token: w.orgAdmin.token })).status,
+    ).toBe(403);
     expect((await call('POST', `${w.path}/profile/name`, { token: w.orgAdmin.token, text: 'x' })).status).toBe(403);
   });
 
@@ -49,7 +56,9 @@ describe('who may invite whom (per role)', T, () => {
     const res = await call('PUT', `${w.path}/roles/admins/${orgAdmin.username}`, { token: orgAdmin.token });
     expect(res.status).toBe(201);
     expect(await json(res)).toMatchObject({ state: 'active', role: 'admins' });
-    expect(await outbox(`${orgAdmin.username}@example.com`).then((m) => m.filter((x) => x.subject.includes(w.ref)))).toEqual([]);
+    expect(
+      await outbox(`${orgAdmin.username}@example.com`).then((m) => m.filter((x) => x.subject.includes(w.ref))),
+    ).toEqual([]);
     // now they manage
     const u = await person();
     expect((await call('PUT', `${w.path}/roles/members/${u.username}`, { token: orgAdmin.token })).status).toBe(201);
@@ -57,7 +66,9 @@ describe('who may invite whom (per role)', T, () => {
 
   it('an org member (not admin) cannot claim a role; it needs an invite', async () => {
     const w = await sharedOrg();
-    expect((await call('PUT', `${w.path}/roles/members/${w.orgMember.username}`, { token: w.orgMember.token })).status).toBe(404);
+    expect(
+      (await call('PUT', `${w.path}/roles/members/${w.orgMember.username}`, { token: w.orgMember.token })).status,
+    ).toBe(404);
   });
 
   it('is_open lets a user who sees the group join as members without an invite', async () => {
@@ -65,11 +76,19 @@ describe('who may invite whom (per role)', T, () => {
     const slug = unique('g');
     await call('PUT', `/v1/admin/groups/${slug}`, { token: founder.token });
     const path = `/v1/admin/groups/@${founder.username}~${slug}`;
-    expect((await call('PUT', `${path}/roles/members/${stranger.username}`, { token: stranger.token })).status).toBe(404);
+    expect((await call('PUT', `${path}/roles/members/${stranger.username}`, { token: stranger.token })).status).toBe(
+      404,
+    );
     await call('POST', `${path}/profile/options/public`, { token: founder.token, text: 'yes' });
-    expect((await call('PUT', `${path}/roles/members/${stranger.username}`, { token: stranger.token })).status).toBe(403);
-    expect((await call('POST', `${path}/profile/options/is_open`, { token: founder.token, text: 'yes' })).status).toBe(204);
-    expect((await call('PUT', `${path}/roles/admins/${stranger.username}`, { token: stranger.token })).status).toBe(403);
+    expect((await call('PUT', `${path}/roles/members/${stranger.username}`, { token: stranger.token })).status).toBe(
+      403,
+    );
+    expect((await call('POST', `${path}/profile/options/is_open`, { token: founder.token, text: 'yes' })).status).toBe(
+      204,
+    );
+    expect((await call('PUT', `${path}/roles/admins/${stranger.username}`, { token: stranger.token })).status).toBe(
+      403,
+    );
     const joined = await call('PUT', `${path}/roles/members/${stranger.username}`, { token: stranger.token });
     expect(joined.status).toBe(201);
     expect(await json(joined)).toMatchObject({ state: 'active' });

@@ -14,8 +14,16 @@ describe('membership state machine', T, () => {
     const u = await person();
     const res = await call('PUT', `${w.path}/roles/superusers/${u.username}`, { token: w.founder.token });
     expect(res.status).toBe(201);
-    expect(await json(res)).toMatchObject({ group: w.ref, username: u.username, role: 'superusers', state: 'pending', invitation_sent: true });
-    const names = (await json(await call('GET', `${w.path}/roles/superusers`, { token: w.founder.token }))).map((i: { name: string }) => i.name);
+    expect(await json(res)).toMatchObject({
+      group: w.ref,
+      username: u.username,
+      role: 'superusers',
+      state: 'pending',
+      invitation_sent: true,
+    });
+    const names = (await json(await call('GET', `${w.path}/roles/superusers`, { token: w.founder.token }))).map(
+      (i: { name: string }) => i.name,
+    );
     expect(names).toContain(`I-${u.username}`);
     expect(names).toContain(w.superuser.username);
     const mails = await outbox(`${u.username}@example.com`);
@@ -23,7 +31,9 @@ describe('membership state machine', T, () => {
     expect(mails[0]).toMatchObject({ kind: 'invite' });
     expect(mails[0]!.text).toContain(`/v1/admin/invites/${w.ref}/accept`);
     const invites = await json(await call('GET', '/v1/admin/invites', { token: u.token }));
-    expect(invites).toEqual([expect.objectContaining({ name: w.ref, role: 'superusers', invited_by: w.founder.username })]);
+    expect(invites).toEqual([
+      expect.objectContaining({ name: w.ref, role: 'superusers', invited_by: w.founder.username }),
+    ]);
   });
 
   it('a pending invitee gets nothing from the group until they accept', async () => {
@@ -42,7 +52,9 @@ describe('membership state machine', T, () => {
     const d = await accept(no, w.ref, 'no');
     expect(await json(d)).toMatchObject({ state: 'declined' });
     expect((await call('GET', `${w.path}/role`, { token: no.token })).status).toBe(404);
-    const names = (await json(await call('GET', `${w.path}/roles/members`, { token: w.founder.token }))).map((i: { name: string }) => i.name);
+    const names = (await json(await call('GET', `${w.path}/roles/members`, { token: w.founder.token }))).map(
+      (i: { name: string }) => i.name,
+    );
     expect(names).toContain(yes.username);
     expect(names.some((n: string) => n.endsWith(no.username))).toBe(false);
     // a declined user can be invited again
@@ -64,8 +76,17 @@ describe('membership state machine', T, () => {
   it('bodies other than yes/no answer 400 (form bodies 415) and leave the invite pending', async () => {
     const u = await person();
     await call('PUT', `${w.path}/roles/members/${u.username}`, { token: w.founder.token });
-    for (const body of ['Yes', 'y', 'yes\n', '', 'maybe']) expect((await accept(u, w.ref, body)).status, body).toBe(400);
-    expect((await call('POST', `/v1/admin/invites/${w.ref}/accept`, { token: u.token, text: 'yes', type: 'application/x-www-form-urlencoded' })).status).toBe(415);
+    for (const body of ['Yes', 'y', 'yes\n', '', 'maybe'])
+      expect((await accept(u, w.ref, body)).status, body).toBe(400);
+    expect(
+      (
+        await call('POST', `/v1/admin/invites/${w.ref}/accept`, {
+          token: u.token,
+          text: 'yes',
+          type: 'application/x-www-form-urlencoded',
+        })
+      ).status,
+    ).toBe(415);
     expect(await json(await call('GET', '/v1/admin/invites', { token: u.token }))).toHaveLength(1);
   });
 
@@ -101,7 +122,9 @@ describe('membership state machine', T, () => {
   it('DELETE of a pending invitee revokes the invite', async () => {
     const u = await person();
     await call('PUT', `${w.path}/roles/members/${u.username}`, { token: w.founder.token });
-    expect((await call('DELETE', `${w.path}/roles/members/${u.username}`, { token: w.founder.token })).status).toBe(204);
+    expect((await call('DELETE', `${w.path}/roles/members/${u.username}`, { token: w.founder.token })).status).toBe(
+      204,
+    );
     expect(await json(await call('GET', '/v1/admin/invites', { token: u.token }))).toEqual([]);
   });
 
@@ -112,7 +135,9 @@ describe('membership state machine', T, () => {
     const leave = await call('DELETE', `${w.path}/roles/founders/${w.founder.username}`, { token: w.founder.token });
     expect(leave.status).toBe(409);
     expect((await json(leave)).message).toMatch(/last founder/);
-    expect((await call('PUT', `${w.path}/roles/members/${w.founder.username}`, { token: w.founder.token })).status).toBe(409);
+    expect(
+      (await call('PUT', `${w.path}/roles/members/${w.founder.username}`, { token: w.founder.token })).status,
+    ).toBe(409);
     expect(await (await call('GET', `${w.path}/role`, { token: w.founder.token })).text()).toBe('founders');
   });
 
@@ -146,7 +171,9 @@ describe('membership state machine', T, () => {
     const bad = await call('PUT', `${w.path}/roles/owners/${u.username}`, { token: w.founder.token });
     expect(bad.status).toBe(400);
     expect((await json(bad)).message).toMatch(/unknown role/);
-    expect((await call('PUT', `${w.path}/roles/members/${unique('nobody')}`, { token: w.founder.token })).status).toBe(404);
+    expect((await call('PUT', `${w.path}/roles/members/${unique('nobody')}`, { token: w.founder.token })).status).toBe(
+      404,
+    );
     expect((await call('PUT', `${w.path}/roles/members/Bad%20Name`, { token: w.founder.token })).status).toBe(400);
     expect((await call('GET', `${w.path}/roles/owners`, { token: w.founder.token })).status).toBe(400);
     expect(await json(await call('GET', '/v1/admin/invites', { token: u.token }))).toEqual([]);

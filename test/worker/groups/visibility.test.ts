@@ -9,13 +9,16 @@ describe('browsing and visibility', T, () => {
   beforeAll(async () => {
     w = await sharedOrg();
   }, T.timeout);
-  const info = (u: TestUser | null, path = `/v1/orgs/${w.org}/groups/${w.group}`) => call('GET', path, { token: u?.token });
+  const info = (u: TestUser | null, path = `/v1/orgs/${w.org}/groups/${w.group}`) =>
+    call('GET', path, { token: u?.token });
 
   it('the group info object carries name, description, profile, role, shared content and email', async () => {
     const res = await info(w.member);
     expect(res.status).toBe(200);
     const body = await json(res);
-    expect(Object.keys(body)).toEqual(expect.arrayContaining(['name', 'description', 'profile', 'role', 'shared', 'email', 'members']));
+    expect(Object.keys(body)).toEqual(
+      expect.arrayContaining(['name', 'description', 'profile', 'role', 'shared', 'email', 'members']),
+    );
     expect(body).toMatchObject({ name: w.group, ref: w.ref, role: 'members', email: null });
     expect(body.members.map((m: { username: string }) => m.username)).toContain(w.pending.username);
   });
@@ -28,7 +31,9 @@ describe('browsing and visibility', T, () => {
     expect(body.members.map((m: { username: string }) => m.username)).toEqual(
       expect.arrayContaining([w.account, w.admin, w.superuser, w.member, w.pending].map((u) => u.username)),
     );
-    const names = (await json(await call('GET', `${w.path}/roles/members`, { token: w.orgAdmin.token }))).map((i: { name: string }) => i.name);
+    const names = (await json(await call('GET', `${w.path}/roles/members`, { token: w.orgAdmin.token }))).map(
+      (i: { name: string }) => i.name,
+    );
     expect(names).toEqual(expect.arrayContaining([w.member.username, `I-${w.pending.username}`]));
   });
 
@@ -78,8 +83,15 @@ describe('browsing and visibility', T, () => {
   });
 
   it('GET /v1/orgs/:org gives description and groups; /v1/o/:org is its alias with img and banner', async () => {
-    await call('POST', `/v1/admin/orgs/${w.org}/profile/description`, { token: w.account.token, text: 'Acme does things' });
-    await call('PUT', `/v1/admin/orgs/${w.org}/profile/picture/image`, { token: w.account.token, body: PNG, type: 'image/png' });
+    await call('POST', `/v1/admin/orgs/${w.org}/profile/description`, {
+      token: w.account.token,
+      text: 'Acme does things',
+    });
+    await call('PUT', `/v1/admin/orgs/${w.org}/profile/picture/image`, {
+      token: w.account.token,
+      body: PNG,
+      type: 'image/png',
+    });
     const org = await json(await call('GET', `/v1/orgs/${w.org}`, { token: w.member.token }));
     expect(org).toMatchObject({ name: w.org, kind: 'org', description: 'Acme does things' });
     expect(org.groups.map((g: { name: string }) => g.name)).toEqual([w.group]);
@@ -99,7 +111,11 @@ describe('browsing and visibility', T, () => {
     const g = { path: `/v1/admin/groups/${slug}`, ref: `@${founder.username}~${slug}`, founder, member, stranger };
     await join(g.path, g.ref, founder, member, 'members');
     const owner = g.founder.username;
-    expect((await json(await call('GET', `/v1/users/${owner}/groups`, { token: g.member.token }))).map((i: { ref: string }) => i.ref)).toEqual([g.ref]);
+    expect(
+      (await json(await call('GET', `/v1/users/${owner}/groups`, { token: g.member.token }))).map(
+        (i: { ref: string }) => i.ref,
+      ),
+    ).toEqual([g.ref]);
     expect(await json(await call('GET', `/v1/users/${owner}/groups`, { token: g.stranger.token }))).toEqual([]);
     await call('POST', `${g.path}/profile/options/public`, { token: g.founder.token, text: 'yes' });
     expect(await json(await call('GET', `/v1/users/${owner}/groups`))).toHaveLength(1);

@@ -15,7 +15,8 @@ import { mailGroup, rawMail, repliesTo } from './mail-fixtures';
 import { STEP_HOST } from './outbound';
 
 const J = '/v1/code/jobs';
-const cancel = (token: string, job: string, run: string) => call('POST', `${J}/${job}/runs/${run}/status`, { token, text: 'canceled' });
+const cancel = (token: string, job: string, run: string) =>
+  call('POST', `${J}/${job}/runs/${run}/status`, { token, text: 'canceled' });
 
 /** The ordinary way to honour ctx.signal: a wait that rejects with the code's own error. */
 const OWN_ERROR = `export default { async run(i, ctx) { ctx.log('waiting'); await new Promise((res, rej) => { ctx.signal.addEventListener('abort', () => rej(new Error('canceled'))); setTimeout(res, 20000); }); return 'late'; } }`;
@@ -84,7 +85,8 @@ describe.each(behaviours)('a cancel accepted with $what ends $final', ({ code, f
     expect(await statusOf(u.token, `${J}/job`, run)).toBe(final);
     const log = await (await call('GET', `${J}/job/runs/${run}/log`, { token: u.token })).text();
     expect(log).toContain(`run ${final}`);
-    if (final === 'canceled') expect((await call('GET', `${J}/job/runs/${run}/output`, { token: u.token })).status).toBe(204);
+    if (final === 'canceled')
+      expect((await call('GET', `${J}/job/runs/${run}/output`, { token: u.token })).status).toBe(204);
   });
 
   it('concurrent cancels: exactly one 202; the others 200 while pending or 409 with the final status', async () => {
@@ -94,7 +96,8 @@ describe.each(behaviours)('a cancel accepted with $what ends $final', ({ code, f
     const codes = answers.map((a) => a.status);
     expect(codes.filter((c) => c === 202)).toHaveLength(1);
     expect(codes.every((c) => c === 202 || c === 200 || c === 409)).toBe(true);
-    for (const a of answers.filter((x) => x.status === 409)) expect(await a.json()).toMatchObject({ final_status: final });
+    for (const a of answers.filter((x) => x.status === 409))
+      expect(await a.json()).toMatchObject({ final_status: final });
     expect((await data).status).toBe(dataCode(final));
     expect(await statusOf(u.token, `${J}/job`, run)).toBe(final);
   });
@@ -130,7 +133,8 @@ describe.each(behaviours)('a cancel accepted with $what ends $final', ({ code, f
     expect((await cancel(u.token, 'fan', run)).status).toBe(202);
     expect((await data).status).toBe(dataCode(final));
     expect(await statusOf(u.token, `${J}/fan`, run)).toBe(final);
-    for (const k of kids.filter((x) => x.job === 'worker')) expect(await waitStatus(u.token, `${J}/fan`, k.name, ended)).toBe(final);
+    for (const k of kids.filter((x) => x.job === 'worker'))
+      expect(await waitStatus(u.token, `${J}/fan`, k.name, ended)).toBe(final);
   });
 
   it('a mail-triggered run: the reply names the cancel (or carries the output)', async () => {
@@ -158,7 +162,8 @@ describe('the cancel rule for an https:// step', () => {
     const data = trigger(u.token, `${J}/web`);
     const run = await newestRun(u.token, 'web');
     for (let i = 0; i < 200; i++) {
-      if ((await (await call('GET', `${J}/web/runs/${run}/log`, { token: u.token })).text()).includes('step slow')) break;
+      if ((await (await call('GET', `${J}/web/runs/${run}/log`, { token: u.token })).text()).includes('step slow'))
+        break;
       await new Promise((r) => setTimeout(r, 20));
     }
     expect((await cancel(u.token, 'web', run)).status).toBe(202);
@@ -190,13 +195,21 @@ describe('a failure decided before the cancel stays failed', () => {
   });
 
   it('a child failure decided before the cancel but reaching the parent after it (202) still ends the parent failed', async () => {
-    const stub = env.RUNS.get(env.RUNS.idFromName(`20260101-000000-late${Math.floor(Math.random() * 1e9).toString(36)}`)) as DurableObjectStub<RunObject>;
+    const stub = env.RUNS.get(
+      env.RUNS.idFromName(`20260101-000000-late${Math.floor(Math.random() * 1e9).toString(36)}`),
+    ) as DurableObjectStub<RunObject>;
     const status = await runInDurableObject(stub, async (inst) => {
-      const o = inst as unknown as { setStatus(s: string): void; finish(h: object, r: object): Promise<{ status: string }> };
+      const o = inst as unknown as {
+        setStatus(s: string): void;
+        finish(h: object, r: object): Promise<{ status: string }>;
+      };
       o.setStatus('processing');
       const decidedAt = Date.now() - 1000; // the child failed, then wrote its row ...
       expect((await inst.cancel('tester')).code).toBe(202); // ... while the cancel reached the parent
-      const out = await o.finish({ name: 'late', jobId: 0, top: false, started: new Date().toISOString() }, { kind: 'failed', message: 'child run x failed', decidedAt });
+      const out = await o.finish(
+        { name: 'late', jobId: 0, top: false, started: new Date().toISOString() },
+        { kind: 'failed', message: 'child run x failed', decidedAt },
+      );
       return [out.status, inst.getStatus()];
     });
     expect(status).toEqual(['failed', 'failed']);
@@ -216,7 +229,9 @@ describe('a cancel whose D1 bookkeeping fails', () => {
       expect(res.status).toBe(202);
       expect((await data).status).toBe(409);
       expect(await statusOf(u.token, `${J}/dbfail`, run)).toBe('canceled');
-      expect(await (await call('GET', `${J}/dbfail/runs/${run}/log`, { token: u.token })).text()).toContain('could not be marked canceling');
+      expect(await (await call('GET', `${J}/dbfail/runs/${run}/log`, { token: u.token })).text()).toContain(
+        'could not be marked canceling',
+      );
     } finally {
       await env.DB.prepare(`DROP TRIGGER IF EXISTS ${trig}`).run();
     }
@@ -255,7 +270,11 @@ describe('canceled runs and auto-pause', () => {
       `export default { async run(input, ctx) { const j = JSON.parse(await input[0].text()); if (j.fail) throw new Error('down'); ctx.log('waiting'); await new Promise((res, rej) => { ctx.signal.addEventListener('abort', () => rej(new Error('canceled'))); setTimeout(res, 20000); }); } }`,
     );
     for (let i = 0; i < 4; i++) expect((await trigger(u.token, `${J}/streak`, { fail: true })).status).toBe(502);
-    const known = new Set(((await (await call('GET', `${J}/streak/runs`, { token: u.token })).json()) as { name: string }[]).map((r) => r.name));
+    const known = new Set(
+      ((await (await call('GET', `${J}/streak/runs`, { token: u.token })).json()) as { name: string }[]).map(
+        (r) => r.name,
+      ),
+    );
     await cancelOnce(u, 'streak', known);
     expect(await (await call('GET', `${J}/streak/config/enabled`, { token: u.token })).text()).toBe('true');
     expect((await trigger(u.token, `${J}/streak`, { fail: true })).status).toBe(502);

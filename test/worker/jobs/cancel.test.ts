@@ -3,7 +3,8 @@ import { call, makeUser } from '../helpers';
 import { makeJob, newestRun, startedRun, statusOf, trigger, waitStatus } from './fixtures';
 
 const J = '/v1/code/jobs';
-const cancel = (token: string, job: string, run: string, text = 'canceled') => call('POST', `${J}/${job}/runs/${run}/status`, { token, text });
+const cancel = (token: string, job: string, run: string, text = 'canceled') =>
+  call('POST', `${J}/${job}/runs/${run}/status`, { token, text });
 
 const HONOURS_CANCEL = `export default { async run(i, ctx) { ctx.log('waiting'); await new Promise((res, rej) => { ctx.signal.addEventListener('abort', () => rej(ctx.signal.reason)); setTimeout(res, 20000); }); return 'late'; } }`;
 // These see the cancel and then finish (or break) on their own, before the teardown completes.
@@ -50,7 +51,9 @@ describe('run state machine', () => {
     expect((await cancel(u.token, 'c4', run)).status).toBe(202);
     expect((await data).status).toBe(409);
     expect(await statusOf(u.token, `${J}/c4`, run)).toBe('canceled');
-    expect(await (await call('GET', `${J}/c4/runs/${run}/log`, { token: u.token })).text()).toContain('after the cancel: broke');
+    expect(await (await call('GET', `${J}/c4/runs/${run}/log`, { token: u.token })).text()).toContain(
+      'after the cancel: broke',
+    );
   });
   it('a failure decided before the cancel arrived stays failed: the cancel answers 409 with failed', async () => {
     const u = await makeUser();
@@ -94,13 +97,24 @@ describe('run state machine', () => {
     const { data, run } = await started(u, 'c7', HONOURS_CANCEL);
     await cancel(u.token, 'c7', run);
     await data;
-    expect(await (await cancel(u.token, 'c7', run)).json()).toMatchObject({ status: 'canceled', final_status: 'canceled' });
+    expect(await (await cancel(u.token, 'c7', run)).json()).toMatchObject({
+      status: 'canceled',
+      final_status: 'canceled',
+    });
   });
   it('a status body other than canceled answers 400; form-urlencoded 415', async () => {
     const u = await makeUser();
     const { data, run } = await started(u, 'c8', HONOURS_CANCEL);
     expect((await cancel(u.token, 'c8', run, 'success')).status).toBe(400);
-    expect((await call('POST', `${J}/c8/runs/${run}/status`, { token: u.token, body: 'canceled', type: 'application/x-www-form-urlencoded' })).status).toBe(415);
+    expect(
+      (
+        await call('POST', `${J}/c8/runs/${run}/status`, {
+          token: u.token,
+          body: 'canceled',
+          type: 'application/x-www-form-urlencoded',
+        })
+      ).status,
+    ).toBe(415);
     expect(await statusOf(u.token, `${J}/c8`, run)).toBe('processing');
     await cancel(u.token, 'c8', run);
     await data;
@@ -112,7 +126,10 @@ describe('run state machine', () => {
       'c9',
       `export default { async run(i, ctx) { ctx.log('one'); await new Promise((r) => setTimeout(r, 300)); ctx.log('two'); return 'x'; } }`,
     );
-    const res = await call('GET', `${J}/c9/runs/${run}/log`, { token: u.token, headers: { Accept: 'text/event-stream' } });
+    const res = await call('GET', `${J}/c9/runs/${run}/log`, {
+      token: u.token,
+      headers: { Accept: 'text/event-stream' },
+    });
     expect(res.headers.get('Content-Type')).toBe('text/event-stream');
     const text = await res.text(); // ends when the run ends
     expect(text).toContain('"message":"one"');
@@ -131,7 +148,9 @@ describe('composed runs', () => {
     const run = await newestRun(u.token, 'parent');
     let child = '';
     for (let i = 0; i < 200 && !child; i++) {
-      const stats = (await (await call('GET', `${J}/parent/runs/${run}/stats`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as {
+      const stats = (await (
+        await call('GET', `${J}/parent/runs/${run}/stats`, { token: u.token, headers: { Accept: 'application/json' } })
+      ).json()) as {
         children: { name: string; status: string }[];
       };
       if (stats.children[0]?.status === 'processing') child = stats.children[0].name;
@@ -147,6 +166,8 @@ describe('composed runs', () => {
     expect((await cancel(u.token, 'parent', run)).status).toBe(202);
     expect((await data).status).toBe(409);
     expect(await statusOf(u.token, `${J}/parent`, run)).toBe('canceled');
-    expect(await waitStatus(u.token, `${J}/parent`, child, (s) => s !== 'processing' && s !== 'canceling')).toBe('canceled');
+    expect(await waitStatus(u.token, `${J}/parent`, child, (s) => s !== 'processing' && s !== 'canceling')).toBe(
+      'canceled',
+    );
   });
 });

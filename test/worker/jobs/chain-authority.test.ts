@@ -33,7 +33,8 @@ async function failedLog(res: Response, token: string, base: string): Promise<st
   return (await call('GET', `${base}/runs/${run}/log`, { token })).text();
 }
 
-const writeChain = (token: string, base: string, text: string) => call('POST', `${base}/config/chains`, { token, text });
+const writeChain = (token: string, base: string, text: string) =>
+  call('POST', `${base}/config/chains`, { token, text });
 
 /** Bob with a job `shared` Carol may write (`~rw`) and a job `private` of his she cannot see. */
 async function bobAndCarol() {
@@ -69,7 +70,9 @@ describe('a chain written by a grantee names only jobs the grantee may execute',
     await share(bob, 'private', await groupWith(bob, carol, 'members'));
     const readOnly = await writeChain(carol.token, base, 'p <- private\np');
     expect(readOnly.status).toBe(400);
-    expect(((await readOnly.json()) as { message: string }).message).toContain(`step p (private): ${carol.username} has no execute access to private`);
+    expect(((await readOnly.json()) as { message: string }).message).toContain(
+      `step p (private): ${carol.username} has no execute access to private`,
+    );
     await makeJob(carol, 'mine', `export default { async run() { return 'mine'; } }`);
     expect((await writeChain(carol.token, base, `m <- @${carol.username}/mine\nm`)).status).toBe(204);
     await share(bob, 'private', `${await groupWith(bob, carol, 'members')}~x`);
@@ -80,7 +83,9 @@ describe('a chain written by a grantee names only jobs the grantee may execute',
     const { bob } = await bobAndCarol();
     const alice = await makeUser();
     await makeJob(alice, 'apriv', SECRET);
-    expect((await writeChain(bob.token, `${J}/shared`, `a <- @${alice.username}/apriv\nb <- ghost\na -> b`)).status).toBe(204);
+    expect(
+      (await writeChain(bob.token, `${J}/shared`, `a <- @${alice.username}/apriv\nb <- ghost\na -> b`)).status,
+    ).toBe(204);
   });
 });
 
@@ -120,7 +125,9 @@ describe('a chain step runs only if the trigger and the chain job owner may both
     expect(log).toContain(`step a: no such job: @${alice.username}/ajob`);
     // read access for Mallory: the log names her
     await share(alice, 'ajob', await groupWith(alice, mallory, 'members'));
-    expect(await failedLog(await trigger(alice.token, base), mallory.token, `${J}/spy`)).toContain(`step a: ${mallory.username} has no execute access to @${alice.username}/ajob`);
+    expect(await failedLog(await trigger(alice.token, base), mallory.token, `${J}/spy`)).toContain(
+      `step a: ${mallory.username} has no execute access to @${alice.username}/ajob`,
+    );
     // execute access for both: it runs
     await share(alice, 'ajob', `${await groupWith(alice, mallory, 'members')}~x`);
     const ok = await trigger(alice.token, base);
@@ -138,9 +145,13 @@ describe('the rule holds at every depth', () => {
     const res = await trigger(bob.token, `${J}/outer`);
     expect(res.status).toBe(502);
     const { run } = (await res.json()) as { run: string };
-    const stats = (await (await call('GET', `${J}/outer/runs/${run}/stats`, { token: bob.token, headers: json })).json()) as { children: { name: string; job: string }[] };
+    const stats = (await (
+      await call('GET', `${J}/outer/runs/${run}/stats`, { token: bob.token, headers: json })
+    ).json()) as { children: { name: string; job: string }[] };
     expect(stats.children.map((c) => c.job)).toEqual(['mid']);
-    expect(await (await call('GET', `${J}/outer/runs/${stats.children[0]!.name}/log`, { token: bob.token })).text()).toContain('step p: no such job: apriv');
+    expect(
+      await (await call('GET', `${J}/outer/runs/${stats.children[0]!.name}/log`, { token: bob.token })).text(),
+    ).toContain('step p: no such job: apriv');
     // Alice running her own job directly: it runs.
     expect((await trigger(alice.token, `${J}/mid`)).status).toBe(200);
   });
@@ -155,30 +166,42 @@ describe('the rule holds at every depth', () => {
     const res = await trigger(alice.token, at(mallory, 'outer'));
     expect(res.status).toBe(502);
     const { run } = (await res.json()) as { run: string };
-    const stats = (await (await call('GET', `${J}/outer/runs/${run}/stats`, { token: mallory.token, headers: json })).json()) as { children: { name: string }[] };
+    const stats = (await (
+      await call('GET', `${J}/outer/runs/${run}/stats`, { token: mallory.token, headers: json })
+    ).json()) as { children: { name: string }[] };
     // mid ran (both may execute it); apriv did not (Mallory may not)
     expect(stats.children).toHaveLength(1);
-    const midLog = await (await call('GET', `${J}/outer/runs/${stats.children[0]!.name}/log`, { token: mallory.token })).text();
+    const midLog = await (
+      await call('GET', `${J}/outer/runs/${stats.children[0]!.name}/log`, { token: mallory.token })
+    ).text();
     expect(midLog).toContain('step p: no such job: apriv');
     expect(midLog).not.toContain('secret');
   });
 
   it('fan-out children carry the same authority: each child of a fan-out fails where the triggerer lacks execute access', async () => {
     const { bob, carol, ref } = await bobAndCarol();
-    await makeJob(bob, 'split', `export default { async run() { return [new File(['a'], 'a.txt'), new File(['b'], 'b.txt')]; } }`);
+    await makeJob(
+      bob,
+      'split',
+      `export default { async run() { return [new File(['a'], 'a.txt'), new File(['b'], 'b.txt')]; } }`,
+    );
     await makeJob(bob, 'wrap', undefined, { 'config/chains': 'p <- private\np' });
     await makeJob(bob, 'fan', undefined, { 'config/chains': 'cut <- split\nw <- wrap\ncut -> .w' });
     for (const job of ['fan', 'split', 'wrap']) await share(bob, job, `${ref}~x`);
     const denied = await trigger(carol.token, at(bob, 'fan'));
     expect(denied.status).toBe(502);
     const { run } = (await denied.json()) as { run: string };
-    const stats = (await (await call('GET', `${J}/fan/runs/${run}/stats`, { token: bob.token, headers: json })).json()) as {
+    const stats = (await (
+      await call('GET', `${J}/fan/runs/${run}/stats`, { token: bob.token, headers: json })
+    ).json()) as {
       children: { name: string; job: string; status: string }[];
     };
     const wraps = stats.children.filter((c) => c.job === 'wrap');
     expect(wraps.length).toBeGreaterThanOrEqual(1);
     // the first child to fail ends the step (its sibling may be torn down before it resolves the step)
-    const logs = await Promise.all(wraps.map(async (c) => (await call('GET', `${J}/fan/runs/${c.name}/log`, { token: bob.token })).text()));
+    const logs = await Promise.all(
+      wraps.map(async (c) => (await call('GET', `${J}/fan/runs/${c.name}/log`, { token: bob.token })).text()),
+    );
     expect(logs.some((l) => l.includes('step p: no such job: private'))).toBe(true);
     expect(stats.children.some((c) => c.job === 'private')).toBe(false);
     // Bob runs it: both children reach his private job
@@ -237,7 +260,9 @@ describe('schedules and inbound mail act with their trigger’s rights only', ()
     }
     expect(await (await call('GET', `${J}/shared/config/schedule`, { token: bob.token })).text()).toBe('');
     expect(await (await call('GET', `${J}/shared/config/enabled`, { token: bob.token })).text()).toBe('true');
-    expect((await call('POST', `${J}/shared/config/schedule`, { token: bob.token, text: '* * * * *' })).status).toBe(204);
+    expect((await call('POST', `${J}/shared/config/schedule`, { token: bob.token, text: '* * * * *' })).status).toBe(
+      204,
+    );
   });
 
   it("a member's mail runs a job shared with the group with the member's and the job owner's rights together: the owner's chain cannot reach the member's jobs", async () => {
@@ -245,7 +270,9 @@ describe('schedules and inbound mail act with their trigger’s rights only', ()
     // Mallory, a member of the group too, owns the job shared with it; the mailing member owns `mine`.
     const mallory = await makeUser();
     const ok = async (r: Promise<Response>) => expect((await r).status).toBeLessThan(300);
-    await ok(call('PUT', `/v1/admin/orgs/${g.org}/groups/sales/roles/members/${mallory.username}`, { token: g.owner.token }));
+    await ok(
+      call('PUT', `/v1/admin/orgs/${g.org}/groups/sales/roles/members/${mallory.username}`, { token: g.owner.token }),
+    );
     await ok(call('POST', `/v1/admin/invites/+${g.org}~sales/accept`, { token: mallory.token, text: 'yes' }));
     const member = g.member;
     await makeJob(member, 'mine', SECRET, { 'config/env/KEY': 'member-key' });

@@ -15,7 +15,8 @@ const SPLIT = `export default { async run(input) { const n = JSON.parse(await in
 const NOOP = `export default { async run() { return 'ok'; } }`;
 
 type Stats = { status: string; children: { name: string; job: string; status: string }[] };
-const statsOf = async (token: string, job: string, run: string) => (await (await call('GET', `${J}/${job}/runs/${run}/stats`, { token, headers: json })).json()) as Stats;
+const statsOf = async (token: string, job: string, run: string) =>
+  (await (await call('GET', `${J}/${job}/runs/${run}/stats`, { token, headers: json })).json()) as Stats;
 
 describe('chain caps', () => {
   it(`a fan-out over more than ${MAX_FAN_OUT} files fails the run before any of its children starts`, async () => {
@@ -37,7 +38,9 @@ describe('chain caps', () => {
     await makeJob(u, 'split', SPLIT);
     await makeJob(u, 'noop', NOOP);
     // each `four` run starts 4 children of its own: 1 + 64 + 64 * 4 = 321 child runs would be started
-    await makeJob(u, 'four', undefined, { 'config/chains': 'a <- noop\nb <- noop\nc <- noop\nd <- noop\na -> b -> c -> d' });
+    await makeJob(u, 'four', undefined, {
+      'config/chains': 'a <- noop\nb <- noop\nc <- noop\nd <- noop\na -> b -> c -> d',
+    });
     await makeJob(u, 'tree', undefined, { 'config/chains': 'cut <- split\nf <- four\ncut -> .f' });
     const res = await trigger(u.token, `${J}/tree`, { n: MAX_FAN_OUT });
     expect(res.status).toBe(502);
@@ -45,10 +48,14 @@ describe('chain caps', () => {
     const top = await statsOf(u.token, 'tree', run);
     // the refusal is decided in a nested run (a `four`), which the top-level run's object answered
     const logs = await Promise.all(
-      top.children.filter((c) => c.status === 'failed').map(async (c) => (await call('GET', `${J}/tree/runs/${c.name}/log`, { token: u.token })).text()),
+      top.children
+        .filter((c) => c.status === 'failed')
+        .map(async (c) => (await call('GET', `${J}/tree/runs/${c.name}/log`, { token: u.token })).text()),
     );
     expect(logs.some((l) => l.includes(`more than the cap of ${MAX_CHILD_RUNS} per top-level run`))).toBe(true);
-    const rows = await env.DB.prepare('SELECT COUNT(*) AS n FROM job_runs WHERE root_job_id = (SELECT job_id FROM job_runs WHERE name = ?) AND top = 0')
+    const rows = await env.DB.prepare(
+      'SELECT COUNT(*) AS n FROM job_runs WHERE root_job_id = (SELECT job_id FROM job_runs WHERE name = ?) AND top = 0',
+    )
       .bind(run)
       .first<{ n: number }>();
     expect(rows!.n).toBeLessThanOrEqual(MAX_CHILD_RUNS);
@@ -56,30 +63,46 @@ describe('chain caps', () => {
 
   it(`a run log keeps ${MAX_LOG_ENTRIES} entries, the last saying it was truncated; the run itself goes on; readers get it page by page`, async () => {
     const u = await makeUser();
-    await makeJob(u, 'chatty', `export default { async run(i, ctx) { for (let k = 0; k < ${MAX_LOG_ENTRIES + 50}; k++) ctx.log('line ' + k); return 'done'; } }`);
+    await makeJob(
+      u,
+      'chatty',
+      `export default { async run(i, ctx) { for (let k = 0; k < ${MAX_LOG_ENTRIES + 50}; k++) ctx.log('line ' + k); return 'done'; } }`,
+    );
     const res = await trigger(u.token, `${J}/chatty`);
     expect(res.status).toBe(200);
     expect(await res.text()).toBe('done');
     const run = res.headers.get('X-Run-Id')!;
-    const entries = (await (await call('GET', `${J}/chatty/runs/${run}/log`, { token: u.token, headers: json })).json()) as { message: string; severity: string }[];
+    const entries = (await (
+      await call('GET', `${J}/chatty/runs/${run}/log`, { token: u.token, headers: json })
+    ).json()) as { message: string; severity: string }[];
     expect(entries).toHaveLength(MAX_LOG_ENTRIES);
     expect(entries.at(-1)).toMatchObject({ severity: 'warning', message: LOG_TRUNCATED });
     expect(entries.filter((e) => e.message === LOG_TRUNCATED)).toHaveLength(1);
     const text = await (await call('GET', `${J}/chatty/runs/${run}/log`, { token: u.token })).text();
     expect(text.split('\n').filter(Boolean)).toHaveLength(MAX_LOG_ENTRIES);
-    expect(await (await call('GET', `${J}/chatty/log`, { token: u.token, headers: json })).json()).toHaveLength(MAX_LOG_ENTRIES);
+    expect(await (await call('GET', `${J}/chatty/log`, { token: u.token, headers: json })).json()).toHaveLength(
+      MAX_LOG_ENTRIES,
+    );
     // the live tail of the finished run: every stored entry, then the end
-    const sse = await (await call('GET', `${J}/chatty/runs/${run}/log`, { token: u.token, headers: { Accept: 'text/event-stream' } })).text();
+    const sse = await (
+      await call('GET', `${J}/chatty/runs/${run}/log`, { token: u.token, headers: { Accept: 'text/event-stream' } })
+    ).text();
     expect(sse.match(/^event: log$/gm)).toHaveLength(MAX_LOG_ENTRIES);
     expect(sse.trimEnd().endsWith('data: {"status":"success"}')).toBe(true);
   });
 
   it('large log messages reach the byte cap first: the log ends with the truncation line', async () => {
     const u = await makeUser();
-    await makeJob(u, 'loud', `export default { async run(i, ctx) { const big = 'x'.repeat(64 * 1024); for (let k = 0; k < 80; k++) ctx.log(big); } }`);
+    await makeJob(
+      u,
+      'loud',
+      `export default { async run(i, ctx) { const big = 'x'.repeat(64 * 1024); for (let k = 0; k < 80; k++) ctx.log(big); } }`,
+    );
     const res = await trigger(u.token, `${J}/loud`);
     expect(res.status).toBe(204);
-    const entries = (await (await call('GET', `${J}/loud/runs/${res.headers.get('X-Run-Id')}/log`, { token: u.token, headers: json })).json()) as { message: string }[];
+    const entries = (await (
+      await call('GET', `${J}/loud/runs/${res.headers.get('X-Run-Id')}/log`, { token: u.token, headers: json })
+    ).json()) as { message: string }[];
     expect(entries.length).toBeLessThan(70);
     expect(entries.at(-1)!.message).toBe(LOG_TRUNCATED);
   });

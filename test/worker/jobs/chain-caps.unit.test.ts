@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { childRunsRefusal, fanOutRefusal, logFull, MAX_CHILD_RUNS, MAX_FAN_OUT, MAX_LOG_BYTES, MAX_LOG_ENTRIES } from '../../../src/jobs/caps';
+import {
+  childRunsRefusal,
+  fanOutRefusal,
+  logFull,
+  MAX_CHILD_RUNS,
+  MAX_FAN_OUT,
+  MAX_LOG_BYTES,
+  MAX_LOG_ENTRIES,
+} from '../../../src/jobs/caps';
 import { refText, refVerdict, withAuthority } from '../../../src/jobs/chain-access';
 
 const grants = (...g: { group_id: number | null; perms: string; role: string | null }[]) => JSON.stringify(g);
@@ -8,7 +16,9 @@ describe('who may run a step: every user the run acts for', () => {
   const row = (extra: Record<string, unknown>) => ({ id: 9, owner_id: 1, ...extra });
   it('a missing job, or one any of them cannot read, is missing (its existence is not revealed)', () => {
     expect(refVerdict(undefined, [1])).toBe('missing');
-    expect(refVerdict(row({ g0: grants(), g1: grants({ group_id: 5, perms: 'rx', role: 'members' }) }), [2, 3])).toBe('missing');
+    expect(refVerdict(row({ g0: grants(), g1: grants({ group_id: 5, perms: 'rx', role: 'members' }) }), [2, 3])).toBe(
+      'missing',
+    );
     // a public share lets them read, never execute
     expect(refVerdict(row({ g0: grants({ group_id: null, perms: 'r', role: null }) }), [2])).toEqual({ lacks: 2 });
   });
@@ -35,7 +45,9 @@ describe('who may run a step: every user the run acts for', () => {
 describe('chain caps', () => {
   it(`a fan-out over at most ${MAX_FAN_OUT} files starts; one more is refused with the numbers`, () => {
     expect(fanOutRefusal(MAX_FAN_OUT)).toBeUndefined();
-    expect(fanOutRefusal(MAX_FAN_OUT + 1)).toBe(`the step fans out over ${MAX_FAN_OUT + 1} files, more than the cap of ${MAX_FAN_OUT}`);
+    expect(fanOutRefusal(MAX_FAN_OUT + 1)).toBe(
+      `the step fans out over ${MAX_FAN_OUT + 1} files, more than the cap of ${MAX_FAN_OUT}`,
+    );
   });
   it(`at most ${MAX_CHILD_RUNS} child runs per top-level run`, () => {
     expect(childRunsRefusal(0, MAX_CHILD_RUNS)).toBeUndefined();

@@ -28,24 +28,48 @@ describe('composed chains', () => {
     const u = await makeUser();
     await makeJob(u, 'split', SPLIT);
     await makeJob(u, 'upper', UPPER);
-    await makeJob(u, 'pipeline', undefined, { 'config/chains': '# split then upper each part\ncut <- split\nup <- upper\ncut -> .up' });
+    await makeJob(u, 'pipeline', undefined, {
+      'config/chains': '# split then upper each part\ncut <- split\nup <- upper\ncut -> .up',
+    });
     const res = await trigger(u.token, `${J}/pipeline`, { n: 3 });
     expect(res.status).toBe(200);
     const files = unzipSync(new Uint8Array(await res.arrayBuffer()));
-    expect(Object.fromEntries(Object.entries(files).map(([k, v]) => [k, new TextDecoder().decode(v)]))).toEqual({ 'p0.txt': 'PART0', 'p1.txt': 'PART1', 'p2.txt': 'PART2' });
+    expect(Object.fromEntries(Object.entries(files).map(([k, v]) => [k, new TextDecoder().decode(v)]))).toEqual({
+      'p0.txt': 'PART0',
+      'p1.txt': 'PART1',
+      'p2.txt': 'PART2',
+    });
     const run = res.headers.get('X-Run-Id')!;
-    const stats = (await (await call('GET', `${J}/pipeline/runs/${run}/stats`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as Stats;
+    const stats = (await (
+      await call('GET', `${J}/pipeline/runs/${run}/stats`, { token: u.token, headers: { Accept: 'application/json' } })
+    ).json()) as Stats;
     expect(stats.children).toHaveLength(4);
     expect(stats.children.map((c) => c.parent_step)).toEqual(['cut', 'up', 'up', 'up']);
     const c = stats.children[1]!;
-    expect(Object.keys(c).sort()).toEqual(['completed_on', 'duration', 'job', 'job_shortname', 'name', 'parent_step', 'shortname', 'started_on', 'status'].sort());
+    expect(Object.keys(c).sort()).toEqual(
+      [
+        'completed_on',
+        'duration',
+        'job',
+        'job_shortname',
+        'name',
+        'parent_step',
+        'shortname',
+        'started_on',
+        'status',
+      ].sort(),
+    );
     expect(c).toMatchObject({ job: 'upper', status: 'success' });
     // children are readable by the top-level run's readers, listed nowhere as standalone runs
-    expect(await (await call('GET', `${J}/pipeline/runs/${c.name}/log`, { token: u.token })).text()).toContain('upper 1');
+    expect(await (await call('GET', `${J}/pipeline/runs/${c.name}/log`, { token: u.token })).text()).toContain(
+      'upper 1',
+    );
     expect(await (await call('GET', `${J}/upper/runs`, { token: u.token })).json()).toEqual([]);
     // ... and under the child's own job too (jobs-child-runs.test.ts)
     expect(await (await call('GET', `${J}/upper/runs/${c.name}/log`, { token: u.token })).text()).toContain('upper 1');
-    const hist = (await (await call('GET', `${J}/pipeline/stats/runs`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as unknown[];
+    const hist = (await (
+      await call('GET', `${J}/pipeline/stats/runs`, { token: u.token, headers: { Accept: 'application/json' } })
+    ).json()) as unknown[];
     expect(hist).toHaveLength(1);
   });
   it('a failed step fails the chain (502); the child shows failed', async () => {
@@ -55,7 +79,9 @@ describe('composed chains', () => {
     const res = await trigger(u.token, `${J}/ch`);
     expect(res.status).toBe(502);
     const { run } = (await res.json()) as { run: string };
-    const stats = (await (await call('GET', `${J}/ch/runs/${run}/stats`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as Stats;
+    const stats = (await (
+      await call('GET', `${J}/ch/runs/${run}/stats`, { token: u.token, headers: { Accept: 'application/json' } })
+    ).json()) as Stats;
     expect(stats.children[0]).toMatchObject({ job: 'bad', parent_step: 'bad', status: 'failed' });
     expect(await (await call('GET', `${J}/ch/runs/${run}/log`, { token: u.token })).text()).toContain('step bad');
   });
@@ -65,7 +91,9 @@ describe('composed chains', () => {
     const res = await trigger(u.token, `${J}/dangling`);
     expect(res.status).toBe(502);
     const { run } = (await res.json()) as { run: string };
-    expect(await (await call('GET', `${J}/dangling/runs/${run}/log`, { token: u.token })).text()).toContain('no such job: ghost');
+    expect(await (await call('GET', `${J}/dangling/runs/${run}/log`, { token: u.token })).text()).toContain(
+      'no such job: ghost',
+    );
   });
   it('a chain that calls itself stops at the nesting limit', async () => {
     const u = await makeUser();
@@ -89,22 +117,34 @@ describe('composed chains', () => {
     const [alice, bob, carol] = await Promise.all([makeUser(), makeUser(), makeUser()]);
     await makeJob(bob, 'tool', `export default { async run() { return 'from bob'; } }`);
     await makeJob(alice, 'uses', undefined, { 'config/chains': `t <- @${bob.username}/tool\nt` });
-    expect((await call('PUT', `${J}/tool/shared/${await groupWith(bob, alice, 'superusers')}`, { token: bob.token })).status).toBe(201);
-    expect((await call('PUT', `${J}/uses/shared/${await groupWith(alice, carol, 'admins')}`, { token: alice.token })).status).toBe(201);
+    expect(
+      (await call('PUT', `${J}/tool/shared/${await groupWith(bob, alice, 'superusers')}`, { token: bob.token })).status,
+    ).toBe(201);
+    expect(
+      (await call('PUT', `${J}/uses/shared/${await groupWith(alice, carol, 'admins')}`, { token: alice.token })).status,
+    ).toBe(201);
     const via = `/v1/users/${alice.username}/code/jobs/uses`;
     // carol may execute alice's chain, but bob's tool is not shared with her
     const denied = await trigger(carol.token, via);
     expect(denied.status).toBe(502);
     const { run } = (await denied.json()) as { run: string };
-    expect(await (await call('GET', `${via}/runs/${run}/log`, { token: carol.token })).text()).toContain(`no such job: @${bob.username}/tool`);
+    expect(await (await call('GET', `${via}/runs/${run}/log`, { token: carol.token })).text()).toContain(
+      `no such job: @${bob.username}/tool`,
+    );
     // read access only is not enough either
-    expect((await call('PUT', `${J}/tool/shared/${await groupWith(bob, carol, 'members')}`, { token: bob.token })).status).toBe(201);
+    expect(
+      (await call('PUT', `${J}/tool/shared/${await groupWith(bob, carol, 'members')}`, { token: bob.token })).status,
+    ).toBe(201);
     const readOnly = await trigger(carol.token, via);
     expect(readOnly.status).toBe(502);
     const { run: run2 } = (await readOnly.json()) as { run: string };
-    expect(await (await call('GET', `${via}/runs/${run2}/log`, { token: carol.token })).text()).toContain(`${carol.username} has no execute access to @${bob.username}/tool`);
+    expect(await (await call('GET', `${via}/runs/${run2}/log`, { token: carol.token })).text()).toContain(
+      `${carol.username} has no execute access to @${bob.username}/tool`,
+    );
     // with execute access of her own the step runs
-    expect((await call('PUT', `${J}/tool/shared/${await groupWith(bob, carol, 'superusers')}`, { token: bob.token })).status).toBe(201);
+    expect(
+      (await call('PUT', `${J}/tool/shared/${await groupWith(bob, carol, 'superusers')}`, { token: bob.token })).status,
+    ).toBe(201);
     const ok = await trigger(carol.token, via);
     expect(ok.status).toBe(200);
     expect(await ok.text()).toBe('from bob');
@@ -137,7 +177,10 @@ describe('https:// steps (a stub server answers the reserved host in tests)', ()
     const res = await trigger(u.token, `${J}/hook2`);
     expect(res.status).toBe(200);
     const files = unzipSync(new Uint8Array(await res.arrayBuffer()));
-    expect(Object.fromEntries(Object.entries(files).map(([k, v]) => [k, new TextDecoder().decode(v)]))).toEqual({ 'one.txt': 'FIRST', 'two.txt': 'SECOND' });
+    expect(Object.fromEntries(Object.entries(files).map(([k, v]) => [k, new TextDecoder().decode(v)]))).toEqual({
+      'one.txt': 'FIRST',
+      'two.txt': 'SECOND',
+    });
   });
   it('a non-2xx answer fails the step and the run (502); the log names the URL and the status', async () => {
     const u = await makeUser();
@@ -145,7 +188,9 @@ describe('https:// steps (a stub server answers the reserved host in tests)', ()
     const res = await trigger(u.token, `${J}/hook3`);
     expect(res.status).toBe(502);
     const { run } = (await res.json()) as { run: string };
-    expect(await (await call('GET', `${J}/hook3/runs/${run}/log`, { token: u.token })).text()).toContain(`${url('/fail')} answered 500`);
+    expect(await (await call('GET', `${J}/hook3/runs/${run}/log`, { token: u.token })).text()).toContain(
+      `${url('/fail')} answered 500`,
+    );
   });
   it('a cancel aborts a pending https step: the run ends canceled at once (409)', async () => {
     const u = await makeUser();
@@ -155,11 +200,15 @@ describe('https:// steps (a stub server answers the reserved host in tests)', ()
     await waitStatus(u.token, `${J}/hook4`, run, (s) => s === 'processing');
     await sleep(100);
     const started = Date.now();
-    expect((await call('POST', `${J}/hook4/runs/${run}/status`, { token: u.token, text: 'canceled' })).status).toBe(202);
+    expect((await call('POST', `${J}/hook4/runs/${run}/status`, { token: u.token, text: 'canceled' })).status).toBe(
+      202,
+    );
     expect((await data).status).toBe(409);
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(await (await call('GET', `${J}/hook4/runs/${run}/status`, { token: u.token })).text()).toBe('canceled');
     // the request was aborted (not merely abandoned after the teardown grace)
-    expect(await (await call('GET', `${J}/hook4/runs/${run}/log`, { token: u.token })).text()).toContain('teardown completed: step wait: canceled');
+    expect(await (await call('GET', `${J}/hook4/runs/${run}/log`, { token: u.token })).text()).toContain(
+      'teardown completed: step wait: canceled',
+    );
   });
 });

@@ -18,7 +18,9 @@ const WAITS = `export default { async run(i, ctx) { ctx.log('waiting'); await ne
 const stubOf = (run: string) => env.RUNS.get(env.RUNS.idFromName(run)) as DurableObjectStub<RunObject>;
 
 async function jobId(u: TestUser, job: string): Promise<number> {
-  const row = await env.DB.prepare("SELECT r.id FROM resources r JOIN users u ON u.id = r.owner_id WHERE u.username = ? AND r.kind = 'job' AND r.name = ?")
+  const row = await env.DB.prepare(
+    "SELECT r.id FROM resources r JOIN users u ON u.id = r.owner_id WHERE u.username = ? AND r.kind = 'job' AND r.name = ?",
+  )
     .bind(u.username, job)
     .first<{ id: number }>();
   return row!.id;
@@ -29,7 +31,10 @@ async function userId(u: TestUser): Promise<number> {
 }
 
 async function failures(id: number): Promise<number> {
-  return (await env.DB.prepare('SELECT failures FROM job_meta WHERE job_id = ?').bind(id).first<{ failures: number }>())?.failures ?? 0;
+  return (
+    (await env.DB.prepare('SELECT failures FROM job_meta WHERE job_id = ?').bind(id).first<{ failures: number }>())
+      ?.failures ?? 0
+  );
 }
 
 const running = (u: TestUser, job: string, code = WAITS) => startedRun(u, job, code);
@@ -47,7 +52,10 @@ describe('watchdog: a run cut off by a reset of its Durable Object', () => {
     expect(await statusOf(u.token, `${J}/reset`, run)).toBe('failed');
     expect(await (await call('GET', `${J}/reset/runs/${run}/log`, { token: u.token })).text()).toContain(INTERRUPTED);
     expect(await failures(await jobId(u, 'reset'))).toBe(1);
-    const tail = await call('GET', `${J}/reset/runs/${run}/log`, { token: u.token, headers: { Accept: 'text/event-stream' } });
+    const tail = await call('GET', `${J}/reset/runs/${run}/log`, {
+      token: u.token,
+      headers: { Accept: 'text/event-stream' },
+    });
     expect(await tail.text()).toMatch(/event: end\ndata: \{"status":"failed"\}/);
     // a cancel of the interrupted run answers 409 with the final status, not a canceling limbo
     const cancel = await call('POST', `${J}/reset/runs/${run}/status`, { token: u.token, text: 'canceled' });
@@ -59,16 +67,26 @@ describe('watchdog: a run cut off by a reset of its Durable Object', () => {
     const { data, run } = await running(u, 'alive');
     expect(await runDurableObjectAlarm(stubOf(run))).toBe(true);
     expect(await statusOf(u.token, `${J}/alive`, run)).toBe('processing');
-    expect(await runInDurableObject(stubOf(run), (_i, state) => state.storage.getAlarm())).toBeGreaterThan(Date.now() + WATCHDOG_MS / 2);
-    expect((await call('POST', `${J}/alive/runs/${run}/status`, { token: u.token, text: 'canceled' })).status).toBe(202);
+    expect(await runInDurableObject(stubOf(run), (_i, state) => state.storage.getAlarm())).toBeGreaterThan(
+      Date.now() + WATCHDOG_MS / 2,
+    );
+    expect((await call('POST', `${J}/alive/runs/${run}/status`, { token: u.token, text: 'canceled' })).status).toBe(
+      202,
+    );
     expect((await data).status).toBe(409);
     const alarm = await runInDurableObject(stubOf(run), (_i, state) => state.storage.getAlarm());
     expect(alarm).toBeGreaterThan(Date.now() + 29 * 24 * 3600 * 1000);
   });
   it('a run object reset while its run was canceling ends canceled (not a failure)', async () => {
     const u = await makeUser();
-    const { data, run } = await running(u, 'reset_cancel', `export default { async run() { await new Promise((r) => setTimeout(r, 20000)); } }`);
-    expect((await call('POST', `${J}/reset_cancel/runs/${run}/status`, { token: u.token, text: 'canceled' })).status).toBe(202);
+    const { data, run } = await running(
+      u,
+      'reset_cancel',
+      `export default { async run() { await new Promise((r) => setTimeout(r, 20000)); } }`,
+    );
+    expect(
+      (await call('POST', `${J}/reset_cancel/runs/${run}/status`, { token: u.token, text: 'canceled' })).status,
+    ).toBe(202);
     await runInDurableObject(stubOf(run), (_inst, state) => {
       state.abort('simulated reset');
     }).catch(() => undefined);
@@ -82,9 +100,22 @@ describe('a trigger whose call to the run object broke', () => {
   // The object may still be executing (only the call broke): recover() then answers its live status.
   const broken = (status: string) =>
     ({
-      RUNS: { idFromName: (n: string) => n, get: () => ({ execute: () => Promise.reject(new Error('connection lost')), recover: () => Promise.resolve(status) }) },
+      RUNS: {
+        idFromName: (n: string) => n,
+        get: () => ({
+          execute: () => Promise.reject(new Error('connection lost')),
+          recover: () => Promise.resolve(status),
+        }),
+      },
     }) as unknown as Env;
-  const spec = { job: { id: 1, owner_id: 1 } as Resource, trigger: 'api' as const, source: 'api', createdBy: 'x', callerId: 1, input: [] };
+  const spec = {
+    job: { id: 1, owner_id: 1 } as Resource,
+    trigger: 'api' as const,
+    source: 'api',
+    createdBy: 'x',
+    callerId: 1,
+    input: [],
+  };
   it('reports canceled for a run still canceling (it ends canceled unless it succeeds), failed for one still processing', async () => {
     expect((await startRun(broken('canceling'), spec)).status).toBe('canceled');
     expect((await startRun(broken('canceled'), spec)).status).toBe('canceled');
@@ -118,7 +149,9 @@ describe('cancel races of composed runs', () => {
     expect(out.status).toBe('canceled');
     const log = (await child.readLog()) as unknown as { message: string }[];
     expect(log.map((e) => e.message)).not.toContain('code ran');
-    expect(await env.DB.prepare('SELECT status FROM job_runs WHERE name = ?').bind(name).first('status')).toBe('canceled');
+    expect(await env.DB.prepare('SELECT status FROM job_runs WHERE name = ?').bind(name).first('status')).toBe(
+      'canceled',
+    );
   });
 });
 
@@ -130,10 +163,14 @@ describe('a step that ignores the cancel', () => {
       'chatty',
       `export default { async run(i, ctx) { setInterval(() => ctx.log('tick'), 50); await new Promise((r) => setTimeout(r, 20000)); } }`,
     );
-    expect((await call('POST', `${J}/chatty/runs/${run}/status`, { token: u.token, text: 'canceled' })).status).toBe(202);
+    expect((await call('POST', `${J}/chatty/runs/${run}/status`, { token: u.token, text: 'canceled' })).status).toBe(
+      202,
+    );
     expect((await data).status).toBe(409);
     await sleep(400);
-    const log = (await (await call('GET', `${J}/chatty/runs/${run}/log`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as { message: string }[];
+    const log = (await (
+      await call('GET', `${J}/chatty/runs/${run}/log`, { token: u.token, headers: { Accept: 'application/json' } })
+    ).json()) as { message: string }[];
     expect(log.at(-1)!.message).toBe('run canceled');
   });
 });
@@ -141,7 +178,11 @@ describe('a step that ignores the cancel', () => {
 describe('a job deleted during its run', () => {
   it('the run still ends: the data call answers 502 JSON (never 500), tails end and the retention alarm is set', async () => {
     const u = await makeUser();
-    const { data, run } = await running(u, 'doomed', `export default { async run() { await new Promise((r) => setTimeout(r, 300)); throw new Error('late failure'); } }`);
+    const { data, run } = await running(
+      u,
+      'doomed',
+      `export default { async run() { await new Promise((r) => setTimeout(r, 300)); throw new Error('late failure'); } }`,
+    );
     expect((await call('DELETE', `${J}/doomed`, { token: u.token })).status).toBeLessThan(300);
     const res = await data;
     expect(res.status).toBe(502);

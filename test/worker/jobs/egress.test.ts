@@ -31,7 +31,13 @@ async function runLog(token: string, job: string, run: string): Promise<string> 
 describe('the sandbox outbound guard', () => {
   it('a job with network on gets a 403 refusal for loopback and the platform origin, and the run log says so', async () => {
     const u = await makeUser();
-    const urls = ['http://127.0.0.1:1/x', 'http://127.0.0.1:8787/cdn-cgi/handler/email', 'http://localhost:1/', 'http://[::1]:1/', 'http://2130706433:1/'];
+    const urls = [
+      'http://127.0.0.1:1/x',
+      'http://127.0.0.1:8787/cdn-cgi/handler/email',
+      'http://localhost:1/',
+      'http://[::1]:1/',
+      'http://2130706433:1/',
+    ];
     await makeJob(u, 'snoop', fetcher(urls), { 'config/network': 'true' });
     const res = await trigger(u.token, `${J}/snoop`);
     expect(res.status).toBe(200);
@@ -42,22 +48,35 @@ describe('the sandbox outbound guard', () => {
       expect(line).toContain('outbound request refused');
     }
     const log = await runLog(u.token, 'snoop', res.headers.get('X-Run-Id')!);
-    expect(log).toContain('WARNING outbound request refused: GET http://127.0.0.1:1/x: 127.0.0.1 is a loopback address');
+    expect(log).toContain(
+      'WARNING outbound request refused: GET http://127.0.0.1:1/x: 127.0.0.1 is a loopback address',
+    );
     expect(log).toContain('http://127.0.0.1:8787/cdn-cgi/handler/email');
   });
 
   it('a redirect from a public host to loopback is refused at the hop', async () => {
     const u = await makeUser();
     const to = encodeURIComponent('http://127.0.0.1:1/private');
-    await makeJob(u, 'bounce', fetcher([`https://${STEP_HOST}/redirect?to=${to}`, `https://${STEP_HOST}/redirect?status=307&to=${to}`]), { 'config/network': 'true' });
+    await makeJob(
+      u,
+      'bounce',
+      fetcher([`https://${STEP_HOST}/redirect?to=${to}`, `https://${STEP_HOST}/redirect?status=307&to=${to}`]),
+      { 'config/network': 'true' },
+    );
     const res = await trigger(u.token, `${J}/bounce`);
     expect(res.status).toBe(200);
-    for (const line of (await res.text()).split('\n')) expect(line).toMatch(/^403 .*outbound request refused.*127\.0\.0\.1 is a loopback address/);
+    for (const line of (await res.text()).split('\n'))
+      expect(line).toMatch(/^403 .*outbound request refused.*127\.0\.0\.1 is a loopback address/);
   });
 
   it('public hosts pass through, redirects included', async () => {
     const u = await makeUser();
-    await makeJob(u, 'public', fetcher([`https://${STEP_HOST}/fail`, `https://${STEP_HOST}/redirect?hops=2&to=https://${STEP_HOST}/fail`]), { 'config/network': 'true' });
+    await makeJob(
+      u,
+      'public',
+      fetcher([`https://${STEP_HOST}/fail`, `https://${STEP_HOST}/redirect?hops=2&to=https://${STEP_HOST}/fail`]),
+      { 'config/network': 'true' },
+    );
     const res = await trigger(u.token, `${J}/public`);
     expect(await res.text()).toBe('500 down for maintenance\n500 down for maintenance');
     expect(await runLog(u.token, 'public', res.headers.get('X-Run-Id')!)).not.toContain('refused');

@@ -15,7 +15,9 @@ describe('config lists the env/ folder', () => {
   it('GET config lists env/ beside chains, enabled, network, schedule and type; GET config/env lists names, never values', async () => {
     const u = await makeUser();
     await makeJob(u, 'envjob', `export default { async run() {} }`);
-    expect((await call('POST', `${J}/envjob/config/env/API_KEY`, { token: u.token, text: 'sekrit-value' })).status).toBe(204);
+    expect(
+      (await call('POST', `${J}/envjob/config/env/API_KEY`, { token: u.token, text: 'sekrit-value' })).status,
+    ).toBe(204);
     const res = await call('GET', `${J}/envjob/config`, { token: u.token });
     const text = await res.text();
     const listing = JSON.parse(text) as { name: string; type: string; uri: string }[];
@@ -66,7 +68,11 @@ describe('POST data content types', () => {
     await makeJob(owner, 'typed', echo);
     const ref = await groupWith(owner, reader, 'members');
     expect((await call('PUT', `${J}/typed/shared/${ref}`, { token: owner.token })).status).toBe(201);
-    const res = await call('POST', `/v1/users/${owner.username}/code/jobs/typed/data`, { token: reader.token, body: '{}', type: 'text/plain' });
+    const res = await call('POST', `/v1/users/${owner.username}/code/jobs/typed/data`, {
+      token: reader.token,
+      body: '{}',
+      type: 'text/plain',
+    });
     expect(res.status).toBe(415);
     expect(await (await call('GET', `${J}/typed/runs`, { token: owner.token })).json()).toEqual([]);
   });
@@ -74,8 +80,14 @@ describe('POST data content types', () => {
 
 describe('runs list newest first to the millisecond, ties by creation order', () => {
   /** Rows as D1 holds them; inserted in this order (creation order), whatever their start times. */
-  async function seed(owner: string, job: string, runs: { name: string; started: string; status: string }[]): Promise<void> {
-    const row = await env.DB.prepare(`SELECT r.id FROM resources r JOIN users u ON u.id = r.owner_id WHERE u.username = ? AND r.name = ? AND r.kind = 'job'`)
+  async function seed(
+    owner: string,
+    job: string,
+    runs: { name: string; started: string; status: string }[],
+  ): Promise<void> {
+    const row = await env.DB.prepare(
+      `SELECT r.id FROM resources r JOIN users u ON u.id = r.owner_id WHERE u.username = ? AND r.name = ? AND r.kind = 'job'`,
+    )
       .bind(owner, job)
       .first<{ id: number }>();
     for (const r of runs) {
@@ -103,7 +115,9 @@ describe('runs list newest first to the millisecond, ties by creation order', ()
     const want = [runs[0]!.name, runs[3]!.name, runs[2]!.name, runs[1]!.name];
     const listed = (await (await call('GET', `${J}/ordered/runs`, { token: u.token })).json()) as { name: string }[];
     expect(listed.map((r) => r.name)).toEqual(want);
-    const history = (await (await call('GET', `${J}/ordered/stats/runs`, { token: u.token, headers: json })).json()) as { name: string }[];
+    const history = (await (
+      await call('GET', `${J}/ordered/stats/runs`, { token: u.token, headers: json })
+    ).json()) as { name: string }[];
     expect(history.map((r) => r.name)).toEqual(want);
     const table = await (await call('GET', `${J}/ordered/stats/runs`, { token: u.token })).text();
     expect(
@@ -112,9 +126,14 @@ describe('runs list newest first to the millisecond, ties by creation order', ()
         .slice(1, 5)
         .map((l) => l.split(' ')[0]),
     ).toEqual(want);
-    const gql = (await (await call('POST', '/gql', { token: u.token, json: { query: '{ jobs { id last_run { status started_on } } }' } })).json()) as {
+    const gql = (await (
+      await call('POST', '/gql', { token: u.token, json: { query: '{ jobs { id last_run { status started_on } } }' } })
+    ).json()) as {
       data: { jobs: { id: string; last_run: { status: string; started_on: string } | null }[] };
     };
-    expect(gql.data.jobs.find((j) => j.id === 'ordered')!.last_run).toEqual({ status: 'success', started_on: runs[0]!.started });
+    expect(gql.data.jobs.find((j) => j.id === 'ordered')!.last_run).toEqual({
+      status: 'success',
+      started_on: runs[0]!.started,
+    });
   });
 });

@@ -18,7 +18,9 @@ describe('job output file names', () => {
     await makeJob(u, 'hostile', HOSTILE);
     const res = await trigger(u.token, `${J}/hostile`);
     expect(res.status).toBe(200);
-    expect(res.headers.get('Content-Disposition')).toBe(`attachment; filename="aBcc: victim@example.com.txt"; filename*=UTF-8''aBcc%3A%20victim%40example.com.txt`);
+    expect(res.headers.get('Content-Disposition')).toBe(
+      `attachment; filename="aBcc: victim@example.com.txt"; filename*=UTF-8''aBcc%3A%20victim%40example.com.txt`,
+    );
     const out = await call('GET', `${J}/hostile/runs/${res.headers.get('X-Run-Id')}/output`, { token: u.token });
     expect(out.headers.get('Content-Disposition')).toContain('filename="aBcc: victim@example.com.txt"');
   });

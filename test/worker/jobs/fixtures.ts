@@ -1,7 +1,12 @@
 /** Helpers for the jobs suites: a job with code, a trigger, waiting for a run state. */
 import { call, type TestUser } from '../helpers';
 
-export async function makeJob(u: TestUser, name: string, code?: string, entries: Record<string, string> = {}): Promise<string> {
+export async function makeJob(
+  u: TestUser,
+  name: string,
+  code?: string,
+  entries: Record<string, string> = {},
+): Promise<string> {
   const res = await call('PUT', `/v1/code/jobs/${name}`, { token: u.token });
   if (res.status !== 201) throw new Error(`create job: ${res.status} ${await res.text()}`);
   if (code !== undefined) await putCode(u, name, 'index.js', code);
@@ -13,11 +18,16 @@ export async function makeJob(u: TestUser, name: string, code?: string, entries:
 }
 
 export async function putCode(u: TestUser, job: string, file: string, code: string): Promise<void> {
-  const res = await call('POST', `/v1/code/jobs/${job}/code/${file}`, { token: u.token, body: code, type: 'text/javascript' });
+  const res = await call('POST', `/v1/code/jobs/${job}/code/${file}`, {
+    token: u.token,
+    body: code,
+    type: 'text/javascript',
+  });
   if (res.status !== 204) throw new Error(`code: ${res.status} ${await res.text()}`);
 }
 
-export const trigger = (token: string, path: string, json: unknown = {}) => call('POST', `${path}/data`, { token, json });
+export const trigger = (token: string, path: string, json: unknown = {}) =>
+  call('POST', `${path}/data`, { token, json });
 
 /** Polls until the job has a run (the newest) and answers its name. */
 export async function newestRun(token: string, job: string, owner?: string): Promise<string> {
@@ -35,7 +45,12 @@ export async function statusOf(token: string, base: string, run: string): Promis
   return (await call('GET', `${base}/runs/${run}/status`, { token })).text();
 }
 
-export async function waitStatus(token: string, base: string, run: string, want: (s: string) => boolean): Promise<string> {
+export async function waitStatus(
+  token: string,
+  base: string,
+  run: string,
+  want: (s: string) => boolean,
+): Promise<string> {
   for (let i = 0; i < 300; i++) {
     const s = await statusOf(token, base, run);
     if (want(s)) return s;
@@ -63,8 +78,15 @@ export async function groupWith(
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Creates a job, triggers it without waiting and waits until its run is processing; answers the pending data call and the run. */
-export async function startedRun(u: TestUser, job: string, code: string): Promise<{ data: Promise<Response>; run: string }> {
+/**
+ * Creates a job, triggers it without waiting and waits until its run is processing; answers the pending data call and
+ * the run.
+ */
+export async function startedRun(
+  u: TestUser,
+  job: string,
+  code: string,
+): Promise<{ data: Promise<Response>; run: string }> {
   await makeJob(u, job, code);
   const data = trigger(u.token, `/v1/code/jobs/${job}`);
   const run = await newestRun(u.token, job);

@@ -19,10 +19,15 @@ interface Run {
   name: string;
 }
 const runsOf = async (u: TestUser, job: string, owner?: string) =>
-  (await (await call('GET', `${owner ? `/v1/users/${owner}/code/jobs` : J}/${job}/runs`, { token: u.token })).json()) as Run[];
+  (await (
+    await call('GET', `${owner ? `/v1/users/${owner}/code/jobs` : J}/${job}/runs`, { token: u.token })
+  ).json()) as Run[];
 const statsOf = async (u: TestUser, job: string, run: string) =>
-  (await (await call('GET', `${J}/${job}/runs/${run}/stats`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as Record<string, unknown>;
-const logOf = async (u: TestUser, job: string, run: string) => (await call('GET', `${J}/${job}/runs/${run}/log`, { token: u.token })).text();
+  (await (
+    await call('GET', `${J}/${job}/runs/${run}/stats`, { token: u.token, headers: { Accept: 'application/json' } })
+  ).json()) as Record<string, unknown>;
+const logOf = async (u: TestUser, job: string, run: string) =>
+  (await call('GET', `${J}/${job}/runs/${run}/log`, { token: u.token })).text();
 
 /** The mail group with a job shared into it, and the group's checks set. */
 async function setup(options: ('mail_verify_dkim' | 'mail_verify_spf')[] = []) {
@@ -31,7 +36,14 @@ async function setup(options: ('mail_verify_dkim' | 'mail_verify_spf')[] = []) {
   await makeJob(g.owner, job, `export default { async run(input) { return JSON.parse(await input[0].text()).from; } }`);
   expect((await call('PUT', `${J}/${job}/shared/+${g.org}~sales`, { token: g.owner.token })).status).toBe(201);
   for (const o of options) {
-    expect((await call('POST', `/v1/admin/orgs/${g.org}/groups/sales/profile/options/${o}`, { token: g.owner.token, text: 'yes' })).status).toBe(204);
+    expect(
+      (
+        await call('POST', `/v1/admin/orgs/${g.org}/groups/sales/profile/options/${o}`, {
+          token: g.owner.token,
+          text: 'yes',
+        })
+      ).status,
+    ).toBe(204);
   }
   return { ...g, job };
 }
@@ -44,10 +56,14 @@ describe("only the receiver's own Authentication-Results header counts (MAIL_AUT
   it("a sender's forged Authentication-Results (another authserv-id, or below the receiver's) passes no check: rejected run, no reply", async () => {
     const g = await setup(['mail_verify_dkim']);
     const forgedOther = `Authentication-Results: mail.attacker.example; dkim=pass header.d=example.com; spf=pass smtp.mailfrom=${g.email}`;
-    expect(await handleInbound(env, rawMail(g.email, g.address, 'Forged', [forgedOther]), g.email, g.address)).toBe('rejected');
+    expect(await handleInbound(env, rawMail(g.email, g.address, 'Forged', [forgedOther]), g.email, g.address)).toBe(
+      'rejected',
+    );
     const forgedBelow = `${CF} dkim=pass header.d=example.com; spf=pass smtp.mailfrom=${g.email}`;
     const receivers = `${CF} dkim=none; spf=none smtp.mailfrom=${g.email}`;
-    expect(await handleInbound(env, rawMail(g.email, g.address, 'Forged', [receivers, forgedBelow]), g.email, g.address)).toBe('rejected');
+    expect(
+      await handleInbound(env, rawMail(g.email, g.address, 'Forged', [receivers, forgedBelow]), g.email, g.address),
+    ).toBe('rejected');
     const runs = await runsOf(g.owner, g.job);
     expect(runs).toHaveLength(2);
     for (const r of runs) {
@@ -62,16 +78,22 @@ describe('DKIM and SPF pass only when aligned with the From domain', () => {
   it('with mail_verify_dkim, a signature by another domain (dkim=pass header.d=evil) is rejected with the reason', async () => {
     const g = await setup(['mail_verify_dkim']);
     const misaligned = `${CF} dkim=pass header.d=attacker.example; spf=pass smtp.mailfrom=${g.email}`;
-    expect(await handleInbound(env, rawMail(g.email, g.address, 'Hi', [misaligned]), g.email, g.address)).toBe('rejected');
+    expect(await handleInbound(env, rawMail(g.email, g.address, 'Hi', [misaligned]), g.email, g.address)).toBe(
+      'rejected',
+    );
     const [run] = await runsOf(g.owner, g.job);
-    expect(await logOf(g.owner, g.job, run!.name)).toMatch(/DKIM did not pass \(pass for attacker\.example \(not aligned with the From domain example\.com\)\)/);
+    expect(await logOf(g.owner, g.job, run!.name)).toMatch(
+      /DKIM did not pass \(pass for attacker\.example \(not aligned with the From domain example\.com\)\)/,
+    );
     expect(await repliesTo(g.email)).toEqual([]);
   });
 
   it('with mail_verify_spf, spf=pass for an envelope domain not aligned with From is rejected', async () => {
     const g = await setup(['mail_verify_spf']);
     const misaligned = `${CF} dkim=none; spf=pass smtp.mailfrom=bounce@attacker.example`;
-    expect(await handleInbound(env, rawMail(g.email, g.address, 'Hi', [misaligned]), 'bounce@attacker.example', g.address)).toBe('rejected');
+    expect(
+      await handleInbound(env, rawMail(g.email, g.address, 'Hi', [misaligned]), 'bounce@attacker.example', g.address),
+    ).toBe('rejected');
     const [run] = await runsOf(g.owner, g.job);
     expect(await logOf(g.owner, g.job, run!.name)).toMatch(/SPF did not pass \(pass for attacker\.example/);
   });
@@ -114,10 +136,19 @@ describe('the sender is the From address the checks authenticated, never the env
   it('input.json `from` is the From address (lowercase), not the envelope', async () => {
     const g = await setup();
     const envelope = `${unique('env')}@bounces.example.com`;
-    expect(await handleInbound(env, rawMail(g.email.toUpperCase(), g.address, 'Case', [authResults(g.email)]), envelope, g.address)).toBe('accepted');
+    expect(
+      await handleInbound(
+        env,
+        rawMail(g.email.toUpperCase(), g.address, 'Case', [authResults(g.email)]),
+        envelope,
+        g.address,
+      ),
+    ).toBe('accepted');
     const [run] = await runsOf(g.owner, g.job);
     expect(await waitStatus(g.owner.token, `${J}/${g.job}`, run!.name, (s) => s === 'success')).toBe('success');
-    expect(await (await call('GET', `${J}/${g.job}/runs/${run!.name}/output`, { token: g.owner.token })).text()).toBe(g.email);
+    expect(await (await call('GET', `${J}/${g.job}/runs/${run!.name}/output`, { token: g.owner.token })).text()).toBe(
+      g.email,
+    );
   });
 });
 
@@ -142,7 +173,9 @@ describe('no reply to an unauthenticated sender (backscatter), whatever the opti
   it('failing DKIM (not aligned) with the checks off: no reply either', async () => {
     const g = await setup();
     const headers = [`${CF} dkim=pass header.d=attacker.example; spf=softfail smtp.mailfrom=${g.email}`];
-    expect(await handleInbound(env, rawMail(g.email, g.address, 'Quiet', headers), g.email, g.address)).toBe('accepted');
+    expect(await handleInbound(env, rawMail(g.email, g.address, 'Quiet', headers), g.email, g.address)).toBe(
+      'accepted',
+    );
     const [run] = await runsOf(g.owner, g.job);
     expect(await waitStatus(g.owner.token, `${J}/${g.job}`, run!.name, (s) => s === 'success')).toBe('success');
     expect(await repliesTo(g.email)).toEqual([]);
@@ -156,7 +189,11 @@ describe("a job shared into the group runs on its mail only while the job's owne
     const ref = `+${g.org}~sales`;
     const bob = await person('bob');
     await join(path, ref, g.owner, bob, 'members');
-    await makeJob(bob, 'spy', `export default { async run(input) { return JSON.parse(await input[0].text()).subject; } }`);
+    await makeJob(
+      bob,
+      'spy',
+      `export default { async run(input) { return JSON.parse(await input[0].text()).subject; } }`,
+    );
     expect((await call('PUT', `${J}/spy/shared/${ref}`, { token: bob.token })).status).toBe(201);
     expect(await handleInbound(env, rawMail(g.email, g.address, 'One'), g.email, g.address)).toBe('accepted');
     expect(await runsOf(bob, 'spy')).toHaveLength(1);

@@ -20,13 +20,24 @@ describe('inbound mail', () => {
     const replies = await repliesTo(g.email);
     expect(replies).toHaveLength(1);
     expect(replies[0]!.subject).toBe('Re: Numbers');
-    expect(replies[0]!.attachments).toEqual([{ filename: 'output.txt', content_type: 'text/plain; charset=utf-8', size: expect.any(Number) }]);
-    const runs = (await (await call('GET', `${J}/mailjob/runs`, { token: g.owner.token })).json()) as { name: string }[];
-    const stats = (await (await call('GET', `${J}/mailjob/runs/${runs[0]!.name}/stats`, { token: g.owner.token, headers: { Accept: 'application/json' } })).json()) as Record<
-      string,
-      unknown
-    >;
-    expect(stats).toMatchObject({ trigger: 'email', source: 'email', created_by: g.member.username, status: 'success' });
+    expect(replies[0]!.attachments).toEqual([
+      { filename: 'output.txt', content_type: 'text/plain; charset=utf-8', size: expect.any(Number) },
+    ]);
+    const runs = (await (await call('GET', `${J}/mailjob/runs`, { token: g.owner.token })).json()) as {
+      name: string;
+    }[];
+    const stats = (await (
+      await call('GET', `${J}/mailjob/runs/${runs[0]!.name}/stats`, {
+        token: g.owner.token,
+        headers: { Accept: 'application/json' },
+      })
+    ).json()) as Record<string, unknown>;
+    expect(stats).toMatchObject({
+      trigger: 'email',
+      source: 'email',
+      created_by: g.member.username,
+      status: 'success',
+    });
     const out = await (await call('GET', `${J}/mailjob/runs/${runs[0]!.name}/output`, { token: g.owner.token })).text();
     expect(out).toBe(`Numbers|${g.email}|input.json,rows.csv`);
   });
@@ -36,9 +47,13 @@ describe('inbound mail', () => {
     await call('PUT', `${J}/mailjob/shared/+${g.org}~sales`, { token: g.owner.token });
     const stranger = `${unique('s')}@example.com`;
     expect(await handleInbound(env, raw(stranger, g.address, 'Hi'), stranger, g.address)).toBe('rejected');
-    const runs = (await (await call('GET', `${J}/mailjob/runs`, { token: g.owner.token })).json()) as { name: string }[];
+    const runs = (await (await call('GET', `${J}/mailjob/runs`, { token: g.owner.token })).json()) as {
+      name: string;
+    }[];
     expect(runs).toHaveLength(1);
-    expect(await (await call('GET', `${J}/mailjob/runs/${runs[0]!.name}/status`, { token: g.owner.token })).text()).toBe('rejected');
+    expect(
+      await (await call('GET', `${J}/mailjob/runs/${runs[0]!.name}/status`, { token: g.owner.token })).text(),
+    ).toBe('rejected');
     const replies = await repliesTo(stranger);
     expect(replies).toHaveLength(1);
     expect(replies[0]!.text).toContain('rejected');
@@ -53,7 +68,9 @@ describe('inbound mail', () => {
     expect(replies[0]!.attachments).toEqual([]);
   });
   it('an address no group accepts is unknown (the handler rejects the message)', async () => {
-    expect(await handleInbound(env, raw('a@b.c', 'nobody@nowhere.example', 'x'), 'a@b.c', 'nobody@nowhere.example')).toBe('unknown');
+    expect(
+      await handleInbound(env, raw('a@b.c', 'nobody@nowhere.example', 'x'), 'a@b.c', 'nobody@nowhere.example'),
+    ).toBe('unknown');
   });
   it("a canceled run's reply names the cancel", async () => {
     const g = await mailGroup();
@@ -66,7 +83,9 @@ describe('inbound mail', () => {
     const handled = handleInbound(env, raw(g.email, g.address, 'Stop me'), g.email, g.address);
     const run = await newestRun(g.owner.token, 'mailcancel');
     await waitStatus(g.owner.token, `${J}/mailcancel`, run, (s) => s === 'processing');
-    expect((await call('POST', `${J}/mailcancel/runs/${run}/status`, { token: g.owner.token, text: 'canceled' })).status).toBe(202);
+    expect(
+      (await call('POST', `${J}/mailcancel/runs/${run}/status`, { token: g.owner.token, text: 'canceled' })).status,
+    ).toBe(202);
     expect(await handled).toBe('accepted');
     const replies = await repliesTo(g.email);
     expect(replies).toHaveLength(1);
@@ -78,7 +97,9 @@ describe('inbound mail', () => {
     await makeJob(g.owner, 'mailbad', `export default { async run() { return 'x'; } }`);
     await call('PUT', `${J}/mailbad/shared/+${g.org}~sales`, { token: g.owner.token });
     // postal-mime refuses headers over 2 MiB
-    const huge = new TextEncoder().encode(`From: ${g.email}\r\nTo: ${g.address}\r\nX-Pad: ${'a'.repeat(2.2 * 1024 * 1024)}\r\nSubject: x\r\n\r\nbody\r\n`);
+    const huge = new TextEncoder().encode(
+      `From: ${g.email}\r\nTo: ${g.address}\r\nX-Pad: ${'a'.repeat(2.2 * 1024 * 1024)}\r\nSubject: x\r\n\r\nbody\r\n`,
+    );
     let rejected = '';
     const message = {
       from: g.email,

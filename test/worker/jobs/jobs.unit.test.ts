@@ -11,14 +11,18 @@ import { mailInput, parseMessage } from '../../../src/jobs/inbound';
 
 describe('chain grammar', () => {
   it('a chain of one bare ref is allowed', () => {
-    expect(parseChains('other')).toEqual([{ label: 'other', ref: { kind: 'job', owner: null, job: 'other' }, fanOut: false }]);
+    expect(parseChains('other')).toEqual([
+      { label: 'other', ref: { kind: 'job', owner: null, job: 'other' }, fanOut: false },
+    ]);
   });
   it('empty or comment-only chains mean the job runs its own code', () => {
     expect(parseChains('')).toEqual([]);
     expect(parseChains('# nothing\n\n   ')).toEqual([]);
   });
   it('bindings label <- ref and edges a -> b -> .c, with a dot fanning out', () => {
-    const steps = parseChains('fetch <- @alice/dl\nclean <- https://example.com/x#frag\nfetch -> clean -> .render # comment');
+    const steps = parseChains(
+      'fetch <- @alice/dl\nclean <- https://example.com/x#frag\nfetch -> clean -> .render # comment',
+    );
     expect(steps.map((s) => [s.label, s.fanOut])).toEqual([
       ['fetch', false],
       ['clean', false],
@@ -67,17 +71,25 @@ describe('chain grammar', () => {
 describe('schedules', () => {
   it('five fields, optional TZ= prefix and # comment', () => {
     expect(parseSchedule('*/5 * * * *')).toEqual({ expr: '*/5 * * * *', timezone: 'UTC' });
-    expect(parseSchedule('TZ=Europe/Paris 0 9 * * 1-5 # weekday mornings')).toEqual({ expr: '0 9 * * 1-5', timezone: 'Europe/Paris' });
+    expect(parseSchedule('TZ=Europe/Paris 0 9 * * 1-5 # weekday mornings')).toEqual({
+      expr: '0 9 * * 1-5',
+      timezone: 'Europe/Paris',
+    });
     expect(parseSchedule('# off')).toBeNull();
     expect(parseSchedule('')).toBeNull();
   });
-  it.each([['* * * *'], ['* * * * * *'], ['TZ=Nowhere/Land * * * * *'], ['61 * * * *'], ['TZ=UTC']])('rejects %j', (s) => {
-    expect(scheduleProblem(s)).toBeTruthy();
-  });
+  it.each([['* * * *'], ['* * * * * *'], ['TZ=Nowhere/Land * * * * *'], ['61 * * * *'], ['TZ=UTC']])(
+    'rejects %j',
+    (s) => {
+      expect(scheduleProblem(s)).toBeTruthy();
+    },
+  );
   it('next fire time honours the time zone', () => {
     const at = Date.parse('2026-01-15T07:30:00Z');
     // 09:00 in Paris (UTC+1 in winter) is 08:00 UTC
-    expect(new Date(nextFire(parseSchedule('TZ=Europe/Paris 0 9 * * *')!, at)!).toISOString()).toBe('2026-01-15T08:00:00.000Z');
+    expect(new Date(nextFire(parseSchedule('TZ=Europe/Paris 0 9 * * *')!, at)!).toISOString()).toBe(
+      '2026-01-15T08:00:00.000Z',
+    );
     expect(new Date(nextFire(parseSchedule('0 9 * * *')!, at)!).toISOString()).toBe('2026-01-15T09:00:00.000Z');
   });
 });
@@ -129,7 +141,9 @@ describe('runs', () => {
     ]);
   });
   it('history rows carry time, trigger, duration, status', () => {
-    expect(historyLine({ name: 'r', started_on: 't', trigger: 'api', duration: null, status: 'processing' })).toMatch(/^r\s+t\s+api\s+-\s+processing\n$/);
+    expect(historyLine({ name: 'r', started_on: 't', trigger: 'api', duration: null, status: 'processing' })).toMatch(
+      /^r\s+t\s+api\s+-\s+processing\n$/,
+    );
   });
 });
 
@@ -145,15 +159,27 @@ describe('outputs', () => {
     expect(new TextDecoder().decode(files['a-2.txt'])).toBe('B');
   });
   it('duplicate names are made unique', () => {
-    expect(uniqueNames([textFile('x', ''), textFile('x', ''), textFile('x', '')]).map((f) => f.name)).toEqual(['x', 'x-2', 'x-3']);
+    expect(uniqueNames([textFile('x', ''), textFile('x', ''), textFile('x', '')]).map((f) => f.name)).toEqual([
+      'x',
+      'x-2',
+      'x-3',
+    ]);
   });
   it('an https step answer becomes files: multipart parts or one named file', async () => {
     const form = new FormData();
     form.append('a', new File(['1'], 'one.txt', { type: 'text/plain' }));
     form.append('b', new File(['2'], 'two.txt', { type: 'text/plain' }));
     expect((await filesFromResponse(new Response(form))).map((f) => f.name)).toEqual(['one.txt', 'two.txt']);
-    expect((await filesFromResponse(new Response('{}', { headers: { 'Content-Type': 'application/json' } })))[0]!.name).toBe('output.json');
-    expect((await filesFromResponse(new Response('x', { headers: { 'Content-Disposition': 'attachment; filename="r.csv"' } })))[0]!.name).toBe('r.csv');
+    expect(
+      (await filesFromResponse(new Response('{}', { headers: { 'Content-Type': 'application/json' } })))[0]!.name,
+    ).toBe('output.json');
+    expect(
+      (
+        await filesFromResponse(
+          new Response('x', { headers: { 'Content-Disposition': 'attachment; filename="r.csv"' } }),
+        )
+      )[0]!.name,
+    ).toBe('r.csv');
     expect(await filesFromResponse(new Response(null, { status: 204 }))).toEqual([]);
   });
 });
@@ -189,7 +215,11 @@ describe('inbound mail input', () => {
       '--b--',
       '',
     ].join('\r\n');
-    const msg = await parseMessage(new TextEncoder().encode(raw).buffer as ArrayBuffer, 'ann@example.com', 'sales@acme.mail.localhost');
+    const msg = await parseMessage(
+      new TextEncoder().encode(raw).buffer as ArrayBuffer,
+      'ann@example.com',
+      'sales@acme.mail.localhost',
+    );
     const files = mailInput(msg);
     expect(files.map((f) => f.name)).toEqual(['input.json', 'data.csv']);
     const json = JSON.parse(new TextDecoder().decode(files[0]!.data));

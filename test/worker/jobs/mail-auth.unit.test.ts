@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { aligned, authenticated, authRefusal, domainOf, fromAddress, mailAuth, parseAuthResults, tokenize, type HeaderList } from '../../../src/jobs/mail-auth';
+import {
+  aligned,
+  authenticated,
+  authRefusal,
+  domainOf,
+  fromAddress,
+  mailAuth,
+  parseAuthResults,
+  tokenize,
+  type HeaderList,
+} from '../../../src/jobs/mail-auth';
 
 const h = (...pairs: [string, string][]): HeaderList => pairs.map(([key, value]) => ({ key, value }));
 const AR = 'authentication-results';
@@ -51,7 +61,9 @@ describe('the From address: one From header with one plain address, else none', 
 
 describe('Authentication-Results values: one scan, comments and quoted strings respected', () => {
   it('splits results on ; outside quotes and comments, and drops comments', () => {
-    const r = parseAuthResults('mx.cloudflare.net 1; dkim=pass (good; signature) header.d=example.com; spf = pass smtp.mailfrom="a;b@example.com"');
+    const r = parseAuthResults(
+      'mx.cloudflare.net 1; dkim=pass (good; signature) header.d=example.com; spf = pass smtp.mailfrom="a;b@example.com"',
+    );
     expect(r.authservId).toBe('mx.cloudflare.net');
     expect(r.results.map((x) => [x.method, x.result])).toEqual([
       ['dkim', 'pass'],
@@ -66,10 +78,20 @@ describe('Authentication-Results values: one scan, comments and quoted strings r
 
 describe("only the platform receiver's Authentication-Results header counts (authserv-id), the topmost one", () => {
   it('a header from another authserv-id is ignored, even when it is the topmost', () => {
-    const a = mailAuth(h([AR, 'forger.example; dkim=pass header.d=example.com; spf=pass smtp.mailfrom=alice@example.com'], FROM));
-    expect(a).toMatchObject({ dkim: false, spf: false, dkimResult: 'no Authentication-Results header from mx.cloudflare.net' });
+    const a = mailAuth(
+      h([AR, 'forger.example; dkim=pass header.d=example.com; spf=pass smtp.mailfrom=alice@example.com'], FROM),
+    );
+    expect(a).toMatchObject({
+      dkim: false,
+      spf: false,
+      dkimResult: 'no Authentication-Results header from mx.cloudflare.net',
+    });
     const b = mailAuth(
-      h([AR, 'forger.example; dkim=pass header.d=example.com'], [AR, 'mx.cloudflare.net; dkim=fail header.d=example.com; spf=softfail smtp.mailfrom=alice@example.com'], FROM),
+      h(
+        [AR, 'forger.example; dkim=pass header.d=example.com'],
+        [AR, 'mx.cloudflare.net; dkim=fail header.d=example.com; spf=softfail smtp.mailfrom=alice@example.com'],
+        FROM,
+      ),
     );
     expect(b).toMatchObject({ dkim: false, spf: false, dkimResult: 'fail', spfResult: 'softfail' });
   });
@@ -89,11 +111,18 @@ describe("only the platform receiver's Authentication-Results header counts (aut
     expect(mailAuth(headers, 'mx.example.net').dkim).toBe(true);
   });
   it('Received-SPF names no receiver and is not read', () => {
-    expect(mailAuth(h(['received-spf', 'pass (mx.cloudflare.net: domain of alice@example.com designates 1.2.3.4)'], FROM)).spf).toBe(false);
+    expect(
+      mailAuth(h(['received-spf', 'pass (mx.cloudflare.net: domain of alice@example.com designates 1.2.3.4)'], FROM))
+        .spf,
+    ).toBe(false);
   });
   it('a comment or a quoted string holding dkim=pass is not a result', () => {
-    expect(mailAuth(h([AR, 'mx.cloudflare.net; dkim=none (dkim=pass header.d=example.com); spf=none'], FROM)).dkim).toBe(false);
-    expect(mailAuth(h([AR, 'mx.cloudflare.net; dkim=fail reason="x; dkim=pass header.d=example.com"'], FROM)).dkim).toBe(false);
+    expect(
+      mailAuth(h([AR, 'mx.cloudflare.net; dkim=none (dkim=pass header.d=example.com); spf=none'], FROM)).dkim,
+    ).toBe(false);
+    expect(
+      mailAuth(h([AR, 'mx.cloudflare.net; dkim=fail reason="x; dkim=pass header.d=example.com"'], FROM)).dkim,
+    ).toBe(false);
     expect(mailAuth(h([AR, 'dkim=pass.example; spf=fail'], FROM)).dkim).toBe(false);
   });
 });
@@ -110,17 +139,29 @@ describe('DKIM and SPF pass only when aligned with the From domain', () => {
     expect(mailAuth(h([AR, 'mx.cloudflare.net; dkim=pass'], FROM)).dkim).toBe(false);
   });
   it('any aligned passing signature passes among several', () => {
-    expect(mailAuth(h([AR, 'mx.cloudflare.net; dkim=pass header.d=esp.example; dkim=pass header.d=example.com'], FROM)).dkim).toBe(true);
-    expect(mailAuth(h([AR, 'mx.cloudflare.net; dkim=fail header.d=example.com; dkim=pass header.d=esp.example'], FROM)).dkim).toBe(false);
+    expect(
+      mailAuth(h([AR, 'mx.cloudflare.net; dkim=pass header.d=esp.example; dkim=pass header.d=example.com'], FROM)).dkim,
+    ).toBe(true);
+    expect(
+      mailAuth(h([AR, 'mx.cloudflare.net; dkim=fail header.d=example.com; dkim=pass header.d=esp.example'], FROM)).dkim,
+    ).toBe(false);
   });
   it('spf=pass counts only when smtp.mailfrom aligns with the From domain', () => {
     expect(mailAuth(h([AR, 'mx.cloudflare.net; spf=pass smtp.mailfrom=alice@example.com'], FROM)).spf).toBe(true);
     expect(mailAuth(h([AR, 'mx.cloudflare.net; spf=pass smtp.mailfrom=bounces.example.com'], FROM)).spf).toBe(true);
     const a = mailAuth(h([AR, 'mx.cloudflare.net; spf=pass smtp.mailfrom=mallory@evil.example'], FROM));
-    expect(a).toMatchObject({ spf: false, spfResult: 'pass for evil.example (not aligned with the From domain example.com)' });
+    expect(a).toMatchObject({
+      spf: false,
+      spfResult: 'pass for evil.example (not aligned with the From domain example.com)',
+    });
   });
   it('without a usable From nothing aligns', () => {
-    const a = mailAuth(h([AR, 'mx.cloudflare.net; dkim=pass header.d=example.com; spf=pass smtp.mailfrom=a@example.com'], ['from', 'a@example.com, b@example.com']));
+    const a = mailAuth(
+      h(
+        [AR, 'mx.cloudflare.net; dkim=pass header.d=example.com; spf=pass smtp.mailfrom=a@example.com'],
+        ['from', 'a@example.com, b@example.com'],
+      ),
+    );
     expect(a).toMatchObject({ from: '', dkim: false, spf: false });
     expect(authenticated(a)).toBe(false);
   });
@@ -129,13 +170,19 @@ describe('DKIM and SPF pass only when aligned with the From domain', () => {
 describe('what the group options refuse, and who may be answered', () => {
   it('authRefusal names each failed check and option; nothing asked, nothing refused', () => {
     const none = mailAuth([]);
-    expect(authRefusal(none, { dkim: true, spf: true })).toMatch(/DKIM did not pass.*SPF did not pass.*mail_verify_dkim, mail_verify_spf/);
+    expect(authRefusal(none, { dkim: true, spf: true })).toMatch(
+      /DKIM did not pass.*SPF did not pass.*mail_verify_dkim, mail_verify_spf/,
+    );
     expect(authRefusal(none, { dkim: false, spf: false })).toBeNull();
   });
   it('authenticated: aligned DKIM or aligned SPF', () => {
     expect(authenticated(mailAuth(h([AR, 'mx.cloudflare.net; dkim=pass header.d=example.com'], FROM)))).toBe(true);
-    expect(authenticated(mailAuth(h([AR, 'mx.cloudflare.net; spf=pass smtp.mailfrom=alice@example.com'], FROM)))).toBe(true);
-    expect(authenticated(mailAuth(h([AR, 'mx.cloudflare.net; dkim=fail header.d=example.com; spf=fail'], FROM)))).toBe(false);
+    expect(authenticated(mailAuth(h([AR, 'mx.cloudflare.net; spf=pass smtp.mailfrom=alice@example.com'], FROM)))).toBe(
+      true,
+    );
+    expect(authenticated(mailAuth(h([AR, 'mx.cloudflare.net; dkim=fail header.d=example.com; spf=fail'], FROM)))).toBe(
+      false,
+    );
     expect(authenticated(mailAuth(h(FROM)))).toBe(false);
   });
 });

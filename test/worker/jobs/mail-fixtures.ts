@@ -10,7 +10,13 @@ export interface Outbox {
   attachments: { filename: string; content_type: string; size: number }[];
 }
 
-export async function mailGroup(): Promise<{ org: string; owner: TestUser; member: TestUser; address: string; email: string }> {
+export async function mailGroup(): Promise<{
+  org: string;
+  owner: TestUser;
+  member: TestUser;
+  address: string;
+  email: string;
+}> {
   const owner = await makeUser({ account: 'organisation' });
   const org = unique('o').slice(0, 20);
   const ok = async (r: Promise<Response>) => {
@@ -20,7 +26,12 @@ export async function mailGroup(): Promise<{ org: string; owner: TestUser; membe
   await ok(call('PUT', `/v1/admin/orgs/${org}`, { token: owner.token }));
   await ok(call('PUT', `/v1/admin/orgs/${org}/groups/sales`, { token: owner.token }));
   await ok(call('POST', `/v1/admin/orgs/${org}/profile/options/enable_subdomain`, { token: owner.token, text: 'yes' }));
-  await ok(call('POST', `/v1/admin/orgs/${org}/groups/sales/profile/options/allow_inbound_mail`, { token: owner.token, text: 'yes' }));
+  await ok(
+    call('POST', `/v1/admin/orgs/${org}/groups/sales/profile/options/allow_inbound_mail`, {
+      token: owner.token,
+      text: 'yes',
+    }),
+  );
   const email = `${unique('m')}@example.com`;
   const member = await makeUser({ email, email_verified: true });
   await ok(call('PUT', `/v1/admin/orgs/${org}/groups/sales/roles/members/${member.username}`, { token: owner.token }));

@@ -23,7 +23,9 @@ export async function stepServer(req: Request): Promise<Response> {
   if (path === '/echo') {
     const form = await req.formData();
     const parts = await Promise.all(
-      [...form.entries()].map(async ([field, v]) => (typeof v === 'string' ? { field, text: v } : { field, name: v.name, type: v.type, text: await v.text() })),
+      [...form.entries()].map(async ([field, v]) =>
+        typeof v === 'string' ? { field, text: v } : { field, name: v.name, type: v.type, text: await v.text() },
+      ),
     );
     return Response.json({ method: req.method, parts });
   }
@@ -55,7 +57,8 @@ export async function stepServer(req: Request): Promise<Response> {
   if (path === '/big') {
     const q = new URL(req.url).searchParams;
     const bytes = new Uint8Array(Number(q.get('mib') ?? 1) * 1024 * 1024).fill(97);
-    if (q.get('multipart') !== '1') return new Response(bytes, { headers: { 'Content-Type': 'application/octet-stream' } });
+    if (q.get('multipart') !== '1')
+      return new Response(bytes, { headers: { 'Content-Type': 'application/octet-stream' } });
     const form = new FormData();
     form.append('big', new File([bytes], 'big.bin'));
     return new Response(form);

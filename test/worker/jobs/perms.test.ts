@@ -12,7 +12,8 @@ const slow = 'shared_slow';
 /** A live run of the slow job triggered by `token`; answers the pending data call and the run. */
 async function live(token: string) {
   const base = `/v1/users/${owner.username}/code/jobs/${slow}`;
-  const before = ((await (await call('GET', `${base}/runs`, { token: owner.token })).json()) as { name: string }[])[0]?.name ?? '';
+  const before =
+    ((await (await call('GET', `${base}/runs`, { token: owner.token })).json()) as { name: string }[])[0]?.name ?? '';
   const data = trigger(token, base);
   let run = before;
   for (let i = 0; i < 200 && run === before; i++) run = await newestRun(owner.token, slow);
@@ -32,7 +33,8 @@ beforeAll(async () => {
     `export default { async run(i, ctx) { await new Promise((res, rej) => { ctx.signal.addEventListener('abort', () => rej(ctx.signal.reason)); setTimeout(res, 20000); }); } }`,
   );
   for (const j of [job, slow]) {
-    for (const entry of [xref, rref, 'public']) expect((await call('PUT', `/v1/code/jobs/${j}/shared/${entry}`, { token: owner.token })).status).toBe(201);
+    for (const entry of [xref, rref, 'public'])
+      expect((await call('PUT', `/v1/code/jobs/${j}/shared/${entry}`, { token: owner.token })).status).toBe(201);
   }
   run = (await trigger(owner.token, own)).headers.get('X-Run-Id')!;
   via = `/v1/users/${owner.username}/code/jobs/${job}`;
@@ -43,21 +45,32 @@ describe('permission matrix for runs', () => {
     expect((await trigger(owner.token, own)).status).toBe(200);
     expect((await call('GET', `${own}/runs/${run}/log`, { token: owner.token })).status).toBe(200);
     const { data, run: r } = await live(owner.token);
-    expect((await call('POST', `/v1/code/jobs/${slow}/runs/${r}/status`, { token: owner.token, text: 'canceled' })).status).toBe(202);
+    expect(
+      (await call('POST', `/v1/code/jobs/${slow}/runs/${r}/status`, { token: owner.token, text: 'canceled' })).status,
+    ).toBe(202);
     expect((await data).status).toBe(409);
   });
   it('execute grantee cancels a live run (202), also one the owner started', async () => {
     const mine = await live(executor.token);
-    expect((await call('POST', `${mine.base}/runs/${mine.run}/status`, { token: executor.token, text: 'canceled' })).status).toBe(202);
+    expect(
+      (await call('POST', `${mine.base}/runs/${mine.run}/status`, { token: executor.token, text: 'canceled' })).status,
+    ).toBe(202);
     expect((await mine.data).status).toBe(409);
     const owners = await live(owner.token);
-    expect((await call('POST', `${owners.base}/runs/${owners.run}/status`, { token: executor.token, text: 'canceled' })).status).toBe(202);
+    expect(
+      (await call('POST', `${owners.base}/runs/${owners.run}/status`, { token: executor.token, text: 'canceled' }))
+        .status,
+    ).toBe(202);
     expect((await owners.data).status).toBe(409);
   });
   it('read grantee, public viewer and anonymous caller cannot cancel a live run (403, 403, 401): it stays processing', async () => {
     const { data, run: r, base } = await live(owner.token);
-    expect((await call('POST', `${base}/runs/${r}/status`, { token: reader.token, text: 'canceled' })).status).toBe(403);
-    expect((await call('POST', `${base}/runs/${r}/status`, { token: publicReader.token, text: 'canceled' })).status).toBe(403);
+    expect((await call('POST', `${base}/runs/${r}/status`, { token: reader.token, text: 'canceled' })).status).toBe(
+      403,
+    );
+    expect(
+      (await call('POST', `${base}/runs/${r}/status`, { token: publicReader.token, text: 'canceled' })).status,
+    ).toBe(403);
     expect((await call('POST', `${base}/runs/${r}/status`, { text: 'canceled' })).status).toBe(401);
     expect(await (await call('GET', `${base}/runs/${r}/status`, { token: owner.token })).text()).toBe('processing');
     await call('POST', `${base}/runs/${r}/status`, { token: owner.token, text: 'canceled' });
@@ -67,7 +80,12 @@ describe('permission matrix for runs', () => {
     const res = await trigger(publicReader.token, via);
     expect(res.status).toBe(403);
     const { run: rejected } = (await res.json()) as { run: string };
-    const stats = (await (await call('GET', `${own}/runs/${rejected}/stats`, { token: owner.token, headers: { Accept: 'application/json' } })).json()) as Record<string, unknown>;
+    const stats = (await (
+      await call('GET', `${own}/runs/${rejected}/stats`, {
+        token: owner.token,
+        headers: { Accept: 'application/json' },
+      })
+    ).json()) as Record<string, unknown>;
     expect(stats).toMatchObject({ status: 'rejected', created_by: publicReader.username, has_output: false });
     expect((await call('GET', `${via}/runs/${rejected}/status`, { token: publicReader.token })).status).toBe(403);
   });
@@ -76,9 +94,13 @@ describe('permission matrix for runs', () => {
     expect(res.status).toBe(200);
     expect(await res.text()).toBe('ok');
     const r = res.headers.get('X-Run-Id')!;
-    const stats = (await (await call('GET', `${via}/runs/${r}/stats`, { token: executor.token, headers: { Accept: 'application/json' } })).json()) as { created_by: string };
+    const stats = (await (
+      await call('GET', `${via}/runs/${r}/stats`, { token: executor.token, headers: { Accept: 'application/json' } })
+    ).json()) as { created_by: string };
     expect(stats.created_by).toBe(executor.username);
-    expect((await call('POST', `${via}/runs/${r}/status`, { token: executor.token, text: 'canceled' })).status).toBe(409);
+    expect((await call('POST', `${via}/runs/${r}/status`, { token: executor.token, text: 'canceled' })).status).toBe(
+      409,
+    );
   });
   it('read grantee reads runs but may not trigger (403, a rejected run is recorded) nor cancel (403)', async () => {
     expect((await call('GET', `${via}/runs`, { token: reader.token })).status).toBe(200);
@@ -87,8 +109,12 @@ describe('permission matrix for runs', () => {
     expect(res.status).toBe(403);
     const { run: rejected } = (await res.json()) as { run: string };
     expect(await (await call('GET', `${own}/runs/${rejected}/status`, { token: owner.token })).text()).toBe('rejected');
-    expect(await (await call('GET', `${own}/runs/${rejected}/log`, { token: owner.token })).text()).toContain('rejected');
-    expect((await call('POST', `${via}/runs/${run}/status`, { token: reader.token, text: 'canceled' })).status).toBe(403);
+    expect(await (await call('GET', `${own}/runs/${rejected}/log`, { token: owner.token })).text()).toContain(
+      'rejected',
+    );
+    expect((await call('POST', `${via}/runs/${run}/status`, { token: reader.token, text: 'canceled' })).status).toBe(
+      403,
+    );
   });
   it('public share: the job is visible, its runs are not (403), and it cannot be triggered', async () => {
     expect((await call('GET', via, { token: publicReader.token })).status).toBe(200);

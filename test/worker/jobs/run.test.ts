@@ -8,7 +8,11 @@ const J = '/v1/code/jobs';
 describe('POST data runs code/index.js in a sandbox and answers the result', () => {
   it('a string return is output.txt with X-Run-Id; ctx.log writes the run log', async () => {
     const u = await makeUser();
-    await makeJob(u, 'hello', `export default { async run(input, ctx) { const j = JSON.parse(await input[0].text()); ctx.log('got ' + input[0].name); return 'hi ' + j.who; } }`);
+    await makeJob(
+      u,
+      'hello',
+      `export default { async run(input, ctx) { const j = JSON.parse(await input[0].text()); ctx.log('got ' + input[0].name); return 'hi ' + j.who; } }`,
+    );
     const res = await trigger(u.token, `${J}/hello`, { who: 'bob' });
     expect(res.status).toBe(200);
     expect(await res.text()).toBe('hi bob');
@@ -16,7 +20,9 @@ describe('POST data runs code/index.js in a sandbox and answers the result', () 
     expect(res.headers.get('Content-Disposition')).toContain('output.txt');
     const run = res.headers.get('X-Run-Id')!;
     expect(run).toMatch(/^\d{8}-\d{6}-[a-z0-9]+$/);
-    expect(await (await call('GET', `${J}/hello/runs/${run}/log`, { token: u.token })).text()).toContain('INFO got input.json');
+    expect(await (await call('GET', `${J}/hello/runs/${run}/log`, { token: u.token })).text()).toContain(
+      'INFO got input.json',
+    );
     expect(await (await call('GET', `${J}/hello/runs/${run}/status`, { token: u.token })).text()).toBe('success');
   });
   it('a JSON value is output.json; a File is returned with its name and type', async () => {
@@ -25,7 +31,11 @@ describe('POST data runs code/index.js in a sandbox and answers the result', () 
     const res = await trigger(u.token, `${J}/j`);
     expect(res.headers.get('Content-Disposition')).toContain('output.json');
     expect(await res.json()).toEqual({ a: [1, 2] });
-    await makeJob(u, 'f', `export default { async run() { return new File(['<b>x</b>'], 'page.html', { type: 'text/html' }); } }`);
+    await makeJob(
+      u,
+      'f',
+      `export default { async run() { return new File(['<b>x</b>'], 'page.html', { type: 'text/html' }); } }`,
+    );
     const f = await trigger(u.token, `${J}/f`);
     expect(f.headers.get('Content-Type')).toBe('text/html');
     expect(f.headers.get('Content-Disposition')).toContain('page.html');
@@ -33,7 +43,11 @@ describe('POST data runs code/index.js in a sandbox and answers the result', () 
   });
   it('several files are bundled into one zip', async () => {
     const u = await makeUser();
-    await makeJob(u, 'z', `export default { async run() { return [new File(['1'], 'a.txt'), new File(['2'], 'b.txt')]; } }`);
+    await makeJob(
+      u,
+      'z',
+      `export default { async run() { return [new File(['1'], 'a.txt'), new File(['2'], 'b.txt')]; } }`,
+    );
     const res = await trigger(u.token, `${J}/z`);
     expect(res.headers.get('Content-Type')).toBe('application/zip');
     const files = unzipSync(new Uint8Array(await res.arrayBuffer()));
@@ -44,7 +58,11 @@ describe('POST data runs code/index.js in a sandbox and answers the result', () 
   });
   it('small outputs live with the run, large ones in R2: both read back whole', async () => {
     const u = await makeUser();
-    await makeJob(u, 'big', `export default { async run(input) { const n = JSON.parse(await input[0].text()).n; return 'y'.repeat(n); } }`);
+    await makeJob(
+      u,
+      'big',
+      `export default { async run(input) { const n = JSON.parse(await input[0].text()).n; return 'y'.repeat(n); } }`,
+    );
     for (const n of [10, 300_000]) {
       const res = await trigger(u.token, `${J}/big`, { n });
       expect((await res.text()).length).toBe(n);
@@ -70,7 +88,9 @@ describe('POST data runs code/index.js in a sandbox and answers the result', () 
     expect(body.message).not.toContain('disk on fire');
     expect(body.run).toBe(res.headers.get('X-Run-Id'));
     expect(await (await call('GET', `${J}/boom/runs/${body.run}/status`, { token: u.token })).text()).toBe('failed');
-    expect(await (await call('GET', `${J}/boom/runs/${body.run}/log`, { token: u.token })).text()).toContain('disk on fire');
+    expect(await (await call('GET', `${J}/boom/runs/${body.run}/log`, { token: u.token })).text()).toContain(
+      'disk on fire',
+    );
     expect((await call('GET', `${J}/boom/runs/${body.run}/output`, { token: u.token })).status).toBe(204);
   });
   it('a job without code/index.js fails and says so in the log', async () => {
@@ -79,7 +99,9 @@ describe('POST data runs code/index.js in a sandbox and answers the result', () 
     const res = await trigger(u.token, `${J}/empty`);
     expect(res.status).toBe(502);
     const { run } = (await res.json()) as { run: string };
-    expect(await (await call('GET', `${J}/empty/runs/${run}/log`, { token: u.token })).text()).toContain('no code/index.js');
+    expect(await (await call('GET', `${J}/empty/runs/${run}/log`, { token: u.token })).text()).toContain(
+      'no code/index.js',
+    );
   });
   it('ctx.env holds the env values; the sandbox has no network by default', async () => {
     const u = await makeUser();
@@ -148,17 +170,24 @@ describe('trigger input', () => {
     ['a text/plain body that is not JSON', 'hello', 'text/plain', 415],
     ['a form-urlencoded body', 'a=b', 'application/x-www-form-urlencoded', 415],
     ['a body of another type that is empty', ' ', 'text/plain', 415],
-  ])('empty or non-JSON body → 400 (spec error table), other content types 415: %s answers %s and starts no run', async (_what, body, type, code) => {
-    const u = await makeUser();
-    await makeJob(u, 'echo', echo);
-    const res = await call('POST', `${J}/echo/data`, { token: u.token, body, type });
-    expect(res.status).toBe(code);
-    expect(((await res.json()) as { message: string }).message).toBeTruthy();
-    expect(await (await call('GET', `${J}/echo/runs`, { token: u.token })).json()).toEqual([]);
-  });
+  ])(
+    'empty or non-JSON body → 400 (spec error table), other content types 415: %s answers %s and starts no run',
+    async (_what, body, type, code) => {
+      const u = await makeUser();
+      await makeJob(u, 'echo', echo);
+      const res = await call('POST', `${J}/echo/data`, { token: u.token, body, type });
+      expect(res.status).toBe(code);
+      expect(((await res.json()) as { message: string }).message).toBeTruthy();
+      expect(await (await call('GET', `${J}/echo/runs`, { token: u.token })).json()).toEqual([]);
+    },
+  );
   it('a JSON document is input.json when sent as application/json, with any charset', async () => {
     const u = await makeUser();
-    await makeJob(u, 'echo', `export default { async run(input) { return input[0].name + ' ' + (await input[0].text()); } }`);
+    await makeJob(
+      u,
+      'echo',
+      `export default { async run(input) { return input[0].name + ' ' + (await input[0].text()); } }`,
+    );
     for (const type of ['application/json', 'application/json; charset=utf-8', 'Application/JSON;charset=UTF-8']) {
       const res = await call('POST', `${J}/echo/data`, { token: u.token, body: '{"a":1}', type });
       expect(res.status, type).toBe(200);
@@ -168,15 +197,23 @@ describe('trigger input', () => {
   it('the 400 messages say what is wrong: empty versus not JSON', async () => {
     const u = await makeUser();
     await makeJob(u, 'echo', echo);
-    const empty = (await (await call('POST', `${J}/echo/data`, { token: u.token, body: '', type: 'application/json' })).json()) as { message: string };
+    const empty = (await (
+      await call('POST', `${J}/echo/data`, { token: u.token, body: '', type: 'application/json' })
+    ).json()) as { message: string };
     expect(empty.message).toMatch(/^the body is empty/);
-    const bad = (await (await call('POST', `${J}/echo/data`, { token: u.token, body: 'a=b', type: 'application/json' })).json()) as { message: string };
+    const bad = (await (
+      await call('POST', `${J}/echo/data`, { token: u.token, body: 'a=b', type: 'application/json' })
+    ).json()) as { message: string };
     expect(bad.message).toMatch(/^the body is not a JSON document/);
   });
   it('a malformed multipart body answers 400', async () => {
     const u = await makeUser();
     await makeJob(u, 'echo', echo);
-    const res = await call('POST', `${J}/echo/data`, { token: u.token, body: 'garbage', type: 'multipart/form-data; boundary=zzz' });
+    const res = await call('POST', `${J}/echo/data`, {
+      token: u.token,
+      body: 'garbage',
+      type: 'multipart/form-data; boundary=zzz',
+    });
     expect(res.status).toBe(400);
   });
 });
@@ -202,7 +239,9 @@ describe('run entries, listing, stats and history', () => {
       last_modified: expect.stringMatching(/Z$/),
     });
     // history is uncapped
-    const hist = (await (await call('GET', `${J}/many/stats/runs`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as { name: string }[];
+    const hist = (await (
+      await call('GET', `${J}/many/stats/runs`, { token: u.token, headers: { Accept: 'application/json' } })
+    ).json()) as { name: string }[];
     expect(hist).toHaveLength(31);
     expect(hist[0]!.name).toBe(names[30]);
     const text = await (await call('GET', `${J}/many/stats/runs`, { token: u.token })).text();
@@ -219,11 +258,36 @@ describe('run entries, listing, stats and history', () => {
     const u = await makeUser();
     await makeJob(u, 'st', `export default { async run() { return 'x'; } }`);
     const run = (await call('POST', `${J}/st/data?source=cli`, { token: u.token, json: {} })).headers.get('X-Run-Id')!;
-    const json = (await (await call('GET', `${J}/st/runs/${run}/stats`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as Record<string, unknown>;
+    const json = (await (
+      await call('GET', `${J}/st/runs/${run}/stats`, { token: u.token, headers: { Accept: 'application/json' } })
+    ).json()) as Record<string, unknown>;
     expect(Object.keys(json).sort()).toEqual(
-      ['children', 'completed_on', 'created_by', 'duration', 'has_output', 'name', 'origin', 'origin_shortname', 'shortname', 'source', 'started_on', 'status', 'trigger'].sort(),
+      [
+        'children',
+        'completed_on',
+        'created_by',
+        'duration',
+        'has_output',
+        'name',
+        'origin',
+        'origin_shortname',
+        'shortname',
+        'source',
+        'started_on',
+        'status',
+        'trigger',
+      ].sort(),
     );
-    expect(json).toMatchObject({ name: run, status: 'success', origin: 'st', trigger: 'api', source: 'cli', has_output: true, created_by: u.username, children: [] });
+    expect(json).toMatchObject({
+      name: run,
+      status: 'success',
+      origin: 'st',
+      trigger: 'api',
+      source: 'cli',
+      has_output: true,
+      created_by: u.username,
+      children: [],
+    });
     expect(typeof json.duration).toBe('number');
     const text = await (await call('GET', `${J}/st/runs/${run}/stats`, { token: u.token })).text();
     expect(text).toContain(`name: ${run}\n`);
@@ -237,8 +301,13 @@ describe('run entries, listing, stats and history', () => {
     expect(await empty.text()).toBe('');
     await trigger(u.token, `${J}/lg`);
     const run = (await trigger(u.token, `${J}/lg`)).headers.get('X-Run-Id')!;
-    const entries = (await (await call('GET', `${J}/lg/runs/${run}/log`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as Record<string, string>[];
-    expect(entries.find((e) => e.message === 'careful')).toMatchObject({ severity: 'warning', log_time: expect.stringMatching(/Z$/) });
+    const entries = (await (
+      await call('GET', `${J}/lg/runs/${run}/log`, { token: u.token, headers: { Accept: 'application/json' } })
+    ).json()) as Record<string, string>[];
+    expect(entries.find((e) => e.message === 'careful')).toMatchObject({
+      severity: 'warning',
+      log_time: expect.stringMatching(/Z$/),
+    });
     const latest = await (await call('GET', `${J}/lg/log`, { token: u.token })).text();
     expect(latest).toContain(run.split('-')[2] ? 'careful' : '');
     expect(latest).toBe(await (await call('GET', `${J}/lg/runs/${run}/log`, { token: u.token })).text());
@@ -259,7 +328,9 @@ describe('30-day retention', () => {
     const u = await makeUser();
     await makeJob(u, 'old', `export default { async run() { return 'x'; } }`);
     const run = (await trigger(u.token, `${J}/old`)).headers.get('X-Run-Id')!;
-    expect((await call('POST', '/v1/ops/clock', { token: OPS, json: { offset_ms: 31 * 24 * 3600 * 1000 } })).status).toBe(204);
+    expect(
+      (await call('POST', '/v1/ops/clock', { token: OPS, json: { offset_ms: 31 * 24 * 3600 * 1000 } })).status,
+    ).toBe(204);
     expect((await call('GET', `${J}/old/runs/${run}/log`, { token: u.token })).status).toBe(410);
     expect((await call('GET', `${J}/old/runs/${run}/output`, { token: u.token })).status).toBe(410);
     expect((await call('GET', `${J}/old/log`, { token: u.token })).status).toBe(410);
@@ -277,7 +348,8 @@ describe('job entries', () => {
     const list = (await (await call('GET', J, { token: u.token })).json()) as { name: string }[];
     expect(list.map((x) => x.name)).toContain('ent');
     const root = (await (await call('GET', `${J}/ent`, { token: u.token })).json()) as { name: string }[];
-    for (const e of ['code', 'config', 'data', 'description', 'log', 'name', 'runs', 'shared', 'stats', 'tags']) expect(root.map((x) => x.name)).toContain(e);
+    for (const e of ['code', 'config', 'data', 'description', 'log', 'name', 'runs', 'shared', 'stats', 'tags'])
+      expect(root.map((x) => x.name)).toContain(e);
     expect(await (await call('GET', `${J}/ent/config/enabled`, { token: u.token })).text()).toBe('true');
   });
   it('config/chains is validated by the chain grammar (400, nothing stored)', async () => {
@@ -286,13 +358,18 @@ describe('job entries', () => {
     const bad = await call('POST', `${J}/ch/config/chains`, { token: u.token, text: 'a -> b\nb -> a' });
     expect(bad.status).toBe(400);
     expect(await (await call('GET', `${J}/ch/config/chains`, { token: u.token })).text()).toBe('');
-    expect((await call('POST', `${J}/ch/config/chains`, { token: u.token, text: 'x <- other\nx -> .y' })).status).toBe(204);
+    expect((await call('POST', `${J}/ch/config/chains`, { token: u.token, text: 'x <- other\nx -> .y' })).status).toBe(
+      204,
+    );
   });
   it('config/schedule and config/enabled are validated', async () => {
     const u = await makeUser();
     await makeJob(u, 'sc');
     expect((await call('POST', `${J}/sc/config/schedule`, { token: u.token, text: 'every minute' })).status).toBe(400);
-    expect((await call('POST', `${J}/sc/config/schedule`, { token: u.token, text: 'TZ=Europe/Paris 0 9 * * * # mornings' })).status).toBe(204);
+    expect(
+      (await call('POST', `${J}/sc/config/schedule`, { token: u.token, text: 'TZ=Europe/Paris 0 9 * * * # mornings' }))
+        .status,
+    ).toBe(204);
     expect((await call('POST', `${J}/sc/config/enabled`, { token: u.token, text: 'perhaps' })).status).toBe(400);
   });
   it('env values are write-only: the listing shows names, never values', async () => {
@@ -312,9 +389,21 @@ describe('job entries', () => {
     await makeJob(u, 'cf');
     await putCode(u, 'cf', 'index.js', 'export default {}');
     expect(await (await call('GET', `${J}/cf/code/index.js`, { token: u.token })).text()).toBe('export default {}');
-    expect(((await (await call('GET', `${J}/cf/code`, { token: u.token })).json()) as { name: string }[]).map((x) => x.name)).toEqual(['index.js']);
-    expect((await call('POST', `${J}/cf/code/..%2Fx`, { token: u.token, body: 'x', type: 'text/javascript' })).status).toBe(400);
-    expect((await call('POST', `${J}/cf/code/big.js`, { token: u.token, body: 'x'.repeat(1024 * 1024 + 1), type: 'text/javascript' })).status).toBe(413);
+    expect(
+      ((await (await call('GET', `${J}/cf/code`, { token: u.token })).json()) as { name: string }[]).map((x) => x.name),
+    ).toEqual(['index.js']);
+    expect(
+      (await call('POST', `${J}/cf/code/..%2Fx`, { token: u.token, body: 'x', type: 'text/javascript' })).status,
+    ).toBe(400);
+    expect(
+      (
+        await call('POST', `${J}/cf/code/big.js`, {
+          token: u.token,
+          body: 'x'.repeat(1024 * 1024 + 1),
+          type: 'text/javascript',
+        })
+      ).status,
+    ).toBe(413);
     expect((await call('DELETE', `${J}/cf/code/index.js`, { token: u.token })).status).toBe(204);
     expect((await call('GET', `${J}/cf/code/index.js`, { token: u.token })).status).toBe(404);
   });
@@ -351,7 +440,11 @@ describe('lastRuns (for GraphQL)', () => {
       db,
       mine.map((r) => r.id),
     );
-    expect(last.get(ids.lr_a!)).toMatchObject({ status: 'success', started_on: expect.stringMatching(/Z$/), duration: expect.any(Number) });
+    expect(last.get(ids.lr_a!)).toMatchObject({
+      status: 'success',
+      started_on: expect.stringMatching(/Z$/),
+      duration: expect.any(Number),
+    });
     expect(last.get(ids.lr_b!)?.status).toBe('failed');
     expect(last.has(ids.lr_c!)).toBe(false);
   });

@@ -21,12 +21,15 @@ async function jobId(u: TestUser, name: string): Promise<number> {
   return row!.id;
 }
 
-const indexRow = async (id: number) => (await db.select().from(jobSchedules).where(eq(jobSchedules.job_id, id)).get()) ?? null;
+const indexRow = async (id: number) =>
+  (await db.select().from(jobSchedules).where(eq(jobSchedules.job_id, id)).get()) ?? null;
 
 describe('schedules', () => {
   it('writing config/schedule indexes the next fire time; disabling or clearing removes it', async () => {
     const u = await makeUser();
-    await makeJob(u, 'sched_idx', `export default { async run() {} }`, { 'config/schedule': 'TZ=Europe/Paris 0 9 * * * # mornings' });
+    await makeJob(u, 'sched_idx', `export default { async run() {} }`, {
+      'config/schedule': 'TZ=Europe/Paris 0 9 * * * # mornings',
+    });
     const id = await jobId(u, 'sched_idx');
     const row = await indexRow(id);
     expect(row).not.toBeNull();
@@ -40,7 +43,9 @@ describe('schedules', () => {
   });
   it('a due job starts a run with trigger schedule and source scheduler, and its next fire time moves on', async () => {
     const u = await makeUser();
-    await makeJob(u, 'sched_run', `export default { async run() { return 'tick'; } }`, { 'config/schedule': '* * * * *' });
+    await makeJob(u, 'sched_run', `export default { async run() { return 'tick'; } }`, {
+      'config/schedule': '* * * * *',
+    });
     const id = await jobId(u, 'sched_run');
     const before = (await indexRow(id))!.next_fire;
     const waits: Promise<unknown>[] = [];
@@ -49,7 +54,9 @@ describe('schedules', () => {
     await Promise.all(waits);
     const run = await newestRun(u.token, 'sched_run');
     await waitStatus(u.token, `${J}/sched_run`, run, (s) => s === 'success');
-    const stats = (await (await call('GET', `${J}/sched_run/runs/${run}/stats`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as Record<string, unknown>;
+    const stats = (await (
+      await call('GET', `${J}/sched_run/runs/${run}/stats`, { token: u.token, headers: { Accept: 'application/json' } })
+    ).json()) as Record<string, unknown>;
     expect(stats).toMatchObject({ trigger: 'schedule', source: 'scheduler', created_by: u.username });
     expect((await indexRow(id))!.next_fire).toBe(before + 60_000);
     // the same fire time cannot start twice (concurrent ticks claim it once)
@@ -66,20 +73,28 @@ describe('schedules', () => {
 describe('auto-pause', () => {
   it('the fifth consecutive failed run sets config/enabled to false and the job log says why; manual runs still work', async () => {
     const u = await makeUser();
-    await makeJob(u, 'flaky', `export default { async run() { throw new Error('down'); } }`, { 'config/schedule': '*/5 * * * *' });
+    await makeJob(u, 'flaky', `export default { async run() { throw new Error('down'); } }`, {
+      'config/schedule': '*/5 * * * *',
+    });
     const id = await jobId(u, 'flaky');
     for (let i = 0; i < 4; i++) expect((await trigger(u.token, `${J}/flaky`)).status).toBe(502);
     expect(await (await call('GET', `${J}/flaky/config/enabled`, { token: u.token })).text()).toBe('true');
     expect((await trigger(u.token, `${J}/flaky`)).status).toBe(502);
     expect(await (await call('GET', `${J}/flaky/config/enabled`, { token: u.token })).text()).toBe('false');
-    expect(await (await call('GET', `${J}/flaky/log`, { token: u.token })).text()).toContain('job paused: 5 consecutive failed runs');
+    expect(await (await call('GET', `${J}/flaky/log`, { token: u.token })).text()).toContain(
+      'job paused: 5 consecutive failed runs',
+    );
     expect(await indexRow(id)).toBeNull();
     const manual = await trigger(u.token, `${J}/flaky`);
     expect(manual.status).toBe(502); // it ran (and failed again)
   });
   it('a success resets the count; canceled runs do not count', async () => {
     const u = await makeUser();
-    await makeJob(u, 'sometimes', `export default { async run(input) { const j = JSON.parse(await input[0].text()); if (j.fail) throw new Error('x'); return 'ok'; } }`);
+    await makeJob(
+      u,
+      'sometimes',
+      `export default { async run(input) { const j = JSON.parse(await input[0].text()); if (j.fail) throw new Error('x'); return 'ok'; } }`,
+    );
     for (let i = 0; i < 4; i++) await call('POST', `${J}/sometimes/data`, { token: u.token, json: { fail: true } });
     await call('POST', `${J}/sometimes/data`, { token: u.token, json: { fail: false } });
     for (let i = 0; i < 4; i++) await call('POST', `${J}/sometimes/data`, { token: u.token, json: { fail: true } });

@@ -13,7 +13,11 @@ describe('addedRecipients', () => {
     expect(lines('ann@example.com +acme~ops @bob')).toEqual([]);
   });
   it('new addresses, users and groups are added; the owner (me, self) never counts', () => {
-    expect(lines('ann@example.com carl@example.com @dora @ann~team me self')).toEqual(['carl@example.com', '@dora', '@ann~team']);
+    expect(lines('ann@example.com carl@example.com @dora @ann~team me self')).toEqual([
+      'carl@example.com',
+      '@dora',
+      '@ann~team',
+    ]);
   });
   it('nothing stored: every item but the owner is added', () => {
     expect(addedRecipients('a@example.com me', new Map()).map((i) => i.line)).toEqual(['a@example.com']);

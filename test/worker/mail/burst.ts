@@ -24,8 +24,10 @@ export function burstProblems(codes: number[], runs: BurstRun[], recipients: num
   for (let i = 1; i < byStart.length; i++) {
     const prev = byStart[i - 1]!;
     const ended = Date.parse(prev.timestamp) + prev.duration * 1000 - 10; // duration is rounded to 10 ms
-    if (Date.parse(byStart[i]!.timestamp) < ended) problems.push(`send accepted at ${byStart[i]!.timestamp} while the one of ${prev.timestamp} was in flight`);
+    if (Date.parse(byStart[i]!.timestamp) < ended)
+      problems.push(`send accepted at ${byStart[i]!.timestamp} while the one of ${prev.timestamp} was in flight`);
   }
-  for (const r of runs) if (r.delivered !== recipients) problems.push(`run of ${r.timestamp} delivered ${r.delivered} of ${recipients}`);
+  for (const r of runs)
+    if (r.delivered !== recipients) problems.push(`run of ${r.timestamp} delivered ${r.delivered} of ${recipients}`);
   return problems;
 }

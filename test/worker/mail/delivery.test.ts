@@ -6,7 +6,21 @@ import { describe, expect, it, vi } from 'vitest';
 import { members, users } from '../../../src/db/schema';
 import { runJob } from '../../../src/mail/delivery';
 import { call, makeUser, unique } from '../helpers';
-import { addMember, db, logOf, makeGroup, newMail, outboxTo, PNG, post, runs, sender, statusOf, untilReady, userId } from './fixtures';
+import {
+  addMember,
+  db,
+  logOf,
+  makeGroup,
+  newMail,
+  outboxTo,
+  PNG,
+  post,
+  runs,
+  sender,
+  statusOf,
+  untilReady,
+  userId,
+} from './fixtures';
 
 // Sends wait for delivery to end; a loaded machine makes that slow, never wrong.
 vi.setConfig({ testTimeout: 120_000 });
@@ -27,7 +41,10 @@ describe('delivery', () => {
     const unverified = await makeUser({ email: `${unique('nv')}@example.com` });
     const member = await sender();
     const pending = await sender();
-    const g = await makeGroup(u.username, [{ username: member.username }, { username: pending.username, state: 'pending' }]);
+    const g = await makeGroup(u.username, [
+      { username: member.username },
+      { username: pending.username, state: 'pending' },
+    ]);
     const direct = `${unique('d')}@example.com`;
     const { path } = await newMail(u, {
       content: '# Hello\n\nBody text',
@@ -75,7 +92,15 @@ describe('delivery', () => {
     const u = await sender();
     const to = `${unique('i')}@example.com`;
     const { path } = await newMail(u, { content: '![logo](assets/logo.png)' });
-    expect((await call('POST', `${path}/assets/logo.png`, { token: u.token, body: PNG, headers: { 'Content-Type': 'image/png' } })).status).toBe(201);
+    expect(
+      (
+        await call('POST', `${path}/assets/logo.png`, {
+          token: u.token,
+          body: PNG,
+          headers: { 'Content-Type': 'image/png' },
+        })
+      ).status,
+    ).toBe(201);
     expect((await post(u, path, { json: { to: [to] } })).status).toBe(202);
     await untilReady(u, path);
     const [m] = await outboxTo(to);
@@ -113,7 +138,15 @@ describe('delivery', () => {
     const bad = `${unique('bad')}@example.com`;
     const { path, id } = await newMail(u, { 'recipients/to': `${ok} ${bad}` });
     const owner = (await db().select().from(users).where(eq(users.username, u.username)).get())!;
-    const job = { id: 'j1', action: 'send' as const, key: 'list', resourceId: id, callerId: owner.id, callerName: u.username, acceptedOn: Date.now() };
+    const job = {
+      id: 'j1',
+      action: 'send' as const,
+      key: 'list',
+      resourceId: id,
+      callerId: owner.id,
+      callerName: u.username,
+      acceptedOn: Date.now(),
+    };
     const failing = async (_e: Env, _d: unknown, m: { to: string[] }) => {
       if (m.to.includes(bad)) throw new Error('relay said no');
     };

@@ -13,12 +13,20 @@ import { call, makeUser, OPS, unique, type TestUser } from '../helpers';
 export const db = () => drizzle(env.DB);
 
 /** A 1x1 PNG. */
-export const PNG = Uint8Array.from(atob('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='), (c) => c.charCodeAt(0));
+export const PNG = Uint8Array.from(
+  atob('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='),
+  (c) => c.charCodeAt(0),
+);
 
-export const userId = async (username: string) => (await db().select({ id: users.id }).from(users).where(eq(users.username, username)).get())!.id;
+export const userId = async (username: string) =>
+  (await db().select({ id: users.id }).from(users).where(eq(users.username, username)).get())!.id;
 
 /** A group (@owner~g, or +org~g) written straight into the core tables, owner as founder. */
-export async function makeGroup(owner: string, list: { username: string; state?: 'active' | 'pending' | 'declined' }[] = [], opts: { org?: string } = {}) {
+export async function makeGroup(
+  owner: string,
+  list: { username: string; state?: 'active' | 'pending' | 'declined' }[] = [],
+  opts: { org?: string } = {},
+) {
   const now = new Date().toISOString();
   const slug = unique('g').slice(0, 30);
   const ownerId = await userId(owner);
@@ -27,14 +35,29 @@ export async function makeGroup(owner: string, list: { username: string; state?:
     parent = (
       await db()
         .insert(groups)
-        .values({ kind: 'org', slug: opts.org, owner_id: ownerId, ref: `+${opts.org}`, created_on: now, last_modified: now })
+        .values({
+          kind: 'org',
+          slug: opts.org,
+          owner_id: ownerId,
+          ref: `+${opts.org}`,
+          created_on: now,
+          last_modified: now,
+        })
         .returning()
         .get()
     ).id;
   const ref = opts.org ? `+${opts.org}~${slug}` : `@${owner}~${slug}`;
   const g = await db()
     .insert(groups)
-    .values({ kind: opts.org ? 'org_group' : 'user_group', slug, owner_id: ownerId, parent_id: parent, ref, created_on: now, last_modified: now })
+    .values({
+      kind: opts.org ? 'org_group' : 'user_group',
+      slug,
+      owner_id: ownerId,
+      parent_id: parent,
+      ref,
+      created_on: now,
+      last_modified: now,
+    })
     .returning()
     .get();
   await addMember(g.id, owner, 'active', 'founders');
@@ -42,7 +65,12 @@ export async function makeGroup(owner: string, list: { username: string; state?:
   return { ref, id: g.id };
 }
 
-export async function addMember(groupId: number, username: string, state: 'active' | 'pending' | 'declined', role: 'founders' | 'members' = 'members') {
+export async function addMember(
+  groupId: number,
+  username: string,
+  state: 'active' | 'pending' | 'declined',
+  role: 'founders' | 'members' = 'members',
+) {
   const now = new Date().toISOString();
   await db()
     .insert(members)
@@ -68,11 +96,15 @@ export async function sender(fields: Record<string, unknown> = {}): Promise<Test
   return { ...u, email };
 }
 
-export async function newMail(u: TestUser, entries: Record<string, string> = {}): Promise<{ name: string; path: string; id: number }> {
+export async function newMail(
+  u: TestUser,
+  entries: Record<string, string> = {},
+): Promise<{ name: string; path: string; id: number }> {
   const name = unique('m');
   const path = `/v1/vis/mails/${name}`;
   expect((await call('PUT', path, { token: u.token })).status).toBe(201);
-  for (const [k, v] of Object.entries(entries)) expect((await call('POST', `${path}/${k}`, { token: u.token, text: v })).status, k).toBe(204);
+  for (const [k, v] of Object.entries(entries))
+    expect((await call('POST', `${path}/${k}`, { token: u.token, text: v })).status, k).toBe(204);
   const owner = await db().select().from(users).where(eq(users.username, u.username)).get();
   const row = await db()
     .select()
@@ -82,9 +114,11 @@ export async function newMail(u: TestUser, entries: Record<string, string> = {})
   return { name, path, id: row!.id };
 }
 
-export const post = (u: TestUser, path: string, o: { text?: string; json?: unknown } = { text: 'sent' }) => call('POST', `${path}/status`, { token: u.token, ...o });
+export const post = (u: TestUser, path: string, o: { text?: string; json?: unknown } = { text: 'sent' }) =>
+  call('POST', `${path}/status`, { token: u.token, ...o });
 
-export const statusOf = async (u: TestUser, path: string) => (await call('GET', `${path}/status`, { token: u.token })).text();
+export const statusOf = async (u: TestUser, path: string) =>
+  (await call('GET', `${path}/status`, { token: u.token })).text();
 
 export async function untilReady(u: TestUser, path: string): Promise<void> {
   for (let i = 0; i < 6000; i++) {
@@ -100,7 +134,11 @@ export async function outboxTo(address: string): Promise<Outbound[]> {
 }
 
 export async function logOf(u: TestUser, path: string): Promise<string[]> {
-  return ((await (await call('GET', `${path}/log`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as { message: string }[]).map((e) => e.message);
+  return (
+    (await (await call('GET', `${path}/log`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as {
+      message: string;
+    }[]
+  ).map((e) => e.message);
 }
 
 /** The log once `ok` holds (rejections are logged just after the answer). */
@@ -114,7 +152,9 @@ export async function logWhen(u: TestUser, path: string, ok: (log: string[]) => 
 }
 
 export async function runs(u: TestUser, path: string) {
-  return (await (await call('GET', `${path}/stats/runs`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as {
+  return (await (
+    await call('GET', `${path}/stats/runs`, { token: u.token, headers: { Accept: 'application/json' } })
+  ).json()) as {
     status: string;
     action: string;
     delivered: number;

@@ -4,7 +4,16 @@ import { describe, expect, it } from 'vitest';
 import { composeMail, contentKey, personalise } from '../../../src/mail/compose';
 import { buildMime } from '../../../src/core/mime';
 import { yesNo } from '../../../src/core/yes-no';
-import { checkWindow, parseRecipientList, parseSendJson, parseSendText, recipientKey, runStatus, SendRequestError, WINDOW_MS } from '../../../src/mail/rules';
+import {
+  checkWindow,
+  parseRecipientList,
+  parseSendJson,
+  parseSendText,
+  recipientKey,
+  runStatus,
+  SendRequestError,
+  WINDOW_MS,
+} from '../../../src/mail/rules';
 import { runsTable } from '../../../src/mail/stats-routes';
 import { burstProblems } from './burst';
 
@@ -77,8 +86,12 @@ describe('the rate window (10 per 30 minutes)', () => {
 });
 
 describe('options and outcomes', () => {
-  it.each(['no', 'n', 'nope', 'false', 'f', 'off', '0', 'NO', ' off '])('config/enabled %j is falsy', (v) => expect(yesNo(v, true)).toBe(false));
-  it.each(['true', 'yes', '', 'on', '1', 'maybe'])('config/enabled %j is not falsy', (v) => expect(yesNo(v, true)).toBe(true));
+  it.each(['no', 'n', 'nope', 'false', 'f', 'off', '0', 'NO', ' off '])('config/enabled %j is falsy', (v) =>
+    expect(yesNo(v, true)).toBe(false),
+  );
+  it.each(['true', 'yes', '', 'on', '1', 'maybe'])('config/enabled %j is not falsy', (v) =>
+    expect(yesNo(v, true)).toBe(true),
+  );
   it('a run is delivered, partial or failed', () => {
     const t = { recipients: 2, delivered: 2, suppressed: 0, skipped: 0, failed: 0 };
     expect(runStatus(t)).toBe('delivered');
@@ -180,18 +193,30 @@ describe('the burst invariant (never two sends in flight)', () => {
     expect(burstProblems([202, 425, 425], [run('2026-01-01T00:00:00.000Z', 0.2)], 3)).toEqual([]);
   });
   it('a second 202 after the first run ended holds', () => {
-    expect(burstProblems([202, 425, 202], [run('2026-01-01T00:00:00.000Z', 0.2), run('2026-01-01T00:00:00.300Z', 0.2)], 3)).toEqual([]);
+    expect(
+      burstProblems([202, 425, 202], [run('2026-01-01T00:00:00.000Z', 0.2), run('2026-01-01T00:00:00.300Z', 0.2)], 3),
+    ).toEqual([]);
   });
   it('a send accepted while another was in flight is a problem', () => {
-    const p = burstProblems([202, 202, 425], [run('2026-01-01T00:00:00.000Z', 0.5), run('2026-01-01T00:00:00.100Z', 0.2)], 3);
-    expect(p).toEqual(['send accepted at 2026-01-01T00:00:00.100Z while the one of 2026-01-01T00:00:00.000Z was in flight']);
+    const p = burstProblems(
+      [202, 202, 425],
+      [run('2026-01-01T00:00:00.000Z', 0.5), run('2026-01-01T00:00:00.100Z', 0.2)],
+      3,
+    );
+    expect(p).toEqual([
+      'send accepted at 2026-01-01T00:00:00.100Z while the one of 2026-01-01T00:00:00.000Z was in flight',
+    ]);
   });
   it('more runs than 202s, other answers, no 425 at all, short deliveries are problems', () => {
-    expect(burstProblems([202, 429], [run('2026-01-01T00:00:00.000Z', 0.1), run('2026-01-01T00:00:01.000Z', 0.1, 2)], 3)).toEqual([
+    expect(
+      burstProblems([202, 429], [run('2026-01-01T00:00:00.000Z', 0.1), run('2026-01-01T00:00:01.000Z', 0.1, 2)], 3),
+    ).toEqual([
       'answers other than 202 and 425: 429',
       '1 x 202 but 2 stats/runs rows',
       'run of 2026-01-01T00:00:01.000Z delivered 2 of 3',
     ]);
-    expect(burstProblems([202, 202], [run('2026-01-01T00:00:00.000Z', 0.1), run('2026-01-01T00:00:01.000Z', 0.1)], 3)).toEqual(['no request was held by the in-flight lock (425)']);
+    expect(
+      burstProblems([202, 202], [run('2026-01-01T00:00:00.000Z', 0.1), run('2026-01-01T00:00:01.000Z', 0.1)], 3),
+    ).toEqual(['no request was held by the in-flight lock (425)']);
   });
 });

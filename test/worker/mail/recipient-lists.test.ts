@@ -20,7 +20,10 @@ describe('recipient lists', () => {
   it('a write is atomic: one bad line answers 400 naming it in rejected, and nothing changes', async () => {
     const u = await sender();
     const { path } = await newMail(u, { 'recipients/to': 'keep@example.com' });
-    const res = await call('POST', `${path}/recipients/to`, { token: u.token, text: 'ok@example.com\nnot-an-address\n@nosuchuser_zz\n+acme~nosuch' });
+    const res = await call('POST', `${path}/recipients/to`, {
+      token: u.token,
+      text: 'ok@example.com\nnot-an-address\n@nosuchuser_zz\n+acme~nosuch',
+    });
     expect(res.status).toBe(400);
     const body = (await res.json()) as { rejected: { line: string; reason: string }[] };
     expect(body.rejected.map((r) => r.line)).toEqual(['not-an-address', '@nosuchuser_zz', '+acme~nosuch']);
@@ -51,22 +54,44 @@ describe('recipient lists', () => {
     const reasons = async (ref: string) => {
       const res = await call('POST', `${path}/recipients/to`, { token: u.token, text: ref });
       expect(res.status, ref).toBe(400);
-      return ((await res.json()) as { rejected: { line: string; reason: string }[] }).rejected.map((r) => ({ line: r.line, reason: r.reason.replace(ref, '<ref>') }));
+      return ((await res.json()) as { rejected: { line: string; reason: string }[] }).rejected.map((r) => ({
+        line: r.line,
+        reason: r.reason.replace(ref, '<ref>'),
+      }));
     };
-    const expected = [{ line: expect.any(String), reason: 'no such group: <ref> (a mail goes only to groups its owner holds an active role in)' }];
+    const expected = [
+      {
+        line: expect.any(String),
+        reason: 'no such group: <ref> (a mail goes only to groups its owner holds an active role in)',
+      },
+    ];
     expect(await reasons(unknown)).toEqual(expected);
     expect(await reasons(theirs.ref)).toEqual(expected);
     expect(await reasons(pendingIn.ref)).toEqual(expected);
   });
   it('direct addresses beyond the plan allowance (free: 10 across to, cc, bcc) are rejected', async () => {
     const u = await sender();
-    const { path } = await newMail(u, { 'recipients/to': Array.from({ length: 6 }, (_, i) => `t${i}@example.com`).join(' ') });
-    const res = await call('POST', `${path}/recipients/cc`, { token: u.token, text: Array.from({ length: 5 }, (_, i) => `c${i}@example.com`).join(' ') });
+    const { path } = await newMail(u, {
+      'recipients/to': Array.from({ length: 6 }, (_, i) => `t${i}@example.com`).join(' '),
+    });
+    const res = await call('POST', `${path}/recipients/cc`, {
+      token: u.token,
+      text: Array.from({ length: 5 }, (_, i) => `c${i}@example.com`).join(' '),
+    });
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { rejected: { line: string }[] }).rejected.map((r) => r.line)).toEqual(['c4@example.com']);
+    expect(((await res.json()) as { rejected: { line: string }[] }).rejected.map((r) => r.line)).toEqual([
+      'c4@example.com',
+    ]);
     const p = await sender({ plan: 'premium' });
     const m = await newMail(p);
-    expect((await call('POST', `${m.path}/recipients/to`, { token: p.token, text: Array.from({ length: 11 }, (_, i) => `t${i}@example.com`).join(' ') })).status).toBe(204);
+    expect(
+      (
+        await call('POST', `${m.path}/recipients/to`, {
+          token: p.token,
+          text: Array.from({ length: 11 }, (_, i) => `t${i}@example.com`).join(' '),
+        })
+      ).status,
+    ).toBe(204);
   });
   it('recipient changes are logged', async () => {
     const u = await sender();

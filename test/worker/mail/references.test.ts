@@ -26,7 +26,8 @@ let team: string; // alice's group bob is not in
 let crew: string; // alice's group bob is in
 
 const write = (u: TestUser, path: string, text: string) => call('POST', path, { token: u.token, text });
-const attachment = (doc: string) => `{{ attachment\n  ref: /u/${alice.username}/d/${doc}\n  name: ${doc}\n}}\n{{ /attachment }}`;
+const attachment = (doc: string) =>
+  `{{ attachment\n  ref: /u/${alice.username}/d/${doc}\n  name: ${doc}\n}}\n{{ /attachment }}`;
 
 /** A fresh mail of alice's writable by bob and dave, with `entries` written by alice. */
 async function mail(entries: Record<string, string> = {}): Promise<{ own: string; shared: string }> {
@@ -41,7 +42,11 @@ async function mail(entries: Record<string, string> = {}): Promise<{ own: string
 /** The outbox messages with this subject, once delivery has recorded one. */
 async function outboxWith(subject: string): Promise<{ to: string[]; subject: string; text: string }[]> {
   for (let i = 0; i < 1200; i++) {
-    const all = (await (await call('GET', '/v1/ops/outbox', { token: OPS })).json()) as { to: string[]; subject: string; text: string }[];
+    const all = (await (await call('GET', '/v1/ops/outbox', { token: OPS })).json()) as {
+      to: string[];
+      subject: string;
+      text: string;
+    }[];
     const sent = all.filter((s) => s.subject === subject);
     if (sent.length) return sent;
     await new Promise((r) => setTimeout(r, 50));
@@ -53,7 +58,9 @@ async function expectRefused(u: TestUser, path: string, entry: string, text: str
   const before = await (await call('GET', `${path}/${entry}`, { token: alice.token })).text();
   const res = await write(u, `${path}/${entry}`, text);
   expect(res.status).toBe(400);
-  expect(((await res.json()) as { message: string }).message).toBe(`${entry}: ${reference} is not readable by ${u.username}${more}`);
+  expect(((await res.json()) as { message: string }).message).toBe(
+    `${entry}: ${reference} is not readable by ${u.username}${more}`,
+  );
   expect(await (await call('GET', `${path}/${entry}`, { token: alice.token })).text()).toBe(before);
 }
 
@@ -91,30 +98,65 @@ describe('content a grantee writes into a mail', () => {
 
   it('an author block naming the owner, whose profile is private: refused for a grantee', async () => {
     const m = await mail();
-    await expectRefused(bob, m.shared, 'content', `{{ author\n  ${alice.username}\n}}\n{{ /author }}`, `author ${alice.username}`);
+    await expectRefused(
+      bob,
+      m.shared,
+      'content',
+      `{{ author\n  ${alice.username}\n}}\n{{ /author }}`,
+      `author ${alice.username}`,
+    );
   });
 });
 
 describe('recipients a grantee adds to a mail', () => {
   it("a grantee may not put themselves in bcc of a mail attaching the owner's private document", async () => {
     const m = await mail({ content: attachment('private') });
-    await expectRefused(bob, m.shared, 'recipients/bcc', bob.email, `attachment /u/${alice.username}/d/private (in the content)`);
-    await expectRefused(bob, m.shared, 'recipients/to', `@${bob.username}`, `attachment /u/${alice.username}/d/private (in the content)`);
+    await expectRefused(
+      bob,
+      m.shared,
+      'recipients/bcc',
+      bob.email,
+      `attachment /u/${alice.username}/d/private (in the content)`,
+    );
+    await expectRefused(
+      bob,
+      m.shared,
+      'recipients/to',
+      `@${bob.username}`,
+      `attachment /u/${alice.username}/d/private (in the content)`,
+    );
     // The owner may add anyone.
     expect((await write(alice, `${m.own}/recipients/bcc`, bob.email)).status).toBe(204);
   });
 
   it('a grantee who can read everything the content names may add recipients', async () => {
     const m = await mail({ content: `${attachment('shared')}\n\n{/u/${alice.username}/d/shared/v/secret}` });
-    await expectRefused(bob, m.shared, 'recipients/bcc', bob.email, `{/u/${alice.username}/d/shared/v/secret} (in the content)`, ' (and 1 more)');
+    await expectRefused(
+      bob,
+      m.shared,
+      'recipients/bcc',
+      bob.email,
+      `{/u/${alice.username}/d/shared/v/secret} (in the content)`,
+      ' (and 1 more)',
+    );
     expect((await write(dave, `${m.shared}/recipients/bcc`, dave.email)).status).toBe(204);
   });
 
   it('recipients already on the lists stay: a grantee may remove or keep them, not add one', async () => {
-    const m = await mail({ content: attachment('private'), 'recipients/to': `a@example.com ${alice.email}`, 'recipients/cc': `@${alice.username}` });
+    const m = await mail({
+      content: attachment('private'),
+      'recipients/to': `a@example.com ${alice.email}`,
+      'recipients/cc': `@${alice.username}`,
+    });
     expect((await write(bob, `${m.shared}/recipients/to`, 'A@example.com')).status).toBe(204);
     expect((await write(bob, `${m.shared}/recipients/bcc`, `@${alice.username} me`)).status).toBe(204);
-    await expectRefused(bob, m.shared, 'recipients/to', 'a@example.com b@example.com', `attachment /u/${alice.username}/d/private (in the content)`);
+    await expectRefused(
+      bob,
+      m.shared,
+      'recipients/to',
+      'a@example.com b@example.com',
+      `attachment /u/${alice.username}/d/private (in the content)`,
+    );
   });
 
   it("a group a grantee adds needs the grantee's own active membership, whatever the content", async () => {

@@ -13,19 +13,41 @@ describe('e-mails as resources', () => {
     const { path } = await newMail(u);
     const list = (await (await call('GET', path, { token: u.token })).json()) as { name: string; actions: string[] }[];
     expect(list.map((i) => i.name)).toEqual(
-      ['assets', 'config', 'content', 'description', 'log', 'name', 'recipients', 'shared', 'shortname', 'stats', 'status', 'summary', 'tags', 'threads', 'url'].sort((a, b) =>
-        a.localeCompare(b),
-      ),
+      [
+        'assets',
+        'config',
+        'content',
+        'description',
+        'log',
+        'name',
+        'recipients',
+        'shared',
+        'shortname',
+        'stats',
+        'status',
+        'summary',
+        'tags',
+        'threads',
+        'url',
+      ].sort((a, b) => a.localeCompare(b)),
     );
     expect(list.find((i) => i.name === 'status')!.actions).toEqual(['GET', 'POST', 'DELETE']);
-    const cfg = ((await (await call('GET', `${path}/config`, { token: u.token })).json()) as { name: string }[]).map((i) => i.name);
+    const cfg = ((await (await call('GET', `${path}/config`, { token: u.token })).json()) as { name: string }[]).map(
+      (i) => i.name,
+    );
     expect(cfg).toEqual(['enabled', 'reply_to', 'size', 'subject', 'template', 'theme']);
-    const rec = ((await (await call('GET', `${path}/recipients`, { token: u.token })).json()) as { name: string }[]).map((i) => i.name);
+    const rec = (
+      (await (await call('GET', `${path}/recipients`, { token: u.token })).json()) as { name: string }[]
+    ).map((i) => i.name);
     expect(rec).toEqual(['bcc', 'cc', 'to']);
     expect(await (await call('GET', `${path}/config/enabled`, { token: u.token })).text()).toBe('true');
     expect(await (await call('GET', `${path}/config/size`, { token: u.token })).text()).toBe('m');
     expect(await statusOf(u, path)).toBe('ready');
-    expect(((await (await call('GET', `${path}/stats`, { token: u.token })).json()) as { name: string }[]).map((i) => i.name)).toEqual(['runs']);
+    expect(
+      ((await (await call('GET', `${path}/stats`, { token: u.token })).json()) as { name: string }[]).map(
+        (i) => i.name,
+      ),
+    ).toEqual(['runs']);
   });
   it('subject and config/subject are one entry, byte for byte', async () => {
     const u = await sender();
@@ -49,16 +71,36 @@ describe('e-mails as resources', () => {
       expect(((await res.json()) as { message: string }).message).toContain(entry);
     }
     expect(await (await call('GET', `${path}/config/size`, { token: u.token })).text()).toBe('s');
-    expect((await call('POST', `${path}/content`, { token: u.token, text: 'x', type: 'application/x-www-form-urlencoded' })).status).toBe(415);
+    expect(
+      (await call('POST', `${path}/content`, { token: u.token, text: 'x', type: 'application/x-www-form-urlencoded' }))
+        .status,
+    ).toBe(415);
   });
   it('assets: upload, list, download, delete; at most 25 per e-mail', async () => {
     const u = await sender();
     const { path } = await newMail(u);
-    const up = (n: string) => call('POST', `${path}/assets/${n}`, { token: u.token, body: PNG, headers: { 'Content-Type': 'image/png' } });
+    const up = (n: string) =>
+      call('POST', `${path}/assets/${n}`, { token: u.token, body: PNG, headers: { 'Content-Type': 'image/png' } });
     expect((await up('a0.png')).status).toBe(201);
     expect((await up('a0.png')).status).toBe(204);
-    expect((await call('POST', `${path}/assets/x.png`, { token: u.token, body: PNG, headers: { 'Content-Type': 'text/plain' } })).status).toBe(415);
-    expect((await call('POST', `${path}/assets/Bad.png`, { token: u.token, body: PNG, headers: { 'Content-Type': 'image/png' } })).status).toBe(400);
+    expect(
+      (
+        await call('POST', `${path}/assets/x.png`, {
+          token: u.token,
+          body: PNG,
+          headers: { 'Content-Type': 'text/plain' },
+        })
+      ).status,
+    ).toBe(415);
+    expect(
+      (
+        await call('POST', `${path}/assets/Bad.png`, {
+          token: u.token,
+          body: PNG,
+          headers: { 'Content-Type': 'image/png' },
+        })
+      ).status,
+    ).toBe(400);
     for (let i = 1; i < 25; i++) expect((await up(`a${i}.png`)).status).toBe(201);
     const full = await up('a25.png');
     expect(full.status).toBe(409);

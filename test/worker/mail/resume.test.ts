@@ -28,11 +28,21 @@ describe('idempotent delivery', () => {
       .from(resources)
       .where(and(eq(resources.owner_id, owner.id), eq(resources.name, name)))
       .get())!;
-    const job: MailJob = { id: unique('send'), action: 'send', key: 'list', resourceId: mail.id, callerId: owner.id, callerName: u.username, acceptedOn: Date.now(), attempts: 1 };
+    const job: MailJob = {
+      id: unique('send'),
+      action: 'send',
+      key: 'list',
+      resourceId: mail.id,
+      callerId: owner.id,
+      callerName: u.username,
+      acceptedOn: Date.now(),
+      attempts: 1,
+    };
 
     // Attempt 1: three messages are handed off, then the process "dies" (the rest never settle).
     let handed = 0;
-    const dying = (e: Env, d: Parameters<typeof deliver>[1], m: OutboundMail) => (handed++ < 3 ? deliver(e, d, m) : new Promise<boolean>(() => {}));
+    const dying = (e: Env, d: Parameters<typeof deliver>[1], m: OutboundMail) =>
+      handed++ < 3 ? deliver(e, d, m) : new Promise<boolean>(() => {});
     void runJob(env, job, dying);
     for (let i = 0; i < 200 && handed < 4; i++) await new Promise((r) => setTimeout(r, 10));
     await new Promise((r) => setTimeout(r, 100));
@@ -49,7 +59,11 @@ describe('idempotent delivery', () => {
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ status: 'delivered', delivered: 8, failed: 0 });
     const log = (await (await call('GET', `${path}/log`, { token: u.token })).text()).split('\n');
-    expect(log.some((l) => l.includes(`send ${job.id} triggered by ${u.username}: resumed after an interruption (attempt 2)`))).toBe(true);
+    expect(
+      log.some((l) =>
+        l.includes(`send ${job.id} triggered by ${u.username}: resumed after an interruption (attempt 2)`),
+      ),
+    ).toBe(true);
   });
 
   it('each message of a send carries a stable Message-ID per recipient, stored once in the outbox', async () => {
@@ -57,7 +71,14 @@ describe('idempotent delivery', () => {
     expect(a).toBe(await messageIdFor(env, 'send-1', 'X@example.com'));
     expect(a).not.toBe(await messageIdFor(env, 'send-2', 'x@example.com'));
     expect(a).toMatch(/^<send-1\.[0-9a-f]{24}@[^>]+>$/);
-    const m: OutboundMail = { kind: 'mail', to: [`${unique('t')}@example.com`], subject: 's', text: 't', html: 'h', messageId: `<${unique('id')}@example.com>` };
+    const m: OutboundMail = {
+      kind: 'mail',
+      to: [`${unique('t')}@example.com`],
+      subject: 's',
+      text: 't',
+      html: 'h',
+      messageId: `<${unique('id')}@example.com>`,
+    };
     expect(await deliver(env, db(), m)).toBe(true);
     expect(await deliver(env, db(), m)).toBe(false);
     expect(await db().select().from(outbox).where(eq(outbox.message_id, m.messageId!))).toHaveLength(1);

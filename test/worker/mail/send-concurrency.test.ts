@@ -9,14 +9,18 @@ import { newMail, newsletter, outboxTo, PNG, post, runs, sender, untilReady } fr
 vi.setConfig({ testTimeout: 120_000 });
 
 describe('concurrency', () => {
-  it('50 concurrent sends are decided exactly: never two in flight, the held ones answer 425', { timeout: 240_000 }, async () => {
-    // A newsletter-sized list keeps the accepted send in flight while the burst is decided.
-    const u = await sender({ plan: 'premium' });
-    const { path } = await newMail(u, { 'recipients/to': newsletter(60).join('\n') });
-    const codes = (await Promise.all(Array.from({ length: 50 }, () => post(u, path)))).map((r) => r.status);
-    await untilReady(u, path);
-    expect(burstProblems(codes, await runs(u, path), 60)).toEqual([]);
-  });
+  it(
+    '50 concurrent sends are decided exactly: never two in flight, the held ones answer 425',
+    { timeout: 240_000 },
+    async () => {
+      // A newsletter-sized list keeps the accepted send in flight while the burst is decided.
+      const u = await sender({ plan: 'premium' });
+      const { path } = await newMail(u, { 'recipients/to': newsletter(60).join('\n') });
+      const codes = (await Promise.all(Array.from({ length: 50 }, () => post(u, path)))).map((r) => r.status);
+      await untilReady(u, path);
+      expect(burstProblems(codes, await runs(u, path), 60)).toEqual([]);
+    },
+  );
   it('ad-hoc sends to different sets are independent; an identical re-fire in flight is held', async () => {
     const u = await sender({ plan: 'premium' });
     const { path } = await newMail(u);
@@ -27,7 +31,13 @@ describe('concurrency', () => {
       [a, ...newsletter(40)],
       [b, ...newsletter(40)],
     ];
-    const codes = (await Promise.all([post(u, path, { json: { to: toA } }), post(u, path, { json: { to: toB } }), post(u, path, { json: { to: toA } })])).map((r) => r.status);
+    const codes = (
+      await Promise.all([
+        post(u, path, { json: { to: toA } }),
+        post(u, path, { json: { to: toB } }),
+        post(u, path, { json: { to: toA } }),
+      ])
+    ).map((r) => r.status);
     expect(codes.filter((c) => c === 202)).toHaveLength(2);
     expect(codes.filter((c) => c === 425)).toHaveLength(1);
     await untilReady(u, path);
@@ -52,7 +62,8 @@ describe('concurrency', () => {
   it('editing the e-mail (or an embedded asset) resets the window', async () => {
     const u = await sender();
     const { path } = await newMail(u, { content: 'v1 ![l](assets/l.png)', 'recipients/to': 'a@example.com' });
-    const upload = (bytes: Uint8Array<ArrayBuffer>) => call('POST', `${path}/assets/l.png`, { token: u.token, body: bytes, headers: { 'Content-Type': 'image/png' } });
+    const upload = (bytes: Uint8Array<ArrayBuffer>) =>
+      call('POST', `${path}/assets/l.png`, { token: u.token, body: bytes, headers: { 'Content-Type': 'image/png' } });
     expect((await upload(PNG)).status).toBe(201);
     for (let i = 0; i < 10; i++) {
       expect((await post(u, path)).status).toBe(202);

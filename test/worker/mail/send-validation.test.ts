@@ -118,7 +118,10 @@ describe('the send validation order', () => {
     expect(((await unverified.json()) as { message: string }).message).toContain('verify');
     // non-owner + everything else failing -> 404
     const stranger = await sender();
-    expect((await call('POST', `/v1/users/${u.username}/vis/mails/${name}/status`, { token: stranger.token, text: 'sent' })).status).toBe(404);
+    expect(
+      (await call('POST', `/v1/users/${u.username}/vis/mails/${name}/status`, { token: stranger.token, text: 'sent' }))
+        .status,
+    ).toBe(404);
   });
   it('in flight is checked before the window and enabled: a held re-fire answers 425, not 429 or 403', async () => {
     const u = await sender({ plan: 'premium' });
@@ -129,7 +132,9 @@ describe('the send validation order', () => {
     }
     // the 10th is accepted, the concurrent 11th is held by the lock, not the window
     // (a newsletter-sized list keeps the 10th in flight; recipients are not content)
-    expect((await call('POST', `${path}/recipients/to`, { token: u.token, text: newsletter(60).join('\n') })).status).toBe(204);
+    expect(
+      (await call('POST', `${path}/recipients/to`, { token: u.token, text: newsletter(60).join('\n') })).status,
+    ).toBe(204);
     const codes = (await Promise.all([post(u, path), post(u, path)])).map((r) => r.status).sort();
     expect(codes).toEqual([202, 425]);
     await untilReady(u, path);
@@ -137,13 +142,32 @@ describe('the send validation order', () => {
   it('malformed bodies answer 400 and are logged; nothing is sent', async () => {
     const u = await sender();
     const { path } = await newMail(u, { 'recipients/to': 'a@example.com' });
-    const bad: unknown[] = ['[', { action: 'blast' }, { to: 'a@example.com' }, { to: [] }, { to: ['nope'] }, { to: ['a@example.com'], cc: ['b@example.com'] }, [1]];
+    const bad: unknown[] = [
+      '[',
+      { action: 'blast' },
+      { to: 'a@example.com' },
+      { to: [] },
+      { to: ['nope'] },
+      { to: ['a@example.com'], cc: ['b@example.com'] },
+      [1],
+    ];
     for (const b of bad) {
-      const res = typeof b === 'string' ? await call('POST', `${path}/status`, { token: u.token, body: b, type: 'application/json' }) : await post(u, path, { json: b });
+      const res =
+        typeof b === 'string'
+          ? await call('POST', `${path}/status`, { token: u.token, body: b, type: 'application/json' })
+          : await post(u, path, { json: b });
       expect(res.status, JSON.stringify(b)).toBe(400);
     }
     expect((await post(u, path, { text: '' })).status).toBe(400);
-    expect((await call('POST', `${path}/status`, { token: u.token, text: 'sent', type: 'application/x-www-form-urlencoded' })).status).toBe(415);
+    expect(
+      (
+        await call('POST', `${path}/status`, {
+          token: u.token,
+          text: 'sent',
+          type: 'application/x-www-form-urlencoded',
+        })
+      ).status,
+    ).toBe(415);
     expect(await runs(u, path)).toEqual([]);
     const rejected = (log: string[]) => log.filter((l) => l.includes('rejected (400)'));
     expect(rejected(await logWhen(u, path, (l) => rejected(l).length >= 8))).toHaveLength(8);

@@ -81,13 +81,15 @@ describe('stats and log', () => {
 });
 
 describe('the log names recipients as written, never the address of an @user or a group member', () => {
-  const leaks = (log: string[], ...emails: string[]) => log.filter((l) => emails.some((e) => l.toLowerCase().includes(e.toLowerCase())));
+  const leaks = (log: string[], ...emails: string[]) =>
+    log.filter((l) => emails.some((e) => l.toLowerCase().includes(e.toLowerCase())));
 
   it('a suppressed @user, group member and direct address: the suppression line names @user, the group and the address as written', async () => {
     const [u, carol, dave] = [await sender(), await sender(), await sender()];
     const group = await makeGroup(u.username, [{ username: dave.username }]);
     const direct = `${unique('d')}@example.com`;
-    for (const a of [carol.email, dave.email, direct]) expect((await call('PUT', `/v1/ops/mail/bounces/${a}`, { token: OPS })).status).toBe(204);
+    for (const a of [carol.email, dave.email, direct])
+      expect((await call('PUT', `/v1/ops/mail/bounces/${a}`, { token: OPS })).status).toBe(204);
     const { path } = await newMail(u, { 'recipients/to': `@${carol.username}\n${group.ref}\n${direct}` });
     expect((await post(u, path)).status).toBe(202);
     await untilReady(u, path);
@@ -103,7 +105,15 @@ describe('the log names recipients as written, never the address of an @user or 
     const [u, erin] = [await sender(), await sender()];
     const { path, id } = await newMail(u, { 'recipients/to': `@${erin.username}` });
     const owner = (await db().select().from(users).where(eq(users.username, u.username)).get())!;
-    const job = { id: 'j1', action: 'send' as const, key: 'list', resourceId: id, callerId: owner.id, callerName: u.username, acceptedOn: Date.now() };
+    const job = {
+      id: 'j1',
+      action: 'send' as const,
+      key: 'list',
+      resourceId: id,
+      callerId: owner.id,
+      callerName: u.username,
+      acceptedOn: Date.now(),
+    };
     expect(await runJob(env, job, async () => Promise.reject(new Error('relay said no')))).toBe('failed');
     const log = await logOf(u, path);
     expect(log.some((l) => l.includes(`transport refused @${erin.username}: relay said no`))).toBe(true);

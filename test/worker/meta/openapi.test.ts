@@ -10,8 +10,12 @@ describe('the API describes itself', () => {
     // Two records kept apart: the entries the router matches requests against and the
     // operations of the served document. A route added straight to the router (bypassing
     // api.route()) has no operation; an operation with no router entry is never answered.
-    const doc = api.openApiDocument() as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
-    const served = api.router.routes.map(([method, , , path]) => `${method} ${path!.replace(/:(\w+)\+?/g, '{$1}')}`).sort();
+    const doc = api.openApiDocument() as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
+    const served = api.router.routes
+      .map(([method, , , path]) => `${method} ${path!.replace(/:(\w+)\+?/g, '{$1}')}`)
+      .sort();
     const documented = Object.entries(doc.paths)
       .flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`))
       .sort();
@@ -39,7 +43,8 @@ describe('the API describes itself', () => {
       for (const [code, r] of Object.entries(spec.responses)) {
         if (r.type === 'application/json' && !r.schema) missing.push(`${name} ${code}: JSON without a schema`);
       }
-      if (spec.body?.type === 'application/json' && !spec.body.schema) missing.push(`${name}: JSON request body without a schema`);
+      if (spec.body?.type === 'application/json' && !spec.body.schema)
+        missing.push(`${name}: JSON request body without a schema`);
     }
     expect(missing).toEqual([]);
   });
@@ -47,7 +52,11 @@ describe('the API describes itself', () => {
   it('GET /v1/openapi.json serves an OpenAPI 3.1 document with the bearer scheme', async () => {
     const res = await call('GET', '/v1/openapi.json');
     expect(res.status).toBe(200);
-    const doc = (await res.json()) as { openapi: string; paths: Record<string, unknown>; components: { securitySchemes: Record<string, unknown> } };
+    const doc = (await res.json()) as {
+      openapi: string;
+      paths: Record<string, unknown>;
+      components: { securitySchemes: Record<string, unknown> };
+    };
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.components.securitySchemes.bearer).toEqual({ type: 'http', scheme: 'bearer' });
     expect(Object.keys(doc.paths)).toContain('/v1/ops/users/{user}');
@@ -66,8 +75,18 @@ describe('the API describes itself', () => {
     const src = /<script src="([^"]+)"/.exec(html)?.[1];
     expect(src).toMatch(/^\/v1\/docs\/scalar\.js\?v=/);
     expect(html).not.toMatch(/<script>/); // no inline code
-    const config = JSON.parse(/data-configuration='([^']*)'/.exec(html)![1]!.replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&amp;/g, '&'));
-    expect(config).toMatchObject({ withDefaultFonts: false, telemetry: false, servers: [{ url: 'http://platform.test' }] });
+    const config = JSON.parse(
+      /data-configuration='([^']*)'/
+        .exec(html)![1]!
+        .replace(/&#39;/g, "'")
+        .replace(/&lt;/g, '<')
+        .replace(/&amp;/g, '&'),
+    );
+    expect(config).toMatchObject({
+      withDefaultFonts: false,
+      telemetry: false,
+      servers: [{ url: 'http://platform.test' }],
+    });
     // the only absolute url on the page is its own origin (the server "try it" sends to)
     expect(html.match(/https?:\/\/[^\s"'&]+/g)).toEqual(['http://platform.test']);
 
@@ -81,7 +100,9 @@ describe('the API describes itself', () => {
   });
 
   it('the document declares the bearer scheme on every route that takes a token (required or optional)', () => {
-    const doc = api.openApiDocument() as { paths: Record<string, Record<string, { security?: Record<string, string[]>[] }>> };
+    const doc = api.openApiDocument() as {
+      paths: Record<string, Record<string, { security?: Record<string, string[]>[] }>>;
+    };
     for (const { method, path, spec } of api.table) {
       const op = doc.paths[path.replace(/:(\w+)\+?/g, '{$1}')]![method]!;
       const name = `${method.toUpperCase()} ${path}`;

@@ -48,10 +48,28 @@ const LABEL: Record<Actor, string> = {
 };
 
 /** POST data on the owner's shared job: execute comes with the owner, ~rw and the superusers' role. */
-const TRIGGER: Record<Actor, number> = { owner: 200, r: 403, rw: 200, x: 200, member: 403, other: 404, stranger: 404, anon: 401 };
+const TRIGGER: Record<Actor, number> = {
+  owner: 200,
+  r: 403,
+  rw: 200,
+  x: 200,
+  member: 403,
+  other: 404,
+  stranger: 404,
+  anon: 401,
+};
 const EXECUTES = (a: Actor) => TRIGGER[a] === 200;
 /** A plain entry write on the owner's shared resource. */
-const WRITE: Record<Actor, number> = { owner: 204, r: 403, rw: 204, x: 403, member: 403, other: 404, stranger: 404, anon: 401 };
+const WRITE: Record<Actor, number> = {
+  owner: 204,
+  r: 403,
+  rw: 204,
+  x: 403,
+  member: 403,
+  other: 404,
+  stranger: 404,
+  anon: 401,
+};
 /** A write naming something only the owner may use: the grantee with write gets a 400 naming it. */
 const WRITE_FOREIGN: Record<Actor, number> = { ...WRITE, rw: 400 };
 /** Reading the owner's shared resource (and the runs of a shared job). */
@@ -97,7 +115,10 @@ async function person(fields: Record<string, unknown> = {}): Promise<Person> {
 /** Invites each user into a role of the group at `path` (as `by`) and accepts as them. */
 async function join(path: string, ref: string, by: TestUser, roster: [TestUser, string][]): Promise<void> {
   for (const [u, role] of roster) {
-    await ok(call('PUT', `${path}/roles/${role}/${u.username}`, { token: by.token }), `invite ${u.username} into ${ref}`);
+    await ok(
+      call('PUT', `${path}/roles/${role}/${u.username}`, { token: by.token }),
+      `invite ${u.username} into ${ref}`,
+    );
     await ok(call('POST', `/v1/admin/invites/${ref}/accept`, { token: u.token, text: 'yes' }), `accept ${ref}`);
   }
 }
@@ -135,10 +156,17 @@ const world = once(async (): Promise<World> => {
   const org = unique('o').slice(0, 20);
   const orgPath = `/v1/admin/orgs/${org}`;
   await ok(call('PUT', orgPath, { token: orgAccount.token }), 'org');
-  await ok(call('POST', `${orgPath}/profile/options/enable_subdomain`, { token: orgAccount.token, text: 'yes' }), 'subdomain');
+  await ok(
+    call('POST', `${orgPath}/profile/options/enable_subdomain`, { token: orgAccount.token, text: 'yes' }),
+    'subdomain',
+  );
   const orgGroup = async (slug: string, roster: [TestUser, string][], options: string[] = []) => {
     await ok(call('PUT', `${orgPath}/groups/${slug}`, { token: orgAccount.token }), `org group ${slug}`);
-    for (const o of options) await ok(call('POST', `${orgPath}/groups/${slug}/profile/options/${o}`, { token: orgAccount.token, text: 'yes' }), o);
+    for (const o of options)
+      await ok(
+        call('POST', `${orgPath}/groups/${slug}/profile/options/${o}`, { token: orgAccount.token, text: 'yes' }),
+        o,
+      );
     await join(`${orgPath}/groups/${slug}`, `+${org}~${slug}`, orgAccount, roster);
   };
   const [readers, writers, runners, team, partners] = await Promise.all([
@@ -210,13 +238,25 @@ const at = (owner: TestUser, coll: string, name: string) => `/v1/users/${owner.u
 const json = { Accept: 'application/json' };
 
 /** Creates a resource of `owner` with entries (in order) and shares it with each entry of `shares`. */
-async function resource(owner: TestUser, coll: string, name: string, entries: Record<string, string> = {}, shares: string[] = [], code?: string): Promise<string> {
+async function resource(
+  owner: TestUser,
+  coll: string,
+  name: string,
+  entries: Record<string, string> = {},
+  shares: string[] = [],
+  code?: string,
+): Promise<string> {
   await ok(call('PUT', `/v1/${coll}/${name}`, { token: owner.token }), `create ${name}`);
   if (code !== undefined) {
-    await ok(call('POST', `/v1/${coll}/${name}/code/index.js`, { token: owner.token, body: code, type: 'text/javascript' }), 'code');
+    await ok(
+      call('POST', `/v1/${coll}/${name}/code/index.js`, { token: owner.token, body: code, type: 'text/javascript' }),
+      'code',
+    );
   }
-  for (const [path, value] of Object.entries(entries)) await ok(call('POST', `/v1/${coll}/${name}/${path}`, { token: owner.token, text: value }), `${name}/${path}`);
-  for (const s of shares) await ok(call('PUT', `/v1/${coll}/${name}/shared/${s}`, { token: owner.token }), `share ${name} with ${s}`);
+  for (const [path, value] of Object.entries(entries))
+    await ok(call('POST', `/v1/${coll}/${name}/${path}`, { token: owner.token, text: value }), `${name}/${path}`);
+  for (const s of shares)
+    await ok(call('PUT', `/v1/${coll}/${name}/shared/${s}`, { token: owner.token }), `share ${name} with ${s}`);
   return at(owner, coll, name);
 }
 
@@ -246,7 +286,8 @@ async function bodyText(res: Response): Promise<string> {
   return new TextDecoder().decode(bytes);
 }
 
-const trigger = (token: string | null, base: string, body: unknown = {}) => call('POST', `${base}/data`, { token, json: body });
+const trigger = (token: string | null, base: string, body: unknown = {}) =>
+  call('POST', `${base}/data`, { token, json: body });
 
 /** Did the run start `job` as a child that succeeded? Read as the job's owner. */
 async function ranChild(owner: TestUser, base: string, run: string | null, job: string): Promise<boolean> {
@@ -272,7 +313,9 @@ async function outputsAs(token: string | null, base: string): Promise<{ status: 
   const res = await call('GET', `${base}/runs`, { token });
   if (res.status !== 200) return { status: res.status, text: '' };
   const runs = (await res.json()) as { name: string }[];
-  const texts = await Promise.all(runs.map(async (r) => bodyText(await call('GET', `${base}/runs/${r.name}/output`, { token }))));
+  const texts = await Promise.all(
+    runs.map(async (r) => bodyText(await call('GET', `${base}/runs/${r.name}/output`, { token }))),
+  );
   return { status: 200, text: texts.join('\n') };
 }
 
@@ -287,7 +330,18 @@ interface Outbound {
 
 /** Delivers one raw message through the email() handler (it returns once every run and reply is done). */
 async function mail(from: string, to: string, subject: string, headers: string[] = []): Promise<string> {
-  const bytes = new TextEncoder().encode([...headers, `From: ${from}`, `To: ${to}`, `Subject: ${subject}`, 'Content-Type: text/plain', '', `body of ${subject}`, ''].join('\r\n'));
+  const bytes = new TextEncoder().encode(
+    [
+      ...headers,
+      `From: ${from}`,
+      `To: ${to}`,
+      `Subject: ${subject}`,
+      'Content-Type: text/plain',
+      '',
+      `body of ${subject}`,
+      '',
+    ].join('\r\n'),
+  );
   let rejected = '';
   const message = {
     from,
@@ -302,7 +356,9 @@ async function mail(from: string, to: string, subject: string, headers: string[]
 }
 
 /** An aligned DKIM (and SPF) pass as the platform's receiver writes it, for an address at example.com. */
-const AUTHENTICATED = ['Authentication-Results: mx.cloudflare.net; dkim=pass header.d=example.com header.i=@example.com; spf=pass smtp.mailfrom=example.com'];
+const AUTHENTICATED = [
+  'Authentication-Results: mx.cloudflare.net; dkim=pass header.d=example.com header.i=@example.com; spf=pass smtp.mailfrom=example.com',
+];
 
 /** A write as `a`, answering its status and message. */
 async function write(w: World, a: Actor, path: string, text: string): Promise<{ status: number; message: string }> {
@@ -349,7 +405,9 @@ describe('variable reference {/u/<user>/d/<doc>/v/<var>}', () => {
     v = await foreignVariable(w);
     showcase = await resource(w.owner, D, unique('show'), { content: `Revenue: {${v.ref}}` }, w.shareAll);
     pageOf = await each((a) => resource(w.owner, D, unique(`page${a}`), {}, w.shareAll));
-    ownOf = await each(async (a) => (w.who[a] ? resource(w.who[a]!, D, unique('own'), { content: `Revenue: {${v.ref}}` }) : null));
+    ownOf = await each(async (a) =>
+      w.who[a] ? resource(w.who[a]!, D, unique('own'), { content: `Revenue: {${v.ref}}` }) : null,
+    );
   });
   beforeAll(async () => {
     w = await world();
@@ -361,7 +419,9 @@ describe('variable reference {/u/<user>/d/<doc>/v/<var>}', () => {
       const res = await call('GET', page(pageOf[a]), { token: tok(w, a) });
       expect(res.status).toBe(READS(a) ? 200 : 404);
       // the page renders alike for every reader: read it as the owner when the actor may not
-      const html = READS(a) ? await res.text() : await (await call('GET', page(pageOf[a]), { token: w.owner.token })).text();
+      const html = READS(a)
+        ? await res.text()
+        : await (await call('GET', page(pageOf[a]), { token: w.owner.token })).text();
       if (a === 'owner') return expect(html).toContain(v.value);
       expect(html).not.toContain(v.value);
     });
@@ -409,7 +469,12 @@ describe('mail attachment block and variable reference', () => {
   async function tamper(w: World, a: Actor, content: string): Promise<Tampered> {
     const subject = unique(`sub${a}`);
     const path = await resource(w.owner, M, unique(`ml${a}`), { 'config/subject': subject }, w.shareAll);
-    const recipients = (await call('POST', `${path}/recipients/bcc`, { token: tok(w, a), text: w.who[a]?.email ?? `${unique('anon')}@example.com` })).status;
+    const recipients = (
+      await call('POST', `${path}/recipients/bcc`, {
+        token: tok(w, a),
+        text: w.who[a]?.email ?? `${unique('anon')}@example.com`,
+      })
+    ).status;
     return { path, subject, recipients, content: await write(w, a, `${path}/content`, content) };
   }
 
@@ -418,7 +483,10 @@ describe('mail attachment block and variable reference', () => {
     secretDoc = unique('secretdoc');
     await resource(w.owner, D, secretDoc, { content: '# Classified\n\nOnly the owner reads this.' });
     const block = `{{ attachment\n  /u/${w.owner.username}/d/${secretDoc}\n}}\n{{ /attachment }}`;
-    [att, vref] = await Promise.all([each((a) => tamper(w, a, block)), each((a) => tamper(w, a, `Revenue: {${v.ref}}`))]);
+    [att, vref] = await Promise.all([
+      each((a) => tamper(w, a, block)),
+      each((a) => tamper(w, a, `Revenue: {${v.ref}}`)),
+    ]);
   });
   beforeAll(async () => {
     w = await world();
@@ -672,7 +740,11 @@ describe('chain step: @user/job', () => {
     bridge = await resource(w.owner, J, unique('bridge'), { 'config/chains': steps(w) }, w.shareAll);
     bridgeOf = await each((a) => resource(w.owner, J, unique(`bridge${a}`), {}, w.shareAll));
     // each actor's own job naming the owner's private job
-    mine = await each(async (a) => (w.who[a] ? resource(w.who[a]!, J, unique('mine'), { 'config/chains': `probe <- @${w.owner.username}/${priv}\nprobe` }) : null));
+    mine = await each(async (a) =>
+      w.who[a]
+        ? resource(w.who[a]!, J, unique('mine'), { 'config/chains': `probe <- @${w.owner.username}/${priv}\nprobe` })
+        : null,
+    );
   });
   beforeAll(async () => {
     w = await world();
@@ -745,7 +817,9 @@ describe('fan-out child', () => {
     w = await world();
     const own = await trigger(w.owner.token, fan, { n: 2 });
     expect(own.status).toBe(200);
-    const stats = (await (await call('GET', `${fan}/runs/${own.headers.get('X-Run-Id')}/stats`, { token: w.owner.token, headers: json })).json()) as {
+    const stats = (await (
+      await call('GET', `${fan}/runs/${own.headers.get('X-Run-Id')}/stats`, { token: w.owner.token, headers: json })
+    ).json()) as {
       children: { name: string; job: string }[];
     };
     children = stats.children.filter((c) => c.job === priv).map((c) => c.name);
@@ -818,18 +892,27 @@ describe('schedule', () => {
     tick = await each((a) => resource(w.owner, J, unique(`tick${a}`), {}, w.shareAll));
     tock = await each((a) => resource(w.owner, J, unique(`tock${a}`), {}, w.shareAll));
     // Each actor writes a chain into the owner's jobs; then the owner schedules them and they fire.
-    wrote = await each(async (a) => ({ tick: await write(w, a, `${tick[a]}/config/chains`, priv), tock: await write(w, a, `${tock[a]}/config/chains`, tockSteps(w)) }));
+    wrote = await each(async (a) => ({
+      tick: await write(w, a, `${tick[a]}/config/chains`, priv),
+      tock: await write(w, a, `${tock[a]}/config/chains`, tockSteps(w)),
+    }));
   });
   beforeAll(async () => {
     w = await world();
     // The jobs whose chain was written (the others are as they were: nothing of the actor's to run).
-    const jobs = ACTORS.flatMap((a) => [wrote[a].tick.status === 204 ? tick[a] : [], wrote[a].tock.status === 204 ? tock[a] : []].flat());
+    const jobs = ACTORS.flatMap((a) =>
+      [wrote[a].tick.status === 204 ? tick[a] : [], wrote[a].tock.status === 204 ? tock[a] : []].flat(),
+    );
     // Scheduled with the clock 40 years back, these jobs are the only ones due at that time:
     // the tick below starts them and no job of another suite.
     let due: number;
     setClockOffset(-40 * 365 * 86_400_000);
     try {
-      await Promise.all(jobs.map((base) => ok(call('POST', `${base}/config/schedule`, { token: w.owner.token, text: '* * * * *' }), 'schedule')));
+      await Promise.all(
+        jobs.map((base) =>
+          ok(call('POST', `${base}/config/schedule`, { token: w.owner.token, text: '* * * * *' }), 'schedule'),
+        ),
+      );
       due = now() + 120_000;
     } finally {
       setClockOffset(0);
@@ -903,8 +986,16 @@ describe('share into a group, in use: inbound mail to the group, and after the s
       dropJob(w, w.former, {}, ECHO).then((j) => j!.path),
       resource(w.former, D, unique('fdoc'), { content: 'from a former member' }, [w.team]),
     ]);
-    await ok(call('DELETE', `/v1/admin/orgs/${w.org}/groups/drop/roles/members/${w.former.username}`, { token: w.former.token }), 'leave drop');
-    await ok(call('DELETE', `/v1/admin/groups/${w.team}/roles/members/${w.former.username}`, { token: w.former.token }), 'leave team');
+    await ok(
+      call('DELETE', `/v1/admin/orgs/${w.org}/groups/drop/roles/members/${w.former.username}`, {
+        token: w.former.token,
+      }),
+      'leave drop',
+    );
+    await ok(
+      call('DELETE', `/v1/admin/groups/${w.team}/roles/members/${w.former.username}`, { token: w.former.token }),
+      'leave team',
+    );
   });
   beforeAll(async () => {
     w = await world();
@@ -966,7 +1057,14 @@ describe('inbound mail to an org group address', () => {
   let outbox: Outbound[];
 
   prepare(async (w) => {
-    inboxJob = await resource(w.owner, J, unique('inboxjob'), { 'config/env/SECRET': SECRET }, [`+${w.org}~inbox`], ECHO);
+    inboxJob = await resource(
+      w.owner,
+      J,
+      unique('inboxjob'),
+      { 'config/env/SECRET': SECRET },
+      [`+${w.org}~inbox`],
+      ECHO,
+    );
     secureJob = await resource(w.owner, J, unique('securejob'), {}, [`+${w.org}~secure`], ECHO);
   });
   beforeAll(async () => {
@@ -982,8 +1080,12 @@ describe('inbound mail to an org group address', () => {
       // DKIM required: the members with an aligned pass, and forgeries of the member's address
       mail(w.owner.email, w.address('secure'), secureSubject.owner, AUTHENTICATED),
       mail(m, w.address('secure'), secureSubject.member, AUTHENTICATED),
-      mail(m, w.address('secure'), forged.unaligned, ['Authentication-Results: mx.cloudflare.net; dkim=pass header.d=evil.example; spf=pass smtp.mailfrom=evil.example']),
-      mail(m, w.address('secure'), forged.foreignServ, ['Authentication-Results: relay.evil.example; dkim=pass header.d=example.com; spf=pass smtp.mailfrom=example.com']),
+      mail(m, w.address('secure'), forged.unaligned, [
+        'Authentication-Results: mx.cloudflare.net; dkim=pass header.d=evil.example; spf=pass smtp.mailfrom=evil.example',
+      ]),
+      mail(m, w.address('secure'), forged.foreignServ, [
+        'Authentication-Results: relay.evil.example; dkim=pass header.d=example.com; spf=pass smtp.mailfrom=example.com',
+      ]),
       mail(m, w.address('secure'), forged.failedBelow, [
         'Authentication-Results: mx.cloudflare.net; dkim=fail header.d=example.com; spf=fail smtp.mailfrom=example.com',
         'Authentication-Results: relay.evil.example; dkim=pass header.d=example.com; spf=pass smtp.mailfrom=example.com',
@@ -995,7 +1097,9 @@ describe('inbound mail to an org group address', () => {
       return Promise.all(
         list.map(async (r) => ({
           out: await bodyText(await call('GET', `${base}/runs/${r.name}/output`, { token: w.owner.token })),
-          ...((await (await call('GET', `${base}/runs/${r.name}/stats`, { token: w.owner.token, headers: json })).json()) as { created_by: string; status: string }),
+          ...((await (
+            await call('GET', `${base}/runs/${r.name}/stats`, { token: w.owner.token, headers: json })
+          ).json()) as { created_by: string; status: string }),
         })),
       );
     };
@@ -1004,7 +1108,8 @@ describe('inbound mail to an org group address', () => {
   });
 
   /** The runs whose output answers the mail `subj`, with who they ran as. */
-  const runsFor = (subj: string) => runs.filter((r) => r.out.includes(subj)).map((r) => ({ created_by: r.created_by, status: r.status }));
+  const runsFor = (subj: string) =>
+    runs.filter((r) => r.out.includes(subj)).map((r) => ({ created_by: r.created_by, status: r.status }));
   /** Replies to the mail `subj`, to anyone. */
   const repliesTo = (subj: string) => outbox.filter((r) => r.subject.includes(subj));
 

@@ -7,7 +7,10 @@ import { dbFor } from '../../../src/core/context';
 import { unsubscribeToken } from '../../../src/mail/unsubscribe';
 import { call, makeUser, unique } from '../helpers';
 
-const PNG = Uint8Array.from(atob('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='), (c) => c.charCodeAt(0));
+const PNG = Uint8Array.from(
+  atob('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='),
+  (c) => c.charCodeAt(0),
+);
 
 /** The answer's status and D1 round trips (from Server-Timing), its body read. */
 async function measured(method: string, path: string, o: Parameters<typeof call>[2] = {}) {
@@ -23,17 +26,28 @@ describe('D1 round trips of the less common writes', () => {
     const d = unique('d');
     await call('PUT', `/v1/vis/docs/${d}`, { token: o.token });
     await call('PUT', `/v1/vis/docs/${d}/threads/t1`, { token: o.token });
-    const msg = await measured('POST', `/v1/vis/docs/${d}/threads/@${o.username}~t1/msg`, { token: o.token, text: 'hello' });
+    const msg = await measured('POST', `/v1/vis/docs/${d}/threads/@${o.username}~t1/msg`, {
+      token: o.token,
+      text: 'hello',
+    });
     expect(msg.status).toBe(204);
     expect(msg.trips).toBeLessThanOrEqual(3);
     const put = await measured('PUT', `/v1/vis/docs/${d}/threads/@${o.username}~t1/comments/c1`, { token: o.token });
     expect(put.status).toBe(201);
     expect(put.trips).toBeLessThanOrEqual(3);
-    const text = await measured('POST', `/v1/vis/docs/${d}/threads/@${o.username}~t1/comments/@${o.username}~c1/msg`, { token: o.token, text: 'a comment' });
+    const text = await measured('POST', `/v1/vis/docs/${d}/threads/@${o.username}~t1/comments/@${o.username}~c1/msg`, {
+      token: o.token,
+      text: 'a comment',
+    });
     expect(text.status).toBe(204);
     expect(text.trips).toBeLessThanOrEqual(3);
-    const [first] = (await (await call('GET', `/v1/vis/docs/${d}/threads/t1`, { token: o.token })).json()) as { id: number }[];
-    const reply = await measured('POST', `/v1/vis/docs/${d}/threads/@${o.username}~t1/comments/${first!.id}/msg`, { token: o.token, text: 'reply' });
+    const [first] = (await (await call('GET', `/v1/vis/docs/${d}/threads/t1`, { token: o.token })).json()) as {
+      id: number;
+    }[];
+    const reply = await measured('POST', `/v1/vis/docs/${d}/threads/@${o.username}~t1/comments/${first!.id}/msg`, {
+      token: o.token,
+      text: 'reply',
+    });
     expect(reply.status).toBe(201);
     expect(reply.trips).toBeLessThanOrEqual(3);
   });
@@ -59,14 +73,18 @@ describe('D1 round trips of the less common writes', () => {
 
   it('an unsubscribe link (GET and one-click POST) and a recorded bounce cost at most three round trips', async () => {
     const o = await makeUser({});
-    const owner = (await env.DB.prepare('SELECT id FROM users WHERE username = ?').bind(o.username).first<{ id: number }>())!.id;
+    const owner = (await env.DB.prepare('SELECT id FROM users WHERE username = ?')
+      .bind(o.username)
+      .first<{ id: number }>())!.id;
     const token = await unsubscribeToken(env, dbFor(env), { mail: 1, owner, email: `${unique('x')}@example.com` });
     for (const method of ['GET', 'POST']) {
       const r = await measured(method, `/v1/mail/unsubscribe/${token}`);
       expect(r.status, method).toBe(200);
       expect(r.trips, method).toBeLessThanOrEqual(3);
     }
-    const bounce = await measured('PUT', `/v1/ops/mail/bounces/${unique('b')}@example.com`, { token: (env as unknown as { OPS_TOKEN: string }).OPS_TOKEN });
+    const bounce = await measured('PUT', `/v1/ops/mail/bounces/${unique('b')}@example.com`, {
+      token: (env as unknown as { OPS_TOKEN: string }).OPS_TOKEN,
+    });
     expect(bounce.status).toBe(204);
     expect(bounce.trips).toBeLessThanOrEqual(3);
   });

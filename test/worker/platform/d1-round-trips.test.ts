@@ -57,12 +57,18 @@ describe('D1 round trips per request', () => {
   });
 
   it('a hot read of a shared document entry by a reader is one round trip', async () => {
-    expect(await measured('GET', `/v1/users/${owner.username}/vis/docs/hot/content`, reader)).toEqual({ status: 200, trips: 1 });
+    expect(await measured('GET', `/v1/users/${owner.username}/vis/docs/hot/content`, reader)).toEqual({
+      status: 200,
+      trips: 1,
+    });
   });
 
   it('a document folder listing is one round trip', async () => {
     expect(await measured('GET', '/v1/vis/docs/hot', owner)).toEqual({ status: 200, trips: 1 });
-    expect(await measured('GET', `/v1/users/${owner.username}/vis/docs/hot`, reader)).toEqual({ status: 200, trips: 1 });
+    expect(await measured('GET', `/v1/users/${owner.username}/vis/docs/hot`, reader)).toEqual({
+      status: 200,
+      trips: 1,
+    });
     expect(await measured('GET', '/v1/vis/docs/hot/config', owner)).toEqual({ status: 200, trips: 1 });
   });
 
@@ -79,16 +85,23 @@ describe('D1 round trips per request', () => {
 
   it("a grid's dashboard page is one round trip, at its own path and at its public url", async () => {
     expect((await call('PUT', '/v1/vis/grids/hotgrid', { token: owner.token })).status).toBe(201);
-    expect((await call('POST', '/v1/vis/grids/hotgrid/layout', { token: owner.token, text: '+---+\n| A |\n+---+' })).status).toBe(204);
+    expect(
+      (await call('POST', '/v1/vis/grids/hotgrid/layout', { token: owner.token, text: '+---+\n| A |\n+---+' })).status,
+    ).toBe(204);
     expect((await call('PUT', '/v1/vis/grids/hotgrid/shared/public', { token: owner.token })).status).toBe(201);
     expect(await measured('GET', '/v1/vis/grids/hotgrid/html', owner)).toEqual({ status: 200, trips: 1 });
-    expect(await measured('GET', `/v1/users/${owner.username}/vis/grids/hotgrid/html`, reader)).toEqual({ status: 200, trips: 1 });
+    expect(await measured('GET', `/v1/users/${owner.username}/vis/grids/hotgrid/html`, reader)).toEqual({
+      status: 200,
+      trips: 1,
+    });
     expect(await measured('GET', `/v1/u/${owner.username}/g/hotgrid/html`, reader)).toEqual({ status: 200, trips: 1 });
   });
 
   it("a document's PDF costs at most three round trips rendered, one from the render cache (its entries read with it)", async () => {
     expect((await call('PUT', '/v1/vis/docs/out', { token: owner.token })).status).toBe(201);
-    expect((await call('POST', '/v1/vis/docs/out/content', { token: owner.token, text: '# Out\n\ntext' })).status).toBe(204);
+    expect((await call('POST', '/v1/vis/docs/out/content', { token: owner.token, text: '# Out\n\ntext' })).status).toBe(
+      204,
+    );
     expect((await measured('GET', '/v1/vis/docs/out/files/doc.pdf', owner)).trips).toBeLessThanOrEqual(3);
     expect(await measured('GET', '/v1/vis/docs/out/files/doc.pdf', owner)).toEqual({ status: 200, trips: 1 });
     expect(await measured('GET', `/v1/u/${owner.username}/d/out/pdf`, owner)).toEqual({ status: 200, trips: 1 });
@@ -96,7 +109,10 @@ describe('D1 round trips per request', () => {
 
   it('a missing or unreadable resource costs one round trip too (404)', async () => {
     expect(await measured('GET', '/v1/vis/docs/nosuch/content', owner)).toEqual({ status: 404, trips: 1 });
-    expect(await measured('GET', `/v1/users/nosuchuser${Date.now()}/vis/docs/hot/content`, reader)).toEqual({ status: 404, trips: 1 });
+    expect(await measured('GET', `/v1/users/nosuchuser${Date.now()}/vis/docs/hot/content`, reader)).toEqual({
+      status: 404,
+      trips: 1,
+    });
   });
 
   it('common writes cost at most three round trips', async () => {
@@ -122,27 +138,50 @@ describe('D1 round trips per request', () => {
   it('renaming or copying a resource costs at most three round trips, whatever its kind carries', async () => {
     const u = await makeUser();
     await call('GET', '/v1/whoami', { token: u.token });
-    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0]);
+    const png = new Uint8Array([
+      0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 6,
+      0, 0, 0,
+    ]);
     // A document with entries, a tag and an asset; a grid with layout and mapping (its parse names its id).
     expect((await call('PUT', '/v1/vis/docs/r', { token: u.token })).status).toBe(201);
     expect((await call('POST', '/v1/vis/docs/r/content', { token: u.token, text: 'x' })).status).toBe(204);
     expect((await call('PUT', '/v1/vis/docs/r/tags/fav', { token: u.token })).status).toBe(201);
-    expect((await call('POST', '/v1/vis/docs/r/assets/logo.png', { token: u.token, body: png, type: 'image/png' })).status).toBe(201);
+    expect(
+      (await call('POST', '/v1/vis/docs/r/assets/logo.png', { token: u.token, body: png, type: 'image/png' })).status,
+    ).toBe(201);
     expect((await call('PUT', '/v1/vis/grids/g', { token: u.token })).status).toBe(201);
-    expect((await call('POST', '/v1/vis/grids/g/layout', { token: u.token, text: '+---+\n| A |\n+---+' })).status).toBeLessThan(300);
-    expect((await call('POST', '/v1/vis/grids/g/mapping', { token: u.token, text: 'A => /u/x/p/y' })).status).toBeLessThan(300);
+    expect(
+      (await call('POST', '/v1/vis/grids/g/layout', { token: u.token, text: '+---+\n| A |\n+---+' })).status,
+    ).toBeLessThan(300);
+    expect(
+      (await call('POST', '/v1/vis/grids/g/mapping', { token: u.token, text: 'A => /u/x/p/y' })).status,
+    ).toBeLessThan(300);
     expect(await measured('PATCH', '/v1/vis/docs/r', u, { text: 'r2' })).toMatchObject({ status: 200, trips: 2 });
     expect(await measured('PATCH', '/v1/vis/docs/r2', u, { text: 'r2' })).toMatchObject({ status: 200, trips: 1 });
-    expect(await measured('PATCH', '/v1/vis/docs/r2', u, { json: { name: 'r3', copy: true } })).toMatchObject({ status: 201 });
-    expect((await measured('PATCH', '/v1/vis/docs/r2', u, { json: { name: 'r4', copy: true } })).trips).toBeLessThanOrEqual(3);
-    expect((await measured('PATCH', '/v1/vis/grids/g', u, { json: { name: 'g2', copy: true } })).trips).toBeLessThanOrEqual(3);
+    expect(await measured('PATCH', '/v1/vis/docs/r2', u, { json: { name: 'r3', copy: true } })).toMatchObject({
+      status: 201,
+    });
+    expect(
+      (await measured('PATCH', '/v1/vis/docs/r2', u, { json: { name: 'r4', copy: true } })).trips,
+    ).toBeLessThanOrEqual(3);
+    expect(
+      (await measured('PATCH', '/v1/vis/grids/g', u, { json: { name: 'g2', copy: true } })).trips,
+    ).toBeLessThanOrEqual(3);
     expect((await measured('PATCH', '/v1/vis/grids/g', u, { text: 'g3' })).trips).toBeLessThanOrEqual(2);
     // A job with code and a schedule: its meta and schedule index rows join the copy's batch.
     expect((await call('PUT', '/v1/code/jobs/j', { token: u.token })).status).toBe(201);
-    expect((await call('POST', '/v1/code/jobs/j/code/main.py', { token: u.token, text: 'print(1)' })).status).toBeLessThan(300);
-    expect((await call('POST', '/v1/code/jobs/j/config/schedule', { token: u.token, text: '*/5 * * * *' })).status).toBe(204);
-    expect(await measured('PATCH', '/v1/code/jobs/j', u, { json: { name: 'j2', copy: true } })).toMatchObject({ status: 201 });
-    expect((await measured('PATCH', '/v1/code/jobs/j', u, { json: { name: 'j3', copy: true } })).trips).toBeLessThanOrEqual(3);
+    expect(
+      (await call('POST', '/v1/code/jobs/j/code/main.py', { token: u.token, text: 'print(1)' })).status,
+    ).toBeLessThan(300);
+    expect(
+      (await call('POST', '/v1/code/jobs/j/config/schedule', { token: u.token, text: '*/5 * * * *' })).status,
+    ).toBe(204);
+    expect(await measured('PATCH', '/v1/code/jobs/j', u, { json: { name: 'j2', copy: true } })).toMatchObject({
+      status: 201,
+    });
+    expect(
+      (await measured('PATCH', '/v1/code/jobs/j', u, { json: { name: 'j3', copy: true } })).trips,
+    ).toBeLessThanOrEqual(3);
   });
 
   it('an organisation card or its groups cost at most three round trips, for a member or a stranger', async () => {
@@ -160,9 +199,22 @@ describe('D1 round trips per request', () => {
   it("an organisation group's inbound address costs at most three round trips, its options read with the group", async () => {
     const w = await orgWorld('premium');
     await call('GET', '/v1/whoami', { token: w.account.token });
-    expect(await measured('GET', `/v1/orgs/${w.org}/groups/${w.group}/email`, w.account)).toEqual({ status: 200, trips: 1 });
-    expect((await call('POST', `/v1/admin/orgs/${w.org}/profile/options/enable_subdomain`, { token: w.account.token, text: 'yes' })).status).toBe(204);
-    expect((await call('POST', `${w.path}/profile/options/allow_inbound_mail`, { token: w.account.token, text: 'yes' })).status).toBe(204);
+    expect(await measured('GET', `/v1/orgs/${w.org}/groups/${w.group}/email`, w.account)).toEqual({
+      status: 200,
+      trips: 1,
+    });
+    expect(
+      (
+        await call('POST', `/v1/admin/orgs/${w.org}/profile/options/enable_subdomain`, {
+          token: w.account.token,
+          text: 'yes',
+        })
+      ).status,
+    ).toBe(204);
+    expect(
+      (await call('POST', `${w.path}/profile/options/allow_inbound_mail`, { token: w.account.token, text: 'yes' }))
+        .status,
+    ).toBe(204);
     const res = await call('GET', `/v1/orgs/${w.org}/groups/${w.group}/email`, { token: w.account.token });
     expect(await res.text()).toBe(`${w.group}@${w.org}.mail.localhost`);
     expect(roundTrips(res)).toBe(1);
@@ -178,26 +230,53 @@ describe('D1 round trips per request', () => {
     const w = await userGroupWorld();
     const newcomer = await person('n');
     await call('GET', '/v1/whoami', { token: w.founder.token });
-    expect(await measured('PUT', `${w.path}/roles/superusers/${w.member.username}`, w.founder)).toEqual({ status: 200, trips: 2 });
-    expect(await measured('PUT', `${w.path}/roles/members/${w.member.username}`, w.founder)).toEqual({ status: 200, trips: 2 });
-    expect(await measured('PUT', `${w.path}/roles/members/${newcomer.username}`, w.founder)).toEqual({ status: 201, trips: 2 });
-    expect(await measured('PUT', `${w.path}/roles/admins/${newcomer.username}`, w.founder)).toEqual({ status: 200, trips: 2 });
+    expect(await measured('PUT', `${w.path}/roles/superusers/${w.member.username}`, w.founder)).toEqual({
+      status: 200,
+      trips: 2,
+    });
+    expect(await measured('PUT', `${w.path}/roles/members/${w.member.username}`, w.founder)).toEqual({
+      status: 200,
+      trips: 2,
+    });
+    expect(await measured('PUT', `${w.path}/roles/members/${newcomer.username}`, w.founder)).toEqual({
+      status: 201,
+      trips: 2,
+    });
+    expect(await measured('PUT', `${w.path}/roles/admins/${newcomer.username}`, w.founder)).toEqual({
+      status: 200,
+      trips: 2,
+    });
   });
 
   it('removing a role, revoking an invite or leaving costs at most three round trips (the target read with the group)', async () => {
     const w = await userGroupWorld();
     for (const u of [w.founder, w.member]) await call('GET', '/v1/whoami', { token: u.token });
-    expect(await measured('DELETE', `${w.path}/roles/superusers/${w.superuser.username}`, w.founder)).toEqual({ status: 204, trips: 2 });
-    expect(await measured('DELETE', `${w.path}/roles/members/${w.pending.username}`, w.founder)).toEqual({ status: 204, trips: 2 });
-    expect(await measured('DELETE', `${w.path}/roles/members/${w.member.username}`, w.member)).toEqual({ status: 204, trips: 2 });
+    expect(await measured('DELETE', `${w.path}/roles/superusers/${w.superuser.username}`, w.founder)).toEqual({
+      status: 204,
+      trips: 2,
+    });
+    expect(await measured('DELETE', `${w.path}/roles/members/${w.pending.username}`, w.founder)).toEqual({
+      status: 204,
+      trips: 2,
+    });
+    expect(await measured('DELETE', `${w.path}/roles/members/${w.member.username}`, w.member)).toEqual({
+      status: 204,
+      trips: 2,
+    });
   });
 
   it('an invitation into an organisation or an organisation group costs at most three round trips', async () => {
     const w = await orgWorld();
     const [a, b] = await Promise.all([person('n'), person('n')]);
     await call('GET', '/v1/whoami', { token: w.account.token });
-    expect(await measured('PUT', `/v1/admin/orgs/${w.org}/roles/members/${a.username}`, w.account)).toEqual({ status: 201, trips: 2 });
-    expect(await measured('PUT', `${w.path}/roles/members/${b.username}`, w.account)).toEqual({ status: 201, trips: 2 });
+    expect(await measured('PUT', `/v1/admin/orgs/${w.org}/roles/members/${a.username}`, w.account)).toEqual({
+      status: 201,
+      trips: 2,
+    });
+    expect(await measured('PUT', `${w.path}/roles/members/${b.username}`, w.account)).toEqual({
+      status: 201,
+      trips: 2,
+    });
   });
 
   it('a send or a test send of an e-mail costs at most three round trips, whatever variables and authors its content shows', async () => {
@@ -217,9 +296,16 @@ describe('D1 round trips per request', () => {
       `{{ author\n  username: ${other.username}\n}}\n{{ /author }}`;
     expect((await call('PUT', '/v1/vis/mails/s', { token: u.token })).status).toBe(201);
     expect((await call('POST', '/v1/vis/mails/s/content', { token: u.token, text: content })).status).toBe(204);
-    expect((await call('POST', '/v1/vis/mails/s/recipients/to', { token: u.token, text: 'a@example.com me' })).status).toBe(204);
+    expect(
+      (await call('POST', '/v1/vis/mails/s/recipients/to', { token: u.token, text: 'a@example.com me' })).status,
+    ).toBe(204);
     expect((await measured('POST', '/v1/vis/mails/s/status', u, { text: 'test' })).trips).toBeLessThanOrEqual(3);
-    for (let i = 0; i < 500 && (await (await call('GET', '/v1/vis/mails/s/status', { token: u.token })).text()) !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
+    for (
+      let i = 0;
+      i < 500 && (await (await call('GET', '/v1/vis/mails/s/status', { token: u.token })).text()) !== 'ready';
+      i++
+    )
+      await new Promise((r) => setTimeout(r, 20));
     const sent = await measured('POST', '/v1/vis/mails/s/status', u, { text: 'sent' });
     expect(sent.status).toBe(202);
     expect(sent.trips).toBeLessThanOrEqual(3);
@@ -232,13 +318,24 @@ describe('D1 round trips per request', () => {
     const slug = unique('g').slice(0, 30);
     expect((await call('PUT', `/v1/admin/groups/${slug}`, { token: u.token })).status).toBe(201);
     expect((await call('PUT', '/v1/vis/mails/m', { token: u.token })).status).toBe(201);
-    expect((await call('POST', '/v1/vis/mails/m/recipients/cc', { token: u.token, text: 'b@example.com' })).status).toBe(204);
+    expect(
+      (await call('POST', '/v1/vis/mails/m/recipients/cc', { token: u.token, text: 'b@example.com' })).status,
+    ).toBe(204);
     const list = `a@example.com @${other.username} @${u.username}~${slug}`;
-    expect(await measured('POST', '/v1/vis/mails/m/recipients/to', u, { text: list })).toEqual({ status: 204, trips: 3 });
-    expect(await measured('POST', '/v1/vis/mails/m/recipients/bcc', u, { text: 'c@example.com' })).toEqual({ status: 204, trips: 2 });
+    expect(await measured('POST', '/v1/vis/mails/m/recipients/to', u, { text: list })).toEqual({
+      status: 204,
+      trips: 3,
+    });
+    expect(await measured('POST', '/v1/vis/mails/m/recipients/bcc', u, { text: 'c@example.com' })).toEqual({
+      status: 204,
+      trips: 2,
+    });
     expect(await measured('DELETE', '/v1/vis/mails/m/recipients/to', u)).toEqual({ status: 204, trips: 2 });
     // A rejected list stores nothing, in as many.
-    expect(await measured('POST', '/v1/vis/mails/m/recipients/to', u, { text: `@nosuch${Date.now()}` })).toEqual({ status: 400, trips: 2 });
+    expect(await measured('POST', '/v1/vis/mails/m/recipients/to', u, { text: `@nosuch${Date.now()}` })).toEqual({
+      status: 400,
+      trips: 2,
+    });
   });
 
   it("writing or clearing a job's schedule or enabled flag costs at most three round trips, its schedule index row in the write's batch", async () => {
@@ -261,8 +358,14 @@ describe('D1 round trips per request', () => {
     const u = await makeUser();
     await call('GET', '/v1/whoami', { token: u.token });
     expect((await call('PUT', '/v1/vis/grids/lm', { token: u.token })).status).toBe(201);
-    expect(await measured('POST', '/v1/vis/grids/lm/layout', u, { text: '+---+\n| A |\n+---+' })).toEqual({ status: 204, trips: 3 });
-    expect(await measured('POST', '/v1/vis/grids/lm/mapping', u, { text: 'A => /u/x/p/y' })).toEqual({ status: 204, trips: 3 });
+    expect(await measured('POST', '/v1/vis/grids/lm/layout', u, { text: '+---+\n| A |\n+---+' })).toEqual({
+      status: 204,
+      trips: 3,
+    });
+    expect(await measured('POST', '/v1/vis/grids/lm/mapping', u, { text: 'A => /u/x/p/y' })).toEqual({
+      status: 204,
+      trips: 3,
+    });
     expect(await measured('DELETE', '/v1/vis/grids/lm/mapping', u)).toEqual({ status: 204, trips: 3 });
     expect(await measured('DELETE', '/v1/vis/grids/lm/layout', u)).toEqual({ status: 204, trips: 3 });
   });

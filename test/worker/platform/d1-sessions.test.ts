@@ -23,7 +23,8 @@ function recordingEnv(): { env: Env; starts: unknown[] } {
   return { env: { ...env, DB } as Env, starts };
 }
 
-const roundTrips = (res: Response) => Number(/d1;desc="(\d+) round trips"/.exec(res.headers.get('Server-Timing') ?? '')?.[1] ?? NaN);
+const roundTrips = (res: Response) =>
+  Number(/d1;desc="(\d+) round trips"/.exec(res.headers.get('Server-Timing') ?? '')?.[1] ?? NaN);
 
 describe('D1 sessions', () => {
   it('every answer that ran D1 queries carries its session bookmark in x-d1-bookmark', async () => {
@@ -55,7 +56,11 @@ describe('D1 sessions', () => {
     const u = await makeUser();
     const first = await call('PUT', '/v1/vis/docs/trip', { token: u.token });
     const b1 = first.headers.get('x-d1-bookmark')!;
-    const written = await call('POST', '/v1/vis/docs/trip/content', { token: u.token, text: 'one', headers: { 'x-d1-bookmark': b1 } });
+    const written = await call('POST', '/v1/vis/docs/trip/content', {
+      token: u.token,
+      text: 'one',
+      headers: { 'x-d1-bookmark': b1 },
+    });
     expect(written.status).toBe(204);
     const b2 = written.headers.get('x-d1-bookmark')!;
     expect(b2).toMatch(BOOKMARK);
@@ -70,7 +75,10 @@ describe('D1 sessions', () => {
     await call('PUT', '/v1/vis/docs/ryw', { token: u.token });
     const w = await call('POST', '/v1/vis/docs/ryw/content', { token: u.token, text: 'fresh value' });
     expect(w.status).toBe(204);
-    const read = await call('GET', '/v1/vis/docs/ryw/content', { token: u.token, headers: { 'x-d1-bookmark': w.headers.get('x-d1-bookmark')! } });
+    const read = await call('GET', '/v1/vis/docs/ryw/content', {
+      token: u.token,
+      headers: { 'x-d1-bookmark': w.headers.get('x-d1-bookmark')! },
+    });
     expect(read.status).toBe(200);
     expect(await read.text()).toBe('fresh value');
   });
@@ -79,26 +87,50 @@ describe('D1 sessions', () => {
     const u = await makeUser();
     await call('PUT', '/v1/vis/docs/badmark', { token: u.token });
     await call('POST', '/v1/vis/docs/badmark/content', { token: u.token, text: 'kept' });
-    for (const bad of ['nonsense', '', '00000000-00000005-00000000', '00000000-00000005-00000000-' + 'g'.repeat(32), 'x'.repeat(5000)]) {
-      const w = await call('POST', '/v1/vis/docs/badmark/content', { token: u.token, text: 'overwritten', headers: { 'x-d1-bookmark': bad } });
+    for (const bad of [
+      'nonsense',
+      '',
+      '00000000-00000005-00000000',
+      '00000000-00000005-00000000-' + 'g'.repeat(32),
+      'x'.repeat(5000),
+    ]) {
+      const w = await call('POST', '/v1/vis/docs/badmark/content', {
+        token: u.token,
+        text: 'overwritten',
+        headers: { 'x-d1-bookmark': bad },
+      });
       expect(w.status, bad).toBe(400);
       const body = (await w.json()) as { status: number; message: string };
       expect(body.status).toBe(400);
       expect(body.message).toContain('x-d1-bookmark');
       expect(w.headers.get('x-d1-bookmark')).toBeNull();
       expect(roundTrips(w)).toBe(0);
-      const r = await call('GET', '/v1/vis/docs/badmark/content', { token: u.token, headers: { 'x-d1-bookmark': bad } });
+      const r = await call('GET', '/v1/vis/docs/badmark/content', {
+        token: u.token,
+        headers: { 'x-d1-bookmark': bad },
+      });
       expect(r.status).toBe(400);
     }
-    const head = await call('HEAD', '/v1/vis/docs/badmark/content', { token: u.token, headers: { 'x-d1-bookmark': 'nonsense' } });
+    const head = await call('HEAD', '/v1/vis/docs/badmark/content', {
+      token: u.token,
+      headers: { 'x-d1-bookmark': 'nonsense' },
+    });
     expect(head.status).toBe(400);
     expect(await (await call('GET', '/v1/vis/docs/badmark/content', { token: u.token })).text()).toBe('kept');
   });
 
   it('requests without a bookmark start first-unconstrained for GET and HEAD, first-primary otherwise; a bookmark starts the session', async () => {
     const { env: rec, starts } = recordingEnv();
-    for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']) requestSession(new Request('http://x/v1/whoami', { method }), rec);
-    expect(starts).toEqual(['first-unconstrained', 'first-unconstrained', 'first-primary', 'first-primary', 'first-primary', 'first-primary']);
+    for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'])
+      requestSession(new Request('http://x/v1/whoami', { method }), rec);
+    expect(starts).toEqual([
+      'first-unconstrained',
+      'first-unconstrained',
+      'first-primary',
+      'first-primary',
+      'first-primary',
+      'first-primary',
+    ]);
     const mark = '00000000-00000005-00000000-' + '0'.repeat(32);
     requestSession(new Request('http://x/v1/whoami', { headers: { 'x-d1-bookmark': mark } }), rec);
     expect(starts.at(-1)).toBe(mark);

@@ -66,7 +66,10 @@ const CONTENT_TYPES = [
   'garbage',
 ];
 
-const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0]);
+const PNG = new Uint8Array([
+  0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0,
+  0, 0,
+]);
 
 interface Shot {
   method: string;
@@ -91,11 +94,14 @@ function send(s: Shot, extra: Record<string, string>): Promise<Response> {
   if (s.token) headers.set('Authorization', `Bearer ${s.token}`);
   if (s.type) headers.set('Content-Type', s.type);
   const req = new Request(`http://platform.test${s.path}`, { method: s.method, headers, body: s.body });
-  return Promise.resolve(worker.fetch(req as Request<unknown, IncomingRequestCfProperties>, env, createExecutionContext()));
+  return Promise.resolve(
+    worker.fetch(req as Request<unknown, IncomingRequestCfProperties>, env, createExecutionContext()),
+  );
 }
 
 /** Routes ops may only read: the fuzz never moves the shared clock or empties the shared outbox. */
-const opsWriteForbidden = (method: string, path: string) => path.startsWith('/v1/ops/') && method !== 'GET' && method !== 'HEAD';
+const opsWriteForbidden = (method: string, path: string) =>
+  path.startsWith('/v1/ops/') && method !== 'GET' && method !== 'HEAD';
 
 describe('fuzz: every route of the OpenAPI document', () => {
   it(`no answer is a 5xx (other than a failed run's 502) or slower than ${SLOW_MS} ms, over ${REQUESTS} seeded requests`, async () => {
@@ -104,7 +110,10 @@ describe('fuzz: every route of the OpenAPI document', () => {
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
 
     // A world with one of each resource (the fuzz writes into it, deletes and recreates it).
-    const users: TestUser[] = [await makeUser({ email: `${unique('fz')}@example.com`, email_verified: true }, 'fz'), await makeUser({}, 'fz')];
+    const users: TestUser[] = [
+      await makeUser({ email: `${unique('fz')}@example.com`, email_verified: true }, 'fz'),
+      await makeUser({}, 'fz'),
+    ];
     const names = { doc: unique('fd'), grid: unique('fg'), mail: unique('fm'), job: unique('fj') };
     const owner = users[0]!;
     for (const [coll, name] of [
@@ -115,14 +124,26 @@ describe('fuzz: every route of the OpenAPI document', () => {
       expect((await call('PUT', `/v1/${coll}/${name}`, { token: owner.token })).status).toBe(201);
     }
     await makeJob(owner, names.job);
-    expect((await call('POST', `/v1/vis/docs/${names.doc}/assets/logo.png`, { token: owner.token, body: PNG, type: 'image/png' })).status).toBe(201);
+    expect(
+      (
+        await call('POST', `/v1/vis/docs/${names.doc}/assets/logo.png`, {
+          token: owner.token,
+          body: PNG,
+          type: 'image/png',
+        })
+      ).status,
+    ).toBe(201);
 
     // Warm-up: the pool loads a Durable Object's modules on its first use (seconds, not the Worker's doing).
     await (await call('GET', `/v1/vis/mails/${names.mail}/status`, { token: owner.token })).arrayBuffer();
     await (await call('POST', `/v1/code/jobs/${names.job}/data`, { token: owner.token, json: {} })).arrayBuffer();
 
-    const doc = (await (await call('GET', '/v1/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> };
-    const routes = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => ({ method: m.toUpperCase(), path })));
+    const doc = (await (await call('GET', '/v1/openapi.json')).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const routes = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => ({ method: m.toUpperCase(), path })),
+    );
     expect(routes.length).toBeGreaterThan(50);
 
     const realValue = (param: string, path: string): string => {
@@ -157,11 +178,20 @@ describe('fuzz: every route of the OpenAPI document', () => {
     // Renders of a real document drive a browser for seconds (the render suites cover them):
     // the fuzz sends render routes odd names only.
     const fill = (path: string): string =>
-      path.replace(/\{(\w+)\}/g, (_, p: string) => (rand() < 0.55 && !/\/files\/doc\.(pdf|pptx)$|\/d\/\{doc\}\/(pdf|pptx)$/.test(path) ? realValue(p, path) : pick(ODD_NAMES)));
+      path.replace(/\{(\w+)\}/g, (_, p: string) =>
+        rand() < 0.55 && !/\/files\/doc\.(pdf|pptx)$|\/d\/\{doc\}\/(pdf|pptx)$/.test(path)
+          ? realValue(p, path)
+          : pick(ODD_NAMES),
+      );
 
     const tokenFor = (method: string, path: string): string | null => {
       const r = rand();
-      if (path.startsWith('/v1/ops/')) return opsWriteForbidden(method, path) ? pick([null, 'nope', owner.token]) : r < 0.6 ? OPS : pick([null, 'nope']);
+      if (path.startsWith('/v1/ops/'))
+        return opsWriteForbidden(method, path)
+          ? pick([null, 'nope', owner.token])
+          : r < 0.6
+            ? OPS
+            : pick([null, 'nope']);
       // Signing out would revoke the fuzz's own tokens: those routes get foreign tokens only.
       if (path === '/v1/logout' || path === '/v1/token') return pick([null, 'nope', `${owner.token}x`]);
       if (r < 0.6) return owner.token;
@@ -174,10 +204,23 @@ describe('fuzz: every route of the OpenAPI document', () => {
       const r = rand();
       if (r < 0.25) return undefined;
       if (r < 0.4)
-        return JSON.stringify(pick([{}, [], null, 1, 'x', { name: LONG }, { query: '{ whoami { username } }' }, { password: 'x', username: 'y' }, { to: ['a@example.com'] }]));
+        return JSON.stringify(
+          pick([
+            {},
+            [],
+            null,
+            1,
+            'x',
+            { name: LONG },
+            { query: '{ whoami { username } }' },
+            { password: 'x', username: 'y' },
+            { to: ['a@example.com'] },
+          ]),
+        );
       if (r < 0.5) return pick(['', 'x', 'true', 'sent', 'ready', '{', '\u0000', 'é漢字🙂', LONG]);
       if (r < 0.6) return PNG;
-      if (r < 0.7) return '--xyz\r\nContent-Disposition: form-data; name="f"; filename="a.txt"\r\n\r\nhi\r\n--xyz--\r\n';
+      if (r < 0.7)
+        return '--xyz\r\nContent-Disposition: form-data; name="f"; filename="a.txt"\r\n\r\nhi\r\n--xyz--\r\n';
       if (r < 0.8) return new Uint8Array(Math.floor(rand() * 300_000)).fill(0x61);
       if (r < 0.9) return crypto.getRandomValues(new Uint8Array(1 + Math.floor(rand() * 2000)));
       return 'a=1&b=2';
@@ -188,11 +231,19 @@ describe('fuzz: every route of the OpenAPI document', () => {
       const route = pick(routes);
       const r = rand();
       // Mostly the declared method; also HEAD (often with a body), undeclared and odd methods.
-      const method = r < 0.6 ? route.method : r < 0.75 ? 'HEAD' : pick(['GET', 'PUT', 'POST', 'PATCH', 'DELETE', 'OPTIONS']);
+      const method =
+        r < 0.6 ? route.method : r < 0.75 ? 'HEAD' : pick(['GET', 'PUT', 'POST', 'PATCH', 'DELETE', 'OPTIONS']);
       if (route.path === '/v1/ops/outbox' && method === 'DELETE') continue;
       if (route.path === '/v1/ops/clock' && method !== 'GET') continue;
       let path = fill(route.path);
-      if (rand() < 0.1) path = pick([`${path}/`, path.replace('/v1/', '//v1//'), `${path}?x=${pick(ODD_NAMES)}`, `${path}%2F`, path.toUpperCase()]);
+      if (rand() < 0.1)
+        path = pick([
+          `${path}/`,
+          path.replace('/v1/', '//v1//'),
+          `${path}?x=${pick(ODD_NAMES)}`,
+          `${path}%2F`,
+          path.toUpperCase(),
+        ]);
       const token = tokenFor(method, route.path);
       const body = method === 'GET' || method === 'HEAD' ? undefined : bodyFor();
       const type = pick(CONTENT_TYPES);
@@ -221,7 +272,10 @@ describe('fuzz: every route of the OpenAPI document', () => {
         let status: number;
         let text = '';
         try {
-          const res = await Promise.race([send(s, headers), new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer')), SLOW_MS * 2))]);
+          const res = await Promise.race([
+            send(s, headers),
+            new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer')), SLOW_MS * 2)),
+          ]);
           status = res.status;
           // Only error bodies are read: a live log tail (text/event-stream) never ends.
           if (status >= 500) text = (await res.text()).slice(0, 300);
@@ -241,7 +295,9 @@ describe('fuzz: every route of the OpenAPI document', () => {
       .sort((a, b) => a[0] - b[0])
       .map(([k, v]) => `${k}:${v}`)
       .join(' ');
-    console.log(`fuzz seed=${SEED} requests=${shots.length} routes=${routes.length} in ${Date.now() - started} ms; statuses ${summary}`);
+    console.log(
+      `fuzz seed=${SEED} requests=${shots.length} routes=${routes.length} in ${Date.now() - started} ms; statuses ${summary}`,
+    );
     expect(
       bad,
       `fuzz seed=${SEED}: ${bad.length} bad answer(s)\n${bad

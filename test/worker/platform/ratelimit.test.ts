@@ -22,14 +22,18 @@ const lowEnv = { ...env, RATE_LIMIT: low.RATE_LIMIT_LOW, RATE_LIMIT_ADDRESS: low
 const ceilingEnv = { ...env, RATE_LIMIT_ADDRESS: low.RATE_LIMIT_ADDRESS_LOW } as Env;
 
 /** A request through the pipeline; from a fresh address unless `ip` is given (the address ceiling is low too). */
-function send(path: string, { token, ip = freshIp(), method = 'GET', e = lowEnv }: { token?: string; ip?: string; method?: string; e?: Env } = {}) {
+function send(
+  path: string,
+  { token, ip = freshIp(), method = 'GET', e = lowEnv }: { token?: string; ip?: string; method?: string; e?: Env } = {},
+) {
   const headers = new Headers();
   if (token) headers.set('Authorization', `Bearer ${token}`);
   headers.set('CF-Connecting-IP', ip);
   return api.fetch(new Request(`http://platform.test${path}`, { method, headers }), e, createExecutionContext());
 }
 
-const roundTrips = (res: Response) => Number(/d1;desc="(\d+) round trips"/.exec(res.headers.get('Server-Timing') ?? '')?.[1]);
+const roundTrips = (res: Response) =>
+  Number(/d1;desc="(\d+) round trips"/.exec(res.headers.get('Server-Timing') ?? '')?.[1]);
 
 /** The binding counts in fixed minute windows: keep a test's burst inside one window. */
 async function awayFromWindowEdge() {
@@ -70,7 +74,11 @@ describe('rate limits', () => {
     await statuses(LOW, '/v1/whoami', { token: u.token });
     expect((await send('/v1/no-such-route', { token: u.token })).status).toBe(429);
     expect((await send('/v1/vis/docs/limited', { token: u.token, method: 'PUT' })).status).toBe(429);
-    expect(await env.DB.prepare('select 1 from resources r join users u on u.id = r.owner_id where u.username = ?').bind(u.username).first()).toBeNull();
+    expect(
+      await env.DB.prepare('select 1 from resources r join users u on u.id = r.owner_id where u.username = ?')
+        .bind(u.username)
+        .first(),
+    ).toBeNull();
   });
 
   it('different accounts are counted independently', async () => {
@@ -119,7 +127,8 @@ describe('rate limits', () => {
     const ip = freshIp();
     await awayFromWindowEdge();
     const out: number[] = [];
-    for (let i = 0; i < ADDRESS_LOW + 1; i++) out.push((await send('/v1/whoami', { token: `bogus-${crypto.randomUUID()}`, ip, e: ceilingEnv })).status);
+    for (let i = 0; i < ADDRESS_LOW + 1; i++)
+      out.push((await send('/v1/whoami', { token: `bogus-${crypto.randomUUID()}`, ip, e: ceilingEnv })).status);
     expect(out).toEqual([...Array(ADDRESS_LOW).fill(401), 429]);
     const over = await send('/v1/whoami', { token: `bogus-${crypto.randomUUID()}`, ip, e: ceilingEnv });
     expect(over.status).toBe(429);
@@ -135,7 +144,8 @@ describe('rate limits', () => {
     const ip = freshIp();
     await awayFromWindowEdge();
     const out: number[] = [];
-    for (const u of users) for (let i = 0; i < 2; i++) out.push((await send('/v1/whoami', { token: u.token, ip })).status);
+    for (const u of users)
+      for (let i = 0; i < 2; i++) out.push((await send('/v1/whoami', { token: u.token, ip })).status);
     expect(out).toEqual([200, 200, 200, 200, 200, 429]); // each account under 3, the address at 5
   });
 
@@ -178,11 +188,15 @@ describe('rate limits', () => {
   });
 
   it('keys: a known token counts under its account, anything else under the address; never a token', async () => {
-    const req = new Request('http://x/', { headers: { Authorization: 'Bearer secret-token-value', 'CF-Connecting-IP': '203.0.113.7' } });
+    const req = new Request('http://x/', {
+      headers: { Authorization: 'Bearer secret-token-value', 'CF-Connecting-IP': '203.0.113.7' },
+    });
     expect(addressOf(req)).toBe('ip:203.0.113.7');
     expect(callerKey({ id: 42 }, addressOf(req))).toBe('u:42');
     expect(callerKey(null, addressOf(req))).toBe('ip:203.0.113.7');
-    expect(addressOf(new Request('http://x/', { headers: { 'CF-Connecting-IP': '2001:db8:1:2:3:4:5:6' } }))).toBe('ip:2001:db8:1:2::/64');
+    expect(addressOf(new Request('http://x/', { headers: { 'CF-Connecting-IP': '2001:db8:1:2:3:4:5:6' } }))).toBe(
+      'ip:2001:db8:1:2::/64',
+    );
     expect(isOperator(req, env)).toBe(false);
     expect(isOperator(new Request('http://x/', { headers: { Authorization: `Bearer ${OPS}` } }), env)).toBe(true);
   });

@@ -14,7 +14,10 @@ import { makeJob, putCode, trigger } from '../jobs/fixtures';
 import { call, makeUser, unique, type TestUser } from '../helpers';
 
 /** A 1x1 PNG. */
-const PNG = Uint8Array.from(atob('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='), (c) => c.charCodeAt(0));
+const PNG = Uint8Array.from(
+  atob('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='),
+  (c) => c.charCodeAt(0),
+);
 const HTML_JOB = `export default { async run() { return new File(['<script>alert(1)</script>'], 'page.html', { type: 'text/html' }); } }`;
 
 async function ok(res: Promise<Response>): Promise<Response> {
@@ -30,7 +33,9 @@ const ROUTES: { name: string; read: (u: TestUser) => Promise<Response> }[] = [
     read: async (u) => {
       const doc = `/v1/vis/docs/${unique('d')}`;
       await ok(call('PUT', doc, { token: u.token }));
-      await ok(call('POST', `${doc}/assets/a.png`, { token: u.token, body: PNG, headers: { 'Content-Type': 'image/png' } }));
+      await ok(
+        call('POST', `${doc}/assets/a.png`, { token: u.token, body: PNG, headers: { 'Content-Type': 'image/png' } }),
+      );
       return call('GET', `${doc}/assets/a.png`, { token: u.token });
     },
   },
@@ -39,7 +44,9 @@ const ROUTES: { name: string; read: (u: TestUser) => Promise<Response> }[] = [
     read: async (u) => {
       const mail = `/v1/vis/mails/${unique('m')}`;
       await ok(call('PUT', mail, { token: u.token }));
-      await ok(call('POST', `${mail}/assets/a.png`, { token: u.token, body: PNG, headers: { 'Content-Type': 'image/png' } }));
+      await ok(
+        call('POST', `${mail}/assets/a.png`, { token: u.token, body: PNG, headers: { 'Content-Type': 'image/png' } }),
+      );
       return call('GET', `${mail}/assets/a.png`, { token: u.token });
     },
   },

@@ -39,8 +39,12 @@ describe('section blocks in documents', () => {
   it('an author block shows the profile name and bio the user set at admin/profile/name and bio', async () => {
     const u = await makeUser();
     const writer = await makeUser({ profile_public: true });
-    expect((await call('POST', '/v1/admin/profile/name', { token: writer.token, text: 'Ada Lovelace' })).status).toBe(204);
-    expect((await call('POST', '/v1/admin/profile/bio', { token: writer.token, text: 'Counts <things>' })).status).toBe(204);
+    expect((await call('POST', '/v1/admin/profile/name', { token: writer.token, text: 'Ada Lovelace' })).status).toBe(
+      204,
+    );
+    expect((await call('POST', '/v1/admin/profile/bio', { token: writer.token, text: 'Counts <things>' })).status).toBe(
+      204,
+    );
     const path = '/v1/vis/docs/byline';
     expect((await call('PUT', path, { token: u.token })).status).toBe(201);
     const content = `{{ author\n  ${writer.username}\n  include bio: true\n}}\n{{ /author }}`;
@@ -58,7 +62,9 @@ describe('section blocks in documents', () => {
     const other = await makeUser({ profile_public: true });
     const path = '/v1/vis/docs/weekly';
     expect((await call('PUT', path, { token: u.token })).status).toBe(201);
-    expect((await call('POST', `${path}/content`, { token: u.token, text: everyKind(u.username, other.username) })).status).toBe(204);
+    expect(
+      (await call('POST', `${path}/content`, { token: u.token, text: everyKind(u.username, other.username) })).status,
+    ).toBe(204);
     const res = await call('GET', `/u/${u.username}/d/weekly`, { token: u.token });
     expect(res.status).toBe(200);
     const html = await res.text();
@@ -97,7 +103,10 @@ describe('section blocks in documents', () => {
       },
     });
     const db = drizzle(counting);
-    const many = Array.from({ length: 30 }, (_, i) => `{{ author\n  ${[owner.username, pub.username, priv.username][i % 3]}\n}}\n{{ /author }}`).join('\n\n');
+    const many = Array.from(
+      { length: 30 },
+      (_, i) => `{{ author\n  ${[owner.username, pub.username, priv.username][i % 3]}\n}}\n{{ /author }}`,
+    ).join('\n\n');
     const profiles = await authorProfiles(db as never, { id: 0, username: owner.username }, many);
     expect(queries).toBe(1);
     expect([...profiles.keys()].sort()).toEqual([owner.username, pub.username].sort());
@@ -114,7 +123,9 @@ describe('section blocks in e-mails', () => {
     const name = unique('m');
     const path = `/v1/vis/mails/${name}`;
     expect((await call('PUT', path, { token: u.token })).status).toBe(201);
-    expect((await call('POST', `${path}/content`, { token: u.token, text: everyKind(u.username, other.username) })).status).toBe(204);
+    expect(
+      (await call('POST', `${path}/content`, { token: u.token, text: everyKind(u.username, other.username) })).status,
+    ).toBe(204);
     expect((await call('POST', `${path}/subject`, { token: u.token, text: 'Blocks' })).status).toBe(204);
     expect((await call('POST', `${path}/status`, { token: u.token, text: 'test' })).status).toBe(202);
     let sent: { to: string[]; subject: string; html: string; text: string }[] = [];
@@ -132,7 +143,9 @@ describe('section blocks in e-mails', () => {
     expect(html.split('The preview line')).toHaveLength(2);
     expect(text).not.toContain('The preview line');
     // The callout: a coloured box with icon and title, styled inline.
-    expect(html).toMatch(/<div class="sb sb-callout sb-callout-warning" style="[^"]*background-color:#fff8c5;[^"]*border-left:2px solid #cf222e/);
+    expect(html).toMatch(
+      /<div class="sb sb-callout sb-callout-warning" style="[^"]*background-color:#fff8c5;[^"]*border-left:2px solid #cf222e/,
+    );
     expect(html).toContain('Mind the gap');
     expect(text).toContain('⚠ Mind the gap');
     expect(text).toContain('Callout body text');
@@ -150,7 +163,9 @@ describe('section blocks in e-mails', () => {
     const u = await sender();
     const stranger = await makeUser();
     expect((await call('PUT', '/v1/vis/docs/q3', { token: u.token })).status).toBe(201);
-    expect((await call('POST', '/v1/vis/docs/q3/content', { token: u.token, text: '# Q3\n\nNumbers.' })).status).toBe(204);
+    expect((await call('POST', '/v1/vis/docs/q3/content', { token: u.token, text: '# Q3\n\nNumbers.' })).status).toBe(
+      204,
+    );
     expect((await call('PUT', '/v1/vis/docs/secret', { token: stranger.token })).status).toBe(201);
     const name = unique('m');
     const path = `/v1/vis/mails/${name}`;
@@ -159,7 +174,12 @@ describe('section blocks in e-mails', () => {
     expect((await call('POST', `${path}/content`, { token: u.token, text: content })).status).toBe(204);
     expect((await call('POST', `${path}/subject`, { token: u.token, text: 'Attached' })).status).toBe(204);
     expect((await call('POST', `${path}/status`, { token: u.token, text: 'test' })).status).toBe(202);
-    type Sent = { to: string[]; subject: string; html: string; attachments: { filename: string; content_type: string; size: number }[] };
+    type Sent = {
+      to: string[];
+      subject: string;
+      html: string;
+      attachments: { filename: string; content_type: string; size: number }[];
+    };
     let sent: Sent[] = [];
     for (let i = 0; i < 1200 && !sent.length; i++) {
       const all = (await (await call('GET', '/v1/ops/outbox', { token: OPS })).json()) as Sent[];
@@ -171,7 +191,13 @@ describe('section blocks in e-mails', () => {
     expect(sent[0]!.attachments[0]).toMatchObject({ filename: 'Q3 report.pdf', content_type: 'application/pdf' });
     expect(sent[0]!.attachments[0]!.size).toBeGreaterThan(500);
     expect(sent[0]!.html).toContain(`/u/${stranger.username}/d/secret`);
-    const log = ((await (await call('GET', `${path}/log`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as { message: string }[]).map((e) => e.message);
-    expect(log.some((l) => l.includes(`attachment /u/${stranger.username}/d/secret: no such document readable`))).toBe(true);
+    const log = (
+      (await (
+        await call('GET', `${path}/log`, { token: u.token, headers: { Accept: 'application/json' } })
+      ).json()) as { message: string }[]
+    ).map((e) => e.message);
+    expect(log.some((l) => l.includes(`attachment /u/${stranger.username}/d/secret: no such document readable`))).toBe(
+      true,
+    );
   });
 });

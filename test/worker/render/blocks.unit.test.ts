@@ -5,7 +5,8 @@ import { buildPage, type PageInput } from '../../../src/markup/page';
 import { blockRefs, parseBlocks, parseDocRef, type BlockNode } from '../../../src/markup/block-parser';
 import { commonDecls } from '../../../src/markup/block-renderer';
 
-const doc = (src: string, profiles?: Map<string, { username: string; name?: string; bio?: string }>) => renderMarkdown(src, { blocks: { target: 'document', profiles } });
+const doc = (src: string, profiles?: Map<string, { username: string; name?: string; bio?: string }>) =>
+  renderMarkdown(src, { blocks: { target: 'document', profiles } });
 const mail = (src: string) => renderMarkdown(src, { blocks: { target: 'mail', origin: 'https://nvm.test' } });
 
 /** What the python library writes for a callout. */
@@ -15,7 +16,9 @@ const noBraces = (s: string) => expect(s).not.toMatch(/\{\{|\}\}/);
 
 describe('grammar', () => {
   it('a block: kind, key: value parameters, positional first line, markdown body', () => {
-    const [b] = parseBlocks('{{ author\n  alice\n  include bio: true\n  Override_Bio: Hi there\n}}\n{{ /author }}\n') as [BlockNode];
+    const [b] = parseBlocks(
+      '{{ author\n  alice\n  include bio: true\n  Override_Bio: Hi there\n}}\n{{ /author }}\n',
+    ) as [BlockNode];
     expect(b).toMatchObject({ type: 'block', kind: 'author', known: true, positional: ['alice'] });
     expect([...b.params]).toEqual([
       ['include bio', 'true'],
@@ -24,7 +27,9 @@ describe('grammar', () => {
   });
 
   it('blocks nest; a closer closes the innermost block of its kind', () => {
-    const tree = parseBlocks('{{ callout }}\nouter\n{{ paragraph\n  font size: l\n}}\ninner\n{{ /paragraph }}\nafter\n{{ /callout }}\nend\n');
+    const tree = parseBlocks(
+      '{{ callout }}\nouter\n{{ paragraph\n  font size: l\n}}\ninner\n{{ /paragraph }}\nafter\n{{ /callout }}\nend\n',
+    );
     expect(tree).toHaveLength(2);
     const outer = tree[0] as BlockNode;
     expect(outer.children.map((c) => c.type)).toEqual(['text', 'block', 'text']);
@@ -33,7 +38,9 @@ describe('grammar', () => {
   });
 
   it('an unknown kind renders its body as plain markdown; unknown parameters are ignored', () => {
-    const r = doc('{{ sparkle\n  glitter: max\n}}\nSome *body*.\n{{ /sparkle }}\n\n{{ callout\n  shade: purple\n}}\nx\n{{ /callout }}');
+    const r = doc(
+      '{{ sparkle\n  glitter: max\n}}\nSome *body*.\n{{ /sparkle }}\n\n{{ callout\n  shade: purple\n}}\nx\n{{ /callout }}',
+    );
     expect(r.html).toContain('<p>Some <em>body</em>.</p>');
     expect(r.html).not.toMatch(/sparkle|glitter|shade|purple/);
     noBraces(r.html);
@@ -50,7 +57,15 @@ describe('grammar', () => {
     expect(r.html).toContain('more');
     noBraces(r.html);
     noBraces(r.text);
-    for (const src of ['{{ callout', '{{ callout\n', '{{ callout\n  type: info', '{{ /callout }}', 'a\n{{ /vis }}\nb', '{{ page\n  x: 1', '{{ callout }}{{ /callout }}']) {
+    for (const src of [
+      '{{ callout',
+      '{{ callout\n',
+      '{{ callout\n  type: info',
+      '{{ /callout }}',
+      'a\n{{ /vis }}\nb',
+      '{{ page\n  x: 1',
+      '{{ callout }}{{ /callout }}',
+    ]) {
       const out = doc(src);
       for (const s of [out.html, out.text]) expect(s, src).not.toMatch(/\{\{\s*\/?(callout|vis|page)/);
     }
@@ -69,7 +84,9 @@ describe('grammar', () => {
   });
 
   it('{{ page }} with and without parameters splits pages; inside a block it is dropped', () => {
-    const r = doc('one\n{{ page\n  title: Two\n}}\ntwo\n{{ page }}\n{{ callout }}\nin\n{{ page }}\nstill\n{{ /callout }}');
+    const r = doc(
+      'one\n{{ page\n  title: Two\n}}\ntwo\n{{ page }}\n{{ callout }}\nin\n{{ page }}\nstill\n{{ /callout }}',
+    );
     expect(r.pages).toHaveLength(3);
     expect(r.pages[2]).toContain('still');
     noBraces(r.html);
@@ -99,7 +116,9 @@ describe('grammar', () => {
   });
 
   it('references: attachment and author blocks are gathered for the loaders', () => {
-    const tree = parseBlocks('{{ author\n  username: @Bob\n}}\n{{ /author }}\n{{ attachment\n  ref: /u/bob/d/report\n}}\n{{ /attachment }}\n{{ author\n  bob\n}}\n{{ /author }}');
+    const tree = parseBlocks(
+      '{{ author\n  username: @Bob\n}}\n{{ /author }}\n{{ attachment\n  ref: /u/bob/d/report\n}}\n{{ /attachment }}\n{{ author\n  bob\n}}\n{{ /author }}',
+    );
     expect(blockRefs(tree)).toEqual({ authors: ['bob'], attachments: [{ user: 'bob', doc: 'report' }] });
     expect(parseDocRef('https://x.test/u/a/d/b')).toEqual({ user: 'a', doc: 'b' });
     expect(parseDocRef('javascript:alert(1)')).toBeNull();
@@ -133,7 +152,9 @@ describe('blocks', () => {
     const r = doc('{{ paragraph\n  font size: xl\n  font style: i\n}}\nBig\n{{ /paragraph }}');
     expect(r.css.join('')).toContain('font-size:1.5em');
     expect(r.css.join('')).toContain('font-style:italic');
-    expect(mail('{{ paragraph\n  font size: xs\n  font style: b\n}}\nx\n{{ /paragraph }}').html).toMatch(/style="[^"]*font-size:0.75em;font-weight:700/);
+    expect(mail('{{ paragraph\n  font size: xs\n  font style: b\n}}\nx\n{{ /paragraph }}').html).toMatch(
+      /style="[^"]*font-size:0.75em;font-weight:700/,
+    );
   });
 
   it('author: name and bio from the profile; override bio; include bio/picture false; unknown users show the username', () => {
@@ -142,10 +163,15 @@ describe('blocks', () => {
     expect(r.html).toContain('Ann Lee');
     expect(r.html).toContain('Writes things');
     expect(r.html).toContain('sb-author-pic');
-    const o = doc('{{ author\n  ann\n  override bio: Guest <b>star</b>\n  include picture: false\n}}\n{{ /author }}', profiles);
+    const o = doc(
+      '{{ author\n  ann\n  override bio: Guest <b>star</b>\n  include picture: false\n}}\n{{ /author }}',
+      profiles,
+    );
     expect(o.html).toContain('Guest &lt;b&gt;star&lt;/b&gt;');
     expect(o.html).not.toContain('sb-author-pic');
-    expect(doc('{{ author\n  ann\n  include bio: false\n}}\n{{ /author }}', profiles).html).not.toContain('Writes things');
+    expect(doc('{{ author\n  ann\n  include bio: false\n}}\n{{ /author }}', profiles).html).not.toContain(
+      'Writes things',
+    );
     const unknown = doc('{{ author\n  zed\n}}\n{{ /author }}');
     expect(unknown.html).toContain('zed');
   });
@@ -159,13 +185,17 @@ describe('blocks', () => {
   });
 
   it('html: the body as HTML, sanitised', () => {
-    const r = doc('{{ html }}\n<b>bold</b><script>alert(1)</script><img src=x onerror=alert(1)>\n<a href="javascript:alert(1)">x</a>\n{{ /html }}');
+    const r = doc(
+      '{{ html }}\n<b>bold</b><script>alert(1)</script><img src=x onerror=alert(1)>\n<a href="javascript:alert(1)">x</a>\n{{ /html }}',
+    );
     expect(r.html).toContain('<b>bold</b>');
     expect(r.html).not.toMatch(/script|onerror|javascript:/);
   });
 
   it('vis: a placeholder naming the reference, with title, caption and link options', () => {
-    const r = doc('{{ vis\n  ref: /u/ann/p/sales\n  override title: Sales\n  override caption: Per month\n  include link: true\n}}\n{{ /vis }}');
+    const r = doc(
+      '{{ vis\n  ref: /u/ann/p/sales\n  override title: Sales\n  override caption: Per month\n  include link: true\n}}\n{{ /vis }}',
+    );
     expect(r.html).toContain('/u/ann/p/sales');
     expect(r.html).toContain('Sales');
     expect(r.html).toContain('Per month');

@@ -19,16 +19,28 @@ const KINDS = [
 
 let w: World;
 const urlOf = (letter: string, name: string) => `${env.PUBLIC_ORIGIN}/u/${w.owner.username}/${letter}/${name}`;
-const page = (letter: string, name: string, token: string | null = null) => call('GET', `/u/${w.owner.username}/${letter}/${name}`, { token });
+const page = (letter: string, name: string, token: string | null = null) =>
+  call('GET', `/u/${w.owner.username}/${letter}/${name}`, { token });
 
 beforeAll(async () => {
   w = await buildWorld();
   // What the pages show: a grid layout, an e-mail's content, a job's summary, schedule and runs.
   const base = (coll: string, name: string) => `/v1/${coll}/${name}`;
-  await ok(call('POST', `${base('vis/mails', w.names.team)}/content`, { token: w.owner.token, text: '# Quarterly news\n\nHello **team**.' }));
-  await ok(call('POST', `${base('code/jobs', w.names.team)}/summary`, { token: w.owner.token, text: 'Nightly import' }));
-  await ok(call('POST', `${base('code/jobs', w.names.team)}/config/schedule`, { token: w.owner.token, text: '0 3 * * *' }));
-  const job = (await env.DB.prepare("select r.id from resources r join users u on u.id = r.owner_id where u.username = ? and r.kind = 'job' and r.name = ?")
+  await ok(
+    call('POST', `${base('vis/mails', w.names.team)}/content`, {
+      token: w.owner.token,
+      text: '# Quarterly news\n\nHello **team**.',
+    }),
+  );
+  await ok(
+    call('POST', `${base('code/jobs', w.names.team)}/summary`, { token: w.owner.token, text: 'Nightly import' }),
+  );
+  await ok(
+    call('POST', `${base('code/jobs', w.names.team)}/config/schedule`, { token: w.owner.token, text: '0 3 * * *' }),
+  );
+  const job = (await env.DB.prepare(
+    "select r.id from resources r join users u on u.id = r.owner_id where u.username = ? and r.kind = 'job' and r.name = ?",
+  )
     .bind(w.owner.username, w.names.team)
     .first<{ id: number }>())!.id;
   await env.DB.prepare(
@@ -42,7 +54,9 @@ describe("an item's url is <PUBLIC_ORIGIN>/u/<user>/<d|g|m|j>/<name> everywhere"
   for (const k of KINDS) {
     it(`${k.field}: the REST url entry, novem -${k.letter} -l (me), -u <user> (List) and an org group's items`, async () => {
       const want = urlOf(k.letter, w.names.team);
-      expect(await (await call('GET', `/v1/${k.coll}/${w.names.team}/url`, { token: w.owner.token })).text()).toBe(want);
+      expect(await (await call('GET', `/v1/${k.coll}/${w.names.team}/url`, { token: w.owner.token })).text()).toBe(
+        want,
+      );
       const fields = k.field === 'jobs' ? JOB_FIELDS : VIS_FIELDS;
       const mine = await gql(w.owner.token, meList(k.field, fields));
       expect(((mine.body.data!.me as Row)[k.field] as Row[]).find((i) => i.id === w.names.team)!.url).toBe(want);
@@ -65,7 +79,9 @@ describe('the url opens the page for whoever may read the item, 404 for anyone e
       const hidden = await page(k.letter, w.names.priv, w.stranger.token);
       const missing = await page(k.letter, 'no_such_item', w.stranger.token);
       expect([hidden.status, missing.status, (await page(k.letter, w.names.team)).status]).toEqual([404, 404, 404]);
-      expect(Object.keys((await hidden.json()) as Row).sort()).toEqual(Object.keys((await missing.json()) as Row).sort());
+      expect(Object.keys((await hidden.json()) as Row).sort()).toEqual(
+        Object.keys((await missing.json()) as Row).sort(),
+      );
     });
 
     it(`${k.field}: the page has the document page's policy and headers`, async () => {
@@ -75,7 +91,8 @@ describe('the url opens the page for whoever may read the item, 404 for anyone e
       expect(res.headers.get('Referrer-Policy')).toBe('no-referrer');
       expect(res.headers.get('Cache-Control')).toMatch(/^private, no-(cache|store)$/);
       const csp = res.headers.get('Content-Security-Policy')!;
-      for (const d of ["default-src 'none'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'"]) expect(csp).toContain(d);
+      for (const d of ["default-src 'none'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'"])
+        expect(csp).toContain(d);
       expect(csp).not.toMatch(/script-src (?!'none')|unsafe-inline/);
       expect(await res.text()).not.toMatch(/<script/i);
     });

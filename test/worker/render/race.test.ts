@@ -32,9 +32,17 @@ describe('a render racing a DELETE of its document', () => {
     const { name, path } = await makeDoc(u);
     const db = dbFor(env);
     const caller = (await db.select().from(users).where(eq(users.username, u.username)).get())!;
-    const req = new Request(`http://platform.test${path}/files/doc.pdf`, { headers: { Authorization: `Bearer ${u.token}` } });
-    const exec = { waitUntil: (p: Promise<unknown>) => void p, passThroughOnException: () => {} } as unknown as ExecutionContext;
-    const rc = await loadResource({ req, env, exec, url: new URL(req.url), params: { doc: name }, caller, db }, docKind);
+    const req = new Request(`http://platform.test${path}/files/doc.pdf`, {
+      headers: { Authorization: `Bearer ${u.token}` },
+    });
+    const exec = {
+      waitUntil: (p: Promise<unknown>) => void p,
+      passThroughOnException: () => {},
+    } as unknown as ExecutionContext;
+    const rc = await loadResource(
+      { req, env, exec, url: new URL(req.url), params: { doc: name }, caller, db },
+      docKind,
+    );
     const pages = await documentPages(rc);
     const hash = await outputHash('doc.pdf', await pages('key'));
     // The DELETE lands while the render runs (after its page is built, before its output is stored).

@@ -12,7 +12,9 @@ describe('variable references are found as the renderer lexes the content', () =
   it('a code fence left open in a block ends with the block: a reference after it renders, so it is found', () => {
     // The whole content lexed at once would keep the fence open to the end and hide the reference.
     const src = '{{ callout\n}}\n```\n{{ /callout }}\n{/u/carol/d/fin/v/revenue}\n';
-    const html = renderMarkdown(src, { vars: new Map([['carol/fin/revenue', { text: '42', band: 'none' as const }]]) }).html;
+    const html = renderMarkdown(src, {
+      vars: new Map([['carol/fin/revenue', { text: '42', band: 'none' as const }]]),
+    }).html;
     expect(html).toContain('>42</span>');
     expect(keys(src)).toEqual(['carol/fin/revenue']);
   });

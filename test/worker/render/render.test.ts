@@ -12,33 +12,58 @@ import { loadResource, type ResourceCtx } from '../../../src/core/resource';
 import { users } from '../../../src/db/schema';
 import { docKind } from '../../../src/docs/kind';
 import { closeReleasedSessions } from '../../../src/render/browser-sessions';
-import { cachedOutput, outputHash, MAX_RENDER_PAGES, type OutputName, type RenderLimits } from '../../../src/render/output-cache';
+import {
+  cachedOutput,
+  outputHash,
+  MAX_RENDER_PAGES,
+  type OutputName,
+  type RenderLimits,
+} from '../../../src/render/output-cache';
 import { pdfPageCount } from '../../../src/render/pdf';
 import { documentPages } from '../../../src/render/source';
 import { call, makeUser, unique, type TestUser } from '../helpers';
 
 /** A 1x1 PNG. */
-const PNG = Uint8Array.from(atob('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='), (c) => c.charCodeAt(0));
+const PNG = Uint8Array.from(
+  atob('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='),
+  (c) => c.charCodeAt(0),
+);
 /** A 1x1 red PNG. */
-const PNG_RED = Uint8Array.from(atob('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC'), (c) => c.charCodeAt(0));
+const PNG_RED = Uint8Array.from(
+  atob('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC'),
+  (c) => c.charCodeAt(0),
+);
 
-async function makeDoc(u: TestUser, name: string, content: string, config: Record<string, string> = {}): Promise<string> {
+async function makeDoc(
+  u: TestUser,
+  name: string,
+  content: string,
+  config: Record<string, string> = {},
+): Promise<string> {
   const path = `/v1/vis/docs/${name}`;
   expect((await call('PUT', path, { token: u.token })).status).toBe(201);
   expect((await call('POST', `${path}/content`, { token: u.token, text: content })).status).toBe(204);
-  for (const [k, v] of Object.entries(config)) expect((await call('POST', `${path}/${k}`, { token: u.token, text: v })).status).toBe(204);
+  for (const [k, v] of Object.entries(config))
+    expect((await call('POST', `${path}/${k}`, { token: u.token, text: v })).status).toBe(204);
   return path;
 }
 
-const tenPages = Array.from({ length: 10 }, (_, i) => `# Page ${i + 1}\n\nText of page ${i + 1}.`).join('\n\n{{ page }}\n\n');
+const tenPages = Array.from({ length: 10 }, (_, i) => `# Page ${i + 1}\n\nText of page ${i + 1}.`).join(
+  '\n\n{{ page }}\n\n',
+);
 
 /** The resource context of a request for `doc` by `u`, with parts of the environment replaced. */
 async function rcFor(u: TestUser, doc: string, over: Partial<Record<keyof Env, unknown>> = {}): Promise<ResourceCtx> {
   const db = dbFor(env);
   const caller = (await db.select().from(users).where(eq(users.username, u.username)).get())!;
-  const req = new Request(`http://platform.test/v1/vis/docs/${doc}/files/doc.pdf`, { headers: { Authorization: `Bearer ${u.token}` } });
+  const req = new Request(`http://platform.test/v1/vis/docs/${doc}/files/doc.pdf`, {
+    headers: { Authorization: `Bearer ${u.token}` },
+  });
   const exec = { waitUntil: () => {}, passThroughOnException: () => {} } as unknown as ExecutionContext;
-  return loadResource({ req, env: { ...env, ...over } as Env, exec, url: new URL(req.url), params: { doc }, caller, db }, docKind);
+  return loadResource(
+    { req, env: { ...env, ...over } as Env, exec, url: new URL(req.url), params: { doc }, caller, db },
+    docKind,
+  );
 }
 
 /** Renders (or reads from the cache) one output of the document as `rc` sees it. */
@@ -50,7 +75,9 @@ async function outputOf(rc: ResourceCtx, name: OutputName, limits?: Partial<Rend
 }
 
 async function logOf(u: TestUser, doc: string): Promise<{ severity: string; message: string }[]> {
-  return (await (await call('GET', `/v1/vis/docs/${doc}/log`, { token: u.token, headers: { Accept: 'application/json' } })).json()) as { severity: string; message: string }[];
+  return (await (
+    await call('GET', `/v1/vis/docs/${doc}/log`, { token: u.token, headers: { Accept: 'application/json' } })
+  ).json()) as { severity: string; message: string }[];
 }
 
 /** Slide XML files of a deck, in slide order, and the plain text of each slide's notes. */
@@ -62,12 +89,17 @@ function deckOf(bytes: Uint8Array): { slides: string[]; notes: string[]; zip: Re
       .filter((k) => re.test(k))
       .sort((a, b) => num(a) - num(b));
   const slides = sorted(/^ppt\/slides\/slide\d+\.xml$/);
-  const notes = sorted(/^ppt\/notesSlides\/notesSlide\d+\.xml$/).map((k) => strFromU8(zip[k]!).replace(/<[^>]+>/g, ' '));
+  const notes = sorted(/^ppt\/notesSlides\/notesSlide\d+\.xml$/).map((k) =>
+    strFromU8(zip[k]!).replace(/<[^>]+>/g, ' '),
+  );
   return { slides, notes, zip };
 }
 
 /** A document with no page markers that runs over several A4 sheets. */
-const longDoc = Array.from({ length: 70 }, (_, i) => `Paragraph ${i + 1}: ${'words that fill the line '.repeat(6)}end of ${i + 1}.`).join('\n\n');
+const longDoc = Array.from(
+  { length: 70 },
+  (_, i) => `Paragraph ${i + 1}: ${'words that fill the line '.repeat(6)}end of ${i + 1}.`,
+).join('\n\n');
 
 async function bytesOf(res: Response): Promise<Uint8Array> {
   return new Uint8Array(await res.arrayBuffer());
@@ -121,8 +153,13 @@ describe('canonical page /u/:user/d/:doc', () => {
     const group = unique('g').slice(0, 30);
     const ref = `@${u.username}~${group}`;
     expect((await call('PUT', `/v1/admin/groups/${group}`, { token: u.token })).status).toBe(201);
-    for (const m of [member, pending]) expect((await call('PUT', `/v1/admin/groups/${group}/roles/members/${m.username}`, { token: u.token })).status).toBeLessThan(300);
-    expect((await call('POST', `/v1/admin/invites/${ref}/accept`, { token: member.token, text: 'yes' })).status).toBeLessThan(300);
+    for (const m of [member, pending])
+      expect(
+        (await call('PUT', `/v1/admin/groups/${group}/roles/members/${m.username}`, { token: u.token })).status,
+      ).toBeLessThan(300);
+    expect(
+      (await call('POST', `/v1/admin/invites/${ref}/accept`, { token: member.token, text: 'yes' })).status,
+    ).toBeLessThan(300);
     expect((await call('PUT', `${path}/shared/${ref}`, { token: u.token })).status).toBe(201);
     expect((await call('GET', `/u/${u.username}/d/team`, { token: member.token })).status).toBe(200);
     expect((await call('GET', `/u/${u.username}/d/team`, { token: pending.token })).status).toBe(404);
@@ -183,7 +220,9 @@ describe('canonical page /u/:user/d/:doc', () => {
   it('a public document links its assets at the document asset url', async () => {
     const u = await makeUser({ profile_public: true });
     const path = await makeDoc(u, 'withasset', '![logo](assets/logo.png)');
-    expect((await call('POST', `${path}/assets/logo.png`, { token: u.token, body: PNG, type: 'image/png' })).status).toBe(201);
+    expect(
+      (await call('POST', `${path}/assets/logo.png`, { token: u.token, body: PNG, type: 'image/png' })).status,
+    ).toBe(201);
     expect((await call('PUT', `${path}/shared/public`, { token: u.token })).status).toBe(201);
     const html = await (await call('GET', `/u/${u.username}/d/withasset`)).text();
     expect(html).toContain(`src="/v1/users/${u.username}/vis/docs/withasset/assets/logo.png"`);
@@ -192,8 +231,12 @@ describe('canonical page /u/:user/d/:doc', () => {
 
   it('a private document embeds its assets in the page (the browser has no token to fetch them)', async () => {
     const u = await makeUser();
-    const path = await makeDoc(u, 'privasset', '![logo](assets/logo.png)', { 'config/custom/custom.css': 'body{background-image:url(assets/logo.png)}' });
-    expect((await call('POST', `${path}/assets/logo.png`, { token: u.token, body: PNG, type: 'image/png' })).status).toBe(201);
+    const path = await makeDoc(u, 'privasset', '![logo](assets/logo.png)', {
+      'config/custom/custom.css': 'body{background-image:url(assets/logo.png)}',
+    });
+    expect(
+      (await call('POST', `${path}/assets/logo.png`, { token: u.token, body: PNG, type: 'image/png' })).status,
+    ).toBe(201);
     const res = await call('GET', `/u/${u.username}/d/privasset`, { token: u.token });
     const html = await res.text();
     const data = `data:image/png;base64,${btoa(String.fromCharCode(...PNG))}`;
@@ -202,7 +245,10 @@ describe('canonical page /u/:user/d/:doc', () => {
     expect(html).not.toContain('/assets/logo.png');
     // Replacing the asset changes the page and its ETag.
     await call('POST', `${path}/assets/logo.png`, { token: u.token, body: PNG_RED, type: 'image/png' });
-    const again = await call('GET', `/u/${u.username}/d/privasset`, { token: u.token, headers: { 'If-None-Match': res.headers.get('ETag')! } });
+    const again = await call('GET', `/u/${u.username}/d/privasset`, {
+      token: u.token,
+      headers: { 'If-None-Match': res.headers.get('ETag')! },
+    });
     expect(again.status).toBe(200);
     expect(await again.text()).toContain(btoa(String.fromCharCode(...PNG_RED)));
   });
@@ -210,7 +256,9 @@ describe('canonical page /u/:user/d/:doc', () => {
   it('the page policy loads no remote images (img-src has no https:)', async () => {
     const u = await makeUser();
     await makeDoc(u, 'remote', '![x](https://example.com/x.png)');
-    const csp = (await call('GET', `/u/${u.username}/d/remote`, { token: u.token })).headers.get('Content-Security-Policy')!;
+    const csp = (await call('GET', `/u/${u.username}/d/remote`, { token: u.token })).headers.get(
+      'Content-Security-Policy',
+    )!;
     expect(csp).toMatch(/img-src 'self' data:;/);
     expect(csp).not.toContain('https:');
   });
@@ -220,7 +268,9 @@ describe('canonical page /u/:user/d/:doc', () => {
     const path = await makeDoc(u, 'etag', 'one');
     const first = await call('GET', `/u/${u.username}/d/etag`, { token: u.token });
     const etag = first.headers.get('ETag')!;
-    expect((await call('GET', `/u/${u.username}/d/etag`, { token: u.token, headers: { 'If-None-Match': etag } })).status).toBe(304);
+    expect(
+      (await call('GET', `/u/${u.username}/d/etag`, { token: u.token, headers: { 'If-None-Match': etag } })).status,
+    ).toBe(304);
     await call('POST', `${path}/content`, { token: u.token, text: 'two' });
     const after = await call('GET', `/u/${u.username}/d/etag`, { token: u.token, headers: { 'If-None-Match': etag } });
     expect(after.status).toBe(200);
@@ -234,7 +284,10 @@ describe('short url /s/:shortname', () => {
     const path = await makeDoc(u, 'shorty', 'x');
     const short = await (await call('GET', `${path}/shortname`, { token: u.token })).text();
     const res = await (exports as unknown as { default: Fetcher }).default.fetch(
-      new Request(`http://platform.test/s/${short}`, { headers: { Authorization: `Bearer ${u.token}` }, redirect: 'manual' }),
+      new Request(`http://platform.test/s/${short}`, {
+        headers: { Authorization: `Bearer ${u.token}` },
+        redirect: 'manual',
+      }),
     );
     expect(res.status).toBe(302);
     expect(res.headers.get('Location')).toBe(`/u/${u.username}/d/shorty`);
@@ -268,14 +321,23 @@ describe('PDF through Browser Rendering', () => {
     expect(b.headers.get('X-Render-Cache')).toBe('hit');
     expect(await bytesOf(b)).toEqual(first);
     expect(b.headers.get('ETag')).toBe(a.headers.get('ETag'));
-    expect((await call('GET', `${path}/files/doc.pdf`, { token: u.token, headers: { 'If-None-Match': a.headers.get('ETag')! } })).status).toBe(304);
+    expect(
+      (
+        await call('GET', `${path}/files/doc.pdf`, {
+          token: u.token,
+          headers: { 'If-None-Match': a.headers.get('ETag')! },
+        })
+      ).status,
+    ).toBe(304);
 
     await call('POST', `${path}/config/theme`, { token: u.token, text: 'dark' });
     const c = await call('GET', `${path}/files/doc.pdf`, { token: u.token });
     expect(c.headers.get('X-Render-Cache')).toBe('miss');
     expect(c.headers.get('ETag')).not.toBe(a.headers.get('ETag'));
     await c.arrayBuffer();
-    const id = (await env.DB.prepare("select id from resources where kind = 'doc' and name = 'cached' and owner_id = (select id from users where username = ?)")
+    const id = (await env.DB.prepare(
+      "select id from resources where kind = 'doc' and name = 'cached' and owner_id = (select id from users where username = ?)",
+    )
       .bind(u.username)
       .first<{ id: number }>())!.id;
     const stored = await env.BLOBS.list({ prefix: `r/${id}/render/doc.pdf/` });
@@ -317,7 +379,9 @@ describe('PDF through Browser Rendering', () => {
   it('concurrent requests for the same new output get the same bytes from one render', async () => {
     const u = await makeUser();
     const path = await makeDoc(u, 'together', 'same');
-    const all = await Promise.all(Array.from({ length: 4 }, () => call('GET', `${path}/files/doc.pdf`, { token: u.token })));
+    const all = await Promise.all(
+      Array.from({ length: 4 }, () => call('GET', `${path}/files/doc.pdf`, { token: u.token })),
+    );
     const bodies = await Promise.all(all.map(bytesOf));
     for (const r of all) expect(r.status).toBe(200);
     for (const b of bodies) expect(b).toEqual(bodies[0]);
@@ -329,7 +393,9 @@ describe('PDF through Browser Rendering', () => {
     const u = await makeUser({ profile_public: true });
     const path = await makeDoc(u, 'aliased', 'alias words');
     expect((await call('GET', `/v1/u/${u.username}/d/aliased/pdf`)).status).toBe(404);
-    expect((await call('GET', `${path.replace('/v1/vis', `/v1/users/${u.username}/vis`)}/files/doc.pdf`)).status).toBe(404);
+    expect((await call('GET', `${path.replace('/v1/vis', `/v1/users/${u.username}/vis`)}/files/doc.pdf`)).status).toBe(
+      404,
+    );
     await call('PUT', `${path}/shared/public`, { token: u.token });
     const res = await call('GET', `/v1/u/${u.username}/d/aliased/pdf`);
     expect(res.status).toBe(200);
@@ -358,9 +424,13 @@ describe('PDF through Browser Rendering', () => {
   it('files/doc.png, doc.txt and doc.ansi answer 404; the files listing shows all five', async () => {
     const u = await makeUser();
     const path = await makeDoc(u, 'listing', 'x');
-    for (const f of ['doc.png', 'doc.txt', 'doc.ansi']) expect((await call('GET', `${path}/files/${f}`, { token: u.token })).status).toBe(404);
-    for (const r of ['img', 'txt', 'ansi']) expect((await call('GET', `/v1/u/${u.username}/d/listing/${r}`, { token: u.token })).status).toBe(404);
-    const names = ((await (await call('GET', `${path}/files`, { token: u.token })).json()) as { name: string }[]).map((i) => i.name);
+    for (const f of ['doc.png', 'doc.txt', 'doc.ansi'])
+      expect((await call('GET', `${path}/files/${f}`, { token: u.token })).status).toBe(404);
+    for (const r of ['img', 'txt', 'ansi'])
+      expect((await call('GET', `/v1/u/${u.username}/d/listing/${r}`, { token: u.token })).status).toBe(404);
+    const names = ((await (await call('GET', `${path}/files`, { token: u.token })).json()) as { name: string }[]).map(
+      (i) => i.name,
+    );
     expect(names.sort()).toEqual(['doc.ansi', 'doc.pdf', 'doc.png', 'doc.pptx', 'doc.txt']);
   });
 });
@@ -368,10 +438,17 @@ describe('PDF through Browser Rendering', () => {
 describe('PPTX', () => {
   it('files/doc.pptx is a zip with one slide per page, each with the page image and its text in the notes', async () => {
     const u = await makeUser();
-    const path = await makeDoc(u, 'deck', '# Alpha\n\nfirst slide\n{{ page }}\n# Beta\n\nsecond slide\n{{ page }}\n# Gamma', { 'config/type': 'pres' });
+    const path = await makeDoc(
+      u,
+      'deck',
+      '# Alpha\n\nfirst slide\n{{ page }}\n# Beta\n\nsecond slide\n{{ page }}\n# Gamma',
+      { 'config/type': 'pres' },
+    );
     const res = await call('GET', `${path}/files/doc.pptx`, { token: u.token });
     expect(res.status).toBe(200);
-    expect(res.headers.get('Content-Type')).toBe('application/vnd.openxmlformats-officedocument.presentationml.presentation');
+    expect(res.headers.get('Content-Type')).toBe(
+      'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+    );
     const zip = unzipSync(await bytesOf(res));
     const slides = Object.keys(zip).filter((k) => /^ppt\/slides\/slide\d+\.xml$/.test(k));
     expect(slides).toHaveLength(3);
@@ -437,11 +514,21 @@ describe('pages and slides agree', () => {
 describe('render limits', () => {
   it('more pages than a render allows answers 413 with a log line, before any browser work', async () => {
     const u = await makeUser();
-    const path = await makeDoc(u, 'toomany', Array.from({ length: MAX_RENDER_PAGES + 1 }, (_, i) => `p${i}`).join('\n{{ page }}\n'));
+    const path = await makeDoc(
+      u,
+      'toomany',
+      Array.from({ length: MAX_RENDER_PAGES + 1 }, (_, i) => `p${i}`).join('\n{{ page }}\n'),
+    );
     const res = await call('GET', `${path}/files/doc.pptx`, { token: u.token });
     expect(res.status).toBe(413);
-    expect(await res.json()).toMatchObject({ status: 413, message: expect.stringContaining(`at most ${MAX_RENDER_PAGES}`) });
-    expect((await logOf(u, 'toomany')).at(-1)).toMatchObject({ severity: 'error', message: expect.stringMatching(/^render of doc\.pptx refused: 201 pages/) });
+    expect(await res.json()).toMatchObject({
+      status: 413,
+      message: expect.stringContaining(`at most ${MAX_RENDER_PAGES}`),
+    });
+    expect((await logOf(u, 'toomany')).at(-1)).toMatchObject({
+      severity: 'error',
+      message: expect.stringMatching(/^render of doc\.pptx refused: 201 pages/),
+    });
     const rc = await rcFor(u, 'toomany');
     expect((await env.BLOBS.list({ prefix: `r/${rc.resource.id}/render/` })).objects).toHaveLength(0);
   });
@@ -459,13 +546,19 @@ describe('render limits', () => {
     const u = await makeUser();
     await makeDoc(u, 'slowbrowser', 'x');
     // A browser that does not answer in time.
-    const slow = { fetch: () => new Promise<Response>((resolve) => setTimeout(() => resolve(new Response('late', { status: 503 })), 3000)) };
+    const slow = {
+      fetch: () =>
+        new Promise<Response>((resolve) => setTimeout(() => resolve(new Response('late', { status: 503 })), 3000)),
+    };
     const rc = await rcFor(u, 'slowbrowser', { BROWSER: slow });
     const t0 = Date.now();
     const err = await outputOf(rc, 'doc.pdf', { deadlineMs: 300 }).catch((e: unknown) => e);
     expect(Date.now() - t0).toBeLessThan(2500);
     expect((err as HttpError).status).toBe(504);
-    expect((await logOf(u, 'slowbrowser')).at(-1)).toMatchObject({ severity: 'error', message: 'render of doc.pdf timed out after 300 ms' });
+    expect((await logOf(u, 'slowbrowser')).at(-1)).toMatchObject({
+      severity: 'error',
+      message: 'render of doc.pdf timed out after 300 ms',
+    });
     expect((await env.BLOBS.list({ prefix: `r/${rc.resource.id}/render/` })).objects).toHaveLength(0);
   });
 });
@@ -483,7 +576,10 @@ describe('browser sessions', () => {
       await closeReleasedSessions(rc.env);
     }
     const renders = (await logOf(u, 'keptalive')).filter((l) => l.message.startsWith('rendered doc.pdf'));
-    expect(renders.map((l) => /, ([a-z ]+)$/.exec(l.message)![1])).toEqual(['new browser session', 'browser session reused']);
+    expect(renders.map((l) => /, ([a-z ]+)$/.exec(l.message)![1])).toEqual([
+      'new browser session',
+      'browser session reused',
+    ]);
   });
 });
 
@@ -492,11 +588,16 @@ describe('failures and cleanup', () => {
     const u = await makeUser();
     await makeDoc(u, 'broken', 'x');
     // Browser Rendering down: the binding answers 503 to everything (platform storage stays real).
-    const rc = await rcFor(u, 'broken', { BROWSER: { fetch: async () => new Response('browser rendering unavailable', { status: 503 }) } });
+    const rc = await rcFor(u, 'broken', {
+      BROWSER: { fetch: async () => new Response('browser rendering unavailable', { status: 503 }) },
+    });
     const err = await outputOf(rc, 'doc.pdf').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(HttpError);
     expect((err as HttpError).status).toBe(502);
-    expect((await logOf(u, 'broken')).at(-1)).toMatchObject({ severity: 'error', message: expect.stringMatching(/^render of doc\.pdf failed: .+/) });
+    expect((await logOf(u, 'broken')).at(-1)).toMatchObject({
+      severity: 'error',
+      message: expect.stringMatching(/^render of doc\.pdf failed: .+/),
+    });
     expect((await env.BLOBS.list({ prefix: `r/${rc.resource.id}/render/` })).objects).toHaveLength(0);
   });
 
@@ -509,7 +610,9 @@ describe('failures and cleanup', () => {
     const a = await call('GET', `${path}/files/doc.pdf`, { token: u.token });
     await a.arrayBuffer();
     const etag = a.headers.get('ETag')!;
-    expect((await call('GET', `${path}/files/doc.pdf`, { token: u.token, headers: { 'If-None-Match': etag } })).status).toBe(304);
+    expect(
+      (await call('GET', `${path}/files/doc.pdf`, { token: u.token, headers: { 'If-None-Match': etag } })).status,
+    ).toBe(304);
     await call('POST', `${path}/vars/v/value`, { token: u.token, text: '2' });
     const b = await call('GET', `${path}/files/doc.pdf`, { token: u.token, headers: { 'If-None-Match': etag } });
     expect(b.status).toBe(200);
@@ -520,13 +623,16 @@ describe('failures and cleanup', () => {
   it('deleting the document removes its rendered outputs', async () => {
     const u = await makeUser();
     const path = await makeDoc(u, 'gone', 'bye');
-    const id = (await env.DB.prepare("select id from resources where kind = 'doc' and name = 'gone' and owner_id = (select id from users where username = ?)")
+    const id = (await env.DB.prepare(
+      "select id from resources where kind = 'doc' and name = 'gone' and owner_id = (select id from users where username = ?)",
+    )
       .bind(u.username)
       .first<{ id: number }>())!.id;
     await (await call('GET', `${path}/files/doc.pdf`, { token: u.token })).arrayBuffer();
     expect((await env.BLOBS.list({ prefix: `r/${id}/render/` })).objects).toHaveLength(1);
     expect((await call('DELETE', path, { token: u.token })).status).toBe(204);
-    for (let i = 0; i < 50 && (await env.BLOBS.list({ prefix: `r/${id}/render/` })).objects.length; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 50 && (await env.BLOBS.list({ prefix: `r/${id}/render/` })).objects.length; i++)
+      await new Promise((r) => setTimeout(r, 100));
     expect((await env.BLOBS.list({ prefix: `r/${id}/render/` })).objects).toHaveLength(0);
   });
 

@@ -1,6 +1,13 @@
 /** Pure parts of rendering: the platform's markdown, sanitization, themes, page building, geometry. */
 import { describe, expect, it } from 'vitest';
-import { assetRefs, htmlToText, renderMarkdown, sanitizeHtml, splitFrontMatter, varRefs } from '../../../src/markup/markdown';
+import {
+  assetRefs,
+  htmlToText,
+  renderMarkdown,
+  sanitizeHtml,
+  splitFrontMatter,
+  varRefs,
+} from '../../../src/markup/markdown';
 import { keepAliveMs } from '../../../src/render/browser-sessions';
 import { pdfPageCount } from '../../../src/render/pdf';
 import { fitImage } from '../../../src/render/pptx';
@@ -23,7 +30,9 @@ const input = (over: Partial<PageInput> = {}): PageInput => ({
 
 describe('front matter', () => {
   it('YAML front matter gives title, author, date, subtitle and theme, and is not content', () => {
-    const { meta, body } = splitFrontMatter('---\ntitle: "Q3: report"\nauthor: Ann\ndate: 2024-05-01\nsubtitle: draft\ntheme: dark\nother: x\n---\n# Body\n');
+    const { meta, body } = splitFrontMatter(
+      '---\ntitle: "Q3: report"\nauthor: Ann\ndate: 2024-05-01\nsubtitle: draft\ntheme: dark\nother: x\n---\n# Body\n',
+    );
     expect(meta).toEqual({ title: 'Q3: report', author: 'Ann', date: '2024-05-01', subtitle: 'draft', theme: 'dark' });
     expect(body).toBe('# Body\n');
   });
@@ -60,12 +69,15 @@ describe('pages', () => {
 });
 
 describe('variable references', () => {
-  const src = 'Sales {/u/ann/d/report/v/sales} and `{/u/ann/d/report/v/code}`\n\n```\n{/u/ann/d/report/v/block}\n```\n{/u/ann/d/other/v/x_1}';
+  const src =
+    'Sales {/u/ann/d/report/v/sales} and `{/u/ann/d/report/v/code}`\n\n```\n{/u/ann/d/report/v/block}\n```\n{/u/ann/d/other/v/x_1}';
   it('are found outside code only', () => {
     expect(varRefs(src).map((r) => r.key)).toEqual(['ann/report/sales', 'ann/other/x_1']);
   });
   it('render as the formatted value with its band; unknown ones stay as written; code is untouched', () => {
-    const vars = new Map([['ann/report/sales', { text: '↑ +12.5%', band: 'up' as const, about: 'Q3 <sales>', colorClass: 'var-c0' }]]);
+    const vars = new Map([
+      ['ann/report/sales', { text: '↑ +12.5%', band: 'up' as const, about: 'Q3 <sales>', colorClass: 'var-c0' }],
+    ]);
     const r = renderMarkdown(src, { vars });
     expect(r.html).toContain('<span class="var var-up var-c0" title="Q3 &lt;sales&gt;">↑ +12.5%</span>');
     expect(r.html).toContain('<code>{/u/ann/d/report/v/code}</code>');
@@ -76,22 +88,30 @@ describe('variable references', () => {
 
 describe('sanitization (untrusted content)', () => {
   it('script tags are stripped with their content', () => {
-    const r = renderMarkdown('before\n\n<script>alert("x")</script>\n\nafter <script src="https://evil/x.js"></script>');
+    const r = renderMarkdown(
+      'before\n\n<script>alert("x")</script>\n\nafter <script src="https://evil/x.js"></script>',
+    );
     expect(r.html).not.toMatch(/<script/i);
     expect(r.html).not.toContain('alert');
     expect(r.html).toContain('after');
   });
   it('event handler attributes are removed', () => {
-    const html = sanitizeHtml('<img src="https://x/a.png" onerror="alert(1)"><p onclick="x()" onmouseover=y>t</p><svg onload="z()"></svg>');
+    const html = sanitizeHtml(
+      '<img src="https://x/a.png" onerror="alert(1)"><p onclick="x()" onmouseover=y>t</p><svg onload="z()"></svg>',
+    );
     expect(html).not.toMatch(/on(error|click|mouseover|load)/i);
     expect(html).toContain('<img src="https://x/a.png">');
   });
   it('javascript: urls are removed from markdown and html links and images', () => {
-    const r = renderMarkdown('[click](javascript:alert(1)) <a href="JaVaScRiPt:alert(2)">x</a> <a href=" javascript:alert(3)">y</a> ![i](javascript:alert(4))');
+    const r = renderMarkdown(
+      '[click](javascript:alert(1)) <a href="JaVaScRiPt:alert(2)">x</a> <a href=" javascript:alert(3)">y</a> ![i](javascript:alert(4))',
+    );
     expect(r.html.toLowerCase()).not.toContain('javascript');
   });
   it('iframes, objects, forms, style elements and style attributes are stripped', () => {
-    const html = sanitizeHtml('<iframe src="https://x"></iframe><object data="x"></object><form action="x"><input name="a"></form><style>body{}</style><p style="color:red">t</p>');
+    const html = sanitizeHtml(
+      '<iframe src="https://x"></iframe><object data="x"></object><form action="x"><input name="a"></form><style>body{}</style><p style="color:red">t</p>',
+    );
     expect(html).not.toMatch(/<(iframe|object|form|style)|style=|<input name/i);
     expect(html).toContain('<p>t</p>');
   });
@@ -178,7 +198,9 @@ describe('page', () => {
     expect((await buildPage(input({ type: 'pres' }))).html).toContain('@page{size:960px 540px;margin:0}');
   });
   it('each page is a section; the front matter makes a header on the first page', async () => {
-    const p = await buildPage(input({ content: '---\ntitle: T <1>\nauthor: Ann\n---\nA\n{{ page }}\nB', type: 'pres' }));
+    const p = await buildPage(
+      input({ content: '---\ntitle: T <1>\nauthor: Ann\n---\nA\n{{ page }}\nB', type: 'pres' }),
+    );
     expect(p.html.match(/<section class="page"/g)).toHaveLength(2);
     expect(p.html).toContain('<h1 class="title">T &lt;1&gt;</h1>');
     expect(p.html).toContain('<title>T &lt;1&gt;</title>');
@@ -204,7 +226,9 @@ describe('geometry helpers', () => {
     expect(fitImage({ widthIn: 10, heightIn: 5 }, 100, 100)).toEqual({ x: 2.5, y: 0, w: 5, h: 5 });
   });
   it('PDF pages are counted from the page objects', () => {
-    const pdf = new TextEncoder().encode('%PDF-1.4\n1 0 obj <</Type /Pages /Count 2>>\n2 0 obj <</Type /Page>>\n3 0 obj <</Type/Page /Parent 1 0 R>>');
+    const pdf = new TextEncoder().encode(
+      '%PDF-1.4\n1 0 obj <</Type /Pages /Count 2>>\n2 0 obj <</Type /Page>>\n3 0 obj <</Type/Page /Parent 1 0 R>>',
+    );
     expect(pdfPageCount(pdf)).toBe(2);
   });
   it('plain text keeps the words, not the markup', () => {

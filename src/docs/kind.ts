@@ -6,6 +6,7 @@
 import { and, eq } from 'drizzle-orm';
 import { groups } from '../db/schema';
 import type { EntrySpec, ResourceCtx, ResourceKind } from '../core/resource';
+import { canonicalEntries } from '../core/canonical';
 import { MiB } from '../core/http';
 import { DEFAULT_THEME, DOC_TYPES, ORG_THEME, THEMES } from '../markup/themes';
 import { assetRowsQuery, copyAssets, type AssetRow } from './assets';
@@ -54,18 +55,7 @@ const entries: EntrySpec[] = [
   { path: 'name', access: 'rw', default: '', summary: 'Display name' },
   { path: 'description', access: 'rw', default: '', summary: 'Longer description' },
   { path: 'summary', access: 'rw', default: '', summary: 'Short text summary' },
-  {
-    path: 'shortname',
-    access: 'r',
-    compute: (rc) => rc.resource.shortname,
-    summary: 'Unique shortname behind the canonical url',
-  },
-  {
-    path: 'url',
-    access: 'r',
-    compute: (rc) => docKind.url!(rc.env, rc.owner.username, rc.resource.name),
-    summary: 'Canonical url',
-  },
+  ...canonicalEntries(() => docKind),
   {
     path: 'config/comments',
     access: 'rw',

@@ -19,6 +19,19 @@ export interface TriggerSpec {
   req?: Request;
 }
 
+/** The record of a run a trigger starts: the root of its tree, started by `t.trigger`. */
+const rootRun = (name: string, t: Omit<TriggerSpec, 'input' | 'callerId'>) => ({
+  name,
+  jobId: t.job.id,
+  ownerId: t.job.owner_id,
+  rootJobId: t.job.id,
+  parentId: null,
+  parentStep: null,
+  trigger: t.trigger,
+  source: t.source,
+  createdBy: t.createdBy,
+});
+
 /**
  * Runs the job to its end (the run's Durable Object executes it) and answers the outcome.
  * A broken call to the object (reset mid-run) is a failed outcome: its watchdog finishes the record.
@@ -27,15 +40,7 @@ export async function startRun(env: Env, t: TriggerSpec): Promise<RunOutcome> {
   const name = runName(now(), requestId(t.req));
   try {
     return await runStub(env, name).execute({
-      name,
-      jobId: t.job.id,
-      ownerId: t.job.owner_id,
-      rootJobId: t.job.id,
-      parentId: null,
-      parentStep: null,
-      trigger: t.trigger,
-      source: t.source,
-      createdBy: t.createdBy,
+      ...rootRun(name, t),
       // Who triggers and the job's owner: a chain acts with the rights both of them have.
       authority: withAuthority([t.callerId], t.job.owner_id),
       rootName: name,
@@ -57,19 +62,6 @@ export async function startRun(env: Env, t: TriggerSpec): Promise<RunOutcome> {
 /** Records a run that the permission check blocked (it never starts); answers its name. */
 export async function rejectRun(env: Env, t: Omit<TriggerSpec, 'input' | 'callerId'>, reason: string): Promise<string> {
   const name = runName(now(), requestId(t.req));
-  await runStub(env, name).reject(
-    {
-      name,
-      jobId: t.job.id,
-      ownerId: t.job.owner_id,
-      rootJobId: t.job.id,
-      parentId: null,
-      parentStep: null,
-      trigger: t.trigger,
-      source: t.source,
-      createdBy: t.createdBy,
-    },
-    reason,
-  );
+  await runStub(env, name).reject(rootRun(name, t), reason);
   return name;
 }

@@ -55,6 +55,10 @@ const dev = spawn(
     '--persist-to',
     persistTo,
     '--show-interactive-dev-session=false',
+    // GET /__scheduled?cron=... runs scheduled() (the cron tick) locally. wrangler's own
+    // /cdn-cgi/handler/scheduled does not reach a Worker with static assets ([assets]): local
+    // dev hands it to the assets router, which has no scheduled handler (500 "exception").
+    '--test-scheduled',
     ...process.argv.slice(2),
   ],
   { cwd: root, env: wranglerEnv({ serve: true }), stdio: 'inherit' },

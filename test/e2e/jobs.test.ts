@@ -145,14 +145,14 @@ describe('job runs over HTTP (real server, Worker Loader sandbox)', () => {
     expect(text).toContain('event: end');
     expect((await data).status).toBe(204);
   });
-  it('cron through /cdn-cgi/handler/scheduled starts a due run (trigger schedule, source scheduler)', async () => {
+  it('cron through /__scheduled (npm start: wrangler dev --test-scheduled) starts a due run (trigger schedule, source scheduler)', async () => {
     const u = await makeUser();
     await job(u, 'cron', `export default { async run() { return 'tick'; } }`, {
       'config/schedule': '* * * * * # every minute',
     });
     // the next fire time is the next minute: move the platform clock past it
     expect((await http('POST', '/v1/ops/clock', { token: opsToken(), json: { offset_ms: 61_000 } })).status).toBe(204);
-    const tick = await fetch(`${base()}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent('* * * * *')}`);
+    const tick = await fetch(`${base()}/__scheduled?cron=${encodeURIComponent('* * * * *')}`);
     expect(tick.status).toBeLessThan(300);
     let list: { name: string }[] = [];
     for (let i = 0; i < 100 && !list.length; i++) {

@@ -121,7 +121,7 @@ export function tokenRoutes(api: Api): void {
       200: {
         description: 'Token details',
         type: 'application/json',
-        schema: listedToken.omit({ expired: true }),
+        schema: listedToken.pick({ token_name: true, token_description: true, created_on: true }),
       },
     },
     handler: async (ctx) => {
@@ -131,14 +131,8 @@ export function tokenRoutes(api: Api): void {
         .where(eq(tokens.token_hash, await hashToken(bearerToken(ctx.req)!)))
         .get();
       if (!row) throw notFound('token not found');
-      return jsonResponse({
-        token_name: row.name,
-        token_description: row.description,
-        created_on: row.created_on,
-        last_used_on: row.last_used_on,
-        expires_on: row.expires_on,
-        scope: row.scope,
-      });
+      // Exactly these three fields, as the clients expect (GET /v1/tokens lists the rest).
+      return jsonResponse({ token_name: row.name, token_description: row.description, created_on: row.created_on });
     },
   });
 

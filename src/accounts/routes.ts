@@ -7,6 +7,8 @@ import { tokenRoutes } from './token-routes';
 export function accountRoutes(api: Api): void {
   // POST|GET /v1/token
   // POST /v1/logout
+  // GET /v1/tokens
+  // DELETE /v1/tokens/:token_name
   // GET /v1/whoami
   tokenRoutes(api);
   // GET /v1/admin/profile

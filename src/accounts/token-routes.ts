@@ -1,10 +1,14 @@
-/** Tokens: issue one for a username and password, describe and revoke the one sent; whoami. */
-import { eq } from 'drizzle-orm';
+/**
+ * Tokens: issue one for a username and password (with an expiry and a scope), describe and
+ * revoke the one sent, list the caller's tokens and revoke one by name; whoami.
+ */
+import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { tokens, users } from '../db/schema';
 import type { Api } from '../core/api';
 import { bearerToken, forgetToken, hashToken } from '../core/auth';
 import { now } from '../core/clock';
+import { listTokens, TOKEN_SCOPES } from '../core/tokens';
 import { conflict, HttpError, notFound } from '../core/errors';
 import { jsonResponse, noContent, textResponse } from '../core/http';
 import { TOKEN_NAME, USERNAME } from '../core/names';
@@ -23,6 +27,18 @@ const tokenRequest = z.object({
   password: z.string().min(1).max(1024),
   token_name: z.string().regex(TOKEN_NAME, 'token names match ^[a-z][a-z0-9._-]*$').max(128).optional(),
   token_description: z.string().max(1024).optional(),
+  expires_in_days: z.number().int().min(1).max(3650).optional(),
+  scope: z.enum(TOKEN_SCOPES).optional(),
+});
+
+const listedToken = z.object({
+  token_name: z.string(),
+  token_description: z.string(),
+  created_on: z.string(),
+  last_used_on: z.string().nullable(),
+  expires_on: z.string().nullable(),
+  scope: z.enum(TOKEN_SCOPES),
+  expired: z.boolean(),
 });
 
 export function tokenRoutes(api: Api): void {
@@ -37,8 +53,14 @@ export function tokenRoutes(api: Api): void {
       200: {
         description: 'The token',
         type: 'application/json',
-        schema: z.object({ token: z.string(), token_name: z.string() }),
+        schema: z.object({
+          token: z.string(),
+          token_name: z.string(),
+          scope: z.enum(TOKEN_SCOPES),
+          expires_on: z.string().nullable(),
+        }),
       },
+      400: { description: 'Malformed request (expires_in_days: 1-3650; scope: full or read)' },
       401: { description: 'Wrong credentials' },
       409: { description: `The account already holds ${MAX_TOKENS_PER_ACCOUNT} tokens (POST /v1/logout revokes one)` },
       429: {
@@ -46,7 +68,14 @@ export function tokenRoutes(api: Api): void {
       },
     },
     handler: async (ctx) => {
-      const { username, password, token_name = 'default', token_description = '' } = ctx.body;
+      const {
+        username,
+        password,
+        token_name = 'default',
+        token_description = '',
+        expires_in_days,
+        scope = 'full',
+      } = ctx.body;
       // A name that cannot exist is refused without a count (nothing stored for it).
       if (!USERNAME.test(username)) throw new HttpError(401, 'invalid username or password');
       // The account and the username's failed sign-ins: one round trip, before any PBKDF2.
@@ -68,13 +97,19 @@ export function tokenRoutes(api: Api): void {
         await recordFailure(ctx.db, username, now());
         throw new HttpError(401, 'invalid username or password');
       }
-      const token = await issueToken(ctx.db, user, token_name, token_description, [clearFailures(ctx.db, username)]);
-      if (!token) {
+      const issued = await issueToken(
+        ctx.db,
+        ctx.env,
+        user,
+        { name: token_name, description: token_description, expiresInDays: expires_in_days, scope },
+        [clearFailures(ctx.db, username)],
+      );
+      if (!issued) {
         throw conflict(
           `an account holds at most ${MAX_TOKENS_PER_ACCOUNT} tokens: revoke one you no longer use with POST /v1/logout (sent with that token), then sign in again`,
         );
       }
-      return jsonResponse({ token, token_name });
+      return jsonResponse({ token: issued.token, token_name, scope, expires_on: issued.expires_on });
     },
   });
 
@@ -86,7 +121,7 @@ export function tokenRoutes(api: Api): void {
       200: {
         description: 'Token details',
         type: 'application/json',
-        schema: z.object({ token_name: z.string(), token_description: z.string(), created_on: z.string() }),
+        schema: listedToken.pick({ token_name: true, token_description: true, created_on: true }),
       },
     },
     handler: async (ctx) => {
@@ -96,6 +131,7 @@ export function tokenRoutes(api: Api): void {
         .where(eq(tokens.token_hash, await hashToken(bearerToken(ctx.req)!)))
         .get();
       if (!row) throw notFound('token not found');
+      // Exactly these three fields, as the clients expect (GET /v1/tokens lists the rest).
       return jsonResponse({ token_name: row.name, token_description: row.description, created_on: row.created_on });
     },
   });
@@ -109,6 +145,40 @@ export function tokenRoutes(api: Api): void {
       const hash = await hashToken(bearerToken(ctx.req)!);
       await ctx.db.delete(tokens).where(eq(tokens.token_hash, hash));
       forgetToken(hash);
+      return noContent();
+    },
+  });
+
+  api.get('/v1/tokens', {
+    summary: "The caller's tokens (never their secrets), oldest first",
+    tag,
+    auth: 'user',
+    responses: {
+      200: {
+        description: 'Each token: name, description, when created, last used (to the day), expires; its scope',
+        type: 'application/json',
+        schema: z.array(listedToken),
+      },
+    },
+    handler: async (ctx) => jsonResponse(await listTokens(ctx.db, ctx.env, ctx.caller!.id, now())),
+  });
+
+  api.delete('/v1/tokens/:token_name', {
+    summary: "Revoke the caller's token of this name (every one, when several share it)",
+    tag,
+    auth: 'user',
+    responses: {
+      204: { description: 'Revoked' },
+      404: { description: 'The caller has no token of this name' },
+    },
+    handler: async (ctx) => {
+      const name = ctx.params.token_name!;
+      const gone = await ctx.db
+        .delete(tokens)
+        .where(and(eq(tokens.user_id, ctx.caller!.id), eq(tokens.name, name)))
+        .returning({ hash: tokens.token_hash });
+      if (!gone.length) throw notFound(`no token named '${name}'`);
+      for (const t of gone) forgetToken(t.hash);
       return noContent();
     },
   });

@@ -4,9 +4,10 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { z } from 'zod';
 import { tokens, users, type User } from '../db/schema';
 import { forgetUser, hashToken, newToken } from '../core/auth';
-import { nowIso } from '../core/clock';
+import { now as nowMs, nowIso } from '../core/clock';
 import type { Db } from '../core/context';
 import { hashPassword, randomBytes, timingSafeEqual, toHex } from '../core/crypto';
+import { expiredTokens, tokenIdleDays, type TokenScope } from '../core/tokens';
 
 export interface UserFields {
   password?: string;
@@ -71,26 +72,43 @@ export async function passwordMatches(user: User | undefined, password: string):
 /** Live tokens an account may hold: signing in again beyond it answers 409 (POST /v1/logout frees one). */
 export const MAX_TOKENS_PER_ACCOUNT = 100;
 
+/** What a sign-in asks of its token besides the account: name, description, lifetime and scope. */
+export interface TokenRequest {
+  name: string;
+  description: string;
+  /** Days until it expires; undefined: no expiry of its own (idle expiry still applies). */
+  expiresInDays?: number;
+  scope: TokenScope;
+}
+
 /**
- * Issues a token unless the account already holds MAX_TOKENS_PER_ACCOUNT (null then): the
- * count and the insert are one statement, so concurrent sign-ins cannot pass the cap.
- * `also` runs in the same batch (clearing the failed sign-ins).
+ * Issues a token unless the account already holds MAX_TOKENS_PER_ACCOUNT live ones (null
+ * then): the account's expired tokens are deleted first and the count and the insert are
+ * one statement, all in one batch, so concurrent sign-ins cannot pass the cap. `also` runs
+ * in the same batch (clearing the failed sign-ins).
  */
 export async function issueToken(
   db: Db,
+  env: Env,
   user: User,
-  name: string,
-  description: string,
+  t: TokenRequest,
   also: BatchItem<'sqlite'>[] = [],
-): Promise<string | null> {
+): Promise<{ token: string; expires_on: string | null } | null> {
   const token = newToken();
-  // The columns of `tokens` in their order (id null: the next id).
+  const at = nowMs();
+  const expiresOn = t.expiresInDays === undefined ? null : new Date(at + t.expiresInDays * 86_400_000).toISOString();
+  // The columns of `tokens` in their order (id null: the next id; last_used_on null: not used yet).
   const insert = db.insert(tokens).select(
-    sql`select null, ${user.id}, ${await hashToken(token)}, ${name}, ${description}, ${nowIso()}
+    sql`select null, ${user.id}, ${await hashToken(token)}, ${t.name}, ${t.description}, ${new Date(at).toISOString()},
+               null, ${expiresOn}, ${t.scope}
           where (select count(*) from ${tokens} where ${tokens.user_id} = ${user.id}) < ${MAX_TOKENS_PER_ACCOUNT}`,
   );
-  const [done] = await db.batch([insert, ...also] as [typeof insert, ...BatchItem<'sqlite'>[]]);
-  return done.meta.changes > 0 ? token : null;
+  const [, done] = await db.batch([expiredTokens(db, user.id, tokenIdleDays(env), at), insert, ...also] as [
+    ReturnType<typeof expiredTokens>,
+    typeof insert,
+    ...BatchItem<'sqlite'>[],
+  ]);
+  return done.meta.changes > 0 ? { token, expires_on: expiresOn } : null;
 }
 
 /** The account as the API shows it (GET /v1/admin/profile, PUT /v1/ops/users/:user). */

@@ -4,9 +4,17 @@
  */
 import { eq } from 'drizzle-orm';
 import { tokens, users, type User } from '../db/schema';
-import type { Ctx, Db } from './context';
+import { now, nowIso } from './clock';
+import { dbFor, type Ctx, type Db } from './context';
 import { base64url, randomBytes, sha256Hex, timingSafeEqual } from './crypto';
 import { HttpError, notFound } from './errors';
+import { checkToken, recordUse, useDue, type TokenInfo } from './tokens';
+
+/** A request's authentication: the account and the token it was sent with. */
+export interface Authenticated {
+  user: User;
+  token: TokenInfo;
+}
 
 export function bearerToken(req: Request): string | null {
   const header = req.headers.get('Authorization');
@@ -28,39 +36,79 @@ export const hashToken = (token: string) => sha256Hex(token);
  */
 export const AUTH_CACHE_MS = 10_000;
 const AUTH_CACHE_MAX = 10_000;
-const authCache = new Map<string, { user: User; expires: number }>();
+const authCache = new Map<string, { auth: Authenticated; expires: number }>();
 
 export function forgetToken(hash: string): void {
   authCache.delete(hash);
 }
 
 export function forgetUser(userId: number): void {
-  for (const [hash, e] of authCache) if (e.user.id === userId) authCache.delete(hash);
+  for (const [hash, e] of authCache) if (e.auth.user.id === userId) authCache.delete(hash);
 }
 
-/** The user a bearer token belongs to, or null when absent or unknown. */
-export async function authenticate(db: Db, req: Request): Promise<User | null> {
+/**
+ * The account and token a bearer token belongs to, or null when absent or unknown. An
+ * expired or read-only token is still answered here: the route decides (usableToken).
+ */
+export async function authenticate(db: Db, req: Request): Promise<Authenticated | null> {
   const token = bearerToken(req);
   if (!token || token.length > 256) return null;
   const hash = await hashToken(token);
   const cached = authCache.get(hash);
-  if (cached && cached.expires > Date.now()) return cached.user;
-  const user = await lookupToken(db, hash);
-  if (user) {
+  if (cached && cached.expires > Date.now()) return cached.auth;
+  const auth = await lookupToken(db, hash);
+  if (auth) {
     if (authCache.size >= AUTH_CACHE_MAX) authCache.delete(authCache.keys().next().value!);
-    authCache.set(hash, { user, expires: Date.now() + AUTH_CACHE_MS });
+    authCache.set(hash, { auth, expires: Date.now() + AUTH_CACHE_MS });
   } else authCache.delete(hash);
-  return user;
+  return auth;
 }
 
-async function lookupToken(db: Db, hash: string): Promise<User | null> {
+async function lookupToken(db: Db, hash: string): Promise<Authenticated | null> {
   const rows = await db
-    .select({ user: users })
+    .select({
+      user: users,
+      token: {
+        id: tokens.id,
+        hash: tokens.token_hash,
+        name: tokens.name,
+        scope: tokens.scope,
+        created_on: tokens.created_on,
+        last_used_on: tokens.last_used_on,
+        expires_on: tokens.expires_on,
+      },
+    })
     .from(tokens)
     .innerJoin(users, eq(tokens.user_id, users.id))
     .where(eq(tokens.token_hash, hash))
     .limit(1);
-  return rows[0]?.user ?? null;
+  return rows[0] ?? null;
+}
+
+/**
+ * The user of a request's token once the route may act for it (checkToken: 401 when
+ * expired, 403 when read-only for a route that writes). Records the token's use at most
+ * once a day, after the answer (waitUntil, its own D1 session): the request's round trips
+ * stay what they were.
+ */
+export function usableToken(
+  auth: Authenticated,
+  env: Env,
+  exec: ExecutionContext,
+  method: string,
+  reads: boolean,
+): User {
+  checkToken(auth.token, env, now(), method, reads);
+  const at = nowIso();
+  if (useDue(auth.token, at)) {
+    auth.token.last_used_on = at; // the cached entry too: this isolate does not write it again today
+    exec.waitUntil(
+      recordUse(dbFor(env), auth.token.id, at)
+        .run()
+        .catch((err: unknown) => console.error('recording a token use failed', err)),
+    );
+  }
+  return auth.user;
 }
 
 /** The operator interface exists only when OPS_TOKEN is set (404 otherwise, not 401). */

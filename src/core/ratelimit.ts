@@ -17,7 +17,7 @@
  * without a binding, or with RATE_LIMITING = "off", nothing is limited.
  */
 import type { User } from '../db/schema';
-import { bearerToken } from './auth';
+import { bearerToken, type Authenticated } from './auth';
 import { timingSafeEqual } from './crypto';
 import { HttpError } from './errors';
 
@@ -73,7 +73,11 @@ function tooMany(what: string): HttpError {
  * address or its caller is over its limit. `who` authenticates the request (memoised by
  * the caller of this function, so the route reuses the answer).
  */
-export async function enforceRateLimit(req: Request, env: Env, who: () => Promise<User | null>): Promise<void> {
+export async function enforceRateLimit(
+  req: Request,
+  env: Env,
+  who: () => Promise<Authenticated | null>,
+): Promise<void> {
   if (env.RATE_LIMITING === 'off') return;
   const perCaller = env.RATE_LIMIT as RateLimit | undefined;
   const perAddress = env.RATE_LIMIT_ADDRESS as RateLimit | undefined;
@@ -82,7 +86,7 @@ export async function enforceRateLimit(req: Request, env: Env, who: () => Promis
   const address = addressOf(req);
   if (perAddress && !(await perAddress.limit({ key: address })).success) throw tooMany('this address');
   if (!perCaller) return;
-  const user = bearerToken(req) ? await who() : null;
+  const user = bearerToken(req) ? ((await who())?.user ?? null) : null;
   if (!(await perCaller.limit({ key: callerKey(user, address) })).success)
     throw tooMany(user ? 'this account' : 'this address');
 }

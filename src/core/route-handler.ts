@@ -4,8 +4,7 @@
  * validated against the route's schema, then the route's handler.
  */
 import { z, type ZodType } from 'zod';
-import type { User } from '../db/schema';
-import { authenticate, requireOps } from './auth';
+import { authenticate, requireOps, usableToken, type Authenticated } from './auth';
 import { DbSession } from './context';
 import { badRequest, unauthorized } from './errors';
 import { DEFAULT_BODY_LIMIT, readJson } from './http';
@@ -14,7 +13,12 @@ import type { RouteSpec } from './route-spec';
 /**
  * The arguments the router passes on to every route (Api.fetch: env, exec, the request's session, its authentication).
  */
-export type RouteArgs = [env: Env, exec: ExecutionContext, session?: DbSession, who?: () => Promise<User | null>];
+export type RouteArgs = [
+  env: Env,
+  exec: ExecutionContext,
+  session?: DbSession,
+  who?: () => Promise<Authenticated | null>,
+];
 
 /** A request as the router hands it to a route: with the raw path params. */
 export type RoutedRequest = Request & { params: Record<string, string> };
@@ -36,7 +40,9 @@ export function routeHandler<S extends ZodType | undefined>(spec: RouteSpec<S>) 
   return async (req: RoutedRequest, ...[env, exec, session, who]: RouteArgs): Promise<Response> => {
     const db = (session ?? new DbSession(env)).db;
     if (spec.auth === 'ops') requireOps(env, req);
-    const caller = spec.auth === 'none' || spec.auth === 'ops' ? null : await (who ? who() : authenticate(db, req));
+    const auth = spec.auth === 'none' || spec.auth === 'ops' ? null : await (who ? who() : authenticate(db, req));
+    // The token's expiry and scope are checked before anything of the route's own (its 404s too).
+    const caller = auth ? usableToken(auth, env, exec, req.method, spec.reads === true) : null;
     if (spec.auth === 'user' && !caller) throw unauthorized();
     const ctx = {
       req,

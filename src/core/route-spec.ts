@@ -25,6 +25,11 @@ export interface RouteSpec<S extends ZodType | undefined = undefined, C extends 
   summary: string;
   tag: string;
   auth: Auth;
+  /**
+   * The route only reads though its method is not GET (the GraphQL API's POST): a token of
+   * scope `read` may call it. Every other non-GET route answers such a token 403.
+   */
+  reads?: true;
   /** A JSON body validated before the handler runs (available as ctx.body). */
   json?: S;
   /** Any other body the handler reads itself, described for the OpenAPI document. */

@@ -4,8 +4,7 @@
  * unknown path 404 and a known path with another method 405.
  */
 import type { RouterType } from 'itty-router';
-import type { User } from '../db/schema';
-import { authenticate } from './auth';
+import { authenticate, type Authenticated } from './auth';
 import type { DbSession } from './context';
 import { HttpError, notFound, toErrorResponse } from './errors';
 import { enforceRateLimit } from './ratelimit';
@@ -55,7 +54,7 @@ async function serve(
   try {
     // The request's authentication, looked up once: the rate limit keys on the caller's
     // account, and the route gets the same answer (no second lookup).
-    let authenticated: Promise<User | null> | undefined;
+    let authenticated: Promise<Authenticated | null> | undefined;
     const who = () => (authenticated ??= authenticate(session.db, req));
     // Rate limits: before routing; a token lookup only past the address's ceiling.
     await enforceRateLimit(req, env, who);

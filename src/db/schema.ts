@@ -39,6 +39,12 @@ export const tokens = sqliteTable('tokens', {
   name: text('name').notNull(),
   description: text('description').notNull().default(''),
   created_on: text('created_on').notNull(),
+  // Migration 0021: the last day it was used (written at most once a day), its expiry, its scope.
+  last_used_on: text('last_used_on'),
+  expires_on: text('expires_on'),
+  scope: text('scope', { enum: ['full', 'read'] })
+    .notNull()
+    .default('full'),
 });
 
 export const outbox = sqliteTable('outbox', {

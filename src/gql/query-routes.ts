@@ -23,6 +23,7 @@ export function queryRoutes(api: Api): void {
     summary: 'Run a GraphQL query: JSON {query, variables, operationName}; answers {data} and/or {errors}',
     tag: 'graphql',
     auth: 'optional',
+    reads: true, // the GraphQL API only reads: a read-only token may query it
     body: { type: 'application/json', description: 'A GraphQL request', schema: gqlBody },
     responses: {
       200: {

@@ -5,7 +5,9 @@
 import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 import { createSchema } from 'graphql-yoga';
 import { and, asc, eq, or } from 'drizzle-orm';
+import { now } from '../core/clock';
 import type { Db } from '../core/context';
+import { listTokens } from '../core/tokens';
 import { yesNo } from '../core/yes-no';
 import { users, type User } from '../db/schema';
 import { candidateOrgs } from '../groups/visibility';
@@ -269,6 +271,7 @@ export const resolvers = {
     admins: async (m: Me) => (await m.groups()).admin,
     superusers: async (m: Me) => (await m.groups()).superuser,
     members: async (m: Me) => (await m.groups()).member,
+    tokens: (m: Me, _: unknown, c: GqlContext) => listTokens(c.db, c.env, m.user.id, now()),
     docs: mine('doc'),
     grids: mine('grid'),
     mails: mine('mail'),

@@ -13,6 +13,19 @@ declare namespace Cloudflare {
     /** "off" switches the request rate limits (RATE_LIMIT and RATE_LIMIT_ADDRESS bindings) off. */
     RATE_LIMITING?: string;
     /**
+     * Retention (src/accounts/retention-plan.ts): "off" stops the sweep; the others are whole numbers that replace the
+     * defaults (README → Configuration).
+     */
+    RETENTION?: string;
+    RETENTION_OUTBOX_DAYS?: string;
+    RETENTION_RUNS_DAYS?: string;
+    RETENTION_RUNS_KEEP?: string;
+    RETENTION_LOG_DAYS?: string;
+    RETENTION_LOG_KEEP?: string;
+    RETENTION_BATCH?: string;
+    RETENTION_TICK_ROWS?: string;
+    RETENTION_TICK_MS?: string;
+    /**
      * Tests only (vitest.config.mts, never wrangler.toml): "<cpuMs>,<wallMs>", shorter step limits
      * (src/jobs/sandbox.ts).
      */

@@ -1,6 +1,6 @@
 /**
- * The operator interface (only with OPS_TOKEN set): users, the outbox, the platform clock, bounced addresses (the mail
- * area records them).
+ * The operator interface (only with OPS_TOKEN set): users, the outbox, retention, the platform clock, bounced addresses
+ * (the mail area records them).
  */
 import { asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
@@ -12,6 +12,7 @@ import { jsonResponse, noContent } from '../core/http';
 import { isTimeZone, username as checkUsername } from '../core/names';
 import { recordBounce } from '../mail/bounce';
 import { profileOf, profileSchema, upsertUser } from './users';
+import { retentionStatus } from './retention';
 
 const opsUser = z
   .object({
@@ -24,6 +25,30 @@ const opsUser = z
     timezone: z.string().max(64).refine(isTimeZone, 'timezone: an IANA name such as Europe/Paris').optional(),
   })
   .strict();
+
+const removedCounts = z.object({
+  outbox: z.number().int(),
+  resource_log: z.number().int(),
+  mail_runs: z.number().int(),
+  job_runs: z.number().int(),
+  blobs: z.number().int(),
+});
+
+const retentionReport = z.object({
+  settings: z.object({
+    enabled: z.boolean(),
+    outbox_days: z.number().int(),
+    runs_days: z.number().int(),
+    runs_keep: z.number().int(),
+    log_days: z.number().int(),
+    log_keep: z.number().int(),
+    batch: z.number().int(),
+    tick_rows: z.number().int(),
+    tick_ms: z.number().int(),
+  }),
+  last_sweep: z.object({ swept_on: z.string(), removed: removedCounts, duration_ms: z.number().int() }).nullable(),
+  rows: z.record(z.string(), z.number().int()),
+});
 
 const outboxEntry = z.object({
   id: z.number().int(),
@@ -88,6 +113,14 @@ export function opsRoutes(api: Api): void {
       await ctx.db.delete(outbox);
       return noContent();
     },
+  });
+
+  api.get('/v1/ops/retention', {
+    summary: 'Retention: the settings, the last sweep (when, rows removed per table) and the row count per table',
+    tag: 'ops',
+    auth: 'ops',
+    responses: { 200: { description: 'Retention', type: 'application/json', schema: retentionReport } },
+    handler: async (ctx) => jsonResponse(await retentionStatus(ctx.env)),
   });
 
   api.post('/v1/ops/clock', {

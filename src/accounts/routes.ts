@@ -21,6 +21,7 @@ export function accountRoutes(api: Api): void {
   profileRoutes(api);
   // PUT /v1/ops/users/:user
   // GET|DELETE /v1/ops/outbox
+  // GET /v1/ops/retention
   // POST /v1/ops/clock
   // PUT /v1/ops/mail/bounces/:address
   opsRoutes(api);

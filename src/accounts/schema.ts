@@ -7,3 +7,13 @@ export const signinFailures = sqliteTable('signin_failures', {
   window_start: integer('window_start').notNull(),
   failures: integer('failures').notNull(),
 });
+
+/** The last retention sweep (migration 0022): one row, id 1; `removed` is { table: rows }. */
+export const retentionSweeps = sqliteTable('retention_sweeps', {
+  id: integer('id').primaryKey(),
+  swept_on: text('swept_on').notNull(),
+  removed: text('removed', { mode: 'json' }).$type<Record<string, number>>().notNull(),
+  duration_ms: integer('duration_ms').notNull(),
+  /** Where the orphan-blob walk of R2 goes on; null: from the start. */
+  blob_cursor: text('blob_cursor'),
+});

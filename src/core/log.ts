@@ -1,8 +1,12 @@
-/** Resource logs: what happened to a document, grid or mail, as text or JSON entries. */
-import { asc, eq } from 'drizzle-orm';
+/**
+ * Resource logs: what happened to a document, grid or mail, as text or JSON entries. Readers page from the newest
+ * line back (?limit, ?before): a log is never loaded whole.
+ */
+import { and, desc, eq, lt } from 'drizzle-orm';
 import { resourceLog } from '../db/schema';
 import { nowIso } from './clock';
 import type { Db } from './context';
+import { badRequest } from './errors';
 import { jsonResponse, textResponse, wantsJson } from './http';
 
 export type Severity = 'debug' | 'info' | 'warning' | 'error';
@@ -27,12 +31,52 @@ export async function appendLog(
   await logInsert(db, resourceId, message, severity);
 }
 
-export async function readLog(db: Db, resourceId: number): Promise<LogEntry[]> {
-  return db
-    .select({ log_time: resourceLog.log_time, severity: resourceLog.severity, message: resourceLog.message })
+/** Lines a log page holds at most, and without ?limit. */
+export const LOG_PAGE_MAX = 1000;
+
+/** A page of a log: its lines oldest first; `before`: the cursor of the next older page, null at the start. */
+export interface LogPage {
+  entries: LogEntry[];
+  before: string | null;
+}
+
+/** ?limit (1 to LOG_PAGE_MAX, default LOG_PAGE_MAX) and ?before (a cursor an earlier page answered); 400 otherwise. */
+export function logPageQuery(url: URL): { limit: number; before: number | null } {
+  const rawLimit = url.searchParams.get('limit');
+  const rawBefore = url.searchParams.get('before');
+  const limit = rawLimit === null ? LOG_PAGE_MAX : Number(rawLimit);
+  if (rawLimit !== null && (!/^\d+$/.test(rawLimit) || limit < 1 || limit > LOG_PAGE_MAX))
+    throw badRequest(`limit must be a whole number from 1 to ${LOG_PAGE_MAX}`);
+  if (rawBefore !== null && !/^[1-9]\d{0,15}$/.test(rawBefore))
+    throw badRequest('before must be the X-Log-Before value of an earlier page');
+  return { limit, before: rawBefore === null ? null : Number(rawBefore) };
+}
+
+/** The newest `limit` lines older than `before` (the whole log's newest without it), oldest first. */
+export async function readLog(
+  db: Db,
+  resourceId: number,
+  page: { limit: number; before: number | null } = { limit: LOG_PAGE_MAX, before: null },
+): Promise<LogPage> {
+  const rows = await db
+    .select({
+      id: resourceLog.id,
+      log_time: resourceLog.log_time,
+      severity: resourceLog.severity,
+      message: resourceLog.message,
+    })
     .from(resourceLog)
-    .where(eq(resourceLog.resource_id, resourceId))
-    .orderBy(asc(resourceLog.id));
+    .where(
+      and(eq(resourceLog.resource_id, resourceId), page.before === null ? undefined : lt(resourceLog.id, page.before)),
+    )
+    .orderBy(desc(resourceLog.id))
+    .limit(page.limit + 1);
+  const more = rows.length > page.limit;
+  const kept = rows.slice(0, page.limit).reverse();
+  return {
+    entries: kept.map(({ id: _id, ...e }) => e),
+    before: more && kept.length ? String(kept[0]!.id) : null,
+  };
 }
 
 /** One line per entry: `<log_time> <SEVERITY> <message>`. An empty log is an empty body. */
@@ -40,7 +84,12 @@ export function formatLogText(entries: LogEntry[]): string {
   return entries.map((e) => `${e.log_time} ${e.severity.toUpperCase()} ${e.message}\n`).join('');
 }
 
-/** Answers a log in the format the client asked for (Accept: application/json or text). */
-export function logResponse(req: Request, entries: LogEntry[]): Response {
-  return wantsJson(req) ? jsonResponse(entries, { nvmType: 'file' }) : textResponse(formatLogText(entries));
+/**
+ * Answers a log in the format the client asked for (Accept: application/json or text); a page with older lines
+ * behind it names their cursor in X-Log-Before (pass it as ?before).
+ */
+export function logResponse(req: Request, entries: LogEntry[], before: string | null = null): Response {
+  const res = wantsJson(req) ? jsonResponse(entries, { nvmType: 'file' }) : textResponse(formatLogText(entries));
+  if (before !== null) res.headers.set('X-Log-Before', before);
+  return res;
 }

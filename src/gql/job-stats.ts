@@ -1,6 +1,7 @@
 /**
  * Run statistics of jobs for the client's job listing (`last_run_status last_run_time
- * run_count current_step triggers`), for many jobs in one statement. Runs are never
+ * run_count current_step triggers`), for many jobs in one statement. run_count adds the runs
+ * retention rolled up into per-day counts (job_run_days). Runs are never
  * public: the resolvers show them only where src/gql/jobs.ts shows runs.
  */
 import DataLoader from 'dataloader';
@@ -30,7 +31,8 @@ export function jobStatsLoader(db: Db): DataLoader<number, JobStats | null> {
       with agg as (
         select job_id, count(*) as runs, json_group_array(distinct "trigger") as triggers, max(id) as last_id
         from job_runs where top = 1 and job_id in (select value from json_each(${JSON.stringify(ids)})) group by job_id)
-      select agg.job_id, agg.runs, agg.triggers, l.status as last_status, l.started_on as last_started,
+      select agg.job_id, agg.runs + coalesce((select sum(d.runs) from job_run_days d where d.job_id = agg.job_id), 0) as runs,
+        agg.triggers, l.status as last_status, l.started_on as last_started,
         (select count(*) from job_runs c where c.parent_id = l.id) as last_children
       from agg join job_runs l on l.id = agg.last_id`);
     const byId = new Map(rows.map((r) => [r.job_id, { ...r, triggers: JSON.parse(r.triggers) as string[] }]));

@@ -6,7 +6,7 @@
 import { and, desc, eq, or, sql, type SQL } from 'drizzle-orm';
 import { resources } from '../db/schema';
 import type { Db } from '../core/context';
-import { jobRuns, type RunRow } from './schema';
+import { jobRunDays, jobRuns, type RunRow } from './schema';
 
 /** Log and output are kept this long; listing, stats and status stay. */
 export const RETENTION_MS = 30 * 24 * 3600 * 1000;
@@ -181,7 +181,32 @@ export function historyLine(r: HistoryRow): string {
   return `${r.name.padEnd(38)} ${r.started_on.padEnd(24)} ${r.trigger.padEnd(8)} ${(r.duration === null ? '-' : r.duration.toFixed(2)).padStart(9)} ${r.status}\n`;
 }
 
-/** Streams the history as a text table or a JSON array. */
+/** Runs retention removed, counted per day and status (newest day first): the history's tail. */
+export interface RolledUpDay {
+  day: string;
+  status: string;
+  runs: number;
+  rolled_up: true;
+}
+
+export async function rolledUpDays(db: Db, jobId: number): Promise<RolledUpDay[]> {
+  const rows = await db
+    .select({ day: jobRunDays.day, status: jobRunDays.status, runs: jobRunDays.runs })
+    .from(jobRunDays)
+    .where(eq(jobRunDays.job_id, jobId))
+    .orderBy(desc(jobRunDays.day), jobRunDays.status);
+  return rows.map((r) => ({ ...r, rolled_up: true as const }));
+}
+
+/** A rolled-up day as a history line: the day in the time column, the count where a run's name stands. */
+export function rolledUpLine(r: RolledUpDay): string {
+  return `${`(${r.runs} ${r.runs === 1 ? 'run' : 'runs'} rolled up)`.padEnd(38)} ${r.day.padEnd(24)} ${'-'.padEnd(8)} ${'-'.padStart(9)} ${r.status}\n`;
+}
+
+/**
+ * Streams the history as a text table or a JSON array: the kept runs newest first, then the days of runs retention
+ * rolled up (`{ day, status, runs, rolled_up: true }`), so the history still counts every run.
+ */
 export function historyStream(db: Db, jobId: number, json: boolean): ReadableStream<Uint8Array> {
   const enc = new TextEncoder();
   const pages = history(db, jobId);
@@ -195,7 +220,11 @@ export function historyStream(db: Db, jobId: number, json: boolean): ReadableStr
       }
       const page = await pages.next();
       if (page.done) {
-        if (json) controller.enqueue(enc.encode(']'));
+        const days = await rolledUpDays(db, jobId);
+        const tail = json
+          ? days.map((r) => (first ? ((first = false), '') : ',') + JSON.stringify(r)).join('')
+          : days.map(rolledUpLine).join('');
+        controller.enqueue(enc.encode(json ? tail + ']' : tail));
         controller.close();
         return;
       }

@@ -1,5 +1,5 @@
 /** Jobs tables (mirror of migrations/0005_jobs.sql and 0010_job_runs_order.sql). */
-import { index, integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { resources } from '../db/schema';
 
 export const RUN_STATUSES = ['rejected', 'processing', 'canceling', 'success', 'failed', 'canceled'] as const;
@@ -59,3 +59,17 @@ export const jobSchedules = sqliteTable(
 );
 
 export type RunRow = typeof jobRuns.$inferSelect;
+
+/** Top-level runs removed by retention, per day and status (migration 0022): stats/runs and run counts add them. */
+export const jobRunDays = sqliteTable(
+  'job_run_days',
+  {
+    job_id: integer('job_id')
+      .notNull()
+      .references(() => resources.id, { onDelete: 'cascade' }),
+    day: text('day').notNull(),
+    status: text('status').notNull(),
+    runs: integer('runs').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.job_id, t.day, t.status] })],
+);

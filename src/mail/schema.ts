@@ -29,6 +29,25 @@ export const mailRuns = sqliteTable(
 );
 export type MailRun = typeof mailRuns.$inferSelect;
 
+/** Sends removed by retention, per day and status, with their summed counts (migration 0022). */
+export const mailRunDays = sqliteTable(
+  'mail_run_days',
+  {
+    resource_id: integer('resource_id')
+      .notNull()
+      .references(() => resources.id, { onDelete: 'cascade' }),
+    day: text('day').notNull(),
+    status: text('status').notNull(),
+    runs: integer('runs').notNull(),
+    recipients: integer('recipients').notNull(),
+    delivered: integer('delivered').notNull(),
+    suppressed: integer('suppressed').notNull(),
+    skipped: integer('skipped').notNull(),
+    failed: integer('failed').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.resource_id, t.day, t.status] })],
+);
+
 /** owner_id 0 = every sender (bounces). */
 export const mailSuppressions = sqliteTable(
   'mail_suppressions',

@@ -1,8 +1,11 @@
-/** stats/ of an e-mail: stats/runs, one row per send (mail_runs), as a text table or JSON. */
+/**
+ * stats/ of an e-mail: stats/runs, one row per send (mail_runs), as a text table or JSON, after the days of sends
+ * retention rolled up (mail_run_days).
+ */
 import { asc, eq } from 'drizzle-orm';
 import { jsonResponse, textResponse, wantsJson } from '../core/http';
 import { fixedFolderRoute, type ResourceCtx, type ResourceRoutes } from '../core/resource';
-import { mailRuns, type MailRun } from './schema';
+import { mailRunDays, mailRuns, type MailRun } from './schema';
 
 /** One send as stats/runs answers it: the mail_runs row, its start named timestamp. */
 export type RunRow = Omit<MailRun, 'id' | 'resource_id' | 'started_on' | 'completed_on'> & { timestamp: string };
@@ -21,8 +24,8 @@ const runRow = (r: MailRun): RunRow => ({
   failed: r.failed,
 });
 
-/** stats/runs as a plain-text table: a header, then one row per send, oldest first. */
-export function runsTable(rows: RunRow[]): string {
+/** stats/runs as a plain-text table: a header, the rolled-up days, then one row per send, oldest first. */
+export function runsTable(rows: RunRow[], rolled: RolledUpDay[] = []): string {
   const head = [
     'timestamp',
     'duration',
@@ -34,13 +37,15 @@ export function runsTable(rows: RunRow[]): string {
     'skipped',
     'failed',
   ];
-  const cells = rows.map((r) => [
-    r.timestamp,
-    r.duration.toFixed(2),
-    r.status,
-    r.action + (r.adhoc ? '(to)' : ''),
-    ...[r.recipients, r.delivered, r.suppressed, r.skipped, r.failed].map(String),
-  ]);
+  const cells = [...rolled.map(rolledUpCells)].concat(
+    rows.map((r) => [
+      r.timestamp,
+      r.duration.toFixed(2),
+      r.status,
+      r.action + (r.adhoc ? '(to)' : ''),
+      ...[r.recipients, r.delivered, r.suppressed, r.skipped, r.failed].map(String),
+    ]),
+  );
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   return (
     [head, ...cells]
@@ -54,11 +59,32 @@ export function runsTable(rows: RunRow[]): string {
   );
 }
 
+/** Sends retention removed, per day and status: `runs` sends and their summed counts. */
+export type RolledUpDay = Omit<typeof mailRunDays.$inferSelect, 'resource_id'> & { rolled_up: true };
+
+/** A rolled-up day as a table row: the day as its timestamp, the number of sends as its action. */
+const rolledUpCells = (d: RolledUpDay): string[] => [
+  d.day,
+  '-',
+  d.status,
+  `(${d.runs} ${d.runs === 1 ? 'send' : 'sends'})`,
+  ...[d.recipients, d.delivered, d.suppressed, d.skipped, d.failed].map(String),
+];
+
 export async function statsRuns(rc: ResourceCtx): Promise<Response> {
-  const rows = (
-    await rc.db.select().from(mailRuns).where(eq(mailRuns.resource_id, rc.resource.id)).orderBy(asc(mailRuns.id))
-  ).map(runRow);
-  return wantsJson(rc.req) ? jsonResponse(rows, { nvmType: 'file' }) : textResponse(runsTable(rows));
+  const [kept, days] = await rc.db.batch([
+    rc.db.select().from(mailRuns).where(eq(mailRuns.resource_id, rc.resource.id)).orderBy(asc(mailRuns.id)),
+    rc.db
+      .select()
+      .from(mailRunDays)
+      .where(eq(mailRunDays.resource_id, rc.resource.id))
+      .orderBy(asc(mailRunDays.day), asc(mailRunDays.status)),
+  ]);
+  const rows = kept.map(runRow);
+  const rolled: RolledUpDay[] = days.map(({ resource_id: _r, ...d }) => ({ ...d, rolled_up: true }));
+  return wantsJson(rc.req)
+    ? jsonResponse([...rolled, ...rows], { nvmType: 'file' })
+    : textResponse(runsTable(rows, rolled));
 }
 
 export function statsRoutes(r: ResourceRoutes): void {

@@ -1,5 +1,6 @@
 /** A resource's log (kinds with `log`): the lines its routes append, served at <resource>/log. */
-import { appendLog, logResponse, readLog } from '../log';
+import { z } from 'zod';
+import { appendLog, LOG_PAGE_MAX, logPageQuery, logResponse, readLog } from '../log';
 import type { ResourceCtx, ResourceKind, ResourceRoutes } from './kind';
 
 /** Appends a line to the resource's log when its kind keeps one. */
@@ -9,9 +10,16 @@ export function logEvent(rc: ResourceCtx, message: string): Promise<void> {
 
 export function logRoute(routes: ResourceRoutes, kind: ResourceKind): void {
   routes.get('/log', {
-    summary: `What happened to the ${kind.noun}: text, or JSON entries with Accept: application/json`,
+    summary: `What happened to the ${kind.noun}: text, or JSON entries with Accept: application/json; the newest ${LOG_PAGE_MAX} lines (?limit fewer), older ones with ?before=<X-Log-Before of the page>`,
     need: 'r',
-    responses: { 200: { description: 'Log', type: 'text/plain' } },
-    handler: async (rc) => logResponse(rc.req, await readLog(rc.db, rc.resource.id)),
+    query: z.object({ limit: z.string().optional(), before: z.string().optional() }),
+    responses: {
+      200: { description: 'Log, oldest line first; X-Log-Before when older lines exist', type: 'text/plain' },
+      400: { description: 'A limit or before that is not one' },
+    },
+    handler: async (rc) => {
+      const page = await readLog(rc.db, rc.resource.id, logPageQuery(rc.url));
+      return logResponse(rc.req, page.entries, page.before);
+    },
   });
 }

@@ -5,6 +5,8 @@
 import { platformApi } from './app';
 import { handleInboundEmail } from './jobs/inbound';
 import { handleScheduled } from './jobs/schedule';
+import { resumeDeletions } from './accounts/deletion';
+import { dbFor } from './core/context';
 
 export { RunObject } from '../durable/run';
 export { MailObject } from '../durable/mail';
@@ -14,5 +16,9 @@ export { EgressGuard } from './jobs/egress-guard';
 export default {
   fetch: (req, env, ctx) => platformApi().fetch(req, env, ctx),
   email: (message, env, ctx) => handleInboundEmail(message, env, ctx),
-  scheduled: (controller, env, ctx) => handleScheduled(controller, env, ctx),
+  scheduled: async (controller, env, ctx) => {
+    await handleScheduled(controller, env, ctx);
+    // Accounts marked deleted whose removal a kill cut off (or a request left for later) continue here.
+    await resumeDeletions(env, dbFor(env));
+  },
 } satisfies ExportedHandler<Env>;

@@ -7,3 +7,13 @@ export const signinFailures = sqliteTable('signin_failures', {
   window_start: integer('window_start').notNull(),
   failures: integer('failures').notNull(),
 });
+
+/**
+ * Accounts being deleted (migration 0023): the marker the removal resumes from (accounts/deletion.ts). `username` is
+ * the name the account had before it was renamed out of reach.
+ */
+export const accountDeletions = sqliteTable('account_deletions', {
+  user_id: integer('user_id').primaryKey(),
+  username: text('username').notNull(),
+  started_on: text('started_on').notNull(),
+});

@@ -255,6 +255,18 @@ export class RunObject extends DurableObject<Env> {
     this.touch();
   }
 
+  /**
+   * Forgets the run (its job is being deleted): a run still processing has its steps torn
+   * down, then the stored state, log and alarm go.
+   */
+  async forget(): Promise<void> {
+    if (this.state.status === 'processing') this.steps.cancel();
+    for (const w of this.tails) w.close().catch(() => undefined);
+    this.tails.clear();
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+  }
+
   // ---- cancel ----
 
   /** A cancel from the API (the route has already refused child runs). */

@@ -1,10 +1,12 @@
 /**
  * The platform Worker: /v1 and /gql over fetch(), inbound org-group mail over email(),
- * scheduled job runs and the retention sweep over scheduled(). Durable Object classes are exported from durable/.
+ * scheduled job runs, the retention sweep and account deletions over scheduled(). Durable Object classes are exported from durable/.
  */
-import { platformApi } from './app';
+import { resumeDeletions } from './accounts/deletion';
 import { sweepRetention } from './accounts/retention';
+import { platformApi } from './app';
 import { now } from './core/clock';
+import { dbFor } from './core/context';
 import { handleInboundEmail } from './jobs/inbound';
 import { handleScheduled } from './jobs/schedule';
 
@@ -17,8 +19,10 @@ export default {
   fetch: (req, env, ctx) => platformApi().fetch(req, env, ctx),
   email: (message, env, ctx) => handleInboundEmail(message, env, ctx),
   scheduled: async (controller, env, ctx) => {
-    // Due jobs start first; the retention sweep (its own row and time budget) follows in the same tick.
+    // Due jobs start first; then the retention sweep (its own row and time budget), then the
+    // accounts marked deleted whose removal a kill cut off (or a request left for later).
     await handleScheduled(controller, env, ctx);
     await sweepRetention(env, now()).catch((err) => console.error('retention sweep failed', err));
+    await resumeDeletions(env, dbFor(env)).catch((err) => console.error('account deletion failed', err));
   },
 } satisfies ExportedHandler<Env>;

@@ -11,6 +11,7 @@ import { HttpError, notFound } from '../core/errors';
 import { jsonResponse, noContent } from '../core/http';
 import { isTimeZone, username as checkUsername } from '../core/names';
 import { recordBounce } from '../mail/bounce';
+import { deleteAccount, deletionAnswers } from './deletion';
 import { profileOf, profileSchema, upsertUser } from './users';
 import { retentionStatus } from './retention';
 
@@ -78,6 +79,19 @@ export function opsRoutes(api: Api): void {
       if (!exists && !ctx.body.password) throw new HttpError(400, 'password is required to create a user');
       const { created, user } = await upsertUser(ctx.db, name, ctx.body);
       return jsonResponse(profileOf(user), { status: created ? 201 : 200 });
+    },
+  });
+
+  api.delete('/v1/ops/users/:user', {
+    summary: 'Delete a user and everything it owns',
+    tag: 'ops',
+    auth: 'ops',
+    responses: { ...deletionAnswers, 404: { description: 'No such user' } },
+    handler: async (ctx) => {
+      const name = checkUsername(ctx.params.user!);
+      const user = await ctx.db.select().from(users).where(eq(users.username, name)).get();
+      if (!user) throw notFound(`no such user: ${name}`);
+      return deleteAccount(ctx.env, ctx.db, user);
     },
   });
 

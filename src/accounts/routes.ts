@@ -1,5 +1,6 @@
 /** Routes of the accounts area: tokens, the caller's own account and profile, and the operator interface. */
 import type { Api } from '../core/api';
+import { accountRoutes as ownAccountRoutes } from './account-routes';
 import { opsRoutes } from './ops-routes';
 import { profileRoutes } from './profile-routes';
 import { tokenRoutes } from './token-routes';
@@ -19,7 +20,9 @@ export function accountRoutes(api: Api): void {
   // GET|POST /v1/admin/profile/bio
   // GET|POST /v1/admin/profile/timezone
   profileRoutes(api);
-  // PUT /v1/ops/users/:user
+  // DELETE /v1/admin/account
+  ownAccountRoutes(api);
+  // PUT|DELETE /v1/ops/users/:user
   // GET|DELETE /v1/ops/outbox
   // GET /v1/ops/retention
   // POST /v1/ops/clock

@@ -17,3 +17,13 @@ export const retentionSweeps = sqliteTable('retention_sweeps', {
   /** Where the orphan-blob walk of R2 goes on; null: from the start. */
   blob_cursor: text('blob_cursor'),
 });
+
+/**
+ * Accounts being deleted (migration 0023): the marker the removal resumes from (accounts/deletion.ts). `username` is
+ * the name the account had before it was renamed out of reach.
+ */
+export const accountDeletions = sqliteTable('account_deletions', {
+  user_id: integer('user_id').primaryKey(),
+  username: text('username').notNull(),
+  started_on: text('started_on').notNull(),
+});

@@ -140,7 +140,7 @@ export const mailKind: ResourceKind = {
   files: [{ name: 'status', access: 'rw' }],
   folders: ['assets', 'stats', 'threads'],
   copied: (from, to) => copyAssets(from.env, from.resource.id, to.id),
-  deleting: async (rc) => {
-    await mailObject(rc.env, rc.resource.id).clear();
+  deleting: async (env, resource) => {
+    await mailObject(env, resource.id).clear();
   },
 };

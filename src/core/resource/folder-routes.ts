@@ -75,7 +75,7 @@ export function folderRoutes(routes: ResourceRoutes, kind: ResourceKind): void {
     need: 'd',
     responses: { 204: { description: 'Deleted' } },
     handler: async (rc) => {
-      await kind.deleting?.(rc);
+      await kind.deleting?.(rc.env, rc.resource);
       await rc.db.delete(resources).where(eq(resources.id, rc.resource.id));
       rc.exec.waitUntil(deleteBlobs(rc.env, rc.resource.id));
       return noContent();

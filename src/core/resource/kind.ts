@@ -130,8 +130,11 @@ export interface ResourceKind {
    * names its id).
    */
   copyDerived?: (to: Resource, values: Map<string, string>) => Record<string, string>;
-  /** Runs before the resource row is deleted. */
-  deleting?: (rc: ResourceCtx) => Promise<void>;
+  /**
+   * Runs before the resource row is deleted (by its DELETE route, or with its owner's account): what the area keeps
+   * outside D1 and R2 (Durable Object storage).
+   */
+  deleting?: (env: Env, resource: Resource) => Promise<void>;
 }
 
 /** Area routes below a resource: `path` is relative (`/assets/:asset`). */

@@ -97,5 +97,8 @@ export interface ThreadRights {
 }
 
 /** May the caller remove something `ownerId` made? Its maker and moderators may. */
+/** The author shown for a comment whose account was deleted (not a valid username: no one can take it). */
+export const DELETED_AUTHOR = 'deleted user';
+
 export const mayRemove = (rights: ThreadRights, callerId: number, ownerId: number | null): boolean =>
   rights.moderator || ownerId === callerId;

@@ -13,7 +13,7 @@ import { listingItemSchema, listingResponse, listingResponses, type Verb } from 
 import type { Scope } from '../scope';
 import { mayWrite, threadItem, threadOf, type ThreadHost } from './host';
 import { subjectIs } from './lookup';
-import { checkTopic, mayRemove } from './rules';
+import { checkTopic, DELETED_AUTHOR, mayRemove } from './rules';
 import { threadComments, threads } from './schema';
 import { created } from './writes';
 
@@ -148,7 +148,7 @@ export function topicCommentsRoute<C extends Ctx>(scope: Scope<C, object>, host:
           ),
           id: m.id,
           slug: m.slug ?? String(m.id),
-          author: m.author,
+          author: m.author ?? DELETED_AUTHOR,
           text: m.text,
           reply_to: m.reply_to,
           edited: m.edited,

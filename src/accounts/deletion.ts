@@ -1,0 +1,221 @@
+/**
+ * Deleting an account: first marked (one batch: the account is renamed out of reach, its password, tokens and the
+ * shares it granted go, and an account_deletions row is written), then what it owns is removed in small steps. A kill
+ * between two steps loses nothing: every step is idempotent, and the scheduled() tick (resumeDeletions) continues any
+ * account still marked. Groups and organisations it founded are refused first (409 naming them).
+ */
+import { and, asc, eq, or, sql, type SQL } from 'drizzle-orm';
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { z } from 'zod';
+import { forgetUser } from '../core/auth';
+import { nowIso } from '../core/clock';
+import type { Db } from '../core/context';
+import { deleteBlobs } from '../core/entries';
+import { conflict } from '../core/errors';
+import { jsonResponse, noContent } from '../core/http';
+import type { ResourceKind } from '../core/resource';
+import { threadComments, threads } from '../core/thread';
+import {
+  groups,
+  members,
+  resources,
+  shares,
+  tags,
+  tokens,
+  users,
+  type ResourceKindName,
+  type User,
+} from '../db/schema';
+import { docKind } from '../docs/kind';
+import { docNotifications } from '../docs/schema';
+import { gridKind } from '../grids/kind';
+import { forgetRuns } from '../jobs/run-forget';
+import { jobKind } from '../jobs/kind';
+import { mailKind } from '../mail/kind';
+import { mailSuppressions } from '../mail/schema';
+import { accountDeletions, signinFailures } from './schema';
+
+const KINDS: Record<ResourceKindName, ResourceKind> = { doc: docKind, grid: gridKind, mail: mailKind, job: jobKind };
+
+/** Rows one step removes or rewrites at most (each step is one short write: the single writer is never held long). */
+const STEP_ROWS = 200;
+/** Runs of a job whose Durable Object storage one step forgets (each a call). */
+const STEP_RUNS = 50;
+/** Steps a DELETE request runs itself before leaving the rest to the scheduled() tick (answering 202). */
+export const REQUEST_STEPS = 100;
+/** Steps one scheduled() tick runs over all accounts being deleted. */
+export const TICK_STEPS = 100;
+
+/** The name a marked account is renamed to: not a valid username, so no one signs in as it or takes it. */
+const deletedName = (id: number) => `deleted:${id}`;
+
+/** The groups and organisations the account founded (or, an organisation account, owns), by reference. */
+export async function foundedGroups(db: Db, userId: number): Promise<string[]> {
+  const rows = await db
+    .selectDistinct({ ref: groups.ref })
+    .from(groups)
+    .leftJoin(members, and(eq(members.group_id, groups.id), eq(members.user_id, userId)))
+    .where(or(eq(groups.owner_id, userId), eq(members.role, 'founders')))
+    .orderBy(asc(groups.ref));
+  return rows.map((r) => r.ref);
+}
+
+/**
+ * Marks the account deleted: 409 when it founded a group or organisation. From the mark on it signs in nowhere, its
+ * tokens are gone, and its name answers 404 everywhere and can be taken again.
+ */
+export async function markDeleted(db: Db, user: User): Promise<void> {
+  const founded = await foundedGroups(db, user.id);
+  if (founded.length)
+    throw conflict(
+      `the account founded ${founded.join(', ')}: hand each over to another founder or delete it before deleting the account`,
+      { groups: founded },
+    );
+  const own = sql`(select ${resources.id} from ${resources} where ${resources.owner_id} = ${user.id})`;
+  await db.batch([
+    db
+      .insert(accountDeletions)
+      .values({ user_id: user.id, username: user.username, started_on: nowIso() })
+      .onConflictDoNothing(),
+    db
+      .update(users)
+      .set({
+        username: deletedName(user.id),
+        password_hash: '',
+        email: null,
+        email_verified: false,
+        profile_public: false,
+        name: '',
+        bio: '',
+      })
+      .where(eq(users.id, user.id)),
+    db.delete(tokens).where(eq(tokens.user_id, user.id)),
+    // Its resources stop being readable by anyone at once (public and group shares are rows here).
+    db.delete(shares).where(sql`${shares.resource_id} in ${own}`),
+    db.delete(signinFailures).where(eq(signinFailures.username, user.username)),
+  ]);
+  forgetUser(user.id);
+}
+
+/** One step of the removal: does a bounded piece of work and answers true, or false when nothing was left for it. */
+type Step = (env: Env, db: Db, userId: number) => Promise<boolean>;
+
+/** Deletes rows of a table matching `where`, at most STEP_ROWS of them; true when some were. */
+async function deleteSome(db: Db, table: SQLiteTable, where: SQL): Promise<boolean> {
+  const res = await db.run(
+    sql`delete from ${table} where rowid in (select rowid from ${table} where ${where} limit ${STEP_ROWS})`,
+  );
+  return (res.meta.changes ?? 0) > 0;
+}
+
+const STEPS: Step[] = [
+  // Its resources, one per step, as their DELETE route removes one: the kind's hook (Durable Object storage), the
+  // blobs, then the row (entries, shares, tags, log, threads on it, runs, assets cascade). A job's runs are forgotten
+  // first, STEP_RUNS per step. Blobs before the row: a cut-off step leaves the row to find them again.
+  async (env, db, userId) => {
+    const r = await db
+      .select()
+      .from(resources)
+      .where(eq(resources.owner_id, userId))
+      .orderBy(asc(resources.id))
+      .limit(1)
+      .get();
+    if (!r) return false;
+    if (r.kind === 'job' && (await forgetRuns(env, db, r.id, STEP_RUNS))) return true;
+    await KINDS[r.kind].deleting?.(env, r);
+    await deleteBlobs(env, r.id);
+    await db.delete(resources).where(eq(resources.id, r.id));
+    return true;
+  },
+  // Threads it opened on others' resources and groups, with every comment in them.
+  (_env, db, userId) => deleteSome(db, threads, eq(threads.created_by, userId)),
+  // Its comments in others' threads stay, by "deleted user".
+  async (_env, db, userId) => {
+    const res = await db.run(
+      sql`update ${threadComments} set author_id = null where id in (select id from ${threadComments} where author_id = ${userId} limit ${STEP_ROWS})`,
+    );
+    return (res.meta.changes ?? 0) > 0;
+  },
+  (_env, db, userId) => deleteSome(db, tags, eq(tags.user_id, userId)),
+  (_env, db, userId) => deleteSome(db, docNotifications, eq(docNotifications.user_id, userId)),
+  // Memberships and invitations to it; invitations it sent keep their state, without its id.
+  (_env, db, userId) => deleteSome(db, members, eq(members.user_id, userId)),
+  async (_env, db, userId) => {
+    const res = await db.run(
+      sql`update ${members} set invited_by = null where rowid in (select rowid from ${members} where invited_by = ${userId} limit ${STEP_ROWS})`,
+    );
+    return (res.meta.changes ?? 0) > 0;
+  },
+  (_env, db, userId) => deleteSome(db, mailSuppressions, eq(mailSuppressions.owner_id, userId)),
+  (_env, db, userId) => deleteSome(db, tokens, eq(tokens.user_id, userId)),
+  // Last: the users row and the marker, together (anything a step missed cascades with the row).
+  async (_env, db, userId) => {
+    await db.batch([
+      db.delete(users).where(eq(users.id, userId)),
+      db.delete(accountDeletions).where(eq(accountDeletions.user_id, userId)),
+    ]);
+    return false;
+  },
+];
+
+/**
+ * Runs up to `budget` steps of one marked account's removal (a step that finds nothing left costs none); answers the
+ * steps used and whether the account is gone.
+ */
+export async function continueDeletion(
+  env: Env,
+  db: Db,
+  userId: number,
+  budget: number,
+): Promise<{ used: number; done: boolean }> {
+  let used = 0;
+  for (const step of STEPS) {
+    for (;;) {
+      if (used >= budget) return { used, done: false };
+      if (!(await step(env, db, userId))) break;
+      used++;
+    }
+  }
+  return { used, done: true };
+}
+
+/** The scheduled() tick: continues every account still marked, within `budget` steps in all. */
+export async function resumeDeletions(env: Env, db: Db, budget = TICK_STEPS): Promise<number> {
+  const marked = await db
+    .select({ user_id: accountDeletions.user_id })
+    .from(accountDeletions)
+    .orderBy(asc(accountDeletions.started_on))
+    .limit(10);
+  let used = 0;
+  for (const m of marked) {
+    if (used >= budget) break;
+    used += (await continueDeletion(env, db, m.user_id, budget - used)).used;
+  }
+  return used;
+}
+
+/** What the DELETE routes answer. */
+export const deletionAnswers = {
+  202: {
+    description:
+      'Deleted: it signs in nowhere and its name is free; the rest of what it owned is removed in the background',
+    type: 'application/json',
+    schema: z.object({ status: z.literal('deleting'), message: z.string() }),
+  },
+  204: { description: 'Deleted with everything it owned' },
+  409: { description: 'It founded groups or organisations (named): hand them over or delete them first' },
+};
+
+/**
+ * The DELETE routes' work: marks the account, then runs up to REQUEST_STEPS steps itself. 204 when it is gone, 202
+ * when the scheduled() tick finishes the rest.
+ */
+export async function deleteAccount(env: Env, db: Db, user: User): Promise<Response> {
+  await markDeleted(db, user);
+  const { done } = await continueDeletion(env, db, user.id, REQUEST_STEPS);
+  if (done) return noContent();
+  return jsonResponse(
+    { status: 'deleting', message: 'the account is deleted; what it owned is being removed' },
+    { status: 202 },
+  );
+}

@@ -5,7 +5,7 @@
  * account still marked. Groups and organisations it founded are refused first (409 naming them).
  */
 import { and, asc, eq, or, sql, type SQL } from 'drizzle-orm';
-import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
+import type { AnySQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import { forgetUser } from '../core/auth';
 import { nowIso } from '../core/clock';
@@ -108,6 +108,14 @@ async function deleteSome(db: Db, table: SQLiteTable, where: SQL): Promise<boole
   return (res.meta.changes ?? 0) > 0;
 }
 
+/** Clears a column that names the account (`column = userId` → null), up to STEP_ROWS rows; true when it did some. */
+async function unlinkSome(db: Db, table: SQLiteTable, column: AnySQLiteColumn, userId: number): Promise<boolean> {
+  const res = await db.run(
+    sql`update ${table} set ${sql.identifier(column.name)} = null where rowid in (select rowid from ${table} where ${column} = ${userId} limit ${STEP_ROWS})`,
+  );
+  return (res.meta.changes ?? 0) > 0;
+}
+
 const STEPS: Step[] = [
   // Its resources, one per step, as their DELETE route removes one: the kind's hook (Durable Object storage), the
   // blobs, then the row (entries, shares, tags, log, threads on it, runs, assets cascade). A job's runs are forgotten
@@ -130,22 +138,12 @@ const STEPS: Step[] = [
   // Threads it opened on others' resources and groups, with every comment in them.
   (_env, db, userId) => deleteSome(db, threads, eq(threads.created_by, userId)),
   // Its comments in others' threads stay, by "deleted user".
-  async (_env, db, userId) => {
-    const res = await db.run(
-      sql`update ${threadComments} set author_id = null where id in (select id from ${threadComments} where author_id = ${userId} limit ${STEP_ROWS})`,
-    );
-    return (res.meta.changes ?? 0) > 0;
-  },
+  (_env, db, userId) => unlinkSome(db, threadComments, threadComments.author_id, userId),
   (_env, db, userId) => deleteSome(db, tags, eq(tags.user_id, userId)),
   (_env, db, userId) => deleteSome(db, docNotifications, eq(docNotifications.user_id, userId)),
   // Memberships and invitations to it; invitations it sent keep their state, without its id.
   (_env, db, userId) => deleteSome(db, members, eq(members.user_id, userId)),
-  async (_env, db, userId) => {
-    const res = await db.run(
-      sql`update ${members} set invited_by = null where rowid in (select rowid from ${members} where invited_by = ${userId} limit ${STEP_ROWS})`,
-    );
-    return (res.meta.changes ?? 0) > 0;
-  },
+  (_env, db, userId) => unlinkSome(db, members, members.invited_by, userId),
   (_env, db, userId) => deleteSome(db, mailSuppressions, eq(mailSuppressions.owner_id, userId)),
   (_env, db, userId) => deleteSome(db, tokens, eq(tokens.user_id, userId)),
   // Last: the users row and the marker, together (anything a step missed cascades with the row).

@@ -74,8 +74,11 @@ export function errorCodes(method: Method, path: string, spec: DeclaredRoute['sp
   if (hasParams(path)) codes.add(400).add(404);
   if (token || spec.auth === 'ops') codes.add(401); // no token, or expired (optional routes refuse it too)
   if (spec.auth === 'ops') codes.add(404); // no OPS_TOKEN configured: the operator interface does not exist
-  // A read-only token on a write; a scope's "visible but not allowed".
-  if (token && ((method !== 'get' && !spec.reads) || hasParams(path))) codes.add(403);
+  // A read-only token on a write; a scope's "visible but not allowed": a scoped route names
+  // what it needs (`need`), and only reading (`r`, a group's `see`) is never refused so.
+  const need = (spec as { need?: unknown }).need;
+  const refusable = need !== undefined && need !== 'r' && need !== 'see';
+  if (token && ((method !== 'get' && !spec.reads) || refusable)) codes.add(403);
   if (spec.json || spec.body) codes.add(400).add(413).add(415);
   if (method === 'put') codes.add(409);
   if (spec.auth !== 'ops') codes.add(429); // the operator is exempt from rate limits

@@ -176,6 +176,9 @@ describe('the API describes itself', () => {
     expect(Object.keys(doc.components.schemas.Error!.properties)).toEqual(
       expect.arrayContaining(['status', 'message', 'retry_after_seconds', 'final_status', 'rejected']),
     );
+    // Only what the wrapper can answer: whoami takes a token and reads; a write can meet a read-only token.
+    expect(Object.keys(doc.paths['/v1/whoami']!.get!.responses)).toEqual(['200', '401', '429', 'default']);
+    expect(doc.paths['/v1/vis/docs/{doc}/content']!.post!.responses['403']).toBeDefined();
     // A status a route names itself is listed with its own words (a failed run: 502).
     expect(doc.paths['/v1/code/jobs/{job}/data']!.post!.responses['502']).toBeDefined();
   });

@@ -45,7 +45,7 @@ path it has with another method is 405 with \`Allow\`.
 
 Two counts per request: the address (5,000 a minute by default) and the account, every token
 of it together (1,000 a minute; an anonymous caller or an unknown token counts under its
-address). Past either: 429 with \`Retry-After: <seconds>\` and \`retry_after_seconds\`. Ten
+address). Past either: 429 with \`Retry-After: <seconds>\` and \`retry_after_seconds\`. 10
 failed sign-ins for one username within 15 minutes lock \`POST /v1/token\` for it until the
 window ends (429 with \`Retry-After\`). The limits are the deployment's; the operator is exempt.
 

@@ -1,7 +1,10 @@
 // The OpenAPI document against the router that serves it, and the reference page /v1/docs.
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { SIGNIN_MAX_FAILURES, SIGNIN_WINDOW_MS } from '../../../src/accounts/signin-throttle';
+import { MAX_TOKENS_PER_ACCOUNT } from '../../../src/accounts/users';
 import { platformApi } from '../../../src/app';
+import { DEFAULT_TOKEN_IDLE_DAYS } from '../../../src/core/tokens';
 import { apiDocument } from '../../../src/meta/reference-routes';
 import { call } from '../helpers';
 
@@ -208,5 +211,13 @@ describe('the API describes itself', () => {
       'docs/areas/',
     ])
       expect(intro).toContain(topic);
+    // Its numbers are the platform's (line breaks aside).
+    const flat = intro.replace(/\s+/g, ' ');
+    for (const fact of [
+      `at most ${MAX_TOKENS_PER_ACCOUNT} live tokens`,
+      `(${DEFAULT_TOKEN_IDLE_DAYS} days by default)`,
+      `${SIGNIN_MAX_FAILURES} failed sign-ins for one username within ${SIGNIN_WINDOW_MS / 60_000} minutes`,
+    ])
+      expect(flat).toContain(fact);
   });
 });

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// npm run lint: formatting, import layering, the type check of every TypeScript project, and
-// that worker-configuration.d.ts still matches wrangler.toml. Every check runs even when an
+// npm run lint: formatting, import layering, the type check of every TypeScript project,
+// that worker-configuration.d.ts still matches wrangler.toml, and the OpenAPI document's lint. Every check runs even when an
 // earlier one fails, so all failures are reported; exits non-zero on any. npm test runs the
 // same checks first (scripts/test.mjs). Arguments pick checks by group: `node scripts/lint.mjs
 // types` (npm run typecheck) runs only the type checks.
@@ -23,6 +23,9 @@ export const CHECKS = [
   // Compares the hash in the file's header with the bindings of wrangler.toml (no network,
   // no local .dev.vars: scripts/wrangler-types.mjs); the fix is `npm run types`.
   ['bindings', 'types', 'node', ['scripts/wrangler-types.mjs', '--check']],
+  // The OpenAPI document, generated from the route table in Node, through `redocly lint`
+  // (recommended rules, redocly.yaml): no errors, no warnings.
+  ['api description', 'api', 'node', ['scripts/openapi.mjs', '--lint']],
 ];
 
 /** Runs the checks of the given groups (all without any); answers the names of those that failed. */

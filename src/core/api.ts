@@ -1,14 +1,13 @@
 /**
  * The route table. Every route is declared once with its OpenAPI description
  * (route-spec.ts) and registered both on the itty-router that serves it (route-handler.ts,
- * serve.ts) and on the registry that generates /v1/openapi.json (openapi.ts), so a route
- * cannot exist without a schema. Routes below a prefix are mounted through scopes (scope.ts).
+ * serve.ts) and in the table the OpenAPI document /v1/openapi.json is generated from
+ * (openapi.ts), so a route cannot exist without a schema. Routes below a prefix are mounted through scopes (scope.ts).
  */
-import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { Router } from 'itty-router';
 import type { ZodType } from 'zod';
 import type { Ctx } from './context';
-import { newRegistry, openApiDocument, registerOperation } from './openapi';
+import { openApiDocument, type DocumentInfo } from './openapi';
 import { routeHandler } from './route-handler';
 import type { DeclaredRoute, Method, RouteSpec } from './route-spec';
 import { declarationSite } from './route-source';
@@ -27,7 +26,6 @@ export interface ApiOptions {
 }
 
 export class Api {
-  readonly registry: OpenAPIRegistry = newRegistry();
   readonly router: ApiRouter = Router();
   /** Every route, in registration order (the router's order: the first match answers). */
   readonly table: DeclaredRoute[] = [];
@@ -35,7 +33,6 @@ export class Api {
   constructor(private readonly options: ApiOptions = {}) {}
 
   route<S extends ZodType | undefined = undefined>(method: Method, path: string, spec: RouteSpec<S>): void {
-    registerOperation(this.registry, method, path, spec);
     this.table.push({ method, path, spec, ...(this.options.recordSources ? declarationSite() : {}) });
     this.router[method](path, routeHandler(spec));
   }
@@ -66,7 +63,11 @@ export class Api {
     return serveRequest(this.router, req, env, exec);
   }
 
-  openApiDocument(): object {
-    return openApiDocument(this.registry);
+  /**
+   * The OpenAPI document of the table (openapi.ts), built on each call; without `info`, no server and no introduction
+   * (what /v1/openapi.json serves: meta/reference-routes.ts).
+   */
+  openApiDocument(info?: DocumentInfo): object {
+    return openApiDocument(this.table, info);
   }
 }

@@ -1,13 +1,89 @@
 /**
  * The OpenAPI side of the route table: each declared route becomes one operation of the
- * registry that generates /v1/openapi.json (params from the path, the JSON or other body,
- * the responses, and the error body every route may answer).
+ * document served at /v1/openapi.json (params from the path, the JSON or other body, the
+ * responses). What every route shares is derived here from its declaration, never
+ * written per route: the operationId from method and path (operation-id.ts), and the
+ * error responses from what the route's wrapper can answer (`errorCodes`), each with the
+ * one error body `Error`.
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { z, type ZodType } from 'zod';
-import type { Method, RouteSpec } from './route-spec';
+import { z } from 'zod';
+import { operationIds } from './operation-id';
+import type { DeclaredRoute, Method } from './route-spec';
 
-const errorBody = z.object({ status: z.number().int(), message: z.string() }).passthrough();
+/** `{status, message, ...extra}` (errors.ts): the extra fields some routes add, all optional. */
+const errorBody = z
+  .object({
+    status: z
+      .union([z.number().int(), z.string()])
+      .describe('The HTTP status (a cancel of an ended run: its final status)'),
+    message: z.string().describe('What went wrong, in words meant for a person'),
+    retry_after_seconds: z.number().int().optional().describe('429 and 425: seconds until a retry can succeed'),
+    final_status: z.string().optional().describe("409 on a run's status: the status the run ended with"),
+    run: z.string().optional().describe('The run a trigger started (also in X-Run-Id)'),
+    rejected: z
+      .array(z.object({ line: z.string(), reason: z.string() }))
+      .optional()
+      .describe('400 on a recipient list: the lines refused, each with its reason'),
+    row: z.number().int().optional().describe('400 on a grid layout: the row at fault'),
+    column: z.number().int().optional().describe('400 on a grid layout: the column at fault'),
+    allowed: z.array(z.string()).optional().describe('405: the methods the path answers'),
+  })
+  .passthrough();
+
+/** components/schemas/Error, as JSON Schema (every error response refers to it). */
+const { $schema: _dialect, ...ERROR_SCHEMA } = z.toJSONSchema(errorBody, { io: 'output' }) as Record<string, unknown>;
+const ERROR_REF = { $ref: '#/components/schemas/Error' };
+const errorContent = { 'application/json': { schema: ERROR_REF } };
+const retryAfter = {
+  'Retry-After': { description: 'Seconds until a retry can succeed', schema: { type: 'integer' as const } },
+};
+
+/** The shared error responses (components/responses), by status. */
+const ERRORS: Record<number, { name: string; description: string }> = {
+  400: { name: 'BadRequest', description: 'Malformed request: a path segment, query, body or value the route refuses' },
+  401: {
+    name: 'Unauthorized',
+    description: 'No token, an unknown or expired one (WWW-Authenticate: Bearer); the operator token on /v1/ops',
+  },
+  403: {
+    name: 'Forbidden',
+    description:
+      'The caller may see what the path names but not do this, or the token is read-only (scope read) and the route writes',
+  },
+  404: { name: 'NotFound', description: 'What the path names does not exist or is not visible to the caller' },
+  409: { name: 'Conflict', description: 'It already exists (PUT creates, never updates), or a cap is reached' },
+  413: { name: 'ContentTooLarge', description: 'The body is larger than the route accepts' },
+  415: { name: 'UnsupportedMediaType', description: 'The body has another Content-Type than the route reads' },
+  429: {
+    name: 'TooManyRequests',
+    description: 'Rate limit of the address or the account exceeded (Retry-After, retry_after_seconds)',
+  },
+};
+
+const hasParams = (path: string) => /:\w/.test(path);
+
+/**
+ * The error statuses a route can answer from its declaration alone: what the handler
+ * wrapper (route-handler.ts), the scopes and serve.ts check before the route's own code.
+ */
+export function errorCodes(method: Method, path: string, spec: DeclaredRoute['spec']): number[] {
+  const codes = new Set<number>();
+  const token = spec.auth === 'user' || spec.auth === 'optional';
+  // A path parameter: malformed percent-encoding (400), nothing visible by that name (404).
+  if (hasParams(path)) codes.add(400).add(404);
+  if (token || spec.auth === 'ops') codes.add(401); // no token, or expired (optional routes refuse it too)
+  if (spec.auth === 'ops') codes.add(404); // no OPS_TOKEN configured: the operator interface does not exist
+  // A read-only token on a write; a scope's "visible but not allowed": a scoped route names
+  // what it needs (`need`), and only reading (`r`, a group's `see`) is never refused so.
+  const need = (spec as { need?: unknown }).need;
+  const refusable = need !== undefined && need !== 'r' && need !== 'see';
+  if (token && ((method !== 'get' && !spec.reads) || refusable)) codes.add(403);
+  if (spec.json || spec.body) codes.add(400).add(413).add(415);
+  if (method === 'put') codes.add(409);
+  if (spec.auth !== 'ops') codes.add(429); // the operator is exempt from rate limits
+  return [...codes];
+}
 
 function openApiPath(path: string): string {
   return path.replace(/:(\w+)\+?/g, '{$1}');
@@ -19,30 +95,31 @@ function paramsSchema(path: string): z.ZodObject | undefined {
   return z.object(Object.fromEntries(names.map((n) => [n, z.string()])));
 }
 
-/** A registry with the bearer scheme the routes' security names. */
-export function newRegistry(): OpenAPIRegistry {
-  const registry = new OpenAPIRegistry();
-  registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
-  return registry;
+/** The responses of one operation: the declared ones, then the derived errors it does not declare itself. */
+function responsesOf(method: Method, path: string, spec: DeclaredRoute['spec']): RouteConfig['responses'] {
+  const responses: RouteConfig['responses'] = {};
+  const codes = new Set([...Object.keys(spec.responses).map(Number), ...errorCodes(method, path, spec)]);
+  for (const code of [...codes].sort((a, b) => a - b)) {
+    const r = spec.responses[code];
+    if (!r) {
+      responses[code] = { $ref: `#/components/responses/${ERRORS[code]!.name}` };
+    } else if (r.type) {
+      const schema = r.schema ?? (r.type === 'application/json' ? z.unknown() : z.string());
+      responses[code] = { description: r.description, content: { [r.type]: { schema } } };
+    } else if (code >= 400) {
+      // Every error is the JSON error body, whether or not the route says so.
+      responses[code] = {
+        description: r.description,
+        content: errorContent,
+        ...(code === 429 ? { headers: retryAfter } : {}),
+      } as RouteConfig['responses'][string];
+    } else responses[code] = { description: r.description };
+  }
+  responses.default = { $ref: '#/components/responses/Error' };
+  return responses;
 }
 
-/** Registers one route as an OpenAPI operation. */
-export function registerOperation<S extends ZodType | undefined>(
-  registry: OpenAPIRegistry,
-  method: Method,
-  path: string,
-  spec: Omit<RouteSpec<S>, 'handler'>,
-): void {
-  const responses: RouteConfig['responses'] = {};
-  for (const [code, r] of Object.entries(spec.responses)) {
-    responses[code] = {
-      description: r.description,
-      ...(r.type
-        ? { content: { [r.type]: { schema: r.schema ?? (r.type === 'application/json' ? z.unknown() : z.string()) } } }
-        : {}),
-    };
-  }
-  responses.default = { description: 'Error', content: { 'application/json': { schema: errorBody } } };
+function registerOperation(registry: OpenAPIRegistry, { method, path, spec }: DeclaredRoute, operationId: string) {
   const body = spec.json
     ? { content: { 'application/json': { schema: spec.json } }, required: true }
     : spec.body
@@ -55,23 +132,51 @@ export function registerOperation<S extends ZodType | undefined>(
   registry.registerPath({
     method,
     path: openApiPath(path),
+    operationId,
     summary: spec.summary,
     tags: [spec.tag],
-    // A token is required (user, ops) or optional (an empty requirement: anonymous allowed).
-    ...(spec.auth === 'user' || spec.auth === 'ops'
-      ? { security: [{ bearer: [] }] }
-      : spec.auth === 'optional'
-        ? { security: [{ bearer: [] }, {}] }
-        : {}),
+    // A token is required (user, ops), optional (an empty requirement: anonymous allowed), or not read at all.
+    security:
+      spec.auth === 'user' || spec.auth === 'ops'
+        ? [{ bearer: [] }]
+        : spec.auth === 'optional'
+          ? [{ bearer: [] }, {}]
+          : [],
     request: { params: paramsSchema(path), query: spec.query, ...(body ? { body } : {}) },
-    responses,
+    responses: responsesOf(method, path, spec),
   });
 }
 
-/** The OpenAPI 3.1 document of every registered route. */
-export function openApiDocument(registry: OpenAPIRegistry): object {
+/** What the document says of itself beside its operations. */
+export interface DocumentInfo {
+  /** The deployment's origin (PUBLIC_ORIGIN): the document's one server. */
+  origin: string;
+  /** info.description: the Markdown introduction the reference page shows first. */
+  description: string;
+}
+
+/** The OpenAPI 3.1 document of every route of `table`, in its order. */
+export function openApiDocument(table: readonly DeclaredRoute[], info?: DocumentInfo): object {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+  registry.registerComponent('schemas', 'Error', ERROR_SCHEMA);
+  registry.registerComponent('responses', 'Error', {
+    description: 'Any other error (500: ours)',
+    content: errorContent,
+  });
+  for (const { name, description } of Object.values(ERRORS)) {
+    registry.registerComponent('responses', name, {
+      description,
+      content: errorContent,
+      ...(name === 'TooManyRequests' ? { headers: retryAfter } : {}),
+    });
+  }
+  const ids = operationIds(table);
+  for (const route of table)
+    registerOperation(registry, route, ids.get(`${route.method.toUpperCase()} ${route.path}`)!);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
-    info: { title: 'Edge platform API', version: '1' },
+    info: { title: 'Edge platform API', version: '1', ...(info ? { description: info.description } : {}) },
+    ...(info ? { servers: [{ url: info.origin, description: 'this deployment' }] } : {}),
   });
 }

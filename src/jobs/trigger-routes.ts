@@ -8,8 +8,6 @@ import { rejectRun, startRun } from './trigger';
 
 const SOURCE = /^[a-z0-9][a-z0-9._-]{0,31}$/;
 
-const runErrorBody = z.object({ status: z.number(), message: z.string(), run: z.string() });
-
 /** Who triggered: `source` query parameter or X-Source header (cli, webpage, ...), else `api`. */
 function sourceOf(req: Request, url: URL): string {
   const s = (url.searchParams.get('source') ?? req.headers.get('X-Source') ?? 'api').toLowerCase();
@@ -34,8 +32,9 @@ export function triggerRoutes(r: ResourceRoutes): void {
       400: { description: 'Empty or non-JSON body' },
       415: { description: 'A Content-Type other than application/json or multipart/form-data (no run is recorded)' },
       403: { description: 'No execute access (a rejected run is recorded)' },
-      409: { description: 'The run was canceled', type: 'application/json', schema: runErrorBody },
-      502: { description: 'The run failed (see its status and log)', type: 'application/json', schema: runErrorBody },
+      // The error body names the run (`run`, also X-Run-Id).
+      409: { description: 'The run was canceled (`run` names it)' },
+      502: { description: 'The run failed (`run` names it: see its status and log)' },
     },
     handler: async (rc) => {
       const caller = rc.caller!;

@@ -4,7 +4,13 @@
  */
 import { z } from 'zod';
 import type { Api } from '../core/api';
+import { INTRODUCTION } from './introduction';
 import { BUNDLE_PATH, bundleResponse, referenceResponse } from './reference';
+
+/** The API's OpenAPI document as this deployment serves it: its server PUBLIC_ORIGIN, its introduction. */
+export function apiDocument(api: Api, env: Pick<Env, 'PUBLIC_ORIGIN'>): object {
+  return api.openApiDocument({ origin: env.PUBLIC_ORIGIN, description: INTRODUCTION });
+}
 
 export function referenceRoutes(api: Api): void {
   // The document is large and never changes while the Worker runs: serialise it once.
@@ -20,14 +26,15 @@ export function referenceRoutes(api: Api): void {
         schema: z
           .object({
             openapi: z.literal('3.1.0'),
-            info: z.object({ title: z.string(), version: z.string() }),
+            info: z.object({ title: z.string(), version: z.string(), description: z.string() }),
+            servers: z.array(z.object({ url: z.string() })),
             paths: z.record(z.string(), z.unknown()),
           })
           .passthrough(),
       },
     },
-    handler: () =>
-      new Response((json ??= JSON.stringify(api.openApiDocument())), {
+    handler: ({ env }) =>
+      new Response((json ??= JSON.stringify(apiDocument(api, env))), {
         headers: { 'Content-Type': 'application/json' },
       }),
   });

@@ -67,6 +67,10 @@ describe.skipIf(!existsSync(CHROMIUM))(`API reference in headless Chromium (${CH
       `[...document.querySelectorAll('a, button')].map((e) => e.innerText.trim())`,
     );
     for (const tag of tags) expect(sidebar, `sidebar entry for tag ${tag}`).toContain(tag);
+    // The document's introduction (info.description, Markdown) is the page's first section.
+    const intro = await evaluate<string>(cdp, s, `document.body.innerText`);
+    for (const heading of ['Authentication and tokens', 'Rate limits', 'Reading your own writes (D1 bookmarks)'])
+      expect(intro, `introduction heading ${heading}`).toContain(heading);
     await shoot(s, 'page');
 
     // A collapsed tag opens and lists its operations. (It is the sidebar's last entry, below

@@ -1,0 +1,76 @@
+/**
+ * The README's typed client compiles: the types openapi-typescript generates from the
+ * API's OpenAPI document (built here from the route table, as /v1/openapi.json serves
+ * it), and the README example exactly as written there, type-checked against them with
+ * openapi-fetch. A change to the document that breaks client generation, or an operation
+ * the example calls that changes shape, fails here.
+ */
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { buildApi } from '../../src/app';
+import { apiDocument } from '../../src/meta/reference-routes';
+
+// Node's modules typed here: test/node shares the Worker's tsconfig (no Node types).
+const load = (name: string): Promise<unknown> => import(/* @vite-ignore */ name);
+const { mkdtempSync, readFileSync, rmSync, writeFileSync } = (await load('node:fs')) as {
+  mkdtempSync(prefix: string): string;
+  readFileSync(path: string, encoding: 'utf8'): string;
+  rmSync(path: string, options: { recursive: true; force: true }): void;
+  writeFileSync(path: string, text: string): void;
+};
+const { join } = (await load('node:path')) as { join(...paths: string[]): string };
+const { tmpdir } = (await load('node:os')) as { tmpdir(): string };
+const { default: openapiTS, astToString } = (await load('openapi-typescript')) as {
+  default: (doc: object) => Promise<ts.Node[]>;
+  astToString: (nodes: ts.Node[]) => string;
+};
+const root = ((await load('node:process')) as { cwd(): string }).cwd();
+
+/** The README's TypeScript example: the ```ts block of its section "A typed client". */
+function readmeExample(): string {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const section = readme.split(/^## A typed client$/m)[1]?.split(/^## /m)[0] ?? '';
+  const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!code) throw new Error('README.md has no ```ts block under "## A typed client"');
+  return code;
+}
+
+/** The type errors of `example` compiled beside `types` (./api.d.ts), with openapi-fetch from node_modules. */
+function typeErrors(types: string, example: string): string[] {
+  const dir = mkdtempSync(join(tmpdir(), 'typed-client-'));
+  try {
+    writeFileSync(join(dir, 'api.d.ts'), types);
+    writeFileSync(join(dir, 'client.ts'), example);
+    const program = ts.createProgram([join(dir, 'client.ts')], {
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+      lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
+      types: [],
+      strict: true,
+      noEmit: true,
+      paths: { 'openapi-fetch': [join(root, 'node_modules/openapi-fetch/dist/index.d.mts')] },
+    });
+    return ts
+      .getPreEmitDiagnostics(program)
+      .map(
+        (d) =>
+          `${d.file ? `${d.file.fileName.slice(dir.length + 1)}: ` : ''}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
+      );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('the README typed client', () => {
+  it('openapi-typescript generates the types of the document, and the README example type-checks against them', async () => {
+    const doc = apiDocument(buildApi(), { PUBLIC_ORIGIN: 'http://127.0.0.1:8787' });
+    const types = astToString(await openapiTS(doc));
+    expect(types).toContain('getDocContent');
+    const example = readmeExample();
+    expect(example.trim().split('\n').length).toBeLessThanOrEqual(11); // ten lines of code and a blank one
+    expect(typeErrors(types, example)).toEqual([]);
+    // The check can fail: a path the API does not have is a type error.
+    expect(typeErrors(types, example.replace("'/v1/whoami'", "'/v1/whoareyou'")).length).toBeGreaterThan(0);
+  });
+});

@@ -48,7 +48,7 @@ const entries: EntrySpec[] = [
     access: 'rw',
     default: '',
     limit: CONTENT_LIMIT,
-    summary: "Read the document's content (markdown)",
+    summary: "The document's content (markdown)",
     // Variables, attached documents and the owner's profile render with the owner's rights.
     references: (value, rc) => contentReferences(value, rc.owner),
   },

@@ -15,9 +15,11 @@ import { conflict } from '../core/errors';
 import { jsonResponse, noContent } from '../core/http';
 import type { ResourceKind } from '../core/resource';
 import { threadComments, threads } from '../core/thread';
+import { DELETED_AUTHOR } from '../core/thread/rules';
 import {
   groups,
   members,
+  outbox,
   resources,
   shares,
   tags,
@@ -31,6 +33,7 @@ import { docNotifications } from '../docs/schema';
 import { gridKind } from '../grids/kind';
 import { forgetRuns } from '../jobs/run-forget';
 import { jobKind } from '../jobs/kind';
+import { jobRuns } from '../jobs/schema';
 import { mailKind } from '../mail/kind';
 import { mailSuppressions } from '../mail/schema';
 import { accountDeletions, signinFailures } from './schema';
@@ -116,6 +119,25 @@ async function unlinkSome(db: Db, table: SQLiteTable, column: AnySQLiteColumn, u
   return (res.meta.changes ?? 0) > 0;
 }
 
+/**
+ * Rewrites a column that records the account's name (who triggered a run of someone else's job) to "deleted user", up to STEP_ROWS rows; true when it did some. Only rows from before the deletion started: the name
+ * is free from the mark on, and a new account of that name keeps its own.
+ */
+async function renameSome(
+  db: Db,
+  table: SQLiteTable,
+  column: AnySQLiteColumn,
+  startedOn: AnySQLiteColumn,
+  userId: number,
+): Promise<boolean> {
+  const marked = (col: AnySQLiteColumn) =>
+    sql`(select ${sql.identifier(col.name)} from ${accountDeletions} where ${accountDeletions.user_id} = ${userId})`;
+  const res = await db.run(
+    sql`update ${table} set ${sql.identifier(column.name)} = ${DELETED_AUTHOR} where rowid in (select rowid from ${table} where ${column} = ${marked(accountDeletions.username)} and ${startedOn} <= ${marked(accountDeletions.started_on)} limit ${STEP_ROWS})`,
+  );
+  return (res.meta.changes ?? 0) > 0;
+}
+
 const STEPS: Step[] = [
   // Its resources, one per step, as their DELETE route removes one: the kind's hook (Durable Object storage), the
   // blobs, then the row (entries, shares, tags, log, threads on it, runs, assets cascade). A job's runs are forgotten
@@ -145,6 +167,11 @@ const STEPS: Step[] = [
   (_env, db, userId) => deleteSome(db, members, eq(members.user_id, userId)),
   (_env, db, userId) => unlinkSome(db, members, members.invited_by, userId),
   (_env, db, userId) => deleteSome(db, mailSuppressions, eq(mailSuppressions.owner_id, userId)),
+  // Its messages (sends, tests, invitations, replies), with their text and recipients.
+  (_env, db, userId) => deleteSome(db, outbox, eq(outbox.owner_id, userId)),
+  // The runs it triggered of others' jobs stay, by "deleted user" (needs the marker's name). Sends need no such step:
+  // only an e-mail's owner sends it, and they went with the e-mail.
+  (_env, db, userId) => renameSome(db, jobRuns, jobRuns.created_by, jobRuns.started_on, userId),
   (_env, db, userId) => deleteSome(db, tokens, eq(tokens.user_id, userId)),
   // Last: the users row and the marker, together (anything a step missed cascades with the row).
   async (_env, db, userId) => {

@@ -44,10 +44,16 @@ const KINDS: Record<ResourceKindName, ResourceKind> = { doc: docKind, grid: grid
 const STEP_ROWS = 200;
 /** Runs of a job whose Durable Object storage one step forgets (each a call). */
 const STEP_RUNS = 50;
-/** Steps a DELETE request runs itself before leaving the rest to the scheduled() tick (answering 202). */
-export const REQUEST_STEPS = 100;
-/** Steps one scheduled() tick runs over all accounts being deleted. */
-export const TICK_STEPS = 100;
+/**
+ * Steps a DELETE request runs itself before leaving the rest to the scheduled() tick (answering 202), and steps one
+ * tick runs over all accounts being deleted: ACCOUNT_DELETION_STEPS (a whole number ≥ 1), else 100.
+ */
+export function deletionSteps(env: Env): number {
+  // Not in Env while wrangler.toml leaves it commented out.
+  const v = (env as unknown as Partial<Record<string, unknown>>).ACCOUNT_DELETION_STEPS;
+  const n = typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v.trim()) : NaN;
+  return Number.isSafeInteger(n) && n >= 1 ? n : 100;
+}
 
 /** The name a marked account is renamed to: not a valid username, so no one signs in as it or takes it. */
 const deletedName = (id: number) => `deleted:${id}`;
@@ -205,7 +211,7 @@ export async function continueDeletion(
 }
 
 /** The scheduled() tick: continues every account still marked, within `budget` steps in all. */
-export async function resumeDeletions(env: Env, db: Db, budget = TICK_STEPS): Promise<number> {
+export async function resumeDeletions(env: Env, db: Db, budget = deletionSteps(env)): Promise<number> {
   const marked = await db
     .select({ user_id: accountDeletions.user_id })
     .from(accountDeletions)
@@ -217,6 +223,14 @@ export async function resumeDeletions(env: Env, db: Db, budget = TICK_STEPS): Pr
     used += (await continueDeletion(env, db, m.user_id, budget - used)).used;
   }
   return used;
+}
+
+/** The accounts being deleted, oldest first (GET /v1/ops/deletions): the name each had and when it started. */
+export async function pendingDeletions(db: Db) {
+  return db
+    .select({ username: accountDeletions.username, started_on: accountDeletions.started_on })
+    .from(accountDeletions)
+    .orderBy(asc(accountDeletions.started_on));
 }
 
 /** What the DELETE routes answer. */
@@ -232,12 +246,12 @@ export const deletionAnswers = {
 };
 
 /**
- * The DELETE routes' work: marks the account, then runs up to REQUEST_STEPS steps itself. 204 when it is gone, 202
+ * The DELETE routes' work: marks the account, then runs up to deletionSteps() steps itself. 204 when it is gone, 202
  * when the scheduled() tick finishes the rest.
  */
 export async function deleteAccount(env: Env, db: Db, user: User): Promise<Response> {
   await markDeleted(db, user);
-  const { done } = await continueDeletion(env, db, user.id, REQUEST_STEPS);
+  const { done } = await continueDeletion(env, db, user.id, deletionSteps(env));
   if (done) return noContent();
   return jsonResponse(
     { status: 'deleting', message: 'the account is deleted; what it owned is being removed' },

@@ -78,7 +78,15 @@ async function world() {
   await waitStatus(b.token, `${J}/${bJob}`, bRun, (s) => s === 'success');
   // What names a before: its runs (of its job and b's), its test in the outbox.
   expect((await all('select 1 from job_runs where created_by = ?', a.username)).length).toBe(2);
-  expect((await all(`select 1 from outbox where kind = 'test' and recipients like ?`, `%${email}%`)).length).toBe(1);
+  // The outbox rows name their account: its test is its own, the invitation to it is b's.
+  const owners = (kind: string) =>
+    all<{ owner_id: number | null }>(
+      `select owner_id from outbox where kind = ? and recipients like ?`,
+      kind,
+      `%${email}%`,
+    );
+  expect((await owners('test')).map((r) => r.owner_id)).toEqual([aId]);
+  expect((await owners('invite')).map((r) => r.owner_id)).toEqual([await idOf(b.username)]);
   // a second token
   const second = await call('POST', '/v1/token', {
     json: { username: a.username, password: a.password, token_name: 'two' },

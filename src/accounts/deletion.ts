@@ -15,9 +15,11 @@ import { conflict } from '../core/errors';
 import { jsonResponse, noContent } from '../core/http';
 import type { ResourceKind } from '../core/resource';
 import { threadComments, threads } from '../core/thread';
+import { DELETED_AUTHOR } from '../core/thread/rules';
 import {
   groups,
   members,
+  outbox,
   resources,
   shares,
   tags,
@@ -31,6 +33,7 @@ import { docNotifications } from '../docs/schema';
 import { gridKind } from '../grids/kind';
 import { forgetRuns } from '../jobs/run-forget';
 import { jobKind } from '../jobs/kind';
+import { jobRuns } from '../jobs/schema';
 import { mailKind } from '../mail/kind';
 import { mailSuppressions } from '../mail/schema';
 import { accountDeletions, signinFailures } from './schema';
@@ -41,10 +44,16 @@ const KINDS: Record<ResourceKindName, ResourceKind> = { doc: docKind, grid: grid
 const STEP_ROWS = 200;
 /** Runs of a job whose Durable Object storage one step forgets (each a call). */
 const STEP_RUNS = 50;
-/** Steps a DELETE request runs itself before leaving the rest to the scheduled() tick (answering 202). */
-export const REQUEST_STEPS = 100;
-/** Steps one scheduled() tick runs over all accounts being deleted. */
-export const TICK_STEPS = 100;
+/**
+ * Steps a DELETE request runs itself before leaving the rest to the scheduled() tick (answering 202), and steps one
+ * tick runs over all accounts being deleted: ACCOUNT_DELETION_STEPS (a whole number ≥ 1), else 100.
+ */
+export function deletionSteps(env: Env): number {
+  // Not in Env while wrangler.toml leaves it commented out.
+  const v = (env as unknown as Partial<Record<string, unknown>>).ACCOUNT_DELETION_STEPS;
+  const n = typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v.trim()) : NaN;
+  return Number.isSafeInteger(n) && n >= 1 ? n : 100;
+}
 
 /** The name a marked account is renamed to: not a valid username, so no one signs in as it or takes it. */
 const deletedName = (id: number) => `deleted:${id}`;
@@ -116,6 +125,25 @@ async function unlinkSome(db: Db, table: SQLiteTable, column: AnySQLiteColumn, u
   return (res.meta.changes ?? 0) > 0;
 }
 
+/**
+ * Rewrites a column that records the account's name (who triggered a run of someone else's job) to "deleted user", up to STEP_ROWS rows; true when it did some. Only rows from before the deletion started: the name
+ * is free from the mark on, and a new account of that name keeps its own.
+ */
+async function renameSome(
+  db: Db,
+  table: SQLiteTable,
+  column: AnySQLiteColumn,
+  startedOn: AnySQLiteColumn,
+  userId: number,
+): Promise<boolean> {
+  const marked = (col: AnySQLiteColumn) =>
+    sql`(select ${sql.identifier(col.name)} from ${accountDeletions} where ${accountDeletions.user_id} = ${userId})`;
+  const res = await db.run(
+    sql`update ${table} set ${sql.identifier(column.name)} = ${DELETED_AUTHOR} where rowid in (select rowid from ${table} where ${column} = ${marked(accountDeletions.username)} and ${startedOn} <= ${marked(accountDeletions.started_on)} limit ${STEP_ROWS})`,
+  );
+  return (res.meta.changes ?? 0) > 0;
+}
+
 const STEPS: Step[] = [
   // Its resources, one per step, as their DELETE route removes one: the kind's hook (Durable Object storage), the
   // blobs, then the row (entries, shares, tags, log, threads on it, runs, assets cascade). A job's runs are forgotten
@@ -145,6 +173,11 @@ const STEPS: Step[] = [
   (_env, db, userId) => deleteSome(db, members, eq(members.user_id, userId)),
   (_env, db, userId) => unlinkSome(db, members, members.invited_by, userId),
   (_env, db, userId) => deleteSome(db, mailSuppressions, eq(mailSuppressions.owner_id, userId)),
+  // Its messages (sends, tests, invitations, replies), with their text and recipients.
+  (_env, db, userId) => deleteSome(db, outbox, eq(outbox.owner_id, userId)),
+  // The runs it triggered of others' jobs stay, by "deleted user" (needs the marker's name). Sends need no such step:
+  // only an e-mail's owner sends it, and they went with the e-mail.
+  (_env, db, userId) => renameSome(db, jobRuns, jobRuns.created_by, jobRuns.started_on, userId),
   (_env, db, userId) => deleteSome(db, tokens, eq(tokens.user_id, userId)),
   // Last: the users row and the marker, together (anything a step missed cascades with the row).
   async (_env, db, userId) => {
@@ -178,7 +211,7 @@ export async function continueDeletion(
 }
 
 /** The scheduled() tick: continues every account still marked, within `budget` steps in all. */
-export async function resumeDeletions(env: Env, db: Db, budget = TICK_STEPS): Promise<number> {
+export async function resumeDeletions(env: Env, db: Db, budget = deletionSteps(env)): Promise<number> {
   const marked = await db
     .select({ user_id: accountDeletions.user_id })
     .from(accountDeletions)
@@ -190,6 +223,14 @@ export async function resumeDeletions(env: Env, db: Db, budget = TICK_STEPS): Pr
     used += (await continueDeletion(env, db, m.user_id, budget - used)).used;
   }
   return used;
+}
+
+/** The accounts being deleted, oldest first (GET /v1/ops/deletions): the name each had and when it started. */
+export async function pendingDeletions(db: Db) {
+  return db
+    .select({ username: accountDeletions.username, started_on: accountDeletions.started_on })
+    .from(accountDeletions)
+    .orderBy(asc(accountDeletions.started_on));
 }
 
 /** What the DELETE routes answer. */
@@ -205,12 +246,12 @@ export const deletionAnswers = {
 };
 
 /**
- * The DELETE routes' work: marks the account, then runs up to REQUEST_STEPS steps itself. 204 when it is gone, 202
+ * The DELETE routes' work: marks the account, then runs up to deletionSteps() steps itself. 204 when it is gone, 202
  * when the scheduled() tick finishes the rest.
  */
 export async function deleteAccount(env: Env, db: Db, user: User): Promise<Response> {
   await markDeleted(db, user);
-  const { done } = await continueDeletion(env, db, user.id, REQUEST_STEPS);
+  const { done } = await continueDeletion(env, db, user.id, deletionSteps(env));
   if (done) return noContent();
   return jsonResponse(
     { status: 'deleting', message: 'the account is deleted; what it owned is being removed' },

@@ -11,7 +11,7 @@ import { HttpError, notFound } from '../core/errors';
 import { jsonResponse, noContent } from '../core/http';
 import { isTimeZone, username as checkUsername } from '../core/names';
 import { recordBounce } from '../mail/bounce';
-import { deleteAccount, deletionAnswers } from './deletion';
+import { deleteAccount, deletionAnswers, pendingDeletions } from './deletion';
 import { profileOf, profileSchema, upsertUser } from './users';
 import { retentionStatus } from './retention';
 
@@ -93,6 +93,20 @@ export function opsRoutes(api: Api): void {
       if (!user) throw notFound(`no such user: ${name}`);
       return deleteAccount(ctx.env, ctx.db, user);
     },
+  });
+
+  api.get('/v1/ops/deletions', {
+    summary: 'Accounts being deleted whose removal the scheduled() tick is still finishing (the name each had)',
+    tag: 'ops',
+    auth: 'ops',
+    responses: {
+      200: {
+        description: 'Accounts being deleted, oldest first',
+        type: 'application/json',
+        schema: z.array(z.object({ username: z.string(), started_on: z.string() })),
+      },
+    },
+    handler: async (ctx) => jsonResponse(await pendingDeletions(ctx.db)),
   });
 
   api.get('/v1/ops/outbox', {

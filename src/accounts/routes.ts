@@ -23,6 +23,7 @@ export function accountRoutes(api: Api): void {
   // DELETE /v1/admin/account
   ownAccountRoutes(api);
   // PUT|DELETE /v1/ops/users/:user
+  // GET /v1/ops/deletions
   // GET|DELETE /v1/ops/outbox
   // GET /v1/ops/retention
   // POST /v1/ops/clock

@@ -41,6 +41,7 @@ export function outboxInsert(env: Env, db: Db, mail: OutboundMail, onlyIf?: SQL)
     })),
     created_on: nowIso(),
     message_id: mail.messageId ?? null,
+    owner_id: mail.ownerId ?? null,
   };
   if (!onlyIf) return db.insert(outbox).values(row).onConflictDoNothing().returning({ id: outbox.id });
   // INSERT ... SELECT takes every column in table order; the id is left to SQLite.

@@ -22,4 +22,6 @@ export interface OutboundMail {
    * the send_email transport gets it as the Message-ID header to drop repeats too.
    */
   messageId?: string;
+  /** The account whose message it is (its outbox row is deleted with the account); none for a platform message. */
+  ownerId?: number | null;
 }

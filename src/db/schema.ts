@@ -61,6 +61,8 @@ export const outbox = sqliteTable('outbox', {
   created_on: text('created_on').notNull(),
   /** Stable per send x recipient (migration 0016): a resumed send never hands a message off twice. */
   message_id: text('message_id'),
+  /** The account whose mail, test, invitation or reply it is (migration 0024; null before): deleted with it. */
+  owner_id: integer('owner_id'),
 });
 
 /** Groups, organisations and organisation groups are one table: `kind` tells which. */

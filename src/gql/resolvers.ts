@@ -8,6 +8,7 @@ import { and, asc, eq, or } from 'drizzle-orm';
 import { now } from '../core/clock';
 import type { Db } from '../core/context';
 import { listTokens } from '../core/tokens';
+import { DELETED_AUTHOR } from '../core/thread/rules';
 import { yesNo } from '../core/yes-no';
 import { users, type User } from '../db/schema';
 import { candidateOrgs } from '../groups/visibility';
@@ -170,7 +171,7 @@ const topicFields = {
   created: (t: GqlTopic) => rfc2822(t.created_on),
   updated: (t: GqlTopic) =>
     rfc2822([t.created_on, t.updated_on ?? '', ...t.all.map((m) => m.updated_on)].reduce((a, b) => (b > a ? b : a))),
-  creator: (t: GqlTopic) => (t.creator ? { username: t.creator } : null),
+  creator: (t: GqlTopic) => ({ username: t.creator ?? DELETED_AUTHOR }),
   mentions: (t: GqlTopic, _: unknown, c: GqlContext) =>
     mentionsOf(t.message, (name) => c.loaders.userByName.load(name)),
   comments: (t: GqlTopic) => t.comments,
@@ -189,7 +190,8 @@ const commentFields = {
   my_reaction: () => null,
   created: (m: GqlComment) => rfc2822(m.created_on),
   updated: (m: GqlComment) => rfc2822(m.updated_on),
-  creator: (m: GqlComment) => (m.author ? { username: m.author } : null),
+  // A deleted account's comments read as REST shows them.
+  creator: (m: GqlComment) => ({ username: m.author ?? DELETED_AUTHOR }),
   mentions: (m: GqlComment, _: unknown, c: GqlContext) => mentionsOf(m.text, (name) => c.loaders.userByName.load(name)),
   replies: (m: GqlComment) => m.replies,
 };

@@ -20,5 +20,13 @@ export function inviteMail(env: Env, gc: GroupCtx, target: User, role: Role): Ou
   const html =
     `<p>${escapeHtml(who)} invites you to join <b>${escapeHtml(ref)}</b> as ${escapeHtml(role)}.</p>` +
     `<p>To accept, POST the text <code>yes</code> to <code>${escapeHtml(accept)}</code> (or <code>no</code> to decline).</p>`;
-  return { kind: 'invite', to: [target.email], subject: `Invitation to join ${ref} as ${role}`, text, html };
+  // The inviter's message: it goes with the inviter's account.
+  return {
+    kind: 'invite',
+    to: [target.email],
+    subject: `Invitation to join ${ref} as ${role}`,
+    text,
+    html,
+    ownerId: gc.caller!.id,
+  };
 }

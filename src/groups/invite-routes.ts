@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { Api } from '../core/api';
 import type { Ctx } from '../core/context';
 import { notFound } from '../core/errors';
+import { DELETED_AUTHOR } from '../core/thread/rules';
 import { jsonResponse, readYesNo } from '../core/http';
 import { listingResponse, listingResponses, listingSchema } from '../core/listing';
 import type { Group, Role } from '../db/schema';
@@ -39,7 +40,8 @@ export function inviteRoutes(api: Api): void {
           created_on: r.created_on,
           last_modified: r.last_modified,
           role: r.role,
-          invited_by: r.invited_by,
+          // Every pending invite was sent by someone: none left means the inviter's account was deleted.
+          invited_by: r.invited_by ?? DELETED_AUTHOR,
         })),
       );
     },

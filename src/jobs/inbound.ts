@@ -93,10 +93,20 @@ const html = (text: string) => `<p>${text.replace(/&/g, '&amp;').replace(/</g, '
 
 type Attachment = { filename: string; content_type: string; content: Uint8Array };
 
-async function reply(env: Env, db: Db, to: string, subject: string, text: string, attachments: Attachment[] = []) {
+/** Answers the sender; `ownerId`: the account whose reply it is (a job's owner, or the member), none for a stranger. */
+async function reply(
+  env: Env,
+  db: Db,
+  ownerId: number | null,
+  to: string,
+  subject: string,
+  text: string,
+  attachments: Attachment[] = [],
+) {
   try {
     await deliver(env, db, {
       kind: 'reply',
+      ownerId,
       to: [to],
       subject: reSubject(subject),
       text,
@@ -136,7 +146,8 @@ export async function handleInbound(
   const createdBy = sender || from.trim().toLowerCase();
   // Only an authenticated sender is answered (with the checks off too): anything else may be forged.
   const answer = authenticated(msg.auth)
-    ? (text: string, attachments?: Attachment[]) => reply(env, db, sender, msg.subject, text, attachments)
+    ? (text: string, attachments?: Attachment[], ownerId: number | null = null) =>
+        reply(env, db, ownerId, sender, msg.subject, text, attachments)
     : async () => {};
   const refuse = (reason: string) =>
     Promise.all(jobs.map((job) => rejectRun(env, { job, trigger: 'email', source: 'email', createdBy }, reason)));
@@ -159,7 +170,7 @@ export async function handleInbound(
     return 'rejected';
   }
   if (!jobs.length) {
-    await answer(`No job is shared with ${target.group.ref}: nothing ran.`);
+    await answer(`No job is shared with ${target.group.ref}: nothing ran.`, [], member.user.id);
     return 'accepted';
   }
   const input = mailInput(msg);
@@ -181,11 +192,12 @@ export async function handleInbound(
         await answer(
           `${what} succeeded${out.bundle ? `: its output ${out.bundle.filename} is attached.` : ' without output.'}`,
           attachments,
+          job.owner_id,
         );
       } else if (out.status === 'canceled') {
-        await answer(`${what} was canceled: no output.`);
+        await answer(`${what} was canceled: no output.`, [], job.owner_id);
       } else {
-        await answer(`${what} failed: ${out.message}`);
+        await answer(`${what} failed: ${out.message}`, [], job.owner_id);
       }
     }),
   );

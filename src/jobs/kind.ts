@@ -1,6 +1,7 @@
 /** The job resource kind: its text entries and what a copy carries over. */
 import { eq } from 'drizzle-orm';
 import { canonicalEntries, typeWordProblem } from '../core/canonical';
+import { dbFor } from '../core/context';
 import { entriesQuery, entryValues } from '../core/entries';
 import { forbidden } from '../core/errors';
 import type { EntrySpec, ResourceCtx, ResourceKind } from '../core/resource';
@@ -12,7 +13,11 @@ import { booleanProblem } from './config';
 import { scheduleProblem } from './cron';
 import { codePrefix } from './sandbox';
 import { scheduleStatement } from './schedule';
+import { forgetFinishedRuns } from './run-forget';
 import { jobMeta } from './schema';
+
+/** Finished runs whose storage a job's DELETE forgets at once (each a Durable Object call, within a request's limits). */
+const FORGET_ON_DELETE = 200;
 
 /**
  * Scheduled runs act for the owner alone (no one else triggers them), so only the owner
@@ -132,6 +137,11 @@ export const jobKind: ResourceKind = {
         : []),
       scheduleStatement(from.db, to.id, config.get('config/schedule') ?? '', yesNo(config.get('config/enabled'), true)),
     ];
+  },
+  // A deleted job's finished runs leave no log or output behind in their Durable Objects (a run still going ends first;
+  // an account's deletion forgets every run in steps before it comes here: accounts/deletion.ts).
+  deleting: async (env, resource) => {
+    await forgetFinishedRuns(env, dbFor(env), resource.id, FORGET_ON_DELETE);
   },
   copied: async (from, to) => {
     const listed = await from.env.BLOBS.list({ prefix: codePrefix(from.resource.id) });

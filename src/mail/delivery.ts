@@ -164,6 +164,8 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
         await transport(env, db, {
           messageId: await messageIdFor(env, job.id, to),
           kind: job.action === 'test' ? 'test' : 'mail',
+          // A test is the caller's (to its own address); a send, the e-mail owner's.
+          ownerId: job.action === 'test' ? job.callerId : owner.id,
           to: [to],
           subject: composed.subject,
           text,

@@ -12,6 +12,7 @@ import { call, makeUser, OPS, unique } from '../helpers';
 import { makeGroup, newDoc, PNG, upload } from '../docs/fixtures';
 import { makeJob, newestRun, trigger, waitStatus } from '../jobs/fixtures';
 import { newMail, post, untilReady } from '../mail/fixtures';
+import { gql } from '../gql/fixtures';
 
 const T = { timeout: 60_000 };
 const db = dbFor(env);
@@ -68,6 +69,24 @@ async function world() {
     (await call('POST', `${bDoc.path}/threads/@${a.username}~aside`, { token: b.token, text: 'b replies' })).status,
   ).toBe(201);
   expect((await call('PUT', `${bPath}/tags/like`, { token: a.token })).status).toBe(201);
+  // b's job shared with the group: a runs it
+  const bJob = unique('j');
+  await makeJob(b, bJob, `export default { async run() { return 'ok' } }`);
+  expect((await call('PUT', `${J}/${bJob}/shared/${g.ref}~rx`, { token: b.token })).status).toBe(201);
+  expect((await trigger(a.token, `/v1/users/${b.username}/code/jobs/${bJob}`)).status).toBeLessThan(300);
+  const bRun = await newestRun(b.token, bJob);
+  await waitStatus(b.token, `${J}/${bJob}`, bRun, (s) => s === 'success');
+  // What names a before: its runs (of its job and b's), its test in the outbox.
+  expect((await all('select 1 from job_runs where created_by = ?', a.username)).length).toBe(2);
+  // The outbox rows name their account: its test is its own, the invitation to it is b's.
+  const owners = (kind: string) =>
+    all<{ owner_id: number | null }>(
+      `select owner_id from outbox where kind = ? and recipients like ?`,
+      kind,
+      `%${email}%`,
+    );
+  expect((await owners('test')).map((r) => r.owner_id)).toEqual([aId]);
+  expect((await owners('invite')).map((r) => r.owner_id)).toEqual([await idOf(b.username)]);
   // a second token
   const second = await call('POST', '/v1/token', {
     json: { username: a.username, password: a.password, token_name: 'two' },
@@ -82,7 +101,7 @@ async function world() {
     )
   ).map((r) => r.name);
   expect(runNames.length).toBeGreaterThan(0);
-  return { a, b, aId, g, doc, grid, mail, job, run, runNames, resourceIds, bPath, bDoc };
+  return { a, b, aId, email, g, doc, grid, mail, job, run, runNames, resourceIds, bPath, bDoc, bJob, bRun };
 }
 
 /** The platform's own tables (not SQLite's, D1's or the migrations record). */
@@ -96,6 +115,7 @@ async function userColumns(): Promise<[string, string][]> {
   const tables = await appTables();
   const cols: [string, string][] = [
     ['mail_suppressions', 'owner_id'],
+    ['outbox', 'owner_id'],
     ['members', 'invited_by'],
     ['account_deletions', 'user_id'],
   ];
@@ -148,6 +168,29 @@ async function expectNothingLeft(w: Awaited<ReturnType<typeof world>>) {
   expect(await one('select 1 from thread_comments where text = ?', 'b says')).toBeNull();
   expect(await one('select 1 from thread_comments where text = ?', 'b replies')).toBeNull();
   expect((await call('GET', `${w.bDoc.path}/content`, { token: w.b.token })).status).toBe(200);
+  // Its messages went (its tests, to its own address); b's invitation to it is b's.
+  expect(await one(`select 1 from outbox where kind = 'test' and recipients like ?`, `%${w.email}%`)).toBeNull();
+  expect(await one(`select 1 from outbox where kind = 'invite' and recipients like ?`, `%${w.email}%`)).not.toBeNull();
+  // Its run of b's job stays, by "deleted user".
+  const stats = await call('GET', `${J}/${w.bJob}/runs/${w.bRun}/stats`, {
+    token: w.b.token,
+    headers: { Accept: 'application/json' },
+  });
+  expect(((await stats.json()) as { created_by: string }).created_by).toBe('deleted user');
+  expect(await one('select 1 from job_runs where created_by = ?', w.a.username)).toBeNull();
+  // GraphQL names its comment in b's thread as REST does.
+  const q = await gql(
+    w.b.token,
+    `query($id: ID!) { docs(id: $id) { topics { slug comments { message creator { username } } } } }`,
+    {
+      id: w.bDoc.name,
+    },
+  );
+  expect(q.body.errors, JSON.stringify(q.body.errors)).toBeUndefined();
+  const topics = (q.body.data as { docs: { topics: { slug: string; comments: unknown[] }[] }[] }).docs[0]!.topics;
+  expect(topics.find((t) => t.slug === 'talk')!.comments).toEqual([
+    { message: 'a says', creator: { username: 'deleted user' } },
+  ]);
 }
 
 /** Every GET route of the OpenAPI document with the deleted name as its user (or its document's shortname): 404. */
@@ -255,6 +298,29 @@ describe('deleting an account', T, () => {
     expect((await call('DELETE', '/v1/admin/account', { token: u.token, json: { password: u.password } })).status).toBe(
       204,
     );
+  });
+
+  it('an invitation it sent stays pending and names "deleted user" as its inviter', async () => {
+    const a = await makeUser();
+    const c = await makeUser();
+    const d = await makeUser();
+    const slug = unique('g').slice(0, 30);
+    expect((await call('PUT', `/v1/admin/groups/${slug}`, { token: d.token })).status).toBe(201);
+    // As if a, an admin of d's group then, had invited c (written straight into the table).
+    const now = new Date().toISOString();
+    await env.DB.prepare(
+      `insert into members (group_id, user_id, role, state, invited_by, created_on, last_modified)
+       select id, ?, 'members', 'pending', ?, ?, ? from groups where ref = ?`,
+    )
+      .bind(await idOf(c.username), await idOf(a.username), now, now, `@${d.username}~${slug}`)
+      .run();
+    const inviter = async () =>
+      ((await (await call('GET', '/v1/admin/invites', { token: c.token })).json()) as { invited_by: string }[]).map(
+        (i) => i.invited_by,
+      );
+    expect(await inviter()).toEqual([a.username]);
+    expect((await call('DELETE', `/v1/ops/users/${a.username}`, { token: OPS })).status).toBe(204);
+    expect(await inviter()).toEqual(['deleted user']);
   });
 
   it('DELETE /v1/ops/users/<user> of an unknown user is 404', async () => {

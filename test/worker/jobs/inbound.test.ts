@@ -23,6 +23,13 @@ describe('inbound mail', () => {
     expect(replies[0]!.attachments).toEqual([
       { filename: 'output.txt', content_type: 'text/plain; charset=utf-8', size: expect.any(Number) },
     ]);
+    // The reply is the job owner's message: its outbox row goes when that account is deleted.
+    const owner = await env.DB.prepare(
+      "select o.owner_id, u.username from outbox o left join users u on u.id = o.owner_id where o.kind = 'reply' and o.recipients like ?",
+    )
+      .bind(`%${g.email}%`)
+      .all<{ username: string | null }>();
+    expect(owner.results.map((r) => r.username)).toEqual([g.owner.username]);
     const runs = (await (await call('GET', `${J}/mailjob/runs`, { token: g.owner.token })).json()) as {
       name: string;
     }[];

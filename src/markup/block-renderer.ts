@@ -339,7 +339,7 @@ export function renderBlocks(
               : `<td width="52" valign="middle" style="width:52px;padding:0 12px 0 0"><table role="presentation" cellpadding="0" cellspacing="0" border="0" style="border-collapse:collapse"><tr><td${attrs(['sb-author-pic'])} width="40" height="40" align="center" valign="middle">${escapeHtml(name.slice(0, 1).toUpperCase())}</td></tr></table></td>`;
           return (
             `<table role="presentation" class="sb sb-author" cellpadding="0" cellspacing="0" border="0" style="${escapeHtml(styleRule([['border-collapse', 'collapse'], ['margin', '16px 0'], ...margins]))}">` +
-            `<tr>${picCell}<td class="sb-author-text" valign="middle"${common.some((d) => !isMargin(d)) ? ` style="${escapeHtml(styleRule(common.filter((d) => !isMargin(d))))}"` : ''}>${text}</td></tr></table>${body ? `\n${body}` : ''}`
+            `<tr>${picCell}<td class="sb-author-text" valign="middle" style="${escapeHtml(styleRule([['padding', '0'], ...common.filter((d) => !isMargin(d))]))}">${text}</td></tr></table>${body ? `\n${body}` : ''}`
           );
         }
         return (

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CALLOUT_STYLE } from '../../src/markup/block-renderer';
 import { MAIL_HEADING_PX } from '../../src/markup/mail-styles';
 import { THEMES } from '../../src/markup/themes';
-import { EVERY_BLOCK } from '../worker/mail/every-block';
+import { EVERY_BLOCK } from '../worker/mail/every-block-content';
 import { CHROMIUM, evaluate, launchChromium, openPage, type Browser, type Cdp } from './chromium';
 import { base, http, makeUser, unique, type E2EUser } from './harness';
 

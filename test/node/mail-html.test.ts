@@ -7,14 +7,14 @@
  */
 import { caniemail } from 'caniemail';
 import { describe, expect, it } from 'vitest';
-import { composeMail, personalise } from '../../src/mail/compose';
+import { personalise } from '../../src/mail/compose';
 import { MAIL_HTML_LIMIT, mailDocument } from '../../src/mail/mail-html';
 import { renderMarkdown } from '../../src/markup/markdown';
 import { SIZES } from '../../src/mail/rules';
 import { THEMES } from '../../src/markup/themes';
 import { EVERY_BLOCK, everyBlockMail, MAIL_PNG } from '../worker/mail/every-block';
 
-const CLIENTS = ['gmail.*', 'outlook.windows', 'apple-mail.*'];
+const CLIENTS: Parameters<typeof caniemail>[0]['clients'] = ['gmail.*', 'outlook.windows', 'apple-mail.*'];
 
 /**
  * Features those clients lack that the HTML uses on purpose, each harmless where unsupported:

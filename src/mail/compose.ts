@@ -8,7 +8,9 @@ import { renderMarkdown, type RenderedMarkdown, type VarView } from '../markup/m
 import type { AuthorProfile } from '../markup/block-renderer';
 import { authorProfiles } from '../render/block-data';
 import { resolveVars, type VarScope } from '../render/source';
-import { resolveTheme } from '../markup/themes';
+import { imageSizes } from './image-size';
+import { fillFooter, mailBytes, mailDocument, MAIL_HTML_LIMIT, oversizeBody, type MailDocInput } from './mail-html';
+import { mailKind } from './kind';
 import { DEFAULT_SIZE, SIZES } from './rules';
 
 export interface Composed {
@@ -27,6 +29,14 @@ export interface Composed {
   assets: string[];
   /** Threshold colours of the variables the content shows, by CSS class. */
   varColors: [string, string][];
+  /** The web view's url (`/u/<owner>/m/<mail>`): linked from every message. */
+  viewUrl: string;
+  /** The HTML part of a send, with a slot for the recipient's footer (mail-html.ts). */
+  html: string;
+  /** Bytes of the full HTML part (footer at its longest). */
+  htmlBytes: number;
+  /** The full HTML was over MAIL_HTML_LIMIT: `html` is a notice linking the web view. */
+  oversize: boolean;
 }
 
 /** Variables the content refers to, resolved (render/source.ts resolveVars). */
@@ -43,13 +53,15 @@ const PLACED = /(src|href)="\.\/assets-cid\/([a-z0-9][a-z0-9-]*(?:\.[a-z0-9]+)?)
 export interface MailBlocks {
   profiles?: Map<string, AuthorProfile>;
   origin?: string;
+  /** The mail's web view url (the "view in browser" link). */
+  viewUrl?: string | undefined;
 }
 
 export function composeMail(
   values: Map<string, string>,
   fallbackSubject: string,
   resolved?: ResolvedVars,
-  blocks: MailBlocks = {},
+  { viewUrl, ...blocks }: MailBlocks = {},
 ): Composed {
   const assets = new Set<string>();
   const rendered = renderMarkdown(values.get('content') ?? '', {
@@ -62,7 +74,7 @@ export function composeMail(
   });
   const body = rendered.html.replace(PLACED, (_m, attr: string, name: string) => `${attr}="cid:${name}"`);
   const size = values.get('config/size') || DEFAULT_SIZE;
-  return {
+  const composed = {
     subject: (values.get('config/subject') || values.get('name') || fallbackSubject).replace(/[\r\n]+/g, ' '),
     body,
     preview: rendered.preview,
@@ -73,7 +85,9 @@ export function composeMail(
     replyTo: values.get('config/reply_to')?.trim() ?? '',
     assets: [...assets].sort(),
     varColors: resolved ? [...resolved.colors] : [],
+    viewUrl: viewUrl ?? '',
   };
+  return { ...composed, ...sendDocument(composed) };
 }
 
 /**
@@ -86,35 +100,66 @@ export async function composeStored(scope: VarScope, values: Map<string, string>
     resolveVars(scope, content),
     authorProfiles(scope.db, scope.owner, content),
   ]);
-  return composeMail(values, scope.resource.name, resolved, { profiles, origin: scope.env.PUBLIC_ORIGIN });
+  return composeMail(values, scope.resource.name, resolved, {
+    profiles,
+    origin: scope.env.PUBLIC_ORIGIN,
+    viewUrl: mailKind.url?.(scope.env, scope.owner.username, scope.resource.name),
+  });
 }
 
-/** The hidden preheader: inbox previews show it, the opened message does not. */
-function preheader(preview: string): string {
-  if (!preview) return '';
-  // Trailing zero-width joiners keep clients from filling the preview with body text.
-  return `<div class="preheader" style="display:none;font-size:1px;line-height:1px;max-height:0;max-width:0;opacity:0;overflow:hidden;mso-hide:all">${esc(preview)}${'&#8204;&nbsp;'.repeat(30)}</div>`;
+/** The document fields of a composed mail (mail-html.ts). */
+const docInput = (c: Composed): MailDocInput => ({
+  subject: c.subject,
+  body: c.body,
+  preview: c.preview,
+  theme: c.theme,
+  width: c.width,
+  varColors: c.varColors,
+});
+
+/** The HTML part of a send before its footer: the composed body, or the notice that links the web view. */
+function sendDocument(
+  c: Omit<Composed, 'html' | 'htmlBytes' | 'oversize'>,
+): Pick<Composed, 'html' | 'htmlBytes' | 'oversize'> {
+  const full = mailDocument({ ...docInput(c as Composed), ...(c.viewUrl ? { viewUrl: c.viewUrl } : {}), footer: true });
+  const htmlBytes = mailBytes(full);
+  if (htmlBytes <= MAIL_HTML_LIMIT || !c.viewUrl) return { html: full, htmlBytes, oversize: false };
+  const html = mailDocument({
+    ...docInput(c as Composed),
+    body: oversizeBody(c.viewUrl, c.theme),
+    viewUrl: c.viewUrl,
+    footer: true,
+  });
+  return { html, htmlBytes, oversize: true };
 }
 
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/** The log line of a send whose HTML was too large to go whole. */
+export const oversizeNote = (c: Composed) =>
+  `the HTML is ${Math.ceil(c.htmlBytes / 1024)} KB, over the ${MAIL_HTML_LIMIT / 1024} KB mail programs show whole: the message carries a notice linking its web view (${c.viewUrl}) instead; the text part is whole`;
 
-/** The message one recipient gets: the body with the footer carrying their unsubscribe link. */
-export function personalise(c: Composed, unsubscribe: string): { html: string; text: string } {
-  const { theme: t } = resolveTheme(c.theme);
-  const html =
-    `<!doctype html><html><head><meta charset="utf-8"><title>${esc(c.subject)}</title>` +
-    (c.varColors.length
-      ? `<style>${c.varColors.map(([cls, color]) => `.${cls}{color:${esc(color)}}`).join('')}</style>`
-      : '') +
-    `</head>` +
-    `<body style="margin:0;padding:0;background:${esc(t.desk)}">` +
-    preheader(c.preview) +
-    `<div class="mail theme-${esc(c.theme)}" style="max-width:${c.width}px;margin:0 auto;padding:24px;background:${esc(t.bg)};color:${esc(t.fg)};font-family:${esc(t.font)};line-height:1.5">${c.body}</div>` +
-    `<p style="max-width:${c.width}px;margin:8px auto;font-size:12px;font-family:${esc(t.font)};color:${esc(t.muted)}">` +
-    `You receive this e-mail because you are on its recipient list. <a href="${esc(unsubscribe)}">Unsubscribe</a></p>` +
-    `</body></html>`;
+/** Picture sizes per composed mail, worked out once per send rather than once per recipient. */
+const sized = new WeakMap<Composed, string>();
+
+/**
+ * The message one recipient gets: the composed document with the footer carrying their
+ * unsubscribe link; `embedded` (the send's cid: parts) gives pictures their width/height.
+ */
+export function personalise(
+  c: Composed,
+  unsubscribe: string,
+  embedded: readonly { filename: string; content: Uint8Array }[] = [],
+): { html: string; text: string } {
+  let doc = sized.get(c);
+  if (doc === undefined) {
+    const images = imageSizes(embedded.filter((e) => c.assets.includes(e.filename)));
+    doc =
+      c.oversize || !images.size
+        ? c.html
+        : mailDocument({ ...docInput(c), ...(c.viewUrl ? { viewUrl: c.viewUrl } : {}), footer: true, images });
+    sized.set(c, doc);
+  }
   const text = `${c.text}\n\n--\nUnsubscribe: ${unsubscribe}\n`;
-  return { html, text };
+  return { html: fillFooter(doc, unsubscribe, c.theme), text };
 }
 
 /** The content key: the same rendered message with the same embedded assets hashes the same. */

@@ -14,7 +14,7 @@ import { deliver, messageIdFor, type Attachment, type OutboundMail } from '../co
 import { resources, users, type Resource, type User } from '../db/schema';
 import { getAsset } from './assets';
 import { documentAttachments } from './attach';
-import { composeStored, personalise, type Composed } from './compose';
+import { composeStored, oversizeNote, personalise, type Composed } from './compose';
 import { resolveStoredRecipients, type Resolved } from './recipients';
 import { normaliseAddress, planOf, runStatus, type SendAction, type Tally } from './rules';
 import { mailRuns } from './schema';
@@ -123,6 +123,7 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
     const values = await entryValues(env, entryRows);
     const composed = await composeStored({ env, db, owner, resource }, values);
     const attachments = await embedded(env, resource.id, composed);
+    if (composed.oversize) await log(db, resource.id, `send ${job.id}: ${oversizeNote(composed)}`, 'warning');
     // Documents of attachment blocks, rendered to PDF (section blocks, attach.ts).
     const docs = await documentAttachments(env, db, owner, composed.documents);
     attachments.push(...docs.attachments);
@@ -157,7 +158,7 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
     const replyTo = composed.replyTo || (owner.email_verified && owner.email ? owner.email : '');
     const one = async (to: string) => {
       const unsubscribe = await unsubscribeUrl(env, db, { mail: mail.id, owner: owner.id, email: to, as: as(to) });
-      const { html, text } = personalise(composed, unsubscribe);
+      const { html, text } = personalise(composed, unsubscribe, attachments);
       try {
         // Stable per send x recipient: the outbox holds it once, so a resumed send skips this
         // recipient if it was handed off before the interruption (and still counts it delivered).

@@ -1,19 +1,19 @@
 /**
  * The web view of an e-mail at its url, `/u/<user>/m/<mail>` (web-page.ts renders it):
  * the same visibility as the e-mail (public e-mails need no token; anyone else who may
- * not read it: 404), composed as a send composes it (variables and author blocks resolved).
+ * not read it: 404), composed as a send composes it (variables and author blocks resolved),
+ * as the same HTML document a recipient gets.
  */
 import type { Api } from '../core/api';
 import { sha256Base64 } from '../core/crypto';
 import { loadUserPath } from '../core/resource';
-import { pageHeaders, strictPolicy } from '../markup/strict-page';
+import { pageHeaders } from '../markup/strict-page';
 import { toBase64 } from '../core/crypto';
 import { composeStored } from './compose';
 import { embedded } from './delivery';
 import { mailKind } from './kind';
-import { mailPageStyle, renderMailPage } from './web-page';
-
-const ALLOW = ['img-src data:'];
+import { imageSize } from './image-size';
+import { mailPagePolicy, renderMailPage, styleValues } from './web-page';
 
 export function mailPageRoute(api: Api): void {
   api.get('/u/:user/m/:mail', {
@@ -31,11 +31,14 @@ export function mailPageRoute(api: Api): void {
       const images = new Map(
         (await embedded(rc.env, rc.resource.id, composed))
           .filter((a) => a.content_type.startsWith('image/'))
-          .map((a) => [a.filename, `data:${a.content_type};base64,${toBase64(a.content)}`]),
+          .map((a) => [
+            a.filename,
+            { url: `data:${a.content_type};base64,${toBase64(a.content)}`, size: imageSize(a.content) },
+          ]),
       );
-      const hash = await sha256Base64(mailPageStyle(composed));
-      const html = renderMailPage(composed, images, strictPolicy(hash, ALLOW, true));
-      return new Response(html, { headers: pageHeaders(strictPolicy(hash, ALLOW)) });
+      const hashes = await Promise.all(styleValues(renderMailPage(composed, images)).map((v) => sha256Base64(v)));
+      const html = renderMailPage(composed, images, mailPagePolicy(hashes, true));
+      return new Response(html, { headers: pageHeaders(mailPagePolicy(hashes)) });
     },
   });
 }

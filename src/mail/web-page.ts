@@ -1,37 +1,64 @@
 /**
- * The web view of an e-mail at its url (`/u/<user>/m/<mail>`): the message as a recipient
- * sees it ("view in browser"), without the recipient's footer and the hidden preview text,
- * in a strict page shell (one hashed <style>, no script). Pictures the message embeds
- * (`cid:` parts in the sent message) are inlined as data: urls. Pure.
+ * The web view of an e-mail at its url (`/u/<user>/m/<mail>`), what "view in browser" opens:
+ * the very document a recipient gets (mail-html.ts), without their footer and the "view in
+ * browser" link, with the pictures the message embeds (`cid:` parts in the sent message)
+ * inlined as data: urls. Pure.
+ *
+ * Its policy allows no script and no style element; the inline `style` attributes the mail
+ * HTML consists of are allowed one by one, by the hash of each distinct value
+ * (`'unsafe-hashes'`), so no style the renderer did not write applies.
  */
-import { resolveTheme } from '../markup/themes';
-import { strictPage } from '../markup/strict-page';
 import type { Composed } from './compose';
+import type { ImageSize } from './image-size';
+import { mailDocument } from './mail-html';
 
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-// CSS values come from the built-in themes and the variables' threshold colours: keep them to what a value may hold.
-const cssValue = (s: string) => s.replace(/[;{}<>\\]/g, '');
+/** Distinct style values a page's policy lists at most (a header stays small); others are not applied. */
+export const MAX_STYLE_HASHES = 256;
 
-/** The page's one style: the theme's desk, paper, ink and font, the message width, the variables' colours. */
-export function mailPageStyle(c: Composed): string {
-  const { theme: t } = resolveTheme(c.theme);
-  return (
-    `body{margin:0;padding:24px 0;background:${cssValue(t.desk)}}` +
-    `.mail{max-width:${c.width}px;margin:0 auto;padding:24px;background:${cssValue(t.bg)};color:${cssValue(t.fg)};font-family:${cssValue(t.font)};line-height:1.5}` +
-    '.mail img{max-width:100%;height:auto}' +
-    c.varColors.map(([cls, color]) => `.${cls.replace(/[^a-zA-Z0-9_-]/g, '')}{color:${cssValue(color)}}`).join('')
-  );
+export interface PageImage {
+  /** data: url of the picture. */
+  url: string;
+  size: ImageSize | null;
 }
 
-/** The page: `images` maps an embedded asset name to its data: url; `policy` is repeated in a meta element. */
-export function renderMailPage(c: Composed, images: ReadonlyMap<string, string>, policy: string): string {
-  const body = c.body.replace(/src="cid:([a-z0-9][a-z0-9-]*(?:\.[a-z0-9]+)?)"/g, (m, name: string) =>
-    images.has(name) ? `src="${images.get(name)!}"` : m,
-  );
-  return strictPage({
-    title: c.subject,
-    style: mailPageStyle(c),
-    body: `<div class="mail theme-${esc(c.theme)}">${body}</div>`,
-    policy,
+const ENTITY: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" };
+
+/** The distinct values of the document's style attributes, as the browser reads them (entities decoded). */
+export function styleValues(html: string): string[] {
+  const out = new Set<string>();
+  for (const m of html.matchAll(/\sstyle="([^"]*)"/g)) {
+    out.add(m[1]!.replace(/&(amp|lt|gt|quot|#39);/g, (_, e: string) => ENTITY[e]!));
+    if (out.size >= MAX_STYLE_HASHES) break;
+  }
+  return [...out];
+}
+
+/** The page's policy: nothing but pictures inlined as data: urls and the hashed style attributes. */
+export function mailPagePolicy(styleHashes: readonly string[], forMeta = false): string {
+  return [
+    "default-src 'none'",
+    `style-src 'unsafe-hashes' ${styleHashes.map((h) => `'sha256-${h}'`).join(' ') || "'none'"}`,
+    'img-src data:',
+    "base-uri 'none'",
+    "form-action 'none'",
+    ...(forMeta ? [] : ["frame-ancestors 'none'"]),
+  ].join('; ');
+}
+
+/** The page; `policy` is repeated in a meta element (a saved page keeps it). */
+export function renderMailPage(c: Composed, images: ReadonlyMap<string, PageImage>, policy?: string): string {
+  const sizes = new Map([...images].flatMap(([name, i]) => (i.size ? [[name, i.size] as const] : [])));
+  const html = mailDocument({
+    subject: c.subject,
+    body: c.body,
+    preview: c.preview,
+    theme: c.theme,
+    width: c.width,
+    varColors: c.varColors,
+    images: sizes,
+    ...(policy ? { policy } : {}),
   });
+  return html.replace(/src="cid:([a-z0-9][a-z0-9-]*(?:\.[a-z0-9]+)?)"/g, (m, name: string) =>
+    images.has(name) ? `src="${images.get(name)!.url}"` : m,
+  );
 }

@@ -140,13 +140,13 @@ const FONT_STYLES: Record<string, Decl> = {
 
 /** Base styles of the block parts, for e-mail (documents get the same from the `blocksCss` classes). */
 function mailBase(cls: string, callout?: CalloutType): Decl[] {
+  // No border-radius, flex or inline-block sizing: Outlook on Windows (Word) renders none of them,
+  // so boxes are table cells (mailBox) and the author block is a two-cell table.
   const c = callout ? CALLOUT_STYLE[callout] : undefined;
   switch (cls) {
     case 'sb-callout':
       return [
-        ['margin', '1em 0'],
         ['padding', '12px 16px'],
-        ['border-radius', '6px'],
         ['border-left', `4px solid ${c!.accent}`],
         ['background-color', c!.fill],
         ['color', '#1f2328'],
@@ -157,33 +157,23 @@ function mailBase(cls: string, callout?: CalloutType): Decl[] {
         ['margin-bottom', '4px'],
         ['color', c!.accent],
       ];
-    case 'sb-author':
-      return [
-        ['margin', '1em 0'],
-        ['display', 'flex'],
-        ['align-items', 'center'],
-      ];
     case 'sb-author-pic':
       return [
-        ['display', 'inline-block'],
         ['width', '40px'],
         ['height', '40px'],
-        ['line-height', '40px'],
-        ['border-radius', '50%'],
         ['text-align', 'center'],
         ['background-color', '#d1d9e0'],
         ['color', '#1f2328'],
         ['font-weight', '700'],
-        ['margin-right', '12px'],
-        ['flex', 'none'],
       ];
     case 'sb-author-img':
       return [
         ['width', '40px'],
         ['height', '40px'],
-        ['border-radius', '50%'],
-        ['margin-right', '12px'],
+        ['display', 'block'],
       ];
+    case 'sb-author-name':
+      return [['margin', '0']];
     case 'sb-author-bio':
       return [
         ['color', '#59636e'],
@@ -191,15 +181,16 @@ function mailBase(cls: string, callout?: CalloutType): Decl[] {
       ];
     case 'sb-box':
       return [
-        ['margin', '1em 0'],
         ['padding', '12px 16px'],
         ['border', '1px dashed #8c959f'],
-        ['border-radius', '6px'],
       ];
     default:
       return [];
   }
 }
+
+/** Margins go on an e-mail box's table, everything else on its one cell. */
+const isMargin = ([p]: Decl) => p.startsWith('margin');
 
 /** CSS of the block classes in documents (uses the theme's variables). */
 export function blocksCss(): string {
@@ -258,6 +249,19 @@ export function renderBlocks(
     return ` class="${cls.join(' ')}"${style}`;
   };
   const docUrl = (r: DocRef) => `${ctx.origin ?? ''}/u/${r.user}/d/${r.doc}`;
+  /**
+   * A box block: a <div> in documents; in e-mail a one-cell presentation table (Outlook pads
+   * and fills table cells, not divs), the classes on the table, the styles on the cell.
+   */
+  const box = (classes: string[], extra: Decl[], inner: string, callout?: CalloutType): string => {
+    if (!mail) return `<div${attrs(classes, extra, callout)}>${inner}</div>`;
+    const decls = [...classes.flatMap((c) => mailBase(c, callout)), ...extra];
+    const margins = decls.filter(isMargin);
+    return (
+      `<table role="presentation" class="${classes.join(' ')}" width="100%" cellpadding="0" cellspacing="0" border="0" style="${escapeHtml(styleRule([['border-collapse', 'collapse'], ['margin', '16px 0'], ...margins]))}">` +
+      `<tr><td style="${escapeHtml(styleRule(decls.filter((d) => !isMargin(d))))}">${inner}</td></tr></table>`
+    );
+  };
 
   const render = (ns: ContentNode[], rawText = false): string =>
     ns
@@ -284,10 +288,12 @@ export function renderBlocks(
                   ['border-left-width', '4px'],
                 ]
             : [];
-        return (
-          `<div${attrs(['sb', 'sb-callout', `sb-callout-${t}`, ...borderCls], [...borderDecl, ...common], t)}>` +
+        return box(
+          ['sb', 'sb-callout', `sb-callout-${t}`, ...borderCls],
+          [...borderDecl, ...common],
           `<div${attrs(['sb-callout-head'], [], t)}><span class="sb-callout-icon">${s.icon}</span>${desc ? ` <span class="sb-callout-title">${escapeHtml(desc)}</span>` : ''}</div>` +
-          `<div class="sb-callout-body">\n${render(b.children)}\n</div></div>`
+            `<div class="sb-callout-body">\n${render(b.children)}\n</div>`,
+          t,
         );
       }
       case 'preview': {
@@ -320,10 +326,25 @@ export function renderBlocks(
           : p?.picture && /^(https?:\/\/|\/(?!\/))/.test(p.picture)
             ? `<img${attrs(['sb-author-img'])} src="${escapeHtml(p.picture)}" alt="">`
             : `<span${attrs(['sb-author-pic'])}>${escapeHtml(name.slice(0, 1).toUpperCase())}</span>`;
+        const text =
+          `<p${attrs(['sb-author-name'])}><strong>${escapeHtml(name)}</strong>${name !== username ? ` <span class="sb-author-user">@${escapeHtml(username)}</span>` : ''}</p>` +
+          (bio ? `<p${attrs(['sb-author-bio'])}>${escapeHtml(bio)}</p>` : '');
+        if (mail) {
+          // A row of two cells: the picture (or the initial on a filled cell), then name and bio.
+          const margins = common.filter(isMargin);
+          const picCell = !pic
+            ? ''
+            : pic.startsWith('<img')
+              ? `<td width="52" valign="middle" style="width:52px;padding:0 12px 0 0">${pic.replace('<img', '<img width="40" height="40"')}</td>`
+              : `<td width="52" valign="middle" style="width:52px;padding:0 12px 0 0"><table role="presentation" cellpadding="0" cellspacing="0" border="0" style="border-collapse:collapse"><tr><td${attrs(['sb-author-pic'])} width="40" height="40" align="center" valign="middle">${escapeHtml(name.slice(0, 1).toUpperCase())}</td></tr></table></td>`;
+          return (
+            `<table role="presentation" class="sb sb-author" cellpadding="0" cellspacing="0" border="0" style="${escapeHtml(styleRule([['border-collapse', 'collapse'], ['margin', '16px 0'], ...margins]))}">` +
+            `<tr>${picCell}<td class="sb-author-text" valign="middle" style="${escapeHtml(styleRule([['padding', '0'], ...common.filter((d) => !isMargin(d))]))}">${text}</td></tr></table>${body ? `\n${body}` : ''}`
+          );
+        }
         return (
           `<div${attrs(['sb', 'sb-author'], common)}>${pic}<div class="sb-author-text">` +
-          `<p${attrs(['sb-author-name'])}><strong>${escapeHtml(name)}</strong>${name !== username ? ` <span class="sb-author-user">@${escapeHtml(username)}</span>` : ''}</p>` +
-          (bio ? `<p${attrs(['sb-author-bio'])}>${escapeHtml(bio)}</p>` : '') +
+          text +
           `</div></div>${body ? `\n${body}` : ''}`
         );
       }
@@ -335,7 +356,11 @@ export function renderBlocks(
         const format = 'pdf';
         const name = (b.params.get('name') ?? '').trim() || `${ref.doc}.${format}`;
         if (mail) attachments.push({ ...ref, name, format });
-        return `<div${attrs(['sb', 'sb-box', 'sb-attachment'], common)}>📎 <a href="${escapeHtml(docUrl(ref))}">${escapeHtml(name)}</a>${body ? `\n${body}` : ''}</div>`;
+        return box(
+          ['sb', 'sb-box', 'sb-attachment'],
+          common,
+          `📎 <a href="${escapeHtml(docUrl(ref))}">${escapeHtml(name)}</a>${body ? `\n${body}` : ''}`,
+        );
       }
       case 'html':
         return `<div${attrs(['sb', 'sb-html'], common)}>\n${render(b.children, true)}\n</div>`;
@@ -350,7 +375,7 @@ export function renderBlocks(
           yesNo(b.params.get('include link'), false) && /^\/[a-z0-9_/~-]+$/i.test(ref)
             ? `${ctx.origin ?? ''}${ref}`
             : null;
-        const box = `<div${attrs(
+        const visBox = `<div${attrs(
           ['sb-box', 'sb-vis-box'],
           width
             ? [
@@ -362,7 +387,7 @@ export function renderBlocks(
         return (
           `<div${attrs(['sb', 'sb-vis', ...alignCls], [...(mail && align ? ([['text-align', align === 'center' ? 'center' : align]] as Decl[]) : []), ...common])}>` +
           (title ? `<p class="sb-vis-title"><strong>${escapeHtml(title)}</strong></p>` : '') +
-          box +
+          visBox +
           (caption ? `<p class="sb-vis-caption">${escapeHtml(caption)}</p>` : '') +
           `${render(b.children)}</div>`
         );

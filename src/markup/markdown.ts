@@ -169,7 +169,19 @@ function extensions(opts: RenderOptions): MarkedExtension {
         },
       },
     ],
+    ...(opts.blocks?.target === 'mail' ? { renderer: { paragraph: mailButton } } : {}),
   };
+}
+
+/**
+ * E-mail: a paragraph that is one link titled `button` (`[Read it](https://… "button")`) is a
+ * link that matters, drawn as a table-cell button (mail-styles.ts fills it): the one button
+ * shape Outlook on Windows renders. Any other paragraph renders as marked renders it.
+ */
+function mailButton(this: { parser: { parseInline: (t: Tokens.Generic[]) => string } }, p: Tokens.Paragraph) {
+  const only = p.tokens.length === 1 ? p.tokens[0] : undefined;
+  if (only?.type !== 'link' || (only as Tokens.Link).title?.trim().toLowerCase() !== 'button') return false;
+  return `<table class="mail-button"><tr><td class="mail-button">${this.parser.parseInline(p.tokens)}</td></tr></table>\n`;
 }
 
 /**

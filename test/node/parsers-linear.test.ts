@@ -24,6 +24,7 @@ import { chainProblem } from '../../src/jobs/chains';
 import { scheduleProblem } from '../../src/jobs/cron';
 import { mailAuth } from '../../src/jobs/mail-auth';
 import { checkUpload } from '../../src/core/sniff';
+import { composeMail } from '../../src/mail/compose';
 import { parseRecipientList } from '../../src/mail/rules';
 import { mentionsIn } from '../../src/gql/values';
 import { CONTENT_LIMIT } from '../../src/docs/kind';
@@ -212,6 +213,21 @@ const PARSERS: Parser[] = [
       'unclosed references': fill('{/u/'),
       'inline pieces': fill('a `b` '),
       html: fill('<div>a</div>\n'),
+    },
+  },
+  {
+    // The e-mail's HTML part: markdown rendered for mail, styled inline, in its document, size-checked.
+    name: 'mail HTML (composeMail)',
+    cap: CONTENT_LIMIT,
+    run: (s) => composeMail(new Map([['content', s]]), 'm', undefined, { viewUrl: 'https://h/u/a/m/b' }),
+    maxMs: 6000,
+    shapes: {
+      ...GENERIC,
+      paragraphs: fill('a\n\n'),
+      html: fill('<div>a</div>\n'),
+      buttons: fill('[a](https://h "button")\n\n'),
+      tables: fill('| a | b |\n|:-|-:|\n| c | d |\n\n'),
+      callouts: fill('{{ callout }}\nx `c`\n{{ /callout }}\n'),
     },
   },
   {

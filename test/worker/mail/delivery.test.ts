@@ -62,7 +62,7 @@ describe('delivery', () => {
       const got = await outboxTo(a);
       expect(got, a).toHaveLength(1);
       expect(got[0]).toMatchObject({ kind: 'mail', to: [a.toLowerCase()], subject: 'News' });
-      expect(got[0]!.html).toContain('<h1>Hello</h1>');
+      expect(got[0]!.html).toMatch(/<h1 style="[^"]*">Hello<\/h1>/);
       expect(got[0]!.text).toMatch(/Unsubscribe: http.*\/v1\/mail\/unsubscribe\//);
       expect(got[0]!.html).toContain('/v1/mail/unsubscribe/');
     }

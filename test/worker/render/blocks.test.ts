@@ -143,8 +143,9 @@ describe('section blocks in e-mails', () => {
     expect(html.split('The preview line')).toHaveLength(2);
     expect(text).not.toContain('The preview line');
     // The callout: a coloured box with icon and title, styled inline.
+    // (a one-cell table: Outlook pads and fills table cells, not divs)
     expect(html).toMatch(
-      /<div class="sb sb-callout sb-callout-warning" style="[^"]*background-color:#fff8c5;[^"]*border-left:2px solid #cf222e/,
+      /<table role="presentation" class="sb sb-callout sb-callout-warning"[^>]*><tr><td style="[^"]*background-color:#fff8c5;[^"]*border-left:2px solid #cf222e/,
     );
     expect(html).toContain('Mind the gap');
     expect(text).toContain('⚠ Mind the gap');

@@ -22,4 +22,6 @@ export interface OutboundMail {
    * the send_email transport gets it as the Message-ID header to drop repeats too.
    */
   messageId?: string;
+  /** The e-mail resource this message was sent for (bounce and complaint reports find their send through it). */
+  resourceId?: number;
 }

@@ -61,6 +61,9 @@ export const outbox = sqliteTable('outbox', {
   created_on: text('created_on').notNull(),
   /** Stable per send x recipient (migration 0016): a resumed send never hands a message off twice. */
   message_id: text('message_id'),
+  /** The e-mail a message was sent for, and the id the send_email transport answered (migration 0025). */
+  resource_id: integer('resource_id'),
+  provider_id: text('provider_id'),
 });
 
 /** Groups, organisations and organisation groups are one table: `kind` tells which. */

@@ -10,6 +10,7 @@ import { authorProfiles } from '../render/block-data';
 import { resolveVars, type VarScope } from '../render/source';
 import { resolveTheme } from '../markup/themes';
 import { DEFAULT_SIZE, SIZES } from './rules';
+import { withTemplate } from './template';
 
 export interface Composed {
   subject: string;
@@ -27,6 +28,8 @@ export interface Composed {
   assets: string[];
   /** Threshold colours of the variables the content shows, by CSS class. */
   varColors: [string, string][];
+  /** What went wrong composing (a template that could not be read), for the send's log. */
+  problems?: string[];
 }
 
 /** Variables the content refers to, resolved (render/source.ts resolveVars). */
@@ -80,13 +83,16 @@ export function composeMail(
  * A stored mail composed with its variable references resolved: what a send renders and
  * what the rate window hashes (a changed value changes the content).
  */
-export async function composeStored(scope: VarScope, values: Map<string, string>): Promise<Composed> {
+export async function composeStored(scope: VarScope, stored: Map<string, string>): Promise<Composed> {
+  // The template (config/template) wraps the content first: its variables and blocks render like the content's.
+  const { values, problem } = await withTemplate(scope, stored);
   const content = values.get('content') ?? '';
   const [resolved, profiles] = await Promise.all([
     resolveVars(scope, content),
     authorProfiles(scope.db, scope.owner, content),
   ]);
-  return composeMail(values, scope.resource.name, resolved, { profiles, origin: scope.env.PUBLIC_ORIGIN });
+  const composed = composeMail(values, scope.resource.name, resolved, { profiles, origin: scope.env.PUBLIC_ORIGIN });
+  return problem ? { ...composed, problems: [problem] } : composed;
 }
 
 /** The hidden preheader: inbox previews show it, the opened message does not. */

@@ -122,6 +122,7 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
     const caller = callerRows[0];
     const values = await entryValues(env, entryRows);
     const composed = await composeStored({ env, db, owner, resource }, values);
+    for (const p of composed.problems ?? []) await log(db, resource.id, `send ${job.id}: ${p}`, 'warning');
     const attachments = await embedded(env, resource.id, composed);
     // Documents of attachment blocks, rendered to PDF (section blocks, attach.ts).
     const docs = await documentAttachments(env, db, owner, composed.documents);
@@ -150,7 +151,7 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
         await log(
           db,
           resource.id,
-          `send ${job.id}: ${suppressed.size} unsubscribed or bounced address(es) suppressed: ${[...new Set([...suppressed].map(as))].join(', ')}`,
+          `send ${job.id}: ${suppressed.size} unsubscribed, bounced or complaining address(es) suppressed: ${[...new Set([...suppressed].map(as))].join(', ')}`,
         );
       targets = targets.filter((a) => !suppressed.has(a));
     }
@@ -163,6 +164,7 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
         // recipient if it was handed off before the interruption (and still counts it delivered).
         await transport(env, db, {
           messageId: await messageIdFor(env, job.id, to),
+          resourceId: mail.id,
           kind: job.action === 'test' ? 'test' : 'mail',
           to: [to],
           subject: composed.subject,
@@ -212,6 +214,7 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
         duration: Math.round(Math.max(0, done - job.acceptedOn) / 10) / 100,
         status,
         ...tally,
+        send_id: job.id,
       }),
       logInsert(
         db,

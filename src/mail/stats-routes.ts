@@ -2,15 +2,37 @@
  * stats/ of an e-mail: stats/runs, one row per send (mail_runs), as a text table or JSON, after the days of sends
  * retention rolled up (mail_run_days).
  */
-import { asc, eq } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, sql } from 'drizzle-orm';
 import { jsonResponse, textResponse, wantsJson } from '../core/http';
 import { fixedFolderRoute, type ResourceCtx, type ResourceRoutes } from '../core/resource';
-import { mailRunDays, mailRuns, type MailRun } from './schema';
+import type { Db } from '../core/context';
+import { mailEvents, mailRunDays, mailRuns, type MailRun } from './schema';
 
-/** One send as stats/runs answers it: the mail_runs row, its start named timestamp. */
-export type RunRow = Omit<MailRun, 'id' | 'resource_id' | 'started_on' | 'completed_on'> & { timestamp: string };
+/** A send's bounces and complaints (mail_events), counted beside its row. */
+type CountedRun = MailRun & { bounced: number; complained: number };
 
-const runRow = (r: MailRun): RunRow => ({
+/** One send as stats/runs answers it: the mail_runs row, its start named timestamp, its bounces and complaints. */
+export type RunRow = Omit<CountedRun, 'id' | 'resource_id' | 'started_on' | 'completed_on'> & { timestamp: string };
+
+const eventCount = (type: 'bounced' | 'complained') =>
+  sql<number>`(select count(*) from ${mailEvents} where ${and(
+    eq(mailEvents.resource_id, mailRuns.resource_id),
+    eq(mailEvents.send_id, mailRuns.send_id),
+    eq(mailEvents.type, type),
+  )})`
+    .mapWith(Number)
+    // Named: D1 answers a batch keyed by column name, and the two counts read the same but for a parameter.
+    .as(type);
+
+/** The sends of e-mails, each with its bounce and complaint counts (one statement, for a batch). */
+export function countedRunsQuery(db: Db) {
+  return db
+    .select({ ...getTableColumns(mailRuns), bounced: eventCount('bounced'), complained: eventCount('complained') })
+    .from(mailRuns);
+}
+
+const runRow = (r: CountedRun): RunRow => ({
+  send_id: r.send_id,
   timestamp: r.started_on,
   duration: r.duration,
   status: r.status,
@@ -22,6 +44,8 @@ const runRow = (r: MailRun): RunRow => ({
   suppressed: r.suppressed,
   skipped: r.skipped,
   failed: r.failed,
+  bounced: r.bounced,
+  complained: r.complained,
 });
 
 /** stats/runs as a plain-text table: a header, the rolled-up days, then one row per send, oldest first. */
@@ -36,6 +60,8 @@ export function runsTable(rows: RunRow[], rolled: RolledUpDay[] = []): string {
     'suppressed',
     'skipped',
     'failed',
+    'bounced',
+    'complained',
   ];
   const cells = [...rolled.map(rolledUpCells)].concat(
     rows.map((r) => [
@@ -43,7 +69,7 @@ export function runsTable(rows: RunRow[], rolled: RolledUpDay[] = []): string {
       r.duration.toFixed(2),
       r.status,
       r.action + (r.adhoc ? '(to)' : ''),
-      ...[r.recipients, r.delivered, r.suppressed, r.skipped, r.failed].map(String),
+      ...[r.recipients, r.delivered, r.suppressed, r.skipped, r.failed, r.bounced, r.complained].map(String),
     ]),
   );
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
@@ -69,11 +95,14 @@ const rolledUpCells = (d: RolledUpDay): string[] => [
   d.status,
   `(${d.runs} ${d.runs === 1 ? 'send' : 'sends'})`,
   ...[d.recipients, d.delivered, d.suppressed, d.skipped, d.failed].map(String),
+  // Rolled-up days keep no bounce or complaint counts.
+  '-',
+  '-',
 ];
 
 export async function statsRuns(rc: ResourceCtx): Promise<Response> {
   const [kept, days] = await rc.db.batch([
-    rc.db.select().from(mailRuns).where(eq(mailRuns.resource_id, rc.resource.id)).orderBy(asc(mailRuns.id)),
+    countedRunsQuery(rc.db).where(eq(mailRuns.resource_id, rc.resource.id)).orderBy(asc(mailRuns.id)),
     rc.db
       .select()
       .from(mailRunDays)

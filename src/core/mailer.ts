@@ -22,7 +22,11 @@ export type { Attachment, MailKind, OutboundMail } from './outbound';
 async function sendRawMime(binding: SendEmail, mail: OutboundMail & { from: string }): Promise<string | null> {
   const raw = buildMime(mail);
   let id: string | null = null;
-  for (const to of mail.to) id ??= (await binding.send(new EmailMessage(mail.from, to, raw)))?.messageId ?? null;
+  for (const to of mail.to) {
+    // Every call is made (no `??=`: it would skip the send once an id is known).
+    const answered = (await binding.send(new EmailMessage(mail.from, to, raw)))?.messageId ?? null;
+    id ??= answered;
+  }
   return id;
 }
 
@@ -38,7 +42,8 @@ async function sendStructured(binding: SendEmail, mail: OutboundMail & { from: s
     const bytes = messageBytes(message);
     if (bytes > EMAIL_SENDING_LIMITS.bytes)
       throw new Error(`the message is ${(bytes / 2 ** 20).toFixed(1)} MiB, over the 5 MiB Email Sending takes`);
-    id ??= (await binding.send(message))?.messageId ?? null;
+    const answered = (await binding.send(message))?.messageId ?? null;
+    id ??= answered;
   }
   return id;
 }

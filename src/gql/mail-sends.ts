@@ -7,7 +7,7 @@
 import DataLoader from 'dataloader';
 import { asc } from 'drizzle-orm';
 import type { Db } from '../core/context';
-import { countedRunsQuery } from '../mail/stats-routes';
+import { countedRunsQuery } from '../mail/sends';
 import { mailRuns } from '../mail/schema';
 import { rfc2822, inJson } from './values';
 

@@ -2,34 +2,14 @@
  * stats/ of an e-mail: stats/runs, one row per send (mail_runs), as a text table or JSON, after the days of sends
  * retention rolled up (mail_run_days).
  */
-import { and, asc, eq, getTableColumns, sql } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import { jsonResponse, textResponse, wantsJson } from '../core/http';
 import { fixedFolderRoute, type ResourceCtx, type ResourceRoutes } from '../core/resource';
-import type { Db } from '../core/context';
-import { mailEvents, mailRunDays, mailRuns, type MailRun } from './schema';
-
-/** A send's bounces and complaints (mail_events), counted beside its row. */
-type CountedRun = MailRun & { bounced: number; complained: number };
+import { mailRunDays, mailRuns } from './schema';
+import { countedRunsQuery, type CountedRun } from './sends';
 
 /** One send as stats/runs answers it: the mail_runs row, its start named timestamp, its bounces and complaints. */
 export type RunRow = Omit<CountedRun, 'id' | 'resource_id' | 'started_on' | 'completed_on'> & { timestamp: string };
-
-const eventCount = (type: 'bounced' | 'complained') =>
-  sql<number>`(select count(*) from ${mailEvents} where ${and(
-    eq(mailEvents.resource_id, mailRuns.resource_id),
-    eq(mailEvents.send_id, mailRuns.send_id),
-    eq(mailEvents.type, type),
-  )})`
-    .mapWith(Number)
-    // Named: D1 answers a batch keyed by column name, and the two counts read the same but for a parameter.
-    .as(type);
-
-/** The sends of e-mails, each with its bounce and complaint counts (one statement, for a batch). */
-export function countedRunsQuery(db: Db) {
-  return db
-    .select({ ...getTableColumns(mailRuns), bounced: eventCount('bounced'), complained: eventCount('complained') })
-    .from(mailRuns);
-}
 
 const runRow = (r: CountedRun): RunRow => ({
   send_id: r.send_id,

@@ -83,6 +83,28 @@ describe('mail templates (config/template)', () => {
     expect((await write(owner, `${m.path}/config/template`, own)).status).toBe(204);
   });
 
+  it("a grantee's template may not name what the grantee cannot read: its content's references are checked", async () => {
+    const owner = await sender();
+    const grantee = await sender();
+    const secret = await doc(owner, '# secret');
+    expect((await call('PUT', `/v1/vis/docs/${secret}/vars/v`, { token: owner.token })).status).toBe(201);
+    const ref = `{/u/${owner.username}/d/${secret}/v/v}`;
+    // The grantee's own document, naming a variable of the owner's private document.
+    const tpl = await doc(grantee, `${ref}\n\n{{ content }}`);
+    const m = await newMail(owner);
+    const crew = (await makeGroup(owner, [{ user: grantee }])).ref;
+    expect((await call('PUT', `${m.path}/shared/${crew}~rw`, { token: owner.token })).status).toBe(201);
+    const shared = `/v1/users/${owner.username}/vis/mails/${m.name}`;
+    const res = await write(grantee, `${shared}/config/template`, `/u/${grantee.username}/d/${tpl}`);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { message: string }).message).toBe(
+      `config/template: ${ref} (in the template) is not readable by ${grantee.username}`,
+    );
+    // A template without such references is accepted from the grantee (they read it, and so must the owner at send time).
+    const plain = await doc(grantee, 'Plain {{ content }}');
+    expect((await write(grantee, `${shared}/config/template`, `/u/${grantee.username}/d/${plain}`)).status).toBe(204);
+  });
+
   it('a template gone by send time: the mail is sent without it and the log says so', async () => {
     const u = await sender();
     const tpl = await doc(u, 'Wrapped {{ content }}');

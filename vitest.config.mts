@@ -26,6 +26,8 @@ export default defineConfig(async () => {
             TEST_MIGRATIONS: migrations,
             JOBS_TEST_LIMITS: '2000,6000',
             JOBS_TEST_GRACE_MS: '3000',
+            // Signs the bounce and complaint reports of test/worker/mail/mail-events.test.ts.
+            MAIL_EVENTS_SECRET: 'whsec_dGVzdC1tYWlsLWV2ZW50cy1zZWNyZXQtMzItYnl0ZXM=',
           },
           // The suite's own volume (thousands of requests on few tokens, one address) must not be
           // throttled: RATE_LIMIT and RATE_LIMIT_ADDRESS get limits no test reaches. The test-only

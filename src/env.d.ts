@@ -8,6 +8,8 @@ declare namespace Cloudflare {
     ALLOW_CLOCK_OVERRIDE?: string;
     /** HMAC key of unsubscribe links; a random key kept in D1 when unset. */
     MAIL_UNSUBSCRIBE_KEY?: string;
+    /** Shared secret (Standard Webhooks `whsec_<base64>`) signing bounce and complaint reports; unset: none accepted. */
+    MAIL_EVENTS_SECRET?: string;
     /** Milliseconds an idle Browser Rendering session is kept for reuse (0: close after each render). */
     BROWSER_KEEP_ALIVE_MS?: string;
     /** "off" switches the request rate limits (RATE_LIMIT and RATE_LIMIT_ADDRESS bindings) off. */

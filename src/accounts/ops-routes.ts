@@ -61,6 +61,9 @@ const outboxEntry = z.object({
   html: z.string(),
   attachments: z.array(z.object({ filename: z.string(), content_type: z.string(), size: z.number().int() })),
   created_on: z.string(),
+  /** The stable Message-ID, and the id the send_email transport answered (bounce reports name either). */
+  message_id: z.string().nullable(),
+  provider_id: z.string().nullable(),
 });
 
 export function opsRoutes(api: Api): void {
@@ -127,6 +130,8 @@ export function opsRoutes(api: Api): void {
           html: r.html,
           attachments: r.attachments,
           created_on: r.created_on,
+          message_id: r.message_id,
+          provider_id: r.provider_id,
         })),
       );
     },

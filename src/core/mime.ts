@@ -44,14 +44,14 @@ export function filenameParams(name: string, fallback = 'attachment'): { ascii: 
 }
 
 /** The media type of an attachment: `type/subtype` (and a plain charset), else application/octet-stream. */
-function safeType(type: string): string {
+export function safeType(type: string): string {
   const m = /^\s*([\w.+-]+\/[\w.+-]+)\s*(?:;\s*charset="?([\w.:-]+)"?)?/i.exec(type);
   if (!m || /[\r\n]/.test(type.slice(0, m[0].length + 1))) return 'application/octet-stream';
   return m[2] ? `${m[1]}; charset=${m[2]}` : m[1]!;
 }
 
 /** A name that can stand in `Content-ID: <name>` and `cid:name` as it is. */
-const CID_SAFE = /^[\w.+-]{1,100}$/;
+export const CID_SAFE = /^[\w.+-]{1,100}$/;
 
 /** The raw RFC 5322 message: text and HTML alternatives, headers, attachments. */
 export function buildMime(mail: OutboundMail & { from: string }): string {

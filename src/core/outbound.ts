@@ -24,4 +24,6 @@ export interface OutboundMail {
   messageId?: string;
   /** The account whose message it is (its outbox row is deleted with the account); none for a platform message. */
   ownerId?: number | null;
+  /** The e-mail resource this message was sent for (bounce and complaint reports find their send through it). */
+  resourceId?: number;
 }

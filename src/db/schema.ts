@@ -63,6 +63,9 @@ export const outbox = sqliteTable('outbox', {
   message_id: text('message_id'),
   /** The account whose mail, test, invitation or reply it is (migration 0024; null before): deleted with it. */
   owner_id: integer('owner_id'),
+  /** The e-mail a message was sent for, and the id the send_email transport answered (migration 0025). */
+  resource_id: integer('resource_id'),
+  provider_id: text('provider_id'),
 });
 
 /** Groups, organisations and organisation groups are one table: `kind` tells which. */

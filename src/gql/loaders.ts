@@ -16,6 +16,7 @@ import { optionsOf, shapeGroups, type GqlGroup } from './groups';
 import { selectItems, shapeItems, type Item, type Want } from './item-lists';
 import { jobStatsLoader } from './job-stats';
 import { lastRunLoader } from './last-run';
+import { mailSendsLoader } from './mail-sends';
 import { PERSON_COLUMNS, type PersonRow } from './people';
 import { topicsOf } from './topics';
 import { inJson } from './values';
@@ -127,6 +128,7 @@ export function makeLoaders(db: Db, caller: User | null, env: Env) {
     topicsOfResource,
     topicsOfGroup,
     groupsOfOrg,
+    sendsOfMail: mailSendsLoader(db),
   };
 }
 

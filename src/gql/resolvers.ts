@@ -307,7 +307,11 @@ export const resolvers = {
   },
   Doc: itemFields,
   Grid: itemFields,
-  Mail: { ...itemFields, enabled },
+  Mail: {
+    ...itemFields,
+    enabled,
+    sends: (i: Item, _: unknown, c: GqlContext) => c.loaders.sendsOfMail.load(i.row.id),
+  },
   Job: {
     ...itemFields,
     ...jobFields,

@@ -12,6 +12,7 @@ import { imageSizes } from './image-size';
 import { fillFooter, mailBytes, mailDocument, MAIL_HTML_LIMIT, oversizeBody, type MailDocInput } from './mail-html';
 import { mailKind } from './kind';
 import { DEFAULT_SIZE, SIZES } from './rules';
+import { withTemplate } from './template';
 
 export interface Composed {
   subject: string;
@@ -37,6 +38,8 @@ export interface Composed {
   htmlBytes: number;
   /** The full HTML was over MAIL_HTML_LIMIT: `html` is a notice linking the web view. */
   oversize: boolean;
+  /** What went wrong composing (a template that could not be read), for the send's log. */
+  problems?: string[];
 }
 
 /** Variables the content refers to, resolved (render/source.ts resolveVars). */
@@ -94,17 +97,20 @@ export function composeMail(
  * A stored mail composed with its variable references resolved: what a send renders and
  * what the rate window hashes (a changed value changes the content).
  */
-export async function composeStored(scope: VarScope, values: Map<string, string>): Promise<Composed> {
+export async function composeStored(scope: VarScope, stored: Map<string, string>): Promise<Composed> {
+  // The template (config/template) wraps the content first: its variables and blocks render like the content's.
+  const { values, problem } = await withTemplate(scope, stored);
   const content = values.get('content') ?? '';
   const [resolved, profiles] = await Promise.all([
     resolveVars(scope, content),
     authorProfiles(scope.db, scope.owner, content),
   ]);
-  return composeMail(values, scope.resource.name, resolved, {
+  const composed = composeMail(values, scope.resource.name, resolved, {
     profiles,
     origin: scope.env.PUBLIC_ORIGIN,
     viewUrl: mailKind.url?.(scope.env, scope.owner.username, scope.resource.name),
   });
+  return problem ? { ...composed, problems: [problem] } : composed;
 }
 
 /** The document fields of a composed mail (mail-html.ts). */

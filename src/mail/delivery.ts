@@ -122,6 +122,7 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
     const caller = callerRows[0];
     const values = await entryValues(env, entryRows);
     const composed = await composeStored({ env, db, owner, resource }, values);
+    for (const p of composed.problems ?? []) await log(db, resource.id, `send ${job.id}: ${p}`, 'warning');
     const attachments = await embedded(env, resource.id, composed);
     if (composed.oversize) await log(db, resource.id, `send ${job.id}: ${oversizeNote(composed)}`, 'warning');
     // Documents of attachment blocks, rendered to PDF (section blocks, attach.ts).
@@ -151,7 +152,7 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
         await log(
           db,
           resource.id,
-          `send ${job.id}: ${suppressed.size} unsubscribed or bounced address(es) suppressed: ${[...new Set([...suppressed].map(as))].join(', ')}`,
+          `send ${job.id}: ${suppressed.size} unsubscribed, bounced or complaining address(es) suppressed: ${[...new Set([...suppressed].map(as))].join(', ')}`,
         );
       targets = targets.filter((a) => !suppressed.has(a));
     }
@@ -164,6 +165,7 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
         // recipient if it was handed off before the interruption (and still counts it delivered).
         await transport(env, db, {
           messageId: await messageIdFor(env, job.id, to),
+          resourceId: mail.id,
           kind: job.action === 'test' ? 'test' : 'mail',
           // A test is the caller's (to its own address); a send, the e-mail owner's.
           ownerId: job.action === 'test' ? job.callerId : owner.id,
@@ -215,6 +217,7 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
         duration: Math.round(Math.max(0, done - job.acceptedOn) / 10) / 100,
         status,
         ...tally,
+        send_id: job.id,
       }),
       logInsert(
         db,

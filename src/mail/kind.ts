@@ -6,6 +6,7 @@ import { HttpError, badRequest } from '../core/errors';
 import { MiB, KiB } from '../core/http';
 import type { EntrySpec, Reference, ResourceCtx, ResourceKind } from '../core/resource';
 import { contentReferences } from '../docs/references';
+import { templateProblem, templateReferences } from './template';
 import { copyAssets } from './assets';
 import { checkRecipientList } from './recipients';
 import { addedRecipients, isAddress, parseRecipientList, RECIPIENT_LISTS, SIZES } from './rules';
@@ -105,8 +106,10 @@ export const mailKind: ResourceKind = {
       access: 'rw',
       default: '',
       limit: 1 * KiB,
-      validate: oneLine(128),
-      summary: 'Template name (one line, at most 128 characters; stored for the clients)',
+      validate: async (v, rc) => oneLine(128)(v) ?? templateProblem(v, rc),
+      references: templateReferences,
+      summary:
+        'A document (/u/<user>/d/<doc>, or a document of the owner) whose content wraps the mail at {{ content }}',
     },
     ...canonicalEntries(() => mailKind),
     {

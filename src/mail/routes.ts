@@ -2,7 +2,8 @@
  * Routes of the mail area: e-mails as resources (common routes from the core), their
  * threads, sending through POST status (validated in the spec's order, decided by the
  * MailObject), stats/runs, assets, the e-mail's web view at its url and the public
- * unsubscribe link. (The operator's bounce report is under /v1/ops: accounts/routes.ts.)
+ * unsubscribe link, and the signed bounce and complaint reports (POST /v1/ops/mail/events). (The operator's
+ * bounce report is under /v1/ops: accounts/routes.ts.)
  *
  * Every path below /v1/vis/mails is also served below /v1/users/:owner/vis/mails (the owner's
  * path, as a share grantee sees it), except PUT (create). docs/ROUTES.md lists each route
@@ -12,6 +13,7 @@ import type { Api } from '../core/api';
 import { resourceRoutes } from '../core/resource';
 import { resourceThreadRoutes } from '../core/resource/thread-routes';
 import { assetRoutes } from './asset-routes';
+import { mailEventRoutes } from './events-routes';
 import { mailKind } from './kind';
 import { mailPageRoute } from './page-routes';
 import { statsRoutes } from './stats-routes';
@@ -65,4 +67,6 @@ export function mailRoutes(api: Api): void {
   mailPageRoute(api);
   // GET|POST /v1/mail/unsubscribe/:token
   unsubscribeRoutes(api);
+  // POST /v1/ops/mail/events
+  mailEventRoutes(api);
 }

@@ -24,6 +24,8 @@ export const mailRuns = sqliteTable(
     suppressed: integer('suppressed').notNull(),
     skipped: integer('skipped').notNull(),
     failed: integer('failed').notNull(),
+    /** The send's id (migration 0025; null on older rows): bounce and complaint events name it. */
+    send_id: text('send_id'),
   },
   (t) => [index('mail_runs_resource').on(t.resource_id, t.id)],
 );
@@ -54,7 +56,7 @@ export const mailSuppressions = sqliteTable(
   {
     owner_id: integer('owner_id').notNull(),
     email: text('email').notNull(),
-    reason: text('reason', { enum: ['unsubscribed', 'bounced'] }).notNull(),
+    reason: text('reason', { enum: ['unsubscribed', 'bounced', 'complained'] }).notNull(),
     created_on: text('created_on').notNull(),
   },
   (t) => [primaryKey({ columns: [t.owner_id, t.email] })],
@@ -64,3 +66,18 @@ export const mailKeys = sqliteTable('mail_keys', {
   id: integer('id').primaryKey(),
   secret: text('secret').notNull(),
 });
+
+/** Bounces and complaints reported for a send's messages (migration 0025), once per event id. */
+export const mailEvents = sqliteTable(
+  'mail_events',
+  {
+    id: text('id').primaryKey(),
+    resource_id: integer('resource_id')
+      .notNull()
+      .references(() => resources.id, { onDelete: 'cascade' }),
+    send_id: text('send_id').notNull(),
+    type: text('type', { enum: ['bounced', 'complained'] }).notNull(),
+    created_on: text('created_on').notNull(),
+  },
+  (t) => [index('mail_events_send').on(t.resource_id, t.send_id)],
+);

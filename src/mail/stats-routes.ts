@@ -5,12 +5,14 @@
 import { asc, eq } from 'drizzle-orm';
 import { jsonResponse, textResponse, wantsJson } from '../core/http';
 import { fixedFolderRoute, type ResourceCtx, type ResourceRoutes } from '../core/resource';
-import { mailRunDays, mailRuns, type MailRun } from './schema';
+import { mailRunDays, mailRuns } from './schema';
+import { countedRunsQuery, type CountedRun } from './sends';
 
-/** One send as stats/runs answers it: the mail_runs row, its start named timestamp. */
-export type RunRow = Omit<MailRun, 'id' | 'resource_id' | 'started_on' | 'completed_on'> & { timestamp: string };
+/** One send as stats/runs answers it: the mail_runs row, its start named timestamp, its bounces and complaints. */
+export type RunRow = Omit<CountedRun, 'id' | 'resource_id' | 'started_on' | 'completed_on'> & { timestamp: string };
 
-const runRow = (r: MailRun): RunRow => ({
+const runRow = (r: CountedRun): RunRow => ({
+  send_id: r.send_id,
   timestamp: r.started_on,
   duration: r.duration,
   status: r.status,
@@ -22,6 +24,8 @@ const runRow = (r: MailRun): RunRow => ({
   suppressed: r.suppressed,
   skipped: r.skipped,
   failed: r.failed,
+  bounced: r.bounced,
+  complained: r.complained,
 });
 
 /** stats/runs as a plain-text table: a header, the rolled-up days, then one row per send, oldest first. */
@@ -36,6 +40,8 @@ export function runsTable(rows: RunRow[], rolled: RolledUpDay[] = []): string {
     'suppressed',
     'skipped',
     'failed',
+    'bounced',
+    'complained',
   ];
   const cells = [...rolled.map(rolledUpCells)].concat(
     rows.map((r) => [
@@ -43,7 +49,7 @@ export function runsTable(rows: RunRow[], rolled: RolledUpDay[] = []): string {
       r.duration.toFixed(2),
       r.status,
       r.action + (r.adhoc ? '(to)' : ''),
-      ...[r.recipients, r.delivered, r.suppressed, r.skipped, r.failed].map(String),
+      ...[r.recipients, r.delivered, r.suppressed, r.skipped, r.failed, r.bounced, r.complained].map(String),
     ]),
   );
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
@@ -69,11 +75,14 @@ const rolledUpCells = (d: RolledUpDay): string[] => [
   d.status,
   `(${d.runs} ${d.runs === 1 ? 'send' : 'sends'})`,
   ...[d.recipients, d.delivered, d.suppressed, d.skipped, d.failed].map(String),
+  // Rolled-up days keep no bounce or complaint counts.
+  '-',
+  '-',
 ];
 
 export async function statsRuns(rc: ResourceCtx): Promise<Response> {
   const [kept, days] = await rc.db.batch([
-    rc.db.select().from(mailRuns).where(eq(mailRuns.resource_id, rc.resource.id)).orderBy(asc(mailRuns.id)),
+    countedRunsQuery(rc.db).where(eq(mailRuns.resource_id, rc.resource.id)).orderBy(asc(mailRuns.id)),
     rc.db
       .select()
       .from(mailRunDays)

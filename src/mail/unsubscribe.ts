@@ -73,17 +73,20 @@ export async function verifyUnsubscribeToken(env: Env, db: Db, token: string): P
   }
 }
 
-/** Records that `email` wants no more mail from `ownerId` (0: from anyone, a bounce). */
-export async function suppress(
-  db: Db,
-  ownerId: number,
-  email: string,
-  reason: 'unsubscribed' | 'bounced',
-): Promise<void> {
-  await db
+/** Why an address gets no more mail: from one owner (unsubscribed) or from anyone (owner 0: bounced, complained). */
+export type SuppressionReason = 'unsubscribed' | 'bounced' | 'complained';
+
+/** The statement recording that `email` wants no more mail from `ownerId` (0: from anyone), for a caller's batch. */
+export function suppressionInsert(db: Db, ownerId: number, email: string, reason: SuppressionReason) {
+  return db
     .insert(mailSuppressions)
     .values({ owner_id: ownerId, email, reason, created_on: nowIso() })
     .onConflictDoNothing();
+}
+
+/** Records that `email` wants no more mail from `ownerId` (0: from anyone, a bounce). */
+export async function suppress(db: Db, ownerId: number, email: string, reason: SuppressionReason): Promise<void> {
+  await suppressionInsert(db, ownerId, email, reason);
 }
 
 /** Which of `emails` (normalised) must not get mail from `ownerId`. */

@@ -264,6 +264,8 @@ describe('operator interface', () => {
         html: '<p>hello</p>',
         attachments: [{ filename: 'a.txt', content_type: 'text/plain', size: 3 }],
         created_on: expect.any(String),
+        message_id: null,
+        provider_id: null,
       },
     ]);
     expect((await call('DELETE', '/v1/ops/outbox', { token: OPS })).status).toBe(204);

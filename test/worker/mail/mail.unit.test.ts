@@ -100,8 +100,9 @@ describe('options and outcomes', () => {
     expect(runStatus({ ...t, delivered: 0, failed: 2 })).toBe('failed');
     expect(runStatus({ ...t, recipients: 0, delivered: 0 })).toBe('failed');
   });
-  it('stats/runs text is a table with a header and one row per send', () => {
+  it('stats/runs text is a table with a header and one row per send, bounces and complaints last', () => {
     const row = {
+      send_id: 's1',
       timestamp: '2026-01-01T00:00:00.000Z',
       duration: 0.5,
       status: 'delivered' as const,
@@ -113,12 +114,15 @@ describe('options and outcomes', () => {
       suppressed: 0,
       skipped: 0,
       failed: 0,
+      bounced: 1,
+      complained: 0,
     };
     const lines = runsTable([row, { ...row, status: 'failed', adhoc: true }])
       .trimEnd()
       .split('\n');
     expect(lines).toHaveLength(3);
-    expect(lines[0]).toMatch(/^timestamp\s+duration\s+status/);
+    expect(lines[0]).toMatch(/^timestamp\s+duration\s+status.*failed\s+bounced\s+complained$/);
+    expect(lines[1]).toMatch(/\s1\s+0$/);
     expect(lines[1]).toMatch(/^2026-01-01T00:00:00.000Z\s+0.50\s+delivered\s+send\s/);
     expect(lines[2]).toMatch(/failed\s+send\(to\)/);
   });

@@ -32,8 +32,11 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 export interface PlatformEvent {
   type: EventType;
-  /** The account whose endpoints may receive it: the subject's owner. */
-  ownerId: number;
+  /**
+   * The account whose endpoints may receive it: the subject's owner (when omitted: read
+   * from the subject's row in the recording statement, the organisation's for its groups).
+   */
+  ownerId?: number;
   /** The subject, for the read check at delivery: a resource or a group. */
   resourceId?: number | null;
   groupId?: number | null;
@@ -44,6 +47,7 @@ export interface PlatformEvent {
 /** A recorded event, as the sink receives it. */
 export interface RecordedEvent extends PlatformEvent {
   id: number;
+  ownerId: number;
   /** The JSON body every endpoint receives: {type, timestamp, data}. */
   body: string;
   createdOn: string;
@@ -74,14 +78,29 @@ export async function emit(env: Env, bg: Background, event: PlatformEvent, at: n
     const body = JSON.stringify({ type: event.type, timestamp: createdOn, data: event.data });
     const row = await env.DB.prepare(
       `INSERT INTO webhook_events (owner_id, type, resource_id, group_id, body, created_on)
-       SELECT ?1, ?2, ?3, ?4, ?5, ?6 WHERE EXISTS (SELECT 1 FROM webhooks WHERE owner_id = ?1 AND enabled = 1)
-       RETURNING id`,
+       SELECT o.owner, ?2, ?3, ?4, ?5, ?6 FROM (SELECT coalesce(?1,
+         (SELECT owner_id FROM resources WHERE id = ?3),
+         (SELECT coalesce(g.owner_id, p.owner_id) FROM groups g LEFT JOIN groups p ON p.id = g.parent_id WHERE g.id = ?4)
+       ) AS owner) o
+       WHERE EXISTS (SELECT 1 FROM webhooks WHERE owner_id = o.owner AND enabled = 1)
+       RETURNING id, owner_id`,
     )
-      .bind(event.ownerId, event.type, event.resourceId ?? null, event.groupId ?? null, body, createdOn)
-      .first<{ id: number }>();
+      .bind(event.ownerId ?? null, event.type, event.resourceId ?? null, event.groupId ?? null, body, createdOn)
+      .first<{ id: number; owner_id: number }>();
     if (!row || !sink) return;
-    bg.waitUntil(sink(env, { ...event, id: row.id, body, createdOn }).catch((err) => console.error('webhooks', err)));
+    const recorded = { ...event, id: row.id, ownerId: row.owner_id, body, createdOn };
+    bg.waitUntil(sink(env, recorded).catch((err) => console.error('webhooks', err)));
   } catch (err) {
     console.error('event not recorded', event.type, err);
   }
+}
+
+/**
+ * emit, for callers without a request to outlive (a Durable Object's alarm, the scheduled
+ * tick): answers once the event is also handed to its endpoints.
+ */
+export async function emitNow(env: Env, event: PlatformEvent): Promise<void> {
+  const pending: Promise<unknown>[] = [];
+  await emit(env, { waitUntil: (p) => void pending.push(p) }, event);
+  await Promise.all(pending);
 }

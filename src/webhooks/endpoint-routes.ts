@@ -2,7 +2,7 @@
  * Endpoints: create (the secret shown this once), read, list, change, delete, rotate the
  * secret, send a test ping. At most MAX_ENDPOINTS per user or organisation.
  */
-import { and, asc, eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { now, nowIso } from '../core/clock';
 import { EVENT_TYPES, type RecordedEvent } from '../core/events';
@@ -10,6 +10,7 @@ import { badRequest, conflict, isUniqueViolation, notFound } from '../core/error
 import { jsonResponse, noContent } from '../core/http';
 import { checkName } from '../core/names';
 import type { Scope } from '../core/scope';
+import { endpointsOf, endpointView } from './endpoints';
 import { fanOut } from './fanout';
 import type { OwnerCtx } from './owner';
 import { webhookEvents, webhooks, type Webhook } from './schema';
@@ -41,19 +42,6 @@ const writable = {
   description: z.string().max(1024),
 };
 
-/** The endpoint as its owner reads it (never the secret). */
-export function endpointView(hook: Webhook) {
-  return {
-    name: hook.name,
-    url: hook.url,
-    events: JSON.parse(hook.events) as string[],
-    description: hook.description,
-    enabled: hook.enabled,
-    disabled_reason: hook.disabled_reason,
-    created_on: hook.created_on,
-  };
-}
-
 function checkUrl(ctx: OwnerCtx, url: string): string {
   const refused = endpointUrlRefusal(ctx.env, url, ctx.url.host);
   if (refused) throw badRequest(`url ${url} refused: ${refused}`);
@@ -82,12 +70,7 @@ export function endpointRoutes(scope: Scope<OwnerCtx, object>): void {
     summary: 'List the webhook endpoints',
     responses: { 200: { description: 'The endpoints', type: 'application/json', schema: z.array(endpoint) } },
     handler: async (ctx) => {
-      const rows = await ctx.db
-        .select()
-        .from(webhooks)
-        .where(eq(webhooks.owner_id, ctx.ownerId))
-        .orderBy(asc(webhooks.name));
-      return jsonResponse(rows.map(endpointView));
+      return jsonResponse(await endpointsOf(ctx.db, ctx.ownerId));
     },
   });
 

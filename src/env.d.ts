@@ -22,6 +22,7 @@ declare namespace Cloudflare {
     RETENTION_RUNS_KEEP?: string;
     RETENTION_LOG_DAYS?: string;
     RETENTION_LOG_KEEP?: string;
+    RETENTION_WEBHOOKS_DAYS?: string;
     RETENTION_BATCH?: string;
     RETENTION_TICK_ROWS?: string;
     RETENTION_TICK_MS?: string;

@@ -1,0 +1,120 @@
+// Which endpoints an event reaches (no leak through events), and the failure streak that
+// switches an endpoint off. Delivery records are read through the deliveries log; the
+// endpoints point at the test's stub host (https://steps.jobs.test, answered in Node).
+import { env } from 'cloudflare:workers';
+import { afterEach, describe, expect, it } from 'vitest';
+import { setClockOffset } from '../../../src/core/clock';
+import { sweepWebhooks } from '../../../src/webhooks/sweep';
+import { call, OPS, unique, type TestUser } from '../helpers';
+import { join, orgWorld, person, userGroupWorld } from '../groups/fixtures';
+
+const FAILING = 'https://steps.jobs.test/fail';
+const json = async <T = any>(res: Response): Promise<T> => (await res.json()) as T;
+
+afterEach(() => setClockOffset(0));
+
+async function endpoint(u: TestUser, base: string, name: string, events: string[]): Promise<void> {
+  const res = await call('PUT', `${base}/${name}`, { token: u.token, json: { url: FAILING, events } });
+  expect(res.status).toBe(201);
+}
+
+interface Row {
+  id: number;
+  type: string;
+  attempt: number;
+  status: string;
+  next_attempt_on: string | null;
+}
+
+const log = async (u: TestUser, path: string): Promise<Row[]> =>
+  json(await call('GET', `${path}/deliveries`, { token: u.token }));
+
+async function until<T>(what: string, probe: () => Promise<T | false | undefined>, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('webhook events', () => {
+  it('a reader of a shared document (then unshared) never gets its events; the owner does', async () => {
+    const w = await userGroupWorld();
+    await endpoint(w.founder, '/v1/admin/webhooks', 'own', ['*']);
+    await endpoint(w.member, '/v1/admin/webhooks', 'reader', ['*']);
+    const doc = unique('d');
+    expect((await call('PUT', `/v1/vis/docs/${doc}`, { token: w.founder.token })).status).toBe(201);
+    expect((await call('PUT', `/v1/vis/docs/${doc}/shared/${w.ref}`, { token: w.founder.token })).status).toBe(201);
+    // The member can read it now.
+    expect(
+      (await call('GET', `/v1/users/${w.founder.username}/vis/docs/${doc}/content`, { token: w.member.token })).status,
+    ).toBe(200);
+    const write = () =>
+      call('POST', `/v1/vis/docs/${doc}/content`, { token: w.founder.token, text: `# ${unique('t')}` });
+    expect((await write()).status).toBe(204);
+    await until('the owner’s document.updated', async () =>
+      (await log(w.founder, '/v1/admin/webhooks/own')).some((d) => d.type === 'document.updated'),
+    );
+    expect((await call('DELETE', `/v1/vis/docs/${doc}/shared/${w.ref}`, { token: w.founder.token })).status).toBe(204);
+    expect((await write()).status).toBe(204);
+    await until(
+      'the second document.updated',
+      async () =>
+        (await log(w.founder, '/v1/admin/webhooks/own')).filter((d) => d.type === 'document.updated').length === 2,
+    );
+    const own = await log(w.founder, '/v1/admin/webhooks/own');
+    expect(own.map((d) => d.type).reverse()).toEqual(['document.created', 'document.updated', 'document.updated']);
+    expect(await log(w.member, '/v1/admin/webhooks/reader')).toEqual([]);
+  });
+
+  it('an organisation endpoint gets its groups’ membership events; a member’s own endpoint about a group they are not in gets none', async () => {
+    const w = await orgWorld();
+    const orgBase = `/v1/admin/orgs/${w.org}/webhooks`;
+    await endpoint(w.account, orgBase, 'members', ['member.joined', 'member.left']);
+    await endpoint(w.orgMember, '/v1/admin/webhooks', 'mine', ['*']);
+    const newcomer = await person('n');
+    await join(w.path, w.ref, w.account, newcomer, 'members');
+    expect(
+      (await call('DELETE', `${w.path}/roles/members/${newcomer.username}`, { token: newcomer.token })).status,
+    ).toBe(204);
+    const got = await until('joined and left', async () => {
+      const rows = await log(w.account, `${orgBase}/members`);
+      return rows.length >= 2 && rows;
+    });
+    expect(got.map((d) => d.type).reverse()).toEqual(['member.joined', 'member.left']);
+    const one = await json(
+      await call('GET', `${orgBase}/members/deliveries/${got[1]!.id}`, { token: w.account.token }),
+    );
+    expect(JSON.parse(one.request_body).data).toMatchObject({
+      group: w.ref,
+      username: newcomer.username,
+      role: 'members',
+    });
+    expect(await log(w.orgMember, '/v1/admin/webhooks/mine')).toEqual([]);
+  });
+
+  it('an endpoint failing every attempt for 5 days is disabled and its owner gets an e-mail; enabled true turns it on', async () => {
+    const u = await person('fail');
+    await endpoint(u, '/v1/admin/webhooks', 'down', ['document.created']);
+    expect((await call('PUT', `/v1/vis/docs/${unique('d')}`, { token: u.token })).status).toBe(201);
+    await until('attempt 1', async () => (await log(u, '/v1/admin/webhooks/down'))[0]?.attempt === 1);
+    // Five days on, the next attempt (due long ago) fails too: the streak is 5 days long.
+    setClockOffset(5 * 24 * 3600_000 + 60_000);
+    await sweepWebhooks(env);
+    const hook = await until('disabled', async () => {
+      const h = await json(await call('GET', '/v1/admin/webhooks/down', { token: u.token }));
+      return !h.enabled && h;
+    });
+    expect(hook.disabled_reason).toMatch(/5 days/);
+    const [row] = await log(u, '/v1/admin/webhooks/down');
+    expect(row).toMatchObject({ attempt: 2, status: 'failed' });
+    const outbox = await json<{ to: string[]; subject: string }[]>(await call('GET', '/v1/ops/outbox', { token: OPS }));
+    expect(
+      outbox.filter((m) => m.to[0] === `${u.username}@example.com` && /down disabled/.test(m.subject)),
+    ).toHaveLength(1);
+    const on = await call('POST', '/v1/admin/webhooks/down', { token: u.token, json: { enabled: true } });
+    expect(await json(on)).toMatchObject({ enabled: true, disabled_reason: null });
+  });
+});

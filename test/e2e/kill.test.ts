@@ -2,34 +2,12 @@
 // after a restart on the same state, the send resumes and every recipient has exactly one
 // message in the outbox; the stats row agrees. During a run: after a restart the cut-off run
 // ends failed with the interruption logged (its watchdog alarm fires), nothing else changed.
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { killServerHard } from './hard-kill';
 // @ts-expect-error plain ESM helper shared with the bench
 import { root, startPlatform } from '../../scripts/serve.mjs';
-
-/** SIGKILL every process below this test process (the server it started: node, wrangler, workerd). */
-function killServerHard(): void {
-  const rows = execFileSync('ps', ['-eo', 'pid=,ppid='], { encoding: 'utf8' })
-    .split('\n')
-    .map((l) => /^\s*(\d+)\s+(\d+)/.exec(l))
-    .filter((m): m is RegExpExecArray => !!m)
-    .map((m) => [Number(m[1]), Number(m[2])] as const);
-  const mine = new Set([process.pid]);
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const [pid, ppid] of rows) if (!mine.has(pid) && mine.has(ppid)) (mine.add(pid), (grew = true));
-  }
-  mine.delete(process.pid);
-  for (const pid of mine) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
-}
 
 const N = 400;
 const KILL_AFTER_MS = 40;

@@ -5,8 +5,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createUser, requester, until } from '../client';
 import { killServerHard } from './hard-kill';
-import { Receiver, until, verify } from './webhooks-receiver';
+import { Receiver, verify } from './webhooks-receiver';
 // @ts-expect-error plain ESM helper shared with the bench
 import { root, startPlatform } from '../../scripts/serve.mjs';
 
@@ -23,19 +24,12 @@ describe('webhooks: hard kill', () => {
     const json = { 'Content-Type': 'application/json' };
     try {
       const first = await startPlatform({ persistTo: dir, keepState: true });
-      const ops = { Authorization: `Bearer ${first.ops}` };
-      await fetch(`${first.base}/v1/ops/users/hookkiller`, {
-        method: 'PUT',
-        headers: { ...json, ...ops },
-        body: JSON.stringify({ password: 'pw' }),
-      });
-      const { token } = (await (
-        await fetch(`${first.base}/v1/token`, {
-          method: 'POST',
-          headers: json,
-          body: JSON.stringify({ username: 'hookkiller', password: 'pw' }),
-        })
-      ).json()) as { token: string };
+      const { token } = await createUser(
+        requester(fetch, () => first.base),
+        first.ops,
+        {},
+        'hk',
+      );
       const auth = { Authorization: `Bearer ${token}` };
       const created = await fetch(`${first.base}/v1/admin/webhooks/burst`, {
         method: 'PUT',

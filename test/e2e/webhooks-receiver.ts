@@ -74,17 +74,3 @@ export function verify(secret: string, r: Received): unknown {
     'webhook-signature': r.signature,
   });
 }
-
-export async function until<T>(
-  what: string,
-  probe: () => T | undefined | false | Promise<T | undefined | false>,
-  ms = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

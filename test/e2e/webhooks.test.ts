@@ -3,7 +3,8 @@
 // twice, then 200) driven by the platform clock, Retry-After, 410, redelivery, rotation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base, http, makeUser, opsToken, unique, type E2EUser } from './harness';
-import { Receiver, until, verify } from './webhooks-receiver';
+import { until } from '../client';
+import { Receiver, verify } from './webhooks-receiver';
 
 const receiver = new Receiver();
 let user: E2EUser;

@@ -5,6 +5,7 @@ import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { setClockOffset } from '../../../src/core/clock';
 import { sweepWebhooks } from '../../../src/webhooks/sweep';
+import { until } from '../../client';
 import { call, OPS, unique, type TestUser } from '../helpers';
 import { join, orgWorld, person, userGroupWorld } from '../groups/fixtures';
 
@@ -28,16 +29,6 @@ interface Row {
 
 const log = async (u: TestUser, path: string): Promise<Row[]> =>
   json(await call('GET', `${path}/deliveries`, { token: u.token }));
-
-async function until<T>(what: string, probe: () => Promise<T | false | undefined>, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('webhook events', () => {
   it('a reader of a shared document (then unshared) never gets its events; the owner does', async () => {

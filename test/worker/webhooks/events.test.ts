@@ -8,6 +8,7 @@ import { sweepWebhooks } from '../../../src/webhooks/sweep';
 import { until } from '../../client';
 import { call, OPS, unique, type TestUser } from '../helpers';
 import { join, orgWorld, person, userGroupWorld } from '../groups/fixtures';
+import { makeJob, newestRun, trigger, waitStatus } from '../jobs/fixtures';
 
 const FAILING = 'https://steps.jobs.test/fail';
 const json = async <T = any>(res: Response): Promise<T> => (await res.json()) as T;
@@ -86,6 +87,29 @@ describe('webhook events', () => {
     expect(await log(w.orgMember, '/v1/admin/webhooks/mine')).toEqual([]);
   });
 
+  it('a top-level run that ends sends run.succeeded or run.failed with its job, run, status and times', async () => {
+    const u = await person('r');
+    await endpoint(u, '/v1/admin/webhooks', 'runs', ['run.succeeded', 'run.failed']);
+    const job = unique('j');
+    await makeJob(u, job, 'export default { async run() { return { ok: true }; } };');
+    const base = `/v1/code/jobs/${job}`;
+    expect((await trigger(u.token, base)).status).toBeLessThan(300);
+    const run = await newestRun(u.token, job);
+    await waitStatus(u.token, base, run, (s) => s === 'success');
+    await putFailing(u, job);
+    await trigger(u.token, base); // a failed run answers its failure (5xx)
+    const rows = await until('both run events', async () => {
+      const r = await log(u, '/v1/admin/webhooks/runs');
+      return r.length === 2 && r;
+    });
+    expect(rows.map((d) => d.type).reverse()).toEqual(['run.succeeded', 'run.failed']);
+    const one = await json(await call('GET', `/v1/admin/webhooks/runs/deliveries/${rows[1]!.id}`, { token: u.token }));
+    const event = JSON.parse(one.request_body);
+    expect(event.data).toMatchObject({ owner: u.username, job, run, status: 'success', trigger: 'api' });
+    expect(Date.parse(event.data.finished_on)).toBeGreaterThanOrEqual(Date.parse(event.data.started_on));
+    expect(JSON.stringify(event.data)).not.toMatch(/ok/); // never the output
+  });
+
   it('an endpoint failing every attempt for 5 days is disabled and its owner gets an e-mail; enabled true turns it on', async () => {
     const u = await person('fail');
     await endpoint(u, '/v1/admin/webhooks', 'down', ['document.created']);
@@ -109,3 +133,12 @@ describe('webhook events', () => {
     expect(await json(on)).toMatchObject({ enabled: true, disabled_reason: null });
   });
 });
+
+async function putFailing(u: TestUser, job: string): Promise<void> {
+  const res = await call('POST', `/v1/code/jobs/${job}/code/index.js`, {
+    token: u.token,
+    body: 'export default { async run() { throw new Error("down"); } };',
+    type: 'text/javascript',
+  });
+  expect(res.status).toBe(204);
+}

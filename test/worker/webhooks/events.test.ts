@@ -110,6 +110,39 @@ describe('webhook events', () => {
     expect(JSON.stringify(event.data)).not.toMatch(/ok/); // never the output
   });
 
+  it('a comment sends comment.created and a send of an e-mail mail.sent with its counts', async () => {
+    const u = await person('c');
+    await endpoint(u, '/v1/admin/webhooks', 'talk', ['comment.created', 'mail.sent']);
+    const doc = unique('d');
+    expect((await call('PUT', `/v1/vis/docs/${doc}`, { token: u.token })).status).toBe(201);
+    expect((await call('PUT', `/v1/vis/docs/${doc}/threads/t1`, { token: u.token })).status).toBe(201);
+    const posted = await call('POST', `/v1/vis/docs/${doc}/threads/@${u.username}~t1`, {
+      token: u.token,
+      text: 'hello',
+    });
+    expect(posted.status).toBe(201);
+    const mail = `/v1/vis/mails/${unique('m')}`;
+    expect((await call('PUT', mail, { token: u.token })).status).toBe(201);
+    expect((await call('POST', `${mail}/recipients/to`, { token: u.token, text: 'me' })).status).toBe(204);
+    expect((await call('POST', `${mail}/status`, { token: u.token, text: 'sent' })).status).toBe(202);
+    const rows = await until('comment.created and mail.sent', async () => {
+      const r = await log(u, '/v1/admin/webhooks/talk');
+      return r.length === 2 && r;
+    });
+    const bodies = await Promise.all(
+      rows.map(async (d) =>
+        JSON.parse(
+          (await json(await call('GET', `/v1/admin/webhooks/talk/deliveries/${d.id}`, { token: u.token })))
+            .request_body,
+        ),
+      ),
+    );
+    const byType = Object.fromEntries(bodies.map((e) => [e.type, e.data]));
+    expect(byType['comment.created']).toMatchObject({ comment: (await json(posted)).id, author: u.username });
+    expect(JSON.stringify(byType['comment.created'])).not.toMatch(/hello/); // never the content
+    expect(byType['mail.sent']).toMatchObject({ delivered: 1, failed: 0 });
+  });
+
   it('an endpoint failing every attempt for 5 days is disabled and its owner gets an e-mail; enabled true turns it on', async () => {
     const u = await person('fail');
     await endpoint(u, '/v1/admin/webhooks', 'down', ['document.created']);

@@ -1,5 +1,5 @@
 /**
- * Delivering an endpoint's due deliveries, in the order their events happened (the
+ * Delivering an endpoint's due deliveries, in the order their events were recorded (the
  * endpoint's Durable Object calls runDue from its alarm, one run at a time). Each attempt
  * is a signed POST (Standard Webhooks headers) with a 15 s timeout; only 2xx is success,
  * 3xx is a failure and never followed; 410 disables the endpoint. The results of a page
@@ -39,7 +39,7 @@ export async function runDue(env: Env, webhookId: number): Promise<number | null
       .select()
       .from(webhookDeliveries)
       .where(and(eq(webhookDeliveries.webhook_id, webhookId), lte(webhookDeliveries.next_attempt_on, nowIso())))
-      .orderBy(asc(webhookDeliveries.id))
+      .orderBy(asc(webhookDeliveries.event_id), asc(webhookDeliveries.id))
       .limit(PAGE);
     if (due.length === 0) break;
     if (!(await deliverPage(env, db, hook, due))) return null;

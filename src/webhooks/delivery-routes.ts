@@ -2,12 +2,12 @@
 import { and, desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { nowIso } from '../core/clock';
-import { badRequest, notFound } from '../core/errors';
+import { badRequest, conflict, notFound } from '../core/errors';
 import { jsonResponse } from '../core/http';
 import type { Scope } from '../core/scope';
 import { loadEndpoint } from './endpoint-routes';
 import type { OwnerCtx } from './owner';
-import { DELIVERY_STATUSES, webhookDeliveries, type Delivery } from './schema';
+import { DELIVERY_STATUSES, webhookDeliveries, type Delivery, type Webhook } from './schema';
 import { wake } from './wake';
 
 const DEFAULT_LIMIT = 50;
@@ -40,7 +40,7 @@ function deliveryView(d: Delivery) {
   };
 }
 
-async function loadDelivery(ctx: OwnerCtx): Promise<Delivery> {
+async function loadDelivery(ctx: OwnerCtx): Promise<{ hook: Webhook; d: Delivery }> {
   const hook = await loadEndpoint(ctx);
   const id = Number(ctx.params.id);
   const row = Number.isSafeInteger(id)
@@ -51,7 +51,7 @@ async function loadDelivery(ctx: OwnerCtx): Promise<Delivery> {
         .get()
     : undefined;
   if (!row) throw notFound(`no delivery ${ctx.params.id} of webhook endpoint ${hook.name}`);
-  return row;
+  return { hook, d: row };
 }
 
 export function deliveryRoutes(scope: Scope<OwnerCtx, object>): void {
@@ -96,16 +96,17 @@ export function deliveryRoutes(scope: Scope<OwnerCtx, object>): void {
       },
     },
     handler: async (ctx) => {
-      const d = await loadDelivery(ctx);
+      const { d } = await loadDelivery(ctx);
       return jsonResponse({ ...deliveryView(d), request_body: d.body, response_body: d.response_body });
     },
   });
 
   scope.post('/:name/deliveries/:id/redeliver', {
     summary: 'Attempt a delivery once more (same webhook-id, signed with the current secret)',
-    responses: { 202: { description: 'Queued' } },
+    responses: { 202: { description: 'Queued' }, 409: { description: 'The endpoint is disabled' } },
     handler: async (ctx) => {
-      const d = await loadDelivery(ctx);
+      const { hook, d } = await loadDelivery(ctx);
+      if (!hook.enabled) throw conflict(`webhook endpoint ${hook.name} is disabled: enable it first`);
       await ctx.db
         .update(webhookDeliveries)
         .set({ status: 'pending', manual: 1, next_attempt_on: nowIso() })

@@ -6,6 +6,7 @@
  * fan-out a kill cut off (sweepWebhooks).
  */
 import { and, eq } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
 import { nowIso } from '../core/clock';
 import type { Db } from '../core/context';
 import { dbFor } from '../core/context';
@@ -19,6 +20,8 @@ import { newMessageId } from './sign';
 export function subscribes(events: string[], type: string): boolean {
   return type === 'ping' || events.includes('*') || events.includes(type);
 }
+
+const ROWS_PER_INSERT = 7;
 
 export async function fanOut(env: Env, event: RecordedEvent, only?: Webhook): Promise<void> {
   const db = dbFor(env);
@@ -49,6 +52,14 @@ async function recordDeliveries(db: Db, event: RecordedEvent, targets: Webhook[]
     next_attempt_on: at,
     created_on: at,
   }));
-  if (rows.length === 0) await mark;
-  else await db.batch([db.insert(webhookDeliveries).values(rows).onConflictDoNothing(), mark]);
+  // D1 binds at most 100 parameters per statement, and drizzle binds every column but the id (14 per row).
+  const inserts: BatchItem<'sqlite'>[] = [];
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT)
+    inserts.push(
+      db
+        .insert(webhookDeliveries)
+        .values(rows.slice(i, i + ROWS_PER_INSERT))
+        .onConflictDoNothing(),
+    );
+  await db.batch([mark, ...inserts]);
 }

@@ -8,7 +8,7 @@ import { now, nowIso } from '../core/clock';
 import { dbFor } from '../core/context';
 import type { EventType } from '../core/events';
 import { fanOut } from './fanout';
-import { webhookDeliveries, webhookEvents } from './schema';
+import { webhookDeliveries, webhookEvents, webhooks } from './schema';
 import { wake } from './wake';
 
 /** An event younger than this may still be fanned out by the request that emitted it. */
@@ -29,6 +29,7 @@ export async function sweepWebhooks(env: Env): Promise<void> {
     .limit(BATCH);
   for (const e of stuck) {
     const data = (JSON.parse(e.body) as { data: Record<string, unknown> }).data;
+    // One event that cannot be fanned out does not hold back the others (it is tried again next tick).
     await fanOut(env, {
       id: e.id,
       type: e.type as EventType,
@@ -38,12 +39,14 @@ export async function sweepWebhooks(env: Env): Promise<void> {
       data,
       body: e.body,
       createdOn: e.created_on,
-    });
+    }).catch((err) => console.error('webhooks fan-out', e.id, err));
   }
+  // Disabled endpoints keep their due deliveries until turned back on (which wakes them).
   const due = await db
     .selectDistinct({ id: webhookDeliveries.webhook_id })
     .from(webhookDeliveries)
-    .where(lte(webhookDeliveries.next_attempt_on, nowIso()))
+    .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhook_id))
+    .where(and(lte(webhookDeliveries.next_attempt_on, nowIso()), eq(webhooks.enabled, true)))
     .limit(BATCH);
   await Promise.all(due.map((d) => wake(env, d.id)));
 }

@@ -143,6 +143,14 @@ describe('webhook events', () => {
     expect(byType['mail.sent']).toMatchObject({ delivered: 1, failed: 0 });
   });
 
+  it('an event reaches all 20 endpoints of its owner (the fan-out batch stays within D1 limits)', async () => {
+    const u = await person('t');
+    for (let i = 0; i < 20; i++) await endpoint(u, '/v1/admin/webhooks', `e${i}`, ['*']);
+    expect((await call('PUT', `/v1/vis/docs/${unique('d')}`, { token: u.token })).status).toBe(201);
+    for (let i = 0; i < 20; i++)
+      await until(`endpoint e${i}`, async () => (await log(u, `/v1/admin/webhooks/e${i}`)).length === 1);
+  });
+
   it('an endpoint failing every attempt for 5 days is disabled and its owner gets an e-mail; enabled true turns it on', async () => {
     const u = await person('fail');
     await endpoint(u, '/v1/admin/webhooks', 'down', ['document.created']);
@@ -162,6 +170,8 @@ describe('webhook events', () => {
     expect(
       outbox.filter((m) => m.to[0] === `${u.username}@example.com` && /down disabled/.test(m.subject)),
     ).toHaveLength(1);
+    const redeliver = await call('POST', `/v1/admin/webhooks/down/deliveries/${row!.id}/redeliver`, { token: u.token });
+    expect(redeliver.status).toBe(409);
     const on = await call('POST', '/v1/admin/webhooks/down', { token: u.token, json: { enabled: true } });
     expect(await json(on)).toMatchObject({ enabled: true, disabled_reason: null });
   });

@@ -32,6 +32,7 @@ import {
 import { INLINE_OUTPUT, outputKey, putLargeOutput } from '../src/jobs/run-output';
 import { childRunsRefusal, LOG_PAGE, LOG_TRUNCATED, logFull } from '../src/jobs/caps';
 import type { LogPage } from '../src/jobs/run-log';
+import { emitRunEnd } from '../src/jobs/run-events';
 import { RunSteps } from '../src/jobs/run-steps';
 import { insertRejected, insertStarted, markCanceling, recordEnd } from '../src/jobs/run-writes';
 import { RETENTION_MS } from '../src/jobs/run-reads';
@@ -311,7 +312,13 @@ export class RunObject extends DurableObject<Env> {
     if (this.state.status !== null) throw new Error(`run ${spec.name} already exists`);
     this.setStatus(this.state.pendingCancel ? 'canceling' : 'processing');
     const started = nowIso();
-    const head: RunHead = { name: spec.name, jobId: spec.jobId, top: spec.parentId === null, started };
+    const head: RunHead = {
+      name: spec.name,
+      jobId: spec.jobId,
+      top: spec.parentId === null,
+      started,
+      trigger: spec.trigger,
+    };
     this.remember(spec, head.top, started);
     this.executing = true;
     try {
@@ -376,7 +383,9 @@ export class RunObject extends DurableObject<Env> {
       [status, files, out] = [this.isCanceling() ? 'canceled' : 'failed', [], null];
     }
     this.setStatus(status);
-    await recordEnd(this.env, this.db, head, status, out, nowIso(), (m, s) => this.log(m, s));
+    const finished = nowIso();
+    await recordEnd(this.env, this.db, head, status, out, finished, (m, s) => this.log(m, s));
+    if (head.top) await emitRunEnd(this.env, this.db, this.ctx, head, status, finished);
     this.log(
       `run ${status}${out ? ` (output ${out.filename}, ${out.data.byteLength} bytes)` : ''}`,
       status === 'success' ? 'info' : status === 'failed' ? 'error' : 'warning',

@@ -59,6 +59,10 @@ const dev = spawn(
     // /cdn-cgi/handler/scheduled does not reach a Worker with static assets ([assets]): local
     // dev hands it to the assets router, which has no scheduled handler (500 "exception").
     '--test-scheduled',
+    // Local development: webhook endpoints may be http://127.0.0.1 (a receiver on this
+    // machine). Production never sets it (wrangler.toml has no such var).
+    '--var',
+    'WEBHOOKS_ALLOW_LOOPBACK:true',
     ...process.argv.slice(2),
   ],
   { cwd: root, env: wranglerEnv({ serve: true }), stdio: 'inherit' },

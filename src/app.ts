@@ -12,6 +12,7 @@ import { jobRoutes } from './jobs/routes';
 import { mailRoutes } from './mail/routes';
 import { metaRoutes } from './meta/routes';
 import { renderRoutes } from './render/routes';
+import { webhookRoutes } from './webhooks/routes';
 
 export function buildApi(options?: ApiOptions): Api {
   const api = new Api(options);
@@ -22,6 +23,7 @@ export function buildApi(options?: ApiOptions): Api {
   gridRoutes(api);
   jobRoutes(api);
   mailRoutes(api);
+  webhookRoutes(api);
   gqlRoutes(api);
   metaRoutes(api);
   return api;

@@ -24,9 +24,12 @@ declare namespace Cloudflare {
     RETENTION_RUNS_KEEP?: string;
     RETENTION_LOG_DAYS?: string;
     RETENTION_LOG_KEEP?: string;
+    RETENTION_WEBHOOKS_DAYS?: string;
     RETENTION_BATCH?: string;
     RETENTION_TICK_ROWS?: string;
     RETENTION_TICK_MS?: string;
+    /** "true" (npm start only, never wrangler.toml): webhook endpoints may be http(s)://127.0.0.1 (local development). */
+    WEBHOOKS_ALLOW_LOOPBACK?: string;
     /**
      * Tests only (vitest.config.mts, never wrangler.toml): "<cpuMs>,<wallMs>", shorter step limits
      * (src/jobs/sandbox.ts).

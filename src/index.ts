@@ -1,6 +1,6 @@
 /**
  * The platform Worker: /v1 and /gql over fetch(), inbound org-group mail over email(),
- * scheduled job runs, the retention sweep and account deletions over scheduled(). Durable Object classes are exported from durable/.
+ * scheduled job runs, the retention sweep, account deletions and the webhooks sweep over scheduled(). Durable Object classes are exported from durable/.
  */
 import { resumeDeletions } from './accounts/deletion';
 import { sweepRetention } from './accounts/retention';
@@ -9,11 +9,18 @@ import { now } from './core/clock';
 import { dbFor } from './core/context';
 import { handleInboundEmail } from './jobs/inbound';
 import { handleScheduled } from './jobs/schedule';
+import { onEvents } from './core/events';
+import { fanOut } from './webhooks/fanout';
+import { sweepWebhooks } from './webhooks/sweep';
 
 export { RunObject } from '../durable/run';
 export { MailObject } from '../durable/mail';
+export { WebhookObject } from '../durable/webhook';
 // The outbound guard of job sandboxes (their globalOutbound, reached through `exports`).
 export { EgressGuard } from './jobs/egress-guard';
+
+// Events emitted by the areas (core/events.ts) are delivered by the webhooks area.
+onEvents(fanOut);
 
 export default {
   fetch: (req, env, ctx) => platformApi().fetch(req, env, ctx),
@@ -24,5 +31,6 @@ export default {
     await handleScheduled(controller, env, ctx);
     await sweepRetention(env, now()).catch((err) => console.error('retention sweep failed', err));
     await resumeDeletions(env, dbFor(env)).catch((err) => console.error('account deletion failed', err));
+    await sweepWebhooks(env).catch((err) => console.error('webhooks sweep failed', err));
   },
 } satisfies ExportedHandler<Env>;

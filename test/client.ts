@@ -64,3 +64,18 @@ export async function createUser(
   const { token } = (await res.json()) as { token: string };
   return { username, password, token };
 }
+
+/** Polls `probe` until it answers something truthy (which it returns); throws naming `what` after `ms`. */
+export async function until<T>(
+  what: string,
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  ms = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -4,7 +4,7 @@
  * between two steps loses nothing: every step is idempotent, and the scheduled() tick (resumeDeletions) continues any
  * account still marked. Groups and organisations it founded are refused first (409 naming them).
  */
-import { and, asc, eq, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { AnySQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import { forgetUser } from '../core/auth';
@@ -36,6 +36,7 @@ import { jobKind } from '../jobs/kind';
 import { jobRuns } from '../jobs/schema';
 import { mailKind } from '../mail/kind';
 import { mailSuppressions } from '../mail/schema';
+import { webhookDeliveries, webhookEvents, webhooks } from '../webhooks/schema';
 import { accountDeletions, signinFailures } from './schema';
 
 const KINDS: Record<ResourceKindName, ResourceKind> = { doc: docKind, grid: gridKind, mail: mailKind, job: jobKind };
@@ -178,6 +179,18 @@ const STEPS: Step[] = [
   // The runs it triggered of others' jobs stay, by "deleted user" (needs the marker's name). Sends need no such step:
   // only an e-mail's owner sends it, and they went with the e-mail.
   (_env, db, userId) => renameSome(db, jobRuns, jobRuns.created_by, jobRuns.started_on, userId),
+  // Its webhook endpoints: their delivery records first (a bounded step each), then the endpoints and its events.
+  (_env, db, userId) =>
+    deleteSome(
+      db,
+      webhookDeliveries,
+      inArray(
+        webhookDeliveries.webhook_id,
+        db.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.owner_id, userId)),
+      ),
+    ),
+  (_env, db, userId) => deleteSome(db, webhooks, eq(webhooks.owner_id, userId)),
+  (_env, db, userId) => deleteSome(db, webhookEvents, eq(webhookEvents.owner_id, userId)),
   (_env, db, userId) => deleteSome(db, tokens, eq(tokens.user_id, userId)),
   // Last: the users row and the marker, together (anything a step missed cascades with the row).
   async (_env, db, userId) => {

@@ -32,6 +32,7 @@ const removedCounts = z.object({
   resource_log: z.number().int(),
   mail_runs: z.number().int(),
   job_runs: z.number().int(),
+  webhook_deliveries: z.number().int(),
   blobs: z.number().int(),
 });
 
@@ -43,6 +44,7 @@ const retentionReport = z.object({
     runs_keep: z.number().int(),
     log_days: z.number().int(),
     log_keep: z.number().int(),
+    webhooks_days: z.number().int(),
     batch: z.number().int(),
     tick_rows: z.number().int(),
     tick_ms: z.number().int(),

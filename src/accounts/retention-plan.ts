@@ -14,6 +14,8 @@ export interface RetentionSettings {
   /** resource_log: the newest log_keep lines of a resource stay, and every line younger than log_days. */
   log_days: number;
   log_keep: number;
+  /** webhook_deliveries and webhook_events: rows older than this go (a delivery still to be retried stays). */
+  webhooks_days: number;
   /** Rows per DELETE statement; rows and wall milliseconds per tick. */
   batch: number;
   tick_rows: number;
@@ -27,6 +29,7 @@ export const RETENTION_DEFAULTS: RetentionSettings = {
   runs_keep: 100,
   log_days: 90,
   log_keep: 1000,
+  webhooks_days: 30,
   batch: 500,
   tick_rows: 5000,
   tick_ms: 1000,
@@ -40,6 +43,7 @@ const VARS: Record<Exclude<keyof RetentionSettings, 'enabled'>, string> = {
   runs_keep: 'RETENTION_RUNS_KEEP',
   log_days: 'RETENTION_LOG_DAYS',
   log_keep: 'RETENTION_LOG_KEEP',
+  webhooks_days: 'RETENTION_WEBHOOKS_DAYS',
   batch: 'RETENTION_BATCH',
   tick_rows: 'RETENTION_TICK_ROWS',
   tick_ms: 'RETENTION_TICK_MS',
@@ -61,7 +65,7 @@ export function retentionSettings(env: Vars): RetentionSettings {
   return out;
 }
 
-export type RetentionTable = 'outbox' | 'resource_log' | 'mail_runs' | 'job_runs';
+export type RetentionTable = 'outbox' | 'resource_log' | 'mail_runs' | 'job_runs' | 'webhook_deliveries';
 
 /** What one tick sweeps: each table's cutoff (ISO; older rows may go) and how many of its newest rows always stay. */
 export interface SweepStep {
@@ -81,6 +85,7 @@ export function planSweep(s: RetentionSettings, nowMs: number): SweepStep[] {
     { table: 'resource_log', cutoff: cutoff(s.log_days), keep: s.log_keep },
     { table: 'mail_runs', cutoff: cutoff(s.runs_days), keep: s.runs_keep },
     { table: 'job_runs', cutoff: cutoff(s.runs_days), keep: s.runs_keep },
+    { table: 'webhook_deliveries', cutoff: cutoff(s.webhooks_days), keep: 0 },
   ];
 }
 

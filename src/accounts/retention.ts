@@ -184,11 +184,27 @@ const runsBatch: Batch = async (env, step, limit) => {
   return changes(delChildren!) + changes(delTops!);
 };
 
+// Delivery records past retention (one still to be retried stays until it ends), then recorded events (fanned out).
+const webhooksBatch: Batch = async (env, step, limit) => {
+  const [deliveries, events] = await env.DB.batch([
+    env.DB.prepare(
+      `DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries
+       WHERE created_on < ?1 AND next_attempt_on IS NULL ORDER BY created_on LIMIT ?2)`,
+    ).bind(step.cutoff, limit),
+    env.DB.prepare(
+      `DELETE FROM webhook_events WHERE id IN (SELECT id FROM webhook_events
+       WHERE created_on < ?1 AND fanned_out = 1 ORDER BY created_on LIMIT ?2)`,
+    ).bind(step.cutoff, limit),
+  ]);
+  return changes(deliveries!) + changes(events!);
+};
+
 const BATCHES: Record<RetentionTable, Batch> = {
   outbox: outboxBatch,
   resource_log: logBatch,
   mail_runs: mailBatch,
   job_runs: runsBatch,
+  webhook_deliveries: webhooksBatch,
 };
 
 export interface SweepResult {
@@ -206,7 +222,15 @@ export async function sweepRetention(env: Env, at: number, settings?: RetentionS
   const steps = planSweep(s, at);
   if (!steps.length) return null;
   const started = Date.now();
-  const removed: Removed = { outbox: 0, resource_log: 0, mail_runs: 0, job_runs: 0, blobs: 0, tokens: 0 };
+  const removed: Removed = {
+    outbox: 0,
+    resource_log: 0,
+    mail_runs: 0,
+    job_runs: 0,
+    webhook_deliveries: 0,
+    blobs: 0,
+    tokens: 0,
+  };
   let total = 0;
   for (const step of steps) {
     while (mayContinue(s, total, Date.now() - started)) {
@@ -245,7 +269,15 @@ export async function sweepRetention(env: Env, at: number, settings?: RetentionS
   return result;
 }
 
-export const RETENTION_TABLES = ['outbox', 'resource_log', 'mail_runs', 'job_runs', 'job_run_days', 'mail_run_days'];
+export const RETENTION_TABLES = [
+  'outbox',
+  'resource_log',
+  'mail_runs',
+  'job_runs',
+  'job_run_days',
+  'mail_run_days',
+  'webhook_deliveries',
+];
 
 /** What GET /v1/ops/retention answers: the settings, the last sweep, the row count of every table it bounds. */
 export async function retentionStatus(env: Env) {

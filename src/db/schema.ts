@@ -49,7 +49,7 @@ export const tokens = sqliteTable('tokens', {
 
 export const outbox = sqliteTable('outbox', {
   id: integer('id').primaryKey({ autoIncrement: true }),
-  kind: text('kind', { enum: ['mail', 'test', 'invite', 'reply'] }).notNull(),
+  kind: text('kind', { enum: ['mail', 'test', 'invite', 'reply', 'notice'] }).notNull(),
   sender: text('sender').notNull(),
   recipients: text('recipients', { mode: 'json' }).$type<string[]>().notNull(),
   subject: text('subject').notNull(),

@@ -22,6 +22,7 @@ import { mentionsOf, type GqlComment, type GqlTopic } from './topics';
 import typeDefs from './schema.graphql';
 import { varsFromEntries } from '../docs/vars';
 import { parseChains } from '../jobs/chains';
+import { endpointsOf } from '../webhooks/endpoints';
 
 export interface GqlContext {
   env: Env;
@@ -274,6 +275,7 @@ export const resolvers = {
     superusers: async (m: Me) => (await m.groups()).superuser,
     members: async (m: Me) => (await m.groups()).member,
     tokens: (m: Me, _: unknown, c: GqlContext) => listTokens(c.db, c.env, m.user.id, now()),
+    webhooks: (m: Me, _: unknown, c: GqlContext) => endpointsOf(c.db, m.user.id),
     docs: mine('doc'),
     grids: mine('grid'),
     mails: mine('mail'),

@@ -13,6 +13,7 @@ import { DELETED_AUTHOR } from '../core/thread/rules';
 import { jsonResponse, readYesNo } from '../core/http';
 import { listingResponse, listingResponses, listingSchema } from '../core/listing';
 import type { Group, Role } from '../db/schema';
+import { memberEvent } from './member-events';
 import { answerInvite, groupByRef, membershipOf, pendingInvites } from './members';
 import { parseGroupRef } from './model';
 import { membershipSchema } from './responses';
@@ -90,6 +91,7 @@ export function inviteRoutes(api: Api): void {
       const yes = await readYesNo(ctx.req);
       if (!(await answerInvite(ctx.db, group.id, ctx.caller!.id, yes)))
         throw notFound(`you have no pending invite to ${group.ref}`);
+      if (yes) await memberEvent(ctx, 'member.joined', group, ctx.caller!.username, role);
       return jsonResponse({
         group: group.ref,
         username: ctx.caller!.username,

@@ -17,6 +17,7 @@ import { groupEntries } from './schema';
 import { type GroupCtx, type GroupPreload, type GroupRoutes } from './context';
 import { inviteMail } from './invite-mail';
 import { groupEntry } from './group-listing';
+import { memberEvent } from './member-events';
 import { addMembership, moveMembership, removeMembership, roleHolders, writeMembership } from './members';
 import { checkUsername, decideRoleDelete, decideRolePut, parseRole, type Membership } from './model';
 import { membershipSchema } from './responses';
@@ -146,10 +147,15 @@ export function roleRoutes(g: GroupRoutes): void {
           { group: gc.group.ref, username: target.username, role, state, ...extra },
           { status: current ? 200 : 201 },
         );
-      if (move.kind === 'invite' || move.kind === 'reinvite')
-        return answer('pending', { invitation_sent: await invite(gc, target, current, role) });
+      if (move.kind === 'invite' || move.kind === 'reinvite') {
+        const sent = await invite(gc, target, current, role);
+        await memberEvent(gc, 'member.invited', gc.group, target.username, role);
+        return answer('pending', { invitation_sent: sent });
+      }
       if (current) await moveMembership(gc.db, gc.group.id, target.id, current, { role, state: 'active' });
       else await addMembership(gc.db, gc.group.id, target.id, { role, state: 'active', invited_by: null });
+      // A promotion or demotion of an active member is no join.
+      if (current?.state !== 'active') await memberEvent(gc, 'member.joined', gc.group, target.username, role);
       return answer('active');
     },
   });
@@ -174,6 +180,7 @@ export function roleRoutes(g: GroupRoutes): void {
           ok.status === 404 ? `${target.username} does not hold the role ${role} in ${gc.group.ref}` : ok.message,
         );
       await removeMembership(gc.db, gc.group.id, target.id, current!);
+      if (current!.state === 'active') await memberEvent(gc, 'member.left', gc.group, target.username, current!.role);
       return noContent();
     },
   });

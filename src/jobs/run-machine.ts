@@ -52,6 +52,8 @@ export interface RunHead {
   jobId: number;
   top: boolean;
   started: string;
+  /** How the run was started (for its end's event; unknown to a run resumed from storage). */
+  trigger?: Trigger;
 }
 
 export interface RunOutcome {

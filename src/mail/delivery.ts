@@ -9,6 +9,7 @@ import { eq, sql } from 'drizzle-orm';
 import { now, nowIso } from '../core/clock';
 import { dbFor, type Db } from '../core/context';
 import { entriesQuery, entryValues } from '../core/entries';
+import { emitNow } from '../core/events';
 import { appendLog, logInsert } from '../core/log';
 import { deliver, messageIdFor, type Attachment, type OutboundMail } from '../core/mailer';
 import { resources, users, type Resource, type User } from '../db/schema';
@@ -228,5 +229,18 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
   } catch (err) {
     console.error('mail run not recorded', err);
   }
+  if (job.action === 'send')
+    await emitNow(env, {
+      type: 'mail.sent',
+      resourceId: resource.id,
+      data: {
+        mail: resource.name,
+        run: job.id,
+        status,
+        delivered: tally.delivered,
+        skipped: tally.skipped + tally.suppressed,
+        failed: tally.failed,
+      },
+    });
   return status;
 }

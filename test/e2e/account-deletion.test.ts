@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error plain ESM helper shared with the bench
 import { root, startPlatform } from '../../scripts/serve.mjs';
-import { killServerHard } from './kill-hard';
+import { killServerHard } from './hard-kill';
 
 const VARS = ['--var', 'ACCOUNT_DELETION_STEPS:2', '--var', 'RATE_LIMITING:off'];
 const DOCS = 8;

@@ -5,9 +5,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { killServerHard } from './hard-kill';
 // @ts-expect-error plain ESM helper shared with the bench
 import { root, startPlatform } from '../../scripts/serve.mjs';
-import { killServerHard } from './kill-hard';
 
 const N = 400;
 const KILL_AFTER_MS = 40;

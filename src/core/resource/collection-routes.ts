@@ -11,6 +11,7 @@ import { resourceName } from '../names';
 import { OWNER_ACCESS } from '../perms';
 import { resourceItem } from './listing-items';
 import type { ResourceKind } from './kind';
+import { resourceEvent } from './events';
 import { createResource } from './store';
 import { visibleWhere, visibleWithAccessQuery, withAccess } from './visibility';
 
@@ -76,6 +77,7 @@ export function collectionRoutes(api: Api, kind: ResourceKind): void {
       const name = resourceName(ctx.params[kind.param]!, `${kind.noun} name`);
       const r = await createResource(ctx, kind, ctx.caller!, name);
       if (kind.log) await appendLog(ctx.db, r.id, `${kind.noun} created`);
+      await resourceEvent(ctx.env, ctx.exec, kind, ctx.caller!, r, 'created');
       return jsonResponse(resourceItem(kind, own, r, OWNER_ACCESS), { status: 201 });
     },
   });

@@ -6,6 +6,7 @@ import { badRequest } from '../errors';
 import { DEFAULT_BODY_LIMIT, noContent, readText, textResponse } from '../http';
 import { logInsert } from '../log';
 import type { EntrySpec, ResourceCtx, ResourceKind, ResourceRoutes } from './kind';
+import { resourceEvent } from './events';
 import { logEvent } from './log-routes';
 import { checkReferences } from './references';
 
@@ -88,4 +89,5 @@ async function storeEntry(
   await derived?.after?.();
   await spec.afterWrite?.(rc, value);
   if (!logged) await logEvent(rc, message);
+  await resourceEvent(rc.env, rc.exec, kind, rc.owner, rc.resource, 'updated', { entry: spec.path });
 }

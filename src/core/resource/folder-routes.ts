@@ -11,6 +11,7 @@ import { jsonResponse, mediaType, noContent, readJson, readText } from '../http'
 import { listingItemSchema, listingResponse, listingResponses, listingSchema } from '../listing';
 import { resourceName } from '../names';
 import { OWNER_ACCESS, permList } from '../perms';
+import { resourceEvent } from './events';
 import { folderItems, listingItem, resourceItem } from './listing-items';
 import type { ResourceKind, ResourceRoutes } from './kind';
 import { requireAccess } from './load';
@@ -78,6 +79,7 @@ export function folderRoutes(routes: ResourceRoutes, kind: ResourceKind): void {
       await kind.deleting?.(rc.env, rc.resource);
       await rc.db.delete(resources).where(eq(resources.id, rc.resource.id));
       rc.exec.waitUntil(deleteBlobs(rc.env, rc.resource.id));
+      await resourceEvent(rc.env, rc.exec, kind, rc.owner, rc.resource, 'deleted');
       return noContent();
     },
   });

@@ -32,7 +32,7 @@ export function commentPostRoute<C extends Ctx>(scope: Scope<C, object>, host: T
       await mayWrite(host, c);
       const row = await insertComment(c, t.id, null, await readComment(c.req), null).get();
       if (!row) throw notFound(`no such thread: ${c.params.topic}`);
-      return commentAdded(c, row.id, `${host.base(c)}/threads/${t.topic}/${row.id}`);
+      return commentAdded(c, row.id, `${host.base(c)}/threads/${t.topic}/${row.id}`, host.subject(c));
     },
   });
 }
@@ -70,7 +70,7 @@ export function commentPutRoute<C extends Ctx>(scope: Scope<C, object>, host: Th
         throw conflict(`comment '${slug}' already exists`);
       }
       const path = [...segments, `@${c.caller!.username}~${slug}`].join('/comments/');
-      return commentAdded(c, row.id, `${host.base(c)}/threads/${c.params.topic}/comments/${path}`);
+      return commentAdded(c, row.id, `${host.base(c)}/threads/${c.params.topic}/comments/${path}`, host.subject(c));
     },
   });
 }

@@ -84,7 +84,7 @@ export function commentTextRoute<C extends Ctx>(scope: Scope<C, object>, host: T
       // A comment named by its id (comments added without a slug): a reply to it, as before slugs.
       const row = await insertComment(c, t.id, comment, await readComment(c.req), null).get();
       if (!row) throw notFound(`no comment ${last.id} in thread ${c.params.topic}`);
-      return commentAdded(c, row.id, `${host.base(c)}/threads/${t.topic}/${row.id}`);
+      return commentAdded(c, row.id, `${host.base(c)}/threads/${t.topic}/${row.id}`, host.subject(c));
     },
   });
 }

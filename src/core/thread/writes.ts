@@ -9,7 +9,8 @@ import { nowIso } from '../clock';
 import type { Ctx } from '../context';
 import { badRequest } from '../errors';
 import { jsonResponse, readText } from '../http';
-import { COMMENT_LIMIT, commentProblem } from './rules';
+import { emit } from '../events';
+import { COMMENT_LIMIT, commentProblem, type ThreadSubject } from './rules';
 import { threadComments, threads } from './schema';
 
 /** A 201 answer naming what was added (its uri). */
@@ -62,5 +63,12 @@ export function existing(c: Ctx, row: SQL) {
     .where(eq(users.id, c.caller!.id));
 }
 
-export const commentAdded = (c: Ctx, id: number, uri: string) =>
-  jsonResponse({ status: 201, message: `comment ${id} added`, id, uri }, { status: 201 });
+/** The 201 answer, after the comment.created event (core/events.ts) about the thread's subject is recorded. */
+export async function commentAdded(c: Ctx, id: number, uri: string, subject: ThreadSubject): Promise<Response> {
+  await emit(c.env, c.exec, {
+    type: 'comment.created',
+    ...('resource_id' in subject ? { resourceId: subject.resource_id } : { groupId: subject.group_id }),
+    data: { comment: id, author: c.caller!.username, url: `${c.env.PUBLIC_ORIGIN}${uri}` },
+  });
+  return jsonResponse({ status: 201, message: `comment ${id} added`, id, uri }, { status: 201 });
+}

@@ -1,4 +1,4 @@
-/** A hard kill for the end-to-end suites that restart a server on the same state. */
+/** A hard kill of the server a test started, for the end-to-end suites that restart a server on the same state. */
 import { execFileSync } from 'node:child_process';
 
 /** SIGKILL every process below this test process (the server it started: node, wrangler, workerd). */

@@ -1,0 +1,116 @@
+// Webhooks. Targets: events per second from trigger to receiver >= 200/s locally (2 cores),
+// and added latency on the triggering request <= 1 ms p50 (recording the event is one D1
+// statement; delivery never runs inside the request). The receiver is a Node server on
+// loopback (npm start lets endpoints be http://127.0.0.1).
+import { createServer } from 'node:http';
+
+export default async function webhooks(b) {
+  let received = 0;
+  let lastAt = 0;
+  // While `hold` is set the receiver keeps its answer back: the endpoint's deliveries queue up
+  // behind it (one at a time, in order), so their drain rate is measured apart from the writes.
+  let hold = null;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', async () => {
+      if (hold) await hold;
+      received++;
+      lastAt = performance.now();
+      res.writeHead(200);
+      res.end();
+    });
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  const url = `http://127.0.0.1:${server.address().port}/hook`;
+  try {
+    const withHook = await b.makeUser();
+    const without = await b.makeUser();
+    const hook = await b.http('PUT', '/v1/admin/webhooks/bench', {
+      token: withHook.token,
+      json: { url, events: ['document.updated'] },
+    });
+    if (hook.status !== 201) throw new Error(`webhook create: ${hook.status}`);
+    for (const u of [withHook, without]) await b.http('PUT', '/v1/vis/docs/bench_hook', { token: u.token });
+    const write = (u, i) =>
+      b.request('POST', '/v1/vis/docs/bench_hook/summary', { token: u.token, text: `summary ${i}` });
+
+    // Added latency: the same write by an owner with an endpoint and by one without,
+    // interleaved so that both share the machine's state; deliveries run meanwhile.
+    const timed = { with: [], without: [] };
+    for (let i = 0; i < 200; i++) {
+      for (const [key, u] of i % 2
+        ? [
+            ['with', withHook],
+            ['without', without],
+          ]
+        : [
+            ['without', without],
+            ['with', withHook],
+          ]) {
+        const t = performance.now();
+        await write(u, i);
+        timed[key].push(performance.now() - t);
+      }
+    }
+    const p50 = (ms) => [...ms].sort((a, c) => a - c)[Math.floor(ms.length / 2)];
+    const added = +(p50(timed.with) - p50(timed.without)).toFixed(2);
+    b.results.push({
+      name: 'webhooks: added latency of an event (p50, ms)',
+      rps: '',
+      p50_ms: added,
+      p99_ms: '',
+      errors: 0,
+      ratio: '',
+      target: 'target: <= 1 ms p50',
+    });
+    console.log(
+      `${'webhooks: added latency of an event'.padEnd(48)}   p50 with ${p50(timed.with).toFixed(2)} ms, without ${p50(timed.without).toFixed(2)} ms: +${added} ms  target: <= 1 ms p50`,
+    );
+
+    // Throughput: 1000 events from 10 concurrent writers, until the receiver has them all;
+    // end to end (bounded by the writes' own rate on a shared machine), then the drain rate of
+    // a backlog (the receiver held its first answer until the writes were done, at most 12 s).
+    await new Promise((ok) => setTimeout(ok, 2000));
+    const N = 1000;
+    const events = async (label, held) => {
+      let release = () => {};
+      if (held) hold = new Promise((ok) => (release = ok));
+      const timer = held ? setTimeout(() => release(), 12_000) : null;
+      const start = received;
+      const t0 = performance.now();
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 10 }, async () => {
+          while (next < N) await write(withHook, next++);
+        }),
+      );
+      const triggered = performance.now();
+      if (held) {
+        clearTimeout(timer);
+        release();
+        hold = null;
+      }
+      const from = held ? performance.now() : t0;
+      for (let i = 0; i < 1200 && received - start < N; i++) await new Promise((ok) => setTimeout(ok, 50));
+      const got = received - start;
+      const seconds = (lastAt - from) / 1000;
+      const rate = Math.round(got / seconds);
+      b.results.push({
+        name: `webhooks: ${label}`,
+        rps: rate,
+        p50_ms: '',
+        p99_ms: '',
+        errors: N - got,
+        ratio: '',
+        target: 'target: >= 200/s',
+      });
+      console.log(
+        `${`webhooks: ${label}`.padEnd(48)}   ${got}/${N} in ${seconds.toFixed(2)} s (writes took ${((triggered - t0) / 1000).toFixed(2)} s): ${rate}/s  target: >= 200/s`,
+      );
+    };
+    await events('events/s trigger -> receiver', false);
+    await events('events/s, a backlog drained', true);
+  } finally {
+    server.close();
+  }
+}

@@ -1,0 +1,183 @@
+/**
+ * Delivering an endpoint's due deliveries, in the order their events were recorded (the
+ * endpoint's Durable Object calls runDue from its alarm, one run at a time). Each attempt
+ * is a signed POST (Standard Webhooks headers) with a 15 s timeout; only 2xx is success,
+ * 3xx is a failure and never followed; 410 disables the endpoint. The results of a page
+ * are written in one batch after it: a kill before that repeats the page's attempts
+ * (at least once; receivers deduplicate on webhook-id).
+ */
+import { and, asc, eq, isNotNull, lte, min } from 'drizzle-orm';
+import { now, nowIso } from '../core/clock';
+import { dbFor, type Db } from '../core/context';
+import { deliver } from '../core/mailer';
+import { users } from '../db/schema';
+import { DELIVERY_TIMEOUT_MS, failedTooLong, nextRetryDelay, retryAfterMs } from './schedule';
+import { webhookDeliveries, webhooks, type Delivery, type Webhook } from './schema';
+import { signatureHeader } from './sign';
+import { endpointUrlRefusal } from './urls';
+
+/** Deliveries attempted before their results are written. */
+const PAGE = 50;
+/** How much of a response is kept in the delivery record. */
+export const RESPONSE_KEEP = 4096;
+export const USER_AGENT = 'edge-platform-webhooks/1';
+
+interface Attempt {
+  code: number | null;
+  body: string;
+  ms: number;
+  retryAfter: number | null;
+}
+
+/** Delivers what is due now; answers when (platform ms) the next delivery falls due, or null. */
+export async function runDue(env: Env, webhookId: number): Promise<number | null> {
+  const db = dbFor(env);
+  for (;;) {
+    const hook = await db.select().from(webhooks).where(eq(webhooks.id, webhookId)).get();
+    if (!hook?.enabled) return null;
+    const due = await db
+      .select()
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.webhook_id, webhookId), lte(webhookDeliveries.next_attempt_on, nowIso())))
+      .orderBy(asc(webhookDeliveries.event_id), asc(webhookDeliveries.id))
+      .limit(PAGE);
+    if (due.length === 0) break;
+    if (!(await deliverPage(env, db, hook, due))) return null;
+  }
+  const next = await db
+    .select({ at: min(webhookDeliveries.next_attempt_on) })
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.webhook_id, webhookId), isNotNull(webhookDeliveries.next_attempt_on)))
+    .get();
+  return next?.at ? Date.parse(next.at) : null;
+}
+
+/** Attempts one page in order and records it; false when the endpoint was disabled on the way. */
+async function deliverPage(env: Env, db: Db, hook: Webhook, page: Delivery[]): Promise<boolean> {
+  const writes = [];
+  let failingSince = hook.failing_since;
+  let disabled: string | null = null;
+  for (const d of page) {
+    const result = await attempt(env, hook, d);
+    const at = now();
+    const attemptNo = d.attempt + 1;
+    const manual = d.manual === 1;
+    const base = {
+      attempt: attemptNo,
+      manual: 0,
+      response_code: result.code,
+      response_body: result.body,
+      duration_ms: result.ms,
+    };
+    let row: Partial<Delivery>;
+    if (result.code !== null && result.code >= 200 && result.code < 300) {
+      row = { ...base, status: 'delivered', next_attempt_on: null };
+      if (!manual) failingSince = null;
+    } else if (result.code === 410) {
+      row = { ...base, status: 'failed', next_attempt_on: null };
+      disabled = 'the endpoint answered 410 Gone';
+    } else if (manual) {
+      row = { ...base, status: 'failed', next_attempt_on: null };
+    } else {
+      const wait = nextRetryDelay(attemptNo, result.retryAfter);
+      row =
+        wait === null
+          ? { ...base, status: 'exhausted', next_attempt_on: null }
+          : { ...base, status: 'failed', next_attempt_on: new Date(at + wait).toISOString() };
+      failingSince ??= new Date(at).toISOString();
+      if (failedTooLong(failingSince, at)) disabled = 'every attempt failed for 5 days';
+    }
+    writes.push(db.update(webhookDeliveries).set(row).where(eq(webhookDeliveries.id, d.id)));
+    if (disabled) break;
+  }
+  const hookSet = disabled
+    ? { failing_since: failingSince, enabled: false, disabled_reason: disabled }
+    : { failing_since: failingSince };
+  writes.push(db.update(webhooks).set(hookSet).where(eq(webhooks.id, hook.id)));
+  await db.batch(writes as [(typeof writes)[number], ...typeof writes]);
+  if (disabled) await tellOwner(env, db, hook, disabled);
+  return !disabled;
+}
+
+/** One signed POST of a delivery; never throws (a network error or a timeout is a failure without a code). */
+async function attempt(env: Env, hook: Webhook, d: Delivery): Promise<Attempt> {
+  const started = Date.now();
+  const refused = endpointUrlRefusal(env, hook.url);
+  if (refused) return { code: null, body: `not sent: ${refused}`, ms: 0, retryAfter: null };
+  // The timestamp is the wall clock's: receivers compare it with theirs (replay window).
+  const timestamp = Math.floor(Date.now() / 1000);
+  const secrets = [hook.secret];
+  if (hook.old_secret && hook.old_secret_until && hook.old_secret_until > nowIso()) secrets.push(hook.old_secret);
+  try {
+    const res = await fetch(hook.url, {
+      method: 'POST',
+      redirect: 'manual',
+      signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': USER_AGENT,
+        'webhook-id': d.msg_id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': await signatureHeader(secrets, d.msg_id, timestamp, d.body),
+      },
+      body: d.body,
+    });
+    const body = await head(res, RESPONSE_KEEP);
+    return {
+      code: res.status,
+      body,
+      ms: Date.now() - started,
+      retryAfter: retryAfterMs(res.headers.get('retry-after'), Date.now()),
+    };
+  } catch (err) {
+    const timedOut = (err as Error).name === 'TimeoutError';
+    return {
+      code: null,
+      body: timedOut ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` : `not delivered: ${(err as Error).message}`,
+      ms: Date.now() - started,
+      retryAfter: null,
+    };
+  }
+}
+
+/** The first `limit` bytes of a response body as text; the rest is not read. */
+async function head(res: Response, limit: number): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (size < limit) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.byteLength;
+  }
+  await reader.cancel().catch(() => undefined);
+  const all = new Uint8Array(Math.min(size, limit));
+  let offset = 0;
+  for (const c of chunks) {
+    all.set(c.subarray(0, all.length - offset), offset);
+    offset += Math.min(c.byteLength, all.length - offset);
+    if (offset >= all.length) break;
+  }
+  return new TextDecoder().decode(all);
+}
+
+/** The e-mail to the endpoint's owner when it was switched off. */
+async function tellOwner(env: Env, db: Db, hook: Webhook, reason: string): Promise<void> {
+  const owner = await db.select({ email: users.email }).from(users).where(eq(users.id, hook.owner_id)).get();
+  if (!owner?.email) return;
+  const text = `Your webhook endpoint "${hook.name}" (${hook.url}) has been disabled: ${reason}.\n\nTurn it back on with POST /v1/admin/webhooks/${hook.name} {"enabled": true} once it answers again.`;
+  try {
+    await deliver(env, db, {
+      kind: 'notice',
+      to: [owner.email],
+      subject: `Webhook endpoint ${hook.name} disabled`,
+      text,
+      html: `<p>${text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/\n\n/g, '</p><p>')}</p>`,
+      messageId: `<webhook-${hook.id}-disabled-${Date.parse(hook.last_modified)}@${env.MAIL_FROM?.split('@')[1] ?? 'localhost'}>`,
+    });
+  } catch (err) {
+    console.error('webhook disable notice', err);
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * Endpoints: create (the secret shown this once), read, list, change, delete, rotate the
+ * secret, send a test ping. At most MAX_ENDPOINTS per user or organisation.
+ */
+import { and, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { now, nowIso } from '../core/clock';
+import { EVENT_TYPES, type RecordedEvent } from '../core/events';
+import { badRequest, conflict, isUniqueViolation, notFound } from '../core/errors';
+import { jsonResponse, noContent } from '../core/http';
+import { checkName } from '../core/names';
+import type { Scope } from '../core/scope';
+import { endpointsOf, endpointView } from './endpoints';
+import { fanOut } from './fanout';
+import type { OwnerCtx } from './owner';
+import { webhookEvents, webhooks, type Webhook } from './schema';
+import { newSecret } from './sign';
+import { wake } from './wake';
+import { endpointUrlRefusal } from './urls';
+
+export const MAX_ENDPOINTS = 20;
+/** Both secrets sign deliveries for this long after a rotation. */
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+export const ENDPOINT_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+const endpoint = z.object({
+  name: z.string(),
+  url: z.string(),
+  events: z.array(z.string()),
+  description: z.string(),
+  enabled: z.boolean(),
+  disabled_reason: z.string().nullable(),
+  created_on: z.string(),
+});
+
+const writable = {
+  url: z.string().max(2048),
+  events: z
+    .array(z.string().max(64))
+    .min(1)
+    .max(EVENT_TYPES.length + 1),
+  description: z.string().max(1024),
+};
+
+function checkUrl(ctx: OwnerCtx, url: string): string {
+  const refused = endpointUrlRefusal(ctx.env, url, ctx.url.host);
+  if (refused) throw badRequest(`url ${url} refused: ${refused}`);
+  return url;
+}
+
+/** The event list, each a known type or `*` (400 naming the first unknown one). */
+function checkEvents(events: string[]): string {
+  const unknown = events.find((e) => e !== '*' && !(EVENT_TYPES as readonly string[]).includes(e));
+  if (unknown !== undefined) throw badRequest(`unknown event type ${unknown}: one of *, ${EVENT_TYPES.join(', ')}`);
+  return JSON.stringify([...new Set(events)]);
+}
+
+export async function loadEndpoint(ctx: OwnerCtx): Promise<Webhook> {
+  const hook = await ctx.db
+    .select()
+    .from(webhooks)
+    .where(and(eq(webhooks.owner_id, ctx.ownerId), eq(webhooks.name, ctx.params.name ?? '')))
+    .get();
+  if (!hook) throw notFound(`no webhook endpoint ${ctx.params.name}`);
+  return hook;
+}
+
+export function endpointRoutes(scope: Scope<OwnerCtx, object>): void {
+  scope.get('', {
+    summary: 'List the webhook endpoints',
+    responses: { 200: { description: 'The endpoints', type: 'application/json', schema: z.array(endpoint) } },
+    handler: async (ctx) => {
+      return jsonResponse(await endpointsOf(ctx.db, ctx.ownerId));
+    },
+  });
+
+  scope.put('/:name', {
+    summary: 'Create a webhook endpoint (its signing secret is shown this once)',
+    json: z.object({ ...writable, description: writable.description.optional() }).strict(),
+    responses: {
+      201: {
+        description: 'Created',
+        type: 'application/json',
+        schema: endpoint.extend({ secret: z.string() }),
+      },
+      400: { description: 'A bad name, url or event type' },
+      409: { description: `It exists, or ${MAX_ENDPOINTS} endpoints exist already` },
+    },
+    handler: async (ctx) => {
+      const name = checkName(ctx.params.name ?? '', ENDPOINT_NAME, 'webhook name');
+      const url = checkUrl(ctx, ctx.body.url);
+      const events = checkEvents(ctx.body.events);
+      const at = nowIso();
+      const row = {
+        owner_id: ctx.ownerId,
+        name,
+        url,
+        events,
+        description: ctx.body.description ?? '',
+        secret: newSecret(),
+        created_on: at,
+        last_modified: at,
+      };
+      // The cap is checked in the insert itself: concurrent creations cannot pass it together.
+      let inserted: Webhook | undefined;
+      try {
+        inserted = await ctx.env.DB.prepare(
+          `INSERT INTO webhooks (owner_id, name, url, events, description, secret, created_on, last_modified)
+           SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7 WHERE (SELECT count(*) FROM webhooks WHERE owner_id = ?1) < ?8
+           RETURNING *`,
+        )
+          .bind(row.owner_id, name, url, events, row.description, row.secret, at, MAX_ENDPOINTS)
+          .first<Webhook>()
+          .then((r) => r ?? undefined);
+      } catch (err) {
+        if (isUniqueViolation(err)) throw conflict(`webhook endpoint ${name} exists`);
+        throw err;
+      }
+      if (!inserted) throw conflict(`at most ${MAX_ENDPOINTS} webhook endpoints: delete one first`);
+      return jsonResponse(
+        { ...endpointView({ ...inserted, enabled: true }), secret: row.secret },
+        { status: 201, headers: { Location: `${ctx.base}/${name}` } },
+      );
+    },
+  });
+
+  scope.get('/:name', {
+    summary: 'Read a webhook endpoint (without its secret)',
+    responses: { 200: { description: 'The endpoint', type: 'application/json', schema: endpoint } },
+    handler: async (ctx) => jsonResponse(endpointView(await loadEndpoint(ctx))),
+  });
+
+  scope.post('/:name', {
+    summary: 'Change a webhook endpoint (url, events, description, enabled)',
+    json: z
+      .object({ ...writable, enabled: z.boolean() })
+      .partial()
+      .strict(),
+    responses: {
+      200: { description: 'The endpoint as changed', type: 'application/json', schema: endpoint },
+      400: { description: 'A bad url or event type' },
+    },
+    handler: async (ctx) => {
+      const hook = await loadEndpoint(ctx);
+      const set: Partial<Webhook> = { last_modified: nowIso() };
+      if (ctx.body.url !== undefined) set.url = checkUrl(ctx, ctx.body.url);
+      if (ctx.body.events !== undefined) set.events = checkEvents(ctx.body.events);
+      if (ctx.body.description !== undefined) set.description = ctx.body.description;
+      if (ctx.body.enabled !== undefined) {
+        set.enabled = ctx.body.enabled;
+        // Turned back on: a fresh start (no failure streak, no reason).
+        if (ctx.body.enabled && !hook.enabled) Object.assign(set, { failing_since: null, disabled_reason: null });
+      }
+      const changed = await ctx.db.update(webhooks).set(set).where(eq(webhooks.id, hook.id)).returning().get();
+      if (changed.enabled && !hook.enabled) ctx.exec.waitUntil(wake(ctx.env, hook.id));
+      return jsonResponse(endpointView(changed));
+    },
+  });
+
+  scope.delete('/:name', {
+    summary: 'Delete a webhook endpoint and its delivery records',
+    responses: { 204: { description: 'Deleted' } },
+    handler: async (ctx) => {
+      const hook = await loadEndpoint(ctx);
+      await ctx.db.delete(webhooks).where(eq(webhooks.id, hook.id));
+      return noContent();
+    },
+  });
+
+  scope.post('/:name/rotate', {
+    summary: 'Replace the signing secret: for 24 hours deliveries carry signatures by the old and the new one',
+    responses: {
+      200: { description: 'The new secret', type: 'application/json', schema: z.object({ secret: z.string() }) },
+    },
+    handler: async (ctx) => {
+      const hook = await loadEndpoint(ctx);
+      const secret = newSecret();
+      await ctx.db
+        .update(webhooks)
+        .set({
+          secret,
+          old_secret: hook.secret,
+          old_secret_until: new Date(now() + ROTATION_OVERLAP_MS).toISOString(),
+          last_modified: nowIso(),
+        })
+        .where(eq(webhooks.id, hook.id));
+      return jsonResponse({ secret });
+    },
+  });
+
+  scope.post('/:name/test', {
+    summary: 'Send a ping event to the endpoint through the normal delivery path',
+    responses: { 202: { description: 'Queued' }, 409: { description: 'The endpoint is disabled' } },
+    handler: async (ctx) => {
+      const hook = await loadEndpoint(ctx);
+      if (!hook.enabled) throw conflict(`webhook endpoint ${hook.name} is disabled: enable it first`);
+      const createdOn = nowIso();
+      const data = { webhook: hook.name, url: `${ctx.url.origin}${ctx.base}/${hook.name}` };
+      const body = JSON.stringify({ type: 'ping', timestamp: createdOn, data });
+      const row = await ctx.db
+        .insert(webhookEvents)
+        .values({ owner_id: ctx.ownerId, type: 'ping', body, created_on: createdOn, fanned_out: 1 })
+        .returning({ id: webhookEvents.id })
+        .get();
+      const event: RecordedEvent = { id: row.id, type: 'ping', ownerId: ctx.ownerId, data, body, createdOn };
+      // Recorded as fanned out already: the delivery is made for this endpoint alone.
+      await fanOut(ctx.env, event, hook);
+      return jsonResponse({ status: 'queued' }, { status: 202 });
+    },
+  });
+}

@@ -1,0 +1,41 @@
+/**
+ * Standard Webhooks (v1) secrets and signatures: a secret is `whsec_` + base64 of 32
+ * random bytes; the signature of a message is `v1,` + base64(HMAC-SHA256(key,
+ * `<webhook-id>.<webhook-timestamp>.<body>`)), several separated by spaces.
+ */
+import { randomBytes, toBase64, toHex } from '../core/crypto';
+
+const PREFIX = 'whsec_';
+
+export function newSecret(): string {
+  return PREFIX + toBase64(randomBytes(32));
+}
+
+/** A message id (the webhook-id header): unique per event and endpoint. */
+export function newMessageId(): string {
+  return `msg_${toHex(randomBytes(12))}`;
+}
+
+function keyBytes(secret: string): Uint8Array<ArrayBuffer> {
+  const b64 = secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret;
+  return Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+}
+
+/** One `v1,<signature>` of the message under one secret. */
+export async function signature(secret: string, msgId: string, timestamp: number, body: string): Promise<string> {
+  const key = await crypto.subtle.importKey('raw', keyBytes(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'sign',
+  ]);
+  const mac = await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(`${msgId}.${timestamp}.${body}`));
+  return `v1,${toBase64(new Uint8Array(mac))}`;
+}
+
+/** The webhook-signature header: by every secret given (the current one, and the previous during a rotation). */
+export async function signatureHeader(
+  secrets: string[],
+  msgId: string,
+  timestamp: number,
+  body: string,
+): Promise<string> {
+  return (await Promise.all(secrets.map((s) => signature(s, msgId, timestamp, body)))).join(' ');
+}

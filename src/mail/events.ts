@@ -34,6 +34,14 @@ export type MailEvent = z.infer<typeof mailEventBody>;
 
 export type EventOutcome = { status: 'recorded' | 'duplicate' | 'ignored'; reason?: string };
 
+/** What a recorded report is about, for the `mail.bounced` event (thin: never the address). */
+export interface Reported {
+  resourceId: number;
+  mail: string;
+  run: string;
+  type: 'bounced' | 'complained';
+}
+
 const enc = new TextEncoder();
 
 function secretKey(secret: string): Uint8Array<ArrayBuffer> {
@@ -95,11 +103,28 @@ export function parseEvent(body: string): MailEvent {
 /** The send a stable Message-ID names (`<sendId.digest@domain>`, core/mailer.ts messageIdFor). */
 const sendOf = (messageId: string) => /^<([^.@<>\s]+)\.[0-9a-f]+@/.exec(messageId)?.[1] ?? null;
 
-/** Records one verified report: suppression, the send's count and a log line; unknown messages are ignored. */
-export async function recordEvent(db: Db, eventId: string, e: MailEvent): Promise<EventOutcome> {
+/**
+ * Records one verified report: suppression, the send's count and a log line; unknown messages are ignored.
+ * `reported` is set when it was recorded (not for a duplicate or an ignored one).
+ */
+export async function recordEvent(
+  db: Db,
+  eventId: string,
+  e: MailEvent,
+): Promise<{ outcome: EventOutcome; reported?: Reported }> {
+  const outcome = await recordReport(db, eventId, e);
+  return 'resourceId' in outcome ? { outcome: { status: 'recorded' }, reported: outcome } : { outcome };
+}
+
+async function recordReport(db: Db, eventId: string, e: MailEvent): Promise<EventOutcome | Reported> {
   if (e.type === 'bounce' && e.bounce_type === 'soft') return { status: 'ignored', reason: 'a soft bounce' };
   const row = await db
-    .select({ message_id: outbox.message_id, recipients: outbox.recipients, resource_id: resources.id })
+    .select({
+      message_id: outbox.message_id,
+      recipients: outbox.recipients,
+      resource_id: resources.id,
+      name: resources.name,
+    })
     .from(outbox)
     .innerJoin(resources, eq(resources.id, outbox.resource_id))
     .where(or(eq(outbox.message_id, e.message_id), eq(outbox.provider_id, e.message_id)))
@@ -126,5 +151,5 @@ export async function recordEvent(db: Db, eventId: string, e: MailEvent): Promis
       'warning',
     ),
   ]);
-  return { status: 'recorded' };
+  return { resourceId: row.resource_id, mail: row.name, run: sendId, type };
 }

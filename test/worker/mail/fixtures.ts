@@ -162,5 +162,6 @@ export async function runs(u: TestUser, path: string) {
     failed: number;
     duration: number;
     timestamp: string;
+    send_id: string;
   }[];
 }

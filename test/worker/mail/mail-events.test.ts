@@ -9,6 +9,7 @@
 import { env } from 'cloudflare:workers';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it, vi } from 'vitest';
+import { until } from '../../client';
 import { call, OPS, unique } from '../helpers';
 import { gql } from '../gql/fixtures';
 import { logOf, newMail, outboxTo, post, runs, sender, untilReady } from './fixtures';
@@ -93,6 +94,34 @@ describe('bounce and complaint reports', () => {
     expect(sends).toEqual([
       { id: expect.stringMatching(/^\d{14}-/), status: 'delivered', delivered: 1, bounced: 0, complained: 1 },
     ]);
+  });
+
+  it("a recorded bounce sends mail.bounced to the mail owner's webhooks: which send and which kind, never the address", async () => {
+    const a = `${unique('hook')}@example.com`;
+    const { u, path, name } = await sentTo(a);
+    const put = await call('PUT', '/v1/admin/webhooks/bounces', {
+      token: u.token,
+      json: { url: 'https://steps.jobs.test/fail', events: ['mail.bounced'] },
+    });
+    expect(put.status).toBe(201);
+    const body = { type: 'bounce', bounce_type: 'hard', recipient: a, message_id: await messageIdOf(a) };
+    const id = unique('evt');
+    expect(await (await report(body, { id })).json()).toEqual({ status: 'recorded' });
+    expect(await (await report(body, { id })).json()).toEqual({ status: 'duplicate' }); // no second event
+    const rows = await until('mail.bounced', async () => {
+      const r = (await (await call('GET', '/v1/admin/webhooks/bounces/deliveries', { token: u.token })).json()) as {
+        id: number;
+        type: string;
+      }[];
+      return r.length > 0 && r;
+    });
+    expect(rows.map((r) => r.type)).toEqual(['mail.bounced']);
+    const one = (await (
+      await call('GET', `/v1/admin/webhooks/bounces/deliveries/${rows[0]!.id}`, { token: u.token })
+    ).json()) as { request_body: string };
+    const event = JSON.parse(one.request_body);
+    expect(event.data).toEqual({ mail: name, run: (await runs(u, path))[0]!.send_id, kind: 'bounced' });
+    expect(one.request_body).not.toContain(a);
   });
 
   it('a redelivered event (same webhook-id) is recorded once', async () => {

@@ -22,6 +22,13 @@ const KINDS = [
   { collection: 'code/jobs', rw: ['summary', 'config/type'], urlPath: (o: string, n: string) => `/u/${o}/j/${n}` },
 ];
 
+/** A document to name in an e-mail's config/template (it must name one the writer may read). */
+async function templateDoc(u: TestUser): Promise<string> {
+  const doc = unique('weekly');
+  expect((await call('PUT', `/v1/vis/docs/${doc}`, { token: u.token })).status).toBe(201);
+  return doc;
+}
+
 describe('grid, e-mail and job entries the clients read and write (client contract)', () => {
   for (const k of KINDS) {
     it(`${k.collection}: ${k.rw.join(', ')} read back byte for byte; url and shortname are read-only`, async () => {
@@ -35,7 +42,7 @@ describe('grid, e-mail and job entries the clients read and write (client contra
             : entry === 'config/type'
               ? 'kpi_board'
               : entry === 'config/template'
-                ? ' Weekly — ÅØ '
+                ? ` /u/${u.username}/d/${await templateDoc(u)} `
                 : `Value of ${entry}  \r\n`;
         expect((await call('POST', `${path}/${entry}`, { token: u.token, text: value })).status, entry).toBe(204);
         expect(await text(await call('GET', `${path}/${entry}`, { token: u.token }))).toBe(value);

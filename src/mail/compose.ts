@@ -113,8 +113,8 @@ export async function composeStored(scope: VarScope, stored: Map<string, string>
   return problem ? { ...composed, problems: [problem] } : composed;
 }
 
-/** The document fields of a composed mail (mail-html.ts). */
-const docInput = (c: Composed): MailDocInput => ({
+/** The document fields of a composed mail (mail-html.ts): the send's and the web view's. */
+export const docInput = (c: Pick<Composed, keyof MailDocInput & keyof Composed>): MailDocInput => ({
   subject: c.subject,
   body: c.body,
   preview: c.preview,
@@ -127,11 +127,11 @@ const docInput = (c: Composed): MailDocInput => ({
 function sendDocument(
   c: Omit<Composed, 'html' | 'htmlBytes' | 'oversize'>,
 ): Pick<Composed, 'html' | 'htmlBytes' | 'oversize'> {
-  const full = mailDocument({ ...docInput(c as Composed), ...(c.viewUrl ? { viewUrl: c.viewUrl } : {}), footer: true });
+  const full = mailDocument({ ...docInput(c), ...(c.viewUrl ? { viewUrl: c.viewUrl } : {}), footer: true });
   const htmlBytes = mailBytes(full);
   if (htmlBytes <= MAIL_HTML_LIMIT || !c.viewUrl) return { html: full, htmlBytes, oversize: false };
   const html = mailDocument({
-    ...docInput(c as Composed),
+    ...docInput(c),
     body: oversizeBody(c.viewUrl, c.theme),
     viewUrl: c.viewUrl,
     footer: true,

@@ -8,7 +8,7 @@
  * HTML consists of are allowed one by one, by the hash of each distinct value
  * (`'unsafe-hashes'`), so no style the renderer did not write applies.
  */
-import type { Composed } from './compose';
+import { docInput, type Composed } from './compose';
 import type { ImageSize } from './image-size';
 import { mailDocument } from './mail-html';
 
@@ -49,12 +49,7 @@ export function mailPagePolicy(styleHashes: readonly string[], forMeta = false):
 export function renderMailPage(c: Composed, images: ReadonlyMap<string, PageImage>, policy?: string): string {
   const sizes = new Map([...images].flatMap(([name, i]) => (i.size ? [[name, i.size] as const] : [])));
   const html = mailDocument({
-    subject: c.subject,
-    body: c.body,
-    preview: c.preview,
-    theme: c.theme,
-    width: c.width,
-    varColors: c.varColors,
+    ...docInput(c),
     images: sizes,
     ...(policy ? { policy } : {}),
   });

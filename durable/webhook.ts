@@ -22,6 +22,10 @@ export class WebhookObject extends DurableObject<Env> {
     if (webhookId === undefined) return;
     const next = await runDue(this.env, webhookId);
     // Platform time (which tests move) to the alarm's wall clock.
-    if (next !== null) await this.ctx.storage.setAlarm(Date.now() + Math.max(0, next - now()));
+    if (next === null) return;
+    // Never later than an alarm a wake set meanwhile (a delivery recorded while this one ran).
+    const at = Date.now() + Math.max(0, next - now());
+    const armed = await this.ctx.storage.getAlarm();
+    if (armed === null || armed > at) await this.ctx.storage.setAlarm(at);
   }
 }

@@ -6,6 +6,7 @@
  * are written in one batch after it: a kill before that repeats the page's attempts
  * (at least once; receivers deduplicate on webhook-id).
  */
+import type { BatchItem } from 'drizzle-orm/batch';
 import { and, asc, eq, isNotNull, lte, min } from 'drizzle-orm';
 import { now, nowIso } from '../core/clock';
 import { dbFor, type Db } from '../core/context';
@@ -29,31 +30,46 @@ interface Attempt {
   retryAfter: number | null;
 }
 
-/** Delivers what is due now; answers when (platform ms) the next delivery falls due, or null. */
+/** When (platform ms) the endpoint's next delivery falls due: the query, read alone or at the end of a batch. */
+const nextDueQuery = (db: Db, webhookId: number) =>
+  db
+    .select({ at: min(webhookDeliveries.next_attempt_on) })
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.webhook_id, webhookId), isNotNull(webhookDeliveries.next_attempt_on)));
+
+const dueAt = (rows: { at: string | null }[]) => (rows[0]?.at ? Date.parse(rows[0].at) : null);
+
+/**
+ * Delivers what is due now; answers when (platform ms) the next delivery falls due, or null. Two D1 round trips
+ * a page: the endpoint with its due deliveries, then the results with the next due time.
+ */
 export async function runDue(env: Env, webhookId: number): Promise<number | null> {
   const db = dbFor(env);
   for (;;) {
-    const hook = await db.select().from(webhooks).where(eq(webhooks.id, webhookId)).get();
+    const [hooks, due] = await db.batch([
+      db.select().from(webhooks).where(eq(webhooks.id, webhookId)),
+      db
+        .select()
+        .from(webhookDeliveries)
+        .where(and(eq(webhookDeliveries.webhook_id, webhookId), lte(webhookDeliveries.next_attempt_on, nowIso())))
+        .orderBy(asc(webhookDeliveries.event_id), asc(webhookDeliveries.id))
+        .limit(PAGE),
+    ]);
+    const hook = hooks[0];
     if (!hook?.enabled) return null;
-    const due = await db
-      .select()
-      .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.webhook_id, webhookId), lte(webhookDeliveries.next_attempt_on, nowIso())))
-      .orderBy(asc(webhookDeliveries.event_id), asc(webhookDeliveries.id))
-      .limit(PAGE);
-    if (due.length === 0) break;
-    if (!(await deliverPage(env, db, hook, due))) return null;
+    if (due.length === 0) return dueAt(await nextDueQuery(db, webhookId));
+    const next = await deliverPage(env, db, hook, due);
+    if (next === false) return null;
+    // A short page was all that was due (a delivery recorded meanwhile wakes the object again).
+    if (due.length < PAGE) return next;
   }
-  const next = await db
-    .select({ at: min(webhookDeliveries.next_attempt_on) })
-    .from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.webhook_id, webhookId), isNotNull(webhookDeliveries.next_attempt_on)))
-    .get();
-  return next?.at ? Date.parse(next.at) : null;
 }
 
-/** Attempts one page in order and records it; false when the endpoint was disabled on the way. */
-async function deliverPage(env: Env, db: Db, hook: Webhook, page: Delivery[]): Promise<boolean> {
+/**
+ * Attempts one page in order and records it; false when the endpoint was disabled on the way, else when the next
+ * delivery falls due (read in the same batch as the results).
+ */
+async function deliverPage(env: Env, db: Db, hook: Webhook, page: Delivery[]): Promise<number | null | false> {
   const writes = [];
   let failingSince = hook.failing_since;
   let disabled: string | null = null;
@@ -94,9 +110,16 @@ async function deliverPage(env: Env, db: Db, hook: Webhook, page: Delivery[]): P
     ? { failing_since: failingSince, enabled: false, disabled_reason: disabled }
     : { failing_since: failingSince };
   writes.push(db.update(webhooks).set(hookSet).where(eq(webhooks.id, hook.id)));
-  await db.batch(writes as [(typeof writes)[number], ...typeof writes]);
-  if (disabled) await tellOwner(env, db, hook, disabled);
-  return !disabled;
+  // The results, then the next due time (which they may have moved), in one round trip.
+  const results = await db.batch([...writes, nextDueQuery(db, hook.id)] as unknown as [
+    BatchItem<'sqlite'>,
+    ...BatchItem<'sqlite'>[],
+  ]);
+  if (disabled) {
+    await tellOwner(env, db, hook, disabled);
+    return false;
+  }
+  return dueAt(results[results.length - 1] as unknown as { at: string | null }[]);
 }
 
 /** One signed POST of a delivery; never throws (a network error or a timeout is a failure without a code). */

@@ -12,8 +12,6 @@ import { accessTo } from '../core/perms';
 import { groups, members, resources, users } from '../db/schema';
 
 export async function mayRead(db: Db, ownerId: number, event: RecordedEvent): Promise<boolean> {
-  // The subject's own account (the event went to its endpoints because it owned the subject) reads it without a query.
-  if (ownerId === event.ownerId) return true;
   if (event.resourceId != null) {
     const resource = await db.select().from(resources).where(eq(resources.id, event.resourceId)).get();
     if (!resource) return event.type.endsWith('.deleted') && event.ownerId === ownerId;

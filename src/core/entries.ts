@@ -104,9 +104,23 @@ export function listEntriesQuery(db: Db, resourceId: number | SQL) {
     .where(eq(entries.resource_id, resourceId));
 }
 
+/** How an entry's value is stored: inline, or (over INLINE_LIMIT) in R2 under its blob key, put here. */
+async function storedValue(
+  env: Env,
+  resourceId: number,
+  path: string,
+  value: string,
+): Promise<{ value: string | null; blob_key: string | null; size: number }> {
+  const size = enc.encode(value).byteLength;
+  if (size <= INLINE_LIMIT) return { value, blob_key: null, size };
+  const blobKey = entryBlobKey(resourceId, path);
+  await env.BLOBS.put(blobKey, value, { httpMetadata: { contentType: 'text/plain; charset=utf-8' } });
+  return { value: null, blob_key: blobKey, size };
+}
+
 /**
  * The upsert of one entry for a caller's own batch (a large value is put in R2 first);
- * `after` removes a blob the value no longer uses, once the batch has run.
+ * `after` removes a blob the value no longer uses, once the batch has run; `now` is the time it was written.
  */
 export async function entryUpsert(
   env: Env,
@@ -114,16 +128,9 @@ export async function entryUpsert(
   resourceId: number,
   path: string,
   value: string,
-): Promise<{ statement: BatchItem<'sqlite'>; after: () => Promise<void> }> {
+): Promise<{ statement: BatchItem<'sqlite'>; after: () => Promise<void>; now: string }> {
   const now = nowIso();
-  const size = enc.encode(value).byteLength;
-  let inline: string | null = value;
-  let blobKey: string | null = null;
-  if (size > INLINE_LIMIT) {
-    blobKey = entryBlobKey(resourceId, path);
-    await env.BLOBS.put(blobKey, value, { httpMetadata: { contentType: 'text/plain; charset=utf-8' } });
-    inline = null;
-  }
+  const { value: inline, blob_key: blobKey, size } = await storedValue(env, resourceId, path, value);
   const statement = db
     .insert(entries)
     .values({
@@ -142,7 +149,7 @@ export async function entryUpsert(
   const after = async () => {
     if (blobKey === null) await env.BLOBS.delete(entryBlobKey(resourceId, path)).catch(() => undefined);
   };
-  return { statement, after };
+  return { statement, after, now };
 }
 
 /**
@@ -156,35 +163,14 @@ export async function writeEntry(
   value: string,
   also: BatchItem<'sqlite'>[] = [],
 ): Promise<void> {
-  const now = nowIso();
-  const size = enc.encode(value).byteLength;
-  let inline: string | null = value;
-  let blobKey: string | null = null;
-  if (size > INLINE_LIMIT) {
-    blobKey = entryBlobKey(resource.id, path);
-    await env.BLOBS.put(blobKey, value, { httpMetadata: { contentType: 'text/plain; charset=utf-8' } });
-    inline = null;
-  }
+  // The resource's last_modified is the entry's.
+  const { statement, after, now } = await entryUpsert(env, db, resource.id, path, value);
   await db.batch([
-    db
-      .insert(entries)
-      .values({
-        resource_id: resource.id,
-        path,
-        value: inline,
-        blob_key: blobKey,
-        size,
-        created_on: now,
-        last_modified: now,
-      })
-      .onConflictDoUpdate({
-        target: [entries.resource_id, entries.path],
-        set: { value: inline, blob_key: blobKey, size, last_modified: now },
-      }),
+    statement,
     db.update(resources).set({ last_modified: now }).where(eq(resources.id, resource.id)),
     ...also,
   ]);
-  if (blobKey === null) await env.BLOBS.delete(entryBlobKey(resource.id, path)).catch(() => undefined);
+  await after();
 }
 
 /** Clears an entry (it reads as its default again); `also` joins the batch (e.g. its log line). */
@@ -258,23 +244,14 @@ export async function copyEntryStatements(
       last_modified: now,
     });
   }
-  for (const [path, value] of Object.entries(computed)) {
-    const size = enc.encode(value).byteLength;
-    let blobKey: string | null = null;
-    if (size > INLINE_LIMIT) {
-      blobKey = entryBlobKey(to.id, path);
-      await env.BLOBS.put(blobKey, value, { httpMetadata: { contentType: 'text/plain; charset=utf-8' } });
-    }
+  for (const [path, value] of Object.entries(computed))
     copies.push({
       resource_id: to.id,
       path,
-      value: blobKey ? null : value,
-      blob_key: blobKey,
-      size,
+      ...(await storedValue(env, to.id, path, value)),
       created_on: now,
       last_modified: now,
     });
-  }
   return d1Chunks(copies, 7).map((c) => db.insert(entries).values(c));
 }
 

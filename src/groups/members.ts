@@ -108,6 +108,10 @@ export async function createGroup(env: Env, db: Db, g: NewGroup, founder: User, 
   return created!;
 }
 
+/** The row of `userId` in `groupId`, held in exactly `m` (the guard of every concurrent change). */
+const heldAs = (groupId: number, userId: number, m: Membership) =>
+  and(eq(members.group_id, groupId), eq(members.user_id, userId), eq(members.role, m.role), eq(members.state, m.state));
+
 const founderGuard = (groupId: number) =>
   sql`(${members.role} <> 'founders' or ${members.state} <> 'active' or (select count(*) from members f where f.group_id = ${groupId} and f.role = 'founders' and f.state = 'active') > 1)`;
 
@@ -159,15 +163,7 @@ export async function writeMembership(
     ? db
         .update(members)
         .set({ role: to.role, state: to.state, ...invitedBy, last_modified: now })
-        .where(
-          and(
-            eq(members.group_id, groupId),
-            eq(members.user_id, userId),
-            eq(members.role, from.role),
-            eq(members.state, from.state),
-            founderGuard(groupId),
-          ),
-        )
+        .where(and(heldAs(groupId, userId, from), founderGuard(groupId)))
         .returning({ user_id: members.user_id })
     : db.insert(members).values({
         group_id: groupId,
@@ -179,10 +175,7 @@ export async function writeMembership(
         last_modified: now,
       });
   const written = sql`exists (select 1 from ${members} where ${and(
-    eq(members.group_id, groupId),
-    eq(members.user_id, userId),
-    eq(members.role, to.role),
-    eq(members.state, to.state),
+    heldAs(groupId, userId, to),
     eq(members.last_modified, now),
   )})`;
   let results: unknown[];
@@ -201,15 +194,7 @@ export async function writeMembership(
 export async function removeMembership(db: Db, groupId: number, userId: number, from: Membership): Promise<void> {
   const row = await db
     .delete(members)
-    .where(
-      and(
-        eq(members.group_id, groupId),
-        eq(members.user_id, userId),
-        eq(members.role, from.role),
-        eq(members.state, from.state),
-        founderGuard(groupId),
-      ),
-    )
+    .where(and(heldAs(groupId, userId, from), founderGuard(groupId)))
     .returning({ user_id: members.user_id })
     .get();
   if (!row) throw conflict(from.role === 'founders' && from.state === 'active' ? LAST_FOUNDER : CHANGED);

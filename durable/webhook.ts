@@ -12,7 +12,7 @@ import { runDue } from '../src/webhooks/deliver';
 export class WebhookObject extends DurableObject<Env> {
   /** Something is due for endpoint `webhookId`: deliver it soon. */
   async wake(webhookId: number): Promise<void> {
-    this.ctx.storage.kv.put('webhook', webhookId);
+    if (this.ctx.storage.kv.get<number>('webhook') !== webhookId) this.ctx.storage.kv.put('webhook', webhookId);
     const armed = await this.ctx.storage.getAlarm();
     if (armed === null || armed > Date.now()) await this.ctx.storage.setAlarm(Date.now());
   }

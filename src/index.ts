@@ -10,7 +10,7 @@ import { dbFor } from './core/context';
 import { handleInboundEmail } from './jobs/inbound';
 import { handleScheduled } from './jobs/schedule';
 import { onEvents } from './core/events';
-import { fanOut } from './webhooks/fanout';
+import { recordEvent } from './webhooks/record';
 import { sweepWebhooks } from './webhooks/sweep';
 
 export { RunObject } from '../durable/run';
@@ -19,8 +19,8 @@ export { WebhookObject } from '../durable/webhook';
 // The outbound guard of job sandboxes (their globalOutbound, reached through `exports`).
 export { EgressGuard } from './jobs/egress-guard';
 
-// Events emitted by the areas (core/events.ts) are delivered by the webhooks area.
-onEvents(fanOut);
+// Events emitted by the areas (core/events.ts) are recorded and delivered by the webhooks area.
+onEvents(recordEvent);
 
 export default {
   fetch: (req, env, ctx) => platformApi().fetch(req, env, ctx),

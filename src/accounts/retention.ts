@@ -184,7 +184,7 @@ const runsBatch: Batch = async (env, step, limit) => {
   return changes(delChildren!) + changes(delTops!);
 };
 
-// Delivery records past retention (one still to be retried stays until it ends), then recorded events (fanned out).
+// Delivery records past retention (one still to be retried stays until it ends), then recorded events.
 const webhooksBatch: Batch = async (env, step, limit) => {
   const [deliveries, events] = await env.DB.batch([
     env.DB.prepare(
@@ -193,7 +193,7 @@ const webhooksBatch: Batch = async (env, step, limit) => {
     ).bind(step.cutoff, limit),
     env.DB.prepare(
       `DELETE FROM webhook_events WHERE id IN (SELECT id FROM webhook_events
-       WHERE created_on < ?1 AND fanned_out = 1 ORDER BY created_on LIMIT ?2)`,
+       WHERE created_on < ?1 ORDER BY created_on LIMIT ?2)`,
     ).bind(step.cutoff, limit),
   ]);
   return changes(deliveries!) + changes(events!);

@@ -153,7 +153,8 @@ export async function entryUpsert(
 }
 
 /**
- * Writes one entry and touches the resource's last_modified, atomically in one batch (with `also`, e.g. its log line).
+ * Writes one entry and touches the resource's last_modified, atomically in one batch (with `also`, e.g. its log line
+ * and its event, whose statements come last); answers the batch's results.
  */
 export async function writeEntry(
   env: Env,
@@ -162,32 +163,34 @@ export async function writeEntry(
   path: string,
   value: string,
   also: BatchItem<'sqlite'>[] = [],
-): Promise<void> {
+): Promise<unknown[]> {
   // The resource's last_modified is the entry's.
   const { statement, after, now } = await entryUpsert(env, db, resource.id, path, value);
-  await db.batch([
+  const results = await db.batch([
     statement,
     db.update(resources).set({ last_modified: now }).where(eq(resources.id, resource.id)),
     ...also,
   ]);
   await after();
+  return results;
 }
 
-/** Clears an entry (it reads as its default again); `also` joins the batch (e.g. its log line). */
+/** Clears an entry (it reads as its default again); `also` joins the batch (e.g. its log line); answers its results. */
 export async function clearEntry(
   env: Env,
   db: Db,
   resource: Resource,
   path: string,
   also: BatchItem<'sqlite'>[] = [],
-): Promise<void> {
+): Promise<unknown[]> {
   const now = nowIso();
-  await db.batch([
+  const results = await db.batch([
     db.delete(entries).where(and(eq(entries.resource_id, resource.id), eq(entries.path, path))),
     db.update(resources).set({ last_modified: now }).where(eq(resources.id, resource.id)),
     ...also,
   ]);
   await env.BLOBS.delete(entryBlobKey(resource.id, path)).catch(() => undefined);
+  return results;
 }
 
 /** Deletes every entry under a folder prefix (e.g. `vars/x/`). */

@@ -1,11 +1,14 @@
 /**
- * Platform events (what webhooks deliver): their types and `emit`, the one function an
- * area calls when something happened. emit records the event in D1 before it returns (one
- * statement, and none at all when the subject's owner has no enabled endpoint), then hands
- * it to the sink the Worker registered (src/webhooks: fan-out and delivery) without
- * awaiting it. This module is all an emitting area imports: delivery lives above it.
+ * Platform events (what webhooks deliver): their types, `emit` (an area calls it when
+ * something happened) and `eventWrite` (the same, inside the batch of the change itself).
+ * Either has the event recorded before the caller answers, by the recorder the Worker
+ * registered (src/webhooks: the event with its deliveries, in the same D1 round trip), and
+ * leaves delivery to the background. This module is all an emitting area imports:
+ * recording and delivery live above it.
  */
+import type { BatchItem } from 'drizzle-orm/batch';
 import { now } from './clock';
+import { dbFor, type Db } from './context';
 
 export const EVENT_TYPES = [
   'run.succeeded',
@@ -37,29 +40,31 @@ export interface PlatformEvent {
    * from the subject's row in the recording statement, the organisation's for its groups).
    */
   ownerId?: number;
-  /** The subject, for the read check at delivery: a resource or a group. */
+  /** The subject, for the read check when it is recorded: a resource or a group. */
   resourceId?: number | null;
   groupId?: number | null;
+  /** Only this endpoint gets it (a test ping). */
+  webhookId?: number;
   /** Thin: ids, names, status, the item's url; never content or outputs. */
   data: Record<string, unknown>;
 }
 
-/** A recorded event, as the sink receives it. */
-export interface RecordedEvent extends PlatformEvent {
-  id: number;
-  ownerId: number;
-  /** The JSON body every endpoint receives: {type, timestamp, data}. */
-  body: string;
-  createdOn: string;
+/**
+ * How an event is recorded (registered by the Worker: the webhooks area): the statements
+ * that write it with its deliveries (they run in one batch, alone or joined to the batch of
+ * the change the event reports), and, from their results, the work left for after the
+ * request (waking the endpoints), or null when no endpoint takes the event.
+ */
+export interface EventRecorder {
+  statements(db: Db, event: PlatformEvent, at: number): BatchItem<'sqlite'>[];
+  after(env: Env, results: unknown[]): (() => Promise<void>) | null;
 }
 
-export type EventSink = (env: Env, event: RecordedEvent) => Promise<void>;
+let recorder: EventRecorder | null = null;
 
-let sink: EventSink | null = null;
-
-/** Registers what happens to recorded events (src/index.ts: the webhooks fan-out). */
-export function onEvents(next: EventSink | null): void {
-  sink = next;
+/** Registers how events are recorded (src/index.ts: the webhooks area). */
+export function onEvents(next: EventRecorder | null): void {
+  recorder = next;
 }
 
 /** Anything that keeps a promise running after the caller returns: ExecutionContext or DurableObjectState. */
@@ -67,29 +72,54 @@ export interface Background {
   waitUntil(promise: Promise<unknown>): void;
 }
 
+/** An event to record inside the batch of the change it reports: no change without its event, and the other way. */
+export interface EventWrite {
+  /** Join these to the batch, last and in this order. */
+  statements: BatchItem<'sqlite'>[];
+  /** Hand over their results once the batch ran: delivery starts in the background. */
+  recorded(results: unknown[]): void;
+}
+
+export function eventWrite(env: Env, db: Db, bg: Background, event: PlatformEvent, at: number = now()): EventWrite {
+  const statements = recorder?.statements(db, event, at) ?? [];
+  return {
+    statements,
+    recorded: (results) => {
+      const after = recorder?.after(env, results.slice(-statements.length));
+      if (after) bg.waitUntil(after().catch((err) => console.error('webhooks', event.type, err)));
+    },
+  };
+}
+
 /**
- * Records the event (when its owner has an enabled endpoint) and starts its delivery in
- * the background. Never throws: an event that cannot be recorded is logged, not the
- * caller's failure.
+ * Runs `statements` and the event's (last) in one batch; answers the results of `statements`.
+ * A null event: the statements alone.
+ */
+export async function batchWithEvent(
+  env: Env,
+  db: Db,
+  bg: Background,
+  statements: BatchItem<'sqlite'>[],
+  event: PlatformEvent | null,
+): Promise<unknown[]> {
+  const write = event ? eventWrite(env, db, bg, event) : null;
+  const [first, ...rest] = [...statements, ...(write?.statements ?? [])];
+  if (!first) return [];
+  const results = await db.batch([first, ...rest]);
+  write?.recorded(results);
+  return results.slice(0, statements.length);
+}
+
+/**
+ * Records the event on its own (one batch) and starts its delivery in the background. Never
+ * throws: an event that cannot be recorded is logged, not the caller's failure.
  */
 export async function emit(env: Env, bg: Background, event: PlatformEvent, at: number = now()): Promise<void> {
   try {
-    const createdOn = new Date(at).toISOString();
-    const body = JSON.stringify({ type: event.type, timestamp: createdOn, data: event.data });
-    const row = await env.DB.prepare(
-      `INSERT INTO webhook_events (owner_id, type, resource_id, group_id, body, created_on)
-       SELECT o.owner, ?2, ?3, ?4, ?5, ?6 FROM (SELECT coalesce(?1,
-         (SELECT owner_id FROM resources WHERE id = ?3),
-         (SELECT coalesce(g.owner_id, p.owner_id) FROM groups g LEFT JOIN groups p ON p.id = g.parent_id WHERE g.id = ?4)
-       ) AS owner) o
-       WHERE EXISTS (SELECT 1 FROM webhooks WHERE owner_id = o.owner AND enabled = 1)
-       RETURNING id, owner_id`,
-    )
-      .bind(event.ownerId ?? null, event.type, event.resourceId ?? null, event.groupId ?? null, body, createdOn)
-      .first<{ id: number; owner_id: number }>();
-    if (!row || !sink) return;
-    const recorded = { ...event, id: row.id, ownerId: row.owner_id, body, createdOn };
-    bg.waitUntil(sink(env, recorded).catch((err) => console.error('webhooks', err)));
+    const db = dbFor(env);
+    const write = eventWrite(env, db, bg, event, at);
+    const [first, ...rest] = write.statements;
+    if (first) write.recorded(await db.batch([first, ...rest]));
   } catch (err) {
     console.error('event not recorded', event.type, err);
   }

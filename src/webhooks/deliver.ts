@@ -106,10 +106,16 @@ async function deliverPage(env: Env, db: Db, hook: Webhook, page: Delivery[]): P
     writes.push(db.update(webhookDeliveries).set(row).where(eq(webhookDeliveries.id, d.id)));
     if (disabled) break;
   }
-  const hookSet = disabled
-    ? { failing_since: failingSince, enabled: false, disabled_reason: disabled }
-    : { failing_since: failingSince };
-  writes.push(db.update(webhooks).set(hookSet).where(eq(webhooks.id, hook.id)));
+  // The endpoint's row only when its failure streak began, ended or switched it off.
+  if (disabled)
+    writes.push(
+      db
+        .update(webhooks)
+        .set({ failing_since: failingSince, enabled: false, disabled_reason: disabled })
+        .where(eq(webhooks.id, hook.id)),
+    );
+  else if (failingSince !== hook.failing_since)
+    writes.push(db.update(webhooks).set({ failing_since: failingSince }).where(eq(webhooks.id, hook.id)));
   // The results, then the next due time (which they may have moved), in one round trip.
   const results = await db.batch([...writes, nextDueQuery(db, hook.id)] as unknown as [
     BatchItem<'sqlite'>,

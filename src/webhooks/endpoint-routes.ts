@@ -5,15 +5,14 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { now, nowIso } from '../core/clock';
-import { EVENT_TYPES, type RecordedEvent } from '../core/events';
+import { emit, EVENT_TYPES } from '../core/events';
 import { badRequest, conflict, isUniqueViolation, notFound } from '../core/errors';
 import { jsonResponse, noContent } from '../core/http';
 import { checkName } from '../core/names';
 import type { Scope } from '../core/scope';
 import { endpointsOf, endpointView } from './endpoints';
-import { fanOut } from './fanout';
 import type { OwnerCtx } from './owner';
-import { webhookEvents, webhooks, type Webhook } from './schema';
+import { webhooks, type Webhook } from './schema';
 import { newSecret } from './sign';
 import { wake } from './wake';
 import { endpointUrlRefusal } from './urls';
@@ -194,17 +193,8 @@ export function endpointRoutes(scope: Scope<OwnerCtx, object>): void {
     handler: async (ctx) => {
       const hook = await loadEndpoint(ctx);
       if (!hook.enabled) throw conflict(`webhook endpoint ${hook.name} is disabled: enable it first`);
-      const createdOn = nowIso();
       const data = { webhook: hook.name, url: `${ctx.url.origin}${ctx.base}/${hook.name}` };
-      const body = JSON.stringify({ type: 'ping', timestamp: createdOn, data });
-      const row = await ctx.db
-        .insert(webhookEvents)
-        .values({ owner_id: ctx.ownerId, type: 'ping', body, created_on: createdOn, fanned_out: 1 })
-        .returning({ id: webhookEvents.id })
-        .get();
-      const event: RecordedEvent = { id: row.id, type: 'ping', ownerId: ctx.ownerId, data, body, createdOn };
-      // Recorded as fanned out already: the delivery is made for this endpoint alone.
-      await fanOut(ctx.env, event, hook);
+      await emit(ctx.env, ctx.exec, { type: 'ping', ownerId: ctx.ownerId, webhookId: hook.id, data });
       return jsonResponse({ status: 'queued' }, { status: 202 });
     },
   });

@@ -1,4 +1,4 @@
-/** Tables of the webhooks area (mirror of migrations/0026_webhooks.sql). */
+/** Tables of the webhooks area (mirror of migrations/0026_webhooks.sql and 0027_webhook_fanout.sql). */
 import { integer, sqliteTable, text, unique } from 'drizzle-orm/sqlite-core';
 import { users } from '../db/schema';
 
@@ -37,7 +37,8 @@ export const webhookEvents = sqliteTable('webhook_events', {
   resource_id: integer('resource_id'),
   group_id: integer('group_id'),
   body: text('body').notNull(),
-  fanned_out: integer('fanned_out').notNull().default(0),
+  /** Only this endpoint takes it (a test ping). */
+  webhook_id: integer('webhook_id'),
   created_on: text('created_on').notNull(),
 });
 

@@ -3,17 +3,12 @@
  * random bytes; the signature of a message is `v1,` + base64(HMAC-SHA256(key,
  * `<webhook-id>.<webhook-timestamp>.<body>`)), several separated by spaces.
  */
-import { randomBytes, toBase64, toHex } from '../core/crypto';
+import { randomBytes, toBase64 } from '../core/crypto';
 
 const PREFIX = 'whsec_';
 
 export function newSecret(): string {
   return PREFIX + toBase64(randomBytes(32));
-}
-
-/** A message id (the webhook-id header): unique per event and endpoint. */
-export function newMessageId(): string {
-  return `msg_${toHex(randomBytes(12))}`;
 }
 
 function keyBytes(secret: string): Uint8Array<ArrayBuffer> {

@@ -63,7 +63,7 @@ describe('webhooks: hard kill', () => {
 
       const second = await startPlatform({ persistTo: dir, keepState: true });
       try {
-        // The tick fans out what the kill cut off and wakes endpoints with deliveries due.
+        // The tick wakes endpoints with deliveries due (a wake the kill cut off).
         await until(
           'every answered event',
           async () => {

@@ -6,12 +6,13 @@ import type { Ctx } from '../context';
 import { notFound } from '../errors';
 import { jsonResponse } from '../http';
 import { listingItemSchema, listingResponse, listingResponses } from '../listing';
-import { appendLog } from '../log';
+import { batchWithEvent } from '../events';
+import { logInsert } from '../log';
 import { resourceName } from '../names';
 import { OWNER_ACCESS } from '../perms';
 import { resourceItem } from './listing-items';
 import type { ResourceKind } from './kind';
-import { resourceEvent } from './events';
+import { resourceEventOf } from './events';
 import { createResource } from './store';
 import { visibleWhere, visibleWithAccessQuery, withAccess } from './visibility';
 
@@ -76,8 +77,14 @@ export function collectionRoutes(api: Api, kind: ResourceKind): void {
     handler: async (ctx) => {
       const name = resourceName(ctx.params[kind.param]!, `${kind.noun} name`);
       const r = await createResource(ctx, kind, ctx.caller!, name);
-      if (kind.log) await appendLog(ctx.db, r.id, `${kind.noun} created`);
-      await resourceEvent(ctx.env, ctx.exec, kind, ctx.caller!, r, 'created');
+      // Its log line and its *.created event in one batch.
+      await batchWithEvent(
+        ctx.env,
+        ctx.db,
+        ctx.exec,
+        kind.log ? [logInsert(ctx.db, r.id, `${kind.noun} created`)] : [],
+        resourceEventOf(ctx.env, kind, ctx.caller!, r, 'created'),
+      );
       return jsonResponse(resourceItem(kind, own, r, OWNER_ACCESS), { status: 201 });
     },
   });

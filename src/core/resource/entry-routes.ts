@@ -6,7 +6,8 @@ import { badRequest } from '../errors';
 import { DEFAULT_BODY_LIMIT, noContent, readText, textResponse } from '../http';
 import { logInsert } from '../log';
 import type { EntrySpec, ResourceCtx, ResourceKind, ResourceRoutes } from './kind';
-import { resourceEvent } from './events';
+import { resourceEventOf } from './events';
+import { eventWrite } from '../events';
 import { logEvent } from './log-routes';
 import { checkReferences } from './references';
 
@@ -83,11 +84,20 @@ async function storeEntry(
   const logged = kind.log && (!spec.afterWrite || !!spec.writeStatements);
   const lines = [...(spec.logLines?.(rc, value) ?? []), ...(logged ? [message] : [])];
   const derived = await spec.writeStatements?.(rc, value);
-  const statements = [...(derived?.statements ?? []), ...lines.map((m) => logInsert(rc.db, rc.resource.id, m))];
-  if (value === null) await clearEntry(rc.env, rc.db, rc.resource, spec.path, statements);
-  else await writeEntry(rc.env, rc.db, rc.resource, spec.path, value, statements);
+  // The document.updated (grid., mail.) event is recorded in the write's own batch.
+  const event = resourceEventOf(rc.env, kind, rc.owner, rc.resource, 'updated', { entry: spec.path });
+  const recording = event ? eventWrite(rc.env, rc.db, rc.exec, event) : null;
+  const statements = [
+    ...(derived?.statements ?? []),
+    ...lines.map((m) => logInsert(rc.db, rc.resource.id, m)),
+    ...(recording?.statements ?? []),
+  ];
+  const results =
+    value === null
+      ? await clearEntry(rc.env, rc.db, rc.resource, spec.path, statements)
+      : await writeEntry(rc.env, rc.db, rc.resource, spec.path, value, statements);
+  recording?.recorded(results);
   await derived?.after?.();
   await spec.afterWrite?.(rc, value);
   if (!logged) await logEvent(rc, message);
-  await resourceEvent(rc.env, rc.exec, kind, rc.owner, rc.resource, 'updated', { entry: spec.path });
 }

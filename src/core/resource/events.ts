@@ -1,26 +1,28 @@
 /**
- * The events of the shared resource code (core/events.ts): `<kind>.created`, `.updated`
- * (an entry written or cleared) and `.deleted` for documents, grids and mails. Thin: the
- * owner, the kind, the name and the resource's url; never its content.
+ * The events of the shared resource code (core/events.ts): `<kind>.created` (also a copy,
+ * with `copied_from`), `.updated` (an entry written or cleared; a rename, with
+ * `renamed_from`) and `.deleted` for documents, grids and mails. Thin: the owner, the kind,
+ * the name and the resource's url; never its content. Each is recorded in the batch of the
+ * change it reports.
  */
 import type { Resource, User } from '../../db/schema';
-import { emit, type Background, type EventType } from '../events';
+import type { EventType, PlatformEvent } from '../events';
 import type { ResourceKind } from './kind';
 
 const PREFIX: Partial<Record<ResourceKind['kind'], string>> = { doc: 'document', grid: 'grid', mail: 'mail' };
 
-export function resourceEvent(
+/** The event, or null for a kind without events. */
+export function resourceEventOf(
   env: Env,
-  bg: Background,
   kind: ResourceKind,
   owner: User,
   resource: Resource,
   action: 'created' | 'updated' | 'deleted',
   extra: Record<string, unknown> = {},
-): Promise<void> {
+): PlatformEvent | null {
   const prefix = PREFIX[kind.kind];
-  if (!prefix) return Promise.resolve();
-  return emit(env, bg, {
+  if (!prefix) return null;
+  return {
     type: `${prefix}.${action}` as EventType,
     ownerId: resource.owner_id,
     resourceId: resource.id,
@@ -33,5 +35,5 @@ export function resourceEvent(
         `${env.PUBLIC_ORIGIN}/v1/users/${owner.username}/${kind.collection}/${resource.name}`,
       ...extra,
     },
-  });
+  };
 }

@@ -11,7 +11,8 @@ import { jsonResponse, mediaType, noContent, readJson, readText } from '../http'
 import { listingItemSchema, listingResponse, listingResponses, listingSchema } from '../listing';
 import { resourceName } from '../names';
 import { OWNER_ACCESS, permList } from '../perms';
-import { resourceEvent } from './events';
+import { batchWithEvent } from '../events';
+import { resourceEventOf } from './events';
 import { folderItems, listingItem, resourceItem } from './listing-items';
 import type { ResourceKind, ResourceRoutes } from './kind';
 import { requireAccess } from './load';
@@ -77,9 +78,15 @@ export function folderRoutes(routes: ResourceRoutes, kind: ResourceKind): void {
     responses: { 204: { description: 'Deleted' } },
     handler: async (rc) => {
       await kind.deleting?.(rc.env, rc.resource);
-      await rc.db.delete(resources).where(eq(resources.id, rc.resource.id));
+      // The row and its *.deleted event in one batch.
+      await batchWithEvent(
+        rc.env,
+        rc.db,
+        rc.exec,
+        [rc.db.delete(resources).where(eq(resources.id, rc.resource.id))],
+        resourceEventOf(rc.env, kind, rc.owner, rc.resource, 'deleted'),
+      );
       rc.exec.waitUntil(deleteBlobs(rc.env, rc.resource.id));
-      await resourceEvent(rc.env, rc.exec, kind, rc.owner, rc.resource, 'deleted');
       return noContent();
     },
   });

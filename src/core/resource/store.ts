@@ -1,13 +1,14 @@
 /** Writing resource rows: create (with a fresh shortname), rename and copy. */
 import { and, eq, type SQL } from 'drizzle-orm';
-import type { BatchItem } from 'drizzle-orm/batch';
 import { resources, tags, type Resource, type User } from '../../db/schema';
 import { nowIso } from '../clock';
 import type { Ctx } from '../context';
 import { copyEntryStatements, d1Chunks, deleteBlobs } from '../entries';
 import { conflict, notFound } from '../errors';
+import { batchWithEvent } from '../events';
 import { logInsert } from '../log';
 import { newShortname } from '../names';
+import { resourceEventOf } from './events';
 import type { ResourceCtx, ResourceKind } from './kind';
 import { namedResource } from './load';
 
@@ -60,11 +61,15 @@ export async function renameResource(rc: ResourceCtx, name: string): Promise<Res
     .returning();
   let updated: Resource | undefined;
   try {
-    updated = kind.log
-      ? (
-          await rc.db.batch([update, logInsert(rc.db, rc.resource.id, `renamed from ${rc.resource.name} to ${name}`)])
-        )[0][0]
-      : (await update)[0];
+    // The row, its log line and its *.updated event (with the name it had) in one batch.
+    const [rows] = await batchWithEvent(
+      rc.env,
+      rc.db,
+      rc.exec,
+      [update, ...(kind.log ? [logInsert(rc.db, rc.resource.id, `renamed from ${rc.resource.name} to ${name}`)] : [])],
+      resourceEventOf(rc.env, kind, rc.owner, { ...rc.resource, name }, 'updated', { renamed_from: rc.resource.name }),
+    );
+    updated = (rows as Resource[])[0];
   } catch (err) {
     await refuseTakenName(rc, kind, rc.owner.id, name);
     throw err;
@@ -107,8 +112,16 @@ export async function copyResource(rc: ResourceCtx, name: string): Promise<Resou
       ...(kind.copyWrites ? await kind.copyWrites(rc, copy, pre.extra?.[0] ?? []) : []),
       ...(kind.log ? [logInsert(rc.db, copy.id, `copied from ${rc.owner.username}/${rc.resource.name}`)] : []),
     ];
-    // Entries, tags, area rows and the log line: one batch.
-    if (statements.length) await rc.db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+    // Entries, tags, area rows, the log line and the copy's *.created event: one batch.
+    await batchWithEvent(
+      rc.env,
+      rc.db,
+      rc.exec,
+      statements,
+      resourceEventOf(rc.env, kind, caller, copy, 'created', {
+        copied_from: `${rc.owner.username}/${rc.resource.name}`,
+      }),
+    );
     await kind.copied?.(rc, copy);
   } catch (err) {
     await rc.db.delete(resources).where(eq(resources.id, copy.id));

@@ -143,7 +143,44 @@ describe('webhook events', () => {
     expect(byType['mail.sent']).toMatchObject({ delivered: 1, failed: 0 });
   });
 
-  it('an event reaches all 20 endpoints of its owner (the fan-out batch stays within D1 limits)', async () => {
+  it('a change is answered with its event and deliveries recorded already: create, write, rename, copy, delete', async () => {
+    const u = await person('chg');
+    const other = await person('chgx'); // no endpoint: its writes record nothing, in between
+    await endpoint(u, '/v1/admin/webhooks', 'all', ['*']);
+    const doc = unique('d');
+    const moved = unique('m');
+    const copied = unique('c');
+    const steps: [string, string, object?][] = [
+      ['PUT', `/v1/vis/docs/${doc}`],
+      ['POST', `/v1/vis/docs/${doc}/content`, { text: '# one' }],
+      ['PATCH', `/v1/vis/docs/${doc}`, { text: moved }],
+      ['PATCH', `/v1/vis/docs/${moved}`, { json: { name: copied, copy: true } }],
+      ['DELETE', `/v1/vis/docs/${copied}`],
+    ];
+    for (const [method, path, body] of steps) {
+      expect((await call(method, path, { token: u.token, ...body })).status).toBeLessThan(300);
+      expect((await call('PUT', `/v1/vis/docs/${unique('o')}`, { token: other.token })).status).toBe(201);
+    }
+    // No waiting: each answered change had its delivery written in the same batch.
+    const rows = (await log(u, '/v1/admin/webhooks/all')).reverse();
+    expect(rows.map((d) => d.type)).toEqual([
+      'document.created',
+      'document.updated',
+      'document.updated',
+      'document.created',
+      'document.deleted',
+    ]);
+    const data = async (row: Row) =>
+      JSON.parse(
+        (await json(await call('GET', `/v1/admin/webhooks/all/deliveries/${row.id}`, { token: u.token }))).request_body,
+      ).data;
+    expect(await data(rows[1]!)).toMatchObject({ name: doc, entry: 'content' });
+    expect(await data(rows[2]!)).toMatchObject({ name: moved, renamed_from: doc });
+    expect(await data(rows[3]!)).toMatchObject({ name: copied, copied_from: `${u.username}/${moved}` });
+    expect(await data(rows[4]!)).toMatchObject({ name: copied });
+  });
+
+  it('an event reaches all 20 endpoints of its owner (its deliveries are one insert, whatever their number)', async () => {
     const u = await person('t');
     for (let i = 0; i < 20; i++) await endpoint(u, '/v1/admin/webhooks', `e${i}`, ['*']);
     expect((await call('PUT', `/v1/vis/docs/${unique('d')}`, { token: u.token })).status).toBe(201);

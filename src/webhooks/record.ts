@@ -1,0 +1,61 @@
+/**
+ * Recording an event (the recorder core/events.ts calls): the event row and one delivery
+ * per endpoint that takes it, in one D1 batch (one round trip, one transaction), so an
+ * answered request has its deliveries already; waking the endpoints' Durable Objects is
+ * left to the background (the scheduled() tick wakes any a kill cut off).
+ *
+ * An endpoint takes an event when it is enabled, belongs to the event's owner (the
+ * subject's owner: a user, or an organisation's account for its resources and groups),
+ * subscribes to its type (`*`: every type; `ping` always) and, at that moment, its owner
+ * still owns the subject (a subject gone by then only for its own `*.deleted` event): no
+ * leak through events. Nothing is written when no enabled endpoint of the owner exists.
+ */
+import { sql } from 'drizzle-orm';
+import type { EventRecorder } from '../core/events';
+import { webhookDeliveries, webhookEvents } from './schema';
+import { wake } from './wake';
+
+// Both inserts select every column of their table in the schema's order (drizzle's insert-select names them all).
+export const recordEvent: EventRecorder = {
+  statements(db, event, at) {
+    const createdOn = new Date(at).toISOString();
+    const body = JSON.stringify({ type: event.type, timestamp: createdOn, data: event.data });
+    const resourceId = event.resourceId ?? null;
+    const groupId = event.groupId ?? null;
+    return [
+      // The event, when its owner (read from the subject's row unless given) has an enabled endpoint.
+      db.insert(webhookEvents).select(sql`
+        SELECT NULL, o.owner, ${event.type}, ${resourceId}, ${groupId}, ${body}, ${event.webhookId ?? null}, ${createdOn}
+        FROM (SELECT coalesce(${event.ownerId ?? null},
+          (SELECT owner_id FROM resources WHERE id = ${resourceId}),
+          (SELECT coalesce(g.owner_id, p.owner_id) FROM groups g LEFT JOIN groups p ON p.id = g.parent_id
+            WHERE g.id = ${groupId})) AS owner) o
+        WHERE EXISTS (SELECT 1 FROM webhooks WHERE owner_id = o.owner AND enabled = 1)`),
+      // Its deliveries, one per endpoint that takes it. The event is the row the statement just before inserted
+      // (last_insert_rowid, same transaction); changes() = 1, its time and its type make sure one was inserted.
+      db
+        .insert(webhookDeliveries)
+        .select(
+          sql`
+        SELECT NULL, w.id, e.id, 'msg_' || lower(hex(randomblob(12))), e.type, e.body, 0, 'pending', 0, NULL, NULL, NULL,
+          e.created_on, e.created_on
+        FROM webhook_events e JOIN webhooks w ON w.owner_id = e.owner_id AND w.enabled = 1
+        WHERE changes() = 1 AND e.id = last_insert_rowid() AND e.created_on = ${createdOn} AND e.type = ${event.type}
+          AND (e.webhook_id IS NULL OR w.id = e.webhook_id)
+          AND (e.type = 'ping' OR EXISTS (SELECT 1 FROM json_each(w.events) WHERE value IN ('*', e.type)))
+          AND (e.resource_id IS NULL
+            OR EXISTS (SELECT 1 FROM resources r WHERE r.id = e.resource_id AND r.owner_id = w.owner_id)
+            OR (e.type LIKE '%.deleted' AND NOT EXISTS (SELECT 1 FROM resources r WHERE r.id = e.resource_id)))
+          AND (e.group_id IS NULL OR EXISTS (SELECT 1 FROM groups g LEFT JOIN groups p ON p.id = g.parent_id
+            WHERE g.id = e.group_id AND w.owner_id IN (g.owner_id, p.owner_id)))`,
+        )
+        .returning({ webhook_id: webhookDeliveries.webhook_id }),
+    ];
+  },
+
+  after(env, results) {
+    const endpoints = ((results[1] ?? []) as { webhook_id: number }[]).map((d) => d.webhook_id);
+    if (endpoints.length === 0) return null;
+    return async () => void (await Promise.all(endpoints.map((id) => wake(env, id))));
+  },
+};

@@ -3,7 +3,7 @@ import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-worker
 import { fetch as passThrough, Response as MfResponse, type Request as MfRequest } from 'miniflare';
 import { defineConfig } from 'vitest/config';
 import { prepareAssets } from './scripts/assets.mjs';
-import { STEP_HOSTS, stepServer } from './test/worker/jobs/outbound.ts';
+import { DNS_HOST, STEP_HOSTS, stepServer } from './test/worker/jobs/outbound.ts';
 
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = 'false';
 process.env.WRANGLER_SEND_METRICS = 'false';
@@ -28,6 +28,8 @@ export default defineConfig(async () => {
             JOBS_TEST_GRACE_MS: '3000',
             // Signs the bounce and complaint reports of test/worker/mail/mail-events.test.ts.
             MAIL_EVENTS_SECRET: 'whsec_dGVzdC1tYWlsLWV2ZW50cy1zZWNyZXQtMzItYnl0ZXM=',
+            // Outbound host names resolve through the stub resolver of test/worker/jobs/outbound.ts.
+            OUTBOUND_RESOLVER: `https://${DNS_HOST}/dns-query`,
           },
           // The suite's own volume (thousands of requests on few tokens, one address) must not be
           // throttled: RATE_LIMIT and RATE_LIMIT_ADDRESS get limits no test reaches. The test-only
@@ -51,6 +53,43 @@ export default defineConfig(async () => {
     test: {
       include: ['test/worker/**/*.test.ts'],
       setupFiles: ['./test/worker/setup.ts'],
+      // Each test file starts its own Miniflare: both cores.
+      maxWorkers: 2,
+      // Each file also loads the Worker's whole module graph: its dependencies pre-bundled, one module each.
+      deps: {
+        optimizer: {
+          ssr: {
+            enabled: true,
+            // puppeteer's optional dynamic imports of Node modules stay imports (Workers provide them with nodejs_compat).
+            rolldownOptions: { external: [/^node:/, 'fs/promises', 'path', 'fs', 'os', 'crypto', 'stream'] },
+            include: [
+              '@cloudflare/puppeteer',
+              '@asteasolutions/zod-to-openapi',
+              'croner',
+              'd3-format',
+              'd3-time-format',
+              'dataloader',
+              'drizzle-orm',
+              'drizzle-orm/d1',
+              'drizzle-orm/sqlite-core',
+              '@escape.tech/graphql-armor-cost-limit',
+              '@escape.tech/graphql-armor-max-aliases',
+              '@escape.tech/graphql-armor-max-depth',
+              'mimetext',
+              'fflate',
+              'graphql',
+              'graphql-yoga',
+              'itty-router',
+              'marked',
+              'postal-mime',
+              'pptxgenjs',
+              'xss',
+              'yaml',
+              'zod',
+            ],
+          },
+        },
+      },
       testTimeout: 30_000,
       hookTimeout: 30_000,
     },

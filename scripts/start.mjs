@@ -63,6 +63,9 @@ const dev = spawn(
     // machine). Production never sets it (wrangler.toml has no such var).
     '--var',
     'WEBHOOKS_ALLOW_LOOPBACK:true',
+    // No DNS-over-HTTPS lookups of outbound host names from a local machine (no resolver to reach).
+    '--var',
+    'OUTBOUND_RESOLVER:off',
     ...process.argv.slice(2),
   ],
   { cwd: root, env: wranglerEnv({ serve: true }), stdio: 'inherit' },

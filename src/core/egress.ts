@@ -8,8 +8,8 @@
  * and broadcast; the same addresses inside IPv6 (IPv4-mapped, IPv4-compatible, NAT64,
  * 6to4); numeric spellings of IPv4 (`2130706433`, `0x7f.1`, `0177.0.0.1`) read the way a
  * URL parser reads them; and the platform's own hosts (PUBLIC_ORIGIN's host, the host
- * of the request being served). Host names are not resolved: a public name that points at
- * a private address is the network's to refuse (Cloudflare's egress does in production).
+ * of the request being served). A host name is checked by what it resolves to where a
+ * resolver is configured (core/resolve.ts: resolvedRefusal on its A and AAAA answers).
  */
 
 /** The refusal's reason, or null when the target may be reached. */
@@ -27,6 +27,28 @@ export function egressRefusal(target: string | URL, ownHosts: readonly string[] 
   const why = addressRefusal(host);
   if (why) return why;
   return ownHosts.some((h) => normalHost(h) === host) ? `${host} is the platform itself` : null;
+}
+
+/**
+ * The refusal's reason when `host` resolved to `addresses` (its A and AAAA answers, as
+ * text): any refused one refuses the host (a rebinding name may answer either), and so
+ * does a name without an address.
+ */
+export function resolvedRefusal(host: string, addresses: readonly string[]): string | null {
+  if (addresses.length === 0) return `${host} does not resolve to an address`;
+  for (const address of addresses) {
+    const literal = address.includes(':') ? `[${address}]` : address;
+    const why =
+      looksNumeric(literal) || literal.startsWith('[') ? addressRefusal(literal) : `${address} is not an address`;
+    if (why) return `${host} resolves to ${why}`;
+  }
+  return null;
+}
+
+/** Whether the URL's host is an address literal (IPv4 in any spelling, or [IPv6]): nothing to resolve. */
+export function isAddressHost(hostname: string): boolean {
+  const host = normalHost(hostname);
+  return host.startsWith('[') || looksNumeric(host);
 }
 
 /** What is wrong with a (normalised) host as a target, whoever the platform is. */

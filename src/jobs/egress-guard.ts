@@ -4,7 +4,8 @@
  * it; the sandbox reaches it through `exports`), so every fetch() the job's code makes
  * arrives here first, in every environment.
  *
- * A target the address check (core/egress.ts) refuses gets a 403 JSON answer carrying
+ * A target the address check (core/egress.ts, and what its host resolves to:
+ * core/resolve.ts) refuses gets a 403 JSON answer carrying
  * EGRESS_REFUSED_HEADER, which the sandbox runtime turns into a run-log line. Anything else
  * is forwarded with `redirect: 'manual'`: a redirect goes back to the sandbox, whose fetch
  * follows it through this guard again, so every hop is checked (the sandbox's fetch bounds
@@ -12,6 +13,7 @@
  */
 import { WorkerEntrypoint } from 'cloudflare:workers';
 import { egressRefusal, platformHosts } from '../core/egress';
+import { hostRefusal } from '../core/resolve';
 
 /** Marks the guard's own refusals; stripped from forwarded answers so a remote host cannot forge one. */
 export const EGRESS_REFUSED_HEADER = 'X-NVM-Egress';
@@ -23,7 +25,7 @@ export function refusalResponse(method: string, url: string, reason: string): Re
 
 export class EgressGuard extends WorkerEntrypoint<Env> {
   override async fetch(req: Request): Promise<Response> {
-    const reason = egressRefusal(req.url, platformHosts(this.env));
+    const reason = egressRefusal(req.url, platformHosts(this.env)) ?? (await hostRefusal(this.env, new URL(req.url)));
     if (reason) return refusalResponse(req.method, req.url, reason);
     const res = await fetch(new Request(req, { redirect: 'manual' }));
     if (!res.headers.has(EGRESS_REFUSED_HEADER)) return res;

@@ -23,7 +23,7 @@ export async function httpsStep(env: Env, url: string, input: RunFile[], abort: 
     const res = await checkedFetch(
       url,
       { method: 'POST', body: () => formOf(input), signal },
-      { ownHosts: platformHosts(env), maxRedirects: HTTPS_STEP_MAX_REDIRECTS, httpsOnly: true },
+      { ownHosts: platformHosts(env), maxRedirects: HTTPS_STEP_MAX_REDIRECTS, httpsOnly: true, env },
     );
     if (!res.ok) {
       await res.body?.cancel();

@@ -1,7 +1,7 @@
 /**
  * Delivering an endpoint's due deliveries, in the order their events were recorded (the
  * endpoint's Durable Object calls runDue from its alarm, one run at a time). Each attempt
- * is a signed POST (Standard Webhooks headers) with a 15 s timeout; only 2xx is success,
+ * checks the URL and what its host resolves to (core/resolve.ts), then is a signed POST (Standard Webhooks headers) with a 15 s timeout; only 2xx is success,
  * 3xx is a failure and never followed; 410 disables the endpoint. The results of a page
  * are written in one batch after it: a kill before that repeats the page's attempts
  * (at least once; receivers deduplicate on webhook-id).
@@ -11,6 +11,7 @@ import { and, asc, eq, isNotNull, lte, min } from 'drizzle-orm';
 import { now, nowIso } from '../core/clock';
 import { dbFor, type Db } from '../core/context';
 import { deliver } from '../core/mailer';
+import { hostRefusal } from '../core/resolve';
 import { users } from '../db/schema';
 import { DELIVERY_TIMEOUT_MS, failedTooLong, nextRetryDelay, retryAfterMs } from './schedule';
 import { webhookDeliveries, webhooks, type Delivery, type Webhook } from './schema';
@@ -131,8 +132,9 @@ async function deliverPage(env: Env, db: Db, hook: Webhook, page: Delivery[]): P
 /** One signed POST of a delivery; never throws (a network error or a timeout is a failure without a code). */
 async function attempt(env: Env, hook: Webhook, d: Delivery): Promise<Attempt> {
   const started = Date.now();
-  const refused = endpointUrlRefusal(env, hook.url);
-  if (refused) return { code: null, body: `not sent: ${refused}`, ms: 0, retryAfter: null };
+  // The URL again (the rules may have changed since it was written), then what its host resolves to now.
+  const refused = endpointUrlRefusal(env, hook.url) ?? (await hostRefusal(env, new URL(hook.url)));
+  if (refused) return { code: null, body: `not sent: ${refused}`, ms: Date.now() - started, retryAfter: null };
   // The timestamp is the wall clock's: receivers compare it with theirs (replay window).
   const timestamp = Math.floor(Date.now() / 1000);
   const secrets = [hook.secret];

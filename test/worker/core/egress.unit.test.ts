@@ -3,7 +3,14 @@
  * appear in the tests: nothing here sends traffic anywhere.
  */
 import { describe, expect, it } from 'vitest';
-import { egressRefusal, parseIPv4, parseIPv6, platformHosts } from '../../../src/core/egress';
+import {
+  egressRefusal,
+  isAddressHost,
+  parseIPv4,
+  parseIPv6,
+  platformHosts,
+  resolvedRefusal,
+} from '../../../src/core/egress';
 
 const refused = (url: string, own: string[] = []) => egressRefusal(url, own) !== null;
 
@@ -180,5 +187,26 @@ describe('egress: only http and https', () => {
     'not a url',
   ])('%s', (url) => {
     expect(refused(url)).toBe(true);
+  });
+});
+
+describe('egress: a host name is refused by what it resolves to', () => {
+  it('every answer public: allowed', () => {
+    expect(resolvedRefusal('hooks.example', ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'])).toBeNull();
+  });
+  it.each([
+    [['10.0.0.7'], 'h resolves to 10.0.0.7 is a private address'],
+    [['93.184.215.14', '127.0.0.1'], 'h resolves to 127.0.0.1 is a loopback address'],
+    [['169.254.169.254'], 'h resolves to 169.254.169.254 is a link-local address'],
+    [['fd00::7'], 'h resolves to [fd00::7] is a private (unique local) address'],
+    [['::ffff:192.168.1.1'], 'h resolves to [::ffff:192.168.1.1] embeds 192.168.1.1 is a private address'],
+    [[], 'h does not resolve to an address'],
+    [['not-an-address'], 'h resolves to not-an-address is not an address'],
+  ])('answers %j: refused', (answers, why) => {
+    expect(resolvedRefusal('h', answers)).toBe(why);
+  });
+  it('address literals are not resolved; names are', () => {
+    expect(['10.0.0.1', '2130706433', '0x7f.1', '[::1]'].map(isAddressHost)).toEqual([true, true, true, true]);
+    expect(['hooks.example', 'localhost', 'a1.b2'].map(isAddressHost)).toEqual([false, false, false]);
   });
 });

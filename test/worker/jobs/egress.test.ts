@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { call, makeUser } from '../helpers';
 import { makeJob, trigger } from './fixtures';
-import { STEP_HOST } from './outbound';
+import { PRIVATE_HOST, STEP_HOST } from './outbound';
 
 const J = '/v1/code/jobs';
 
@@ -52,6 +52,19 @@ describe('the sandbox outbound guard', () => {
       'WARNING outbound request refused: GET http://127.0.0.1:1/x: 127.0.0.1 is a loopback address',
     );
     expect(log).toContain('http://127.0.0.1:8787/cdn-cgi/handler/email');
+  });
+
+  it('a host name resolving to a private, loopback or unknown address is refused (the resolver is asked first)', async () => {
+    const u = await makeUser();
+    const urls = [`https://${PRIVATE_HOST}/pair`, 'https://rebind.jobs.test/pair', 'https://nowhere.jobs.test/pair'];
+    await makeJob(u, 'names', fetcher(urls), { 'config/network': 'true' });
+    const res = await trigger(u.token, `${J}/names`);
+    expect(res.status).toBe(200);
+    expect((await res.text()).split('\n').map((line) => /refused: .*?: (.*)"/.exec(line)?.[1])).toEqual([
+      `${PRIVATE_HOST} resolves to 10.0.0.7 is a private address`,
+      'rebind.jobs.test resolves to 127.0.0.1 is a loopback address',
+      'nowhere.jobs.test does not resolve to an address',
+    ]);
   });
 
   it('a redirect from a public host to loopback is refused at the hop', async () => {

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { HTTPS_STEP_MAX_BYTES, HTTPS_STEP_MAX_REDIRECTS, httpsStep } from '../../../src/jobs/https-step';
 import { call, makeUser } from '../helpers';
 import { makeJob, trigger } from './fixtures';
-import { MIRROR_HOST, STEP_HOST } from './outbound';
+import { MIRROR_HOST, PRIVATE_HOST, STEP_HOST } from './outbound';
 
 const J = '/v1/code/jobs';
 const url = (path: string, host = STEP_HOST) => `https://${host}${path}`;
@@ -59,6 +59,20 @@ describe('https steps: the address check', () => {
     await makeJob(u, 'bounce', undefined, { 'config/chains': `hook <- ${url(`/redirect?to=${loopback}`)}\nhook` });
     expect(await failedLog(u.token, 'bounce')).toContain(
       'redirect 1 to https://127.0.0.1:1/private refused: 127.0.0.1 is a loopback address',
+    );
+  });
+  it('a host name that resolves to a private address is refused, first or at a hop, before anything is sent', async () => {
+    const target = url('/pair', PRIVATE_HOST);
+    expect(await httpsStep(env, target, [], new AbortController().signal)).toEqual({
+      kind: 'failed',
+      message: `${target} refused: ${PRIVATE_HOST} resolves to 10.0.0.7 is a private address`,
+    });
+    const u = await makeUser();
+    await makeJob(u, 'dns', undefined, {
+      'config/chains': `hook <- ${url(`/redirect?to=${encodeURIComponent(url('/pair', 'rebind.jobs.test'))}`)}\nhook`,
+    });
+    expect(await failedLog(u.token, 'dns')).toContain(
+      'redirect 1 to https://rebind.jobs.test/pair refused: rebind.jobs.test resolves to 127.0.0.1 is a loopback address',
     );
   });
   it('a redirect to another scheme is refused (an https step stays on https)', async () => {

@@ -12,14 +12,50 @@
  *   /big       answers ?mib= MiB of bytes (a single body, or ?multipart=1 one part)
  *   /forged    answers 200 with the header a refusal of the sandbox's outbound guard carries
  *
+ * DNS_HOST is the suite's DNS-over-HTTPS resolver (OUTBOUND_RESOLVER in vitest.config.mts,
+ * core/resolve.ts): the step hosts resolve to a public address (never contacted: their
+ * requests are answered here), the names of RESOLVES_TO to what it says, any other to
+ * NXDOMAIN. PRIVATE_HOST resolves to a private address; were a request sent to it anyway,
+ * this server would answer it like a step host.
+ *
  * Web-standard APIs only, so it type-checks with the Worker code.
  */
 export const STEP_HOST = 'steps.jobs.test';
 export const MIRROR_HOST = 'mirror.jobs.test';
-export const STEP_HOSTS = [STEP_HOST, MIRROR_HOST];
+export const DNS_HOST = 'dns.jobs.test';
+export const PRIVATE_HOST = 'private.jobs.test';
+export const STEP_HOSTS = [STEP_HOST, MIRROR_HOST, DNS_HOST, PRIVATE_HOST];
+
+/** [record type, address] answers by name. */
+export const RESOLVES_TO: Record<string, [1 | 28, string][]> = {
+  [STEP_HOST]: [[1, '93.184.215.14']],
+  [MIRROR_HOST]: [
+    [1, '93.184.215.15'],
+    [28, '2606:2800:21f:cb07:6820:80da:af6b:8b2c'],
+  ],
+  [PRIVATE_HOST]: [[1, '10.0.0.7']],
+  // A name answering a public and a loopback address (a rebinding setup): refused.
+  'rebind.jobs.test': [
+    [1, '93.184.215.14'],
+    [1, '127.0.0.1'],
+  ],
+  'v6private.jobs.test': [[28, 'fd00::7']],
+};
+
+/** The DNS-over-HTTPS JSON API (application/dns-json) for `?name=&type=A|AAAA`. */
+function dnsAnswer(url: URL): Response {
+  const name = url.searchParams.get('name') ?? '';
+  const type = url.searchParams.get('type') === 'AAAA' ? 28 : 1;
+  const records = RESOLVES_TO[name];
+  if (!records) return Response.json({ Status: 3, Question: [{ name, type }] });
+  const Answer = records.filter(([t]) => t === type).map(([t, data]) => ({ name, type: t, TTL: 60, data }));
+  return Response.json({ Status: 0, Question: [{ name, type }], Answer });
+}
 
 export async function stepServer(req: Request): Promise<Response> {
-  const path = new URL(req.url).pathname;
+  const url = new URL(req.url);
+  if (url.hostname === DNS_HOST) return dnsAnswer(url);
+  const path = url.pathname;
   if (path === '/echo') {
     const form = await req.formData();
     const parts = await Promise.all(

@@ -180,6 +180,35 @@ describe('webhook events', () => {
     expect(await data(rows[4]!)).toMatchObject({ name: copied });
   });
 
+  it('a delivery to a host name that resolves to a private, loopback or no address is not sent; a public one is', async () => {
+    const u = await person('dns');
+    const hosts = ['private.jobs.test', 'rebind.jobs.test', 'nowhere.jobs.test', 'steps.jobs.test'];
+    for (const [i, host] of hosts.entries())
+      expect(
+        (
+          await call('PUT', `/v1/admin/webhooks/h${i}`, {
+            token: u.token,
+            json: { url: `https://${host}/fail`, events: ['document.created'] },
+          })
+        ).status,
+      ).toBe(201);
+    expect((await call('PUT', `/v1/vis/docs/${unique('d')}`, { token: u.token })).status).toBe(201);
+    const tried = async (i: number) => {
+      const [row] = await log(u, `/v1/admin/webhooks/h${i}`);
+      if (row?.attempt !== 1) return undefined;
+      return json(await call('GET', `/v1/admin/webhooks/h${i}/deliveries/${row.id}`, { token: u.token }));
+    };
+    const results = await Promise.all(hosts.map((_, i) => until(`attempt at ${hosts[i]}`, () => tried(i))));
+    expect(results.map((d) => [d.response_code, d.response_body])).toEqual([
+      [null, 'not sent: private.jobs.test resolves to 10.0.0.7 is a private address'],
+      [null, 'not sent: rebind.jobs.test resolves to 127.0.0.1 is a loopback address'],
+      [null, 'not sent: nowhere.jobs.test does not resolve to an address'],
+      // Sent: the stub host answers 500.
+      [500, 'down for maintenance'],
+    ]);
+    expect(results.every((d) => d.status === 'failed')).toBe(true);
+  });
+
   it('an event reaches all 20 endpoints of its owner (its deliveries are one insert, whatever their number)', async () => {
     const u = await person('t');
     for (let i = 0; i < 20; i++) await endpoint(u, '/v1/admin/webhooks', `e${i}`, ['*']);

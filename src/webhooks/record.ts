@@ -1,8 +1,9 @@
 /**
  * Recording an event (the recorder core/events.ts calls): the event row and one delivery
- * per endpoint that takes it, in one D1 batch (one round trip, one transaction), so an
- * answered request has its deliveries already; waking the endpoints' Durable Objects is
- * left to the background (the scheduled() tick wakes any a kill cut off).
+ * per endpoint that takes it, two statements that join the batch of the change itself or
+ * run as a batch of their own (one round trip, one transaction), so an answered request has
+ * its deliveries already; waking the endpoints' Durable Objects is left to the background
+ * (the scheduled() tick wakes any a kill cut off).
  *
  * An endpoint takes an event when it is enabled, belongs to the event's owner (the
  * subject's owner: a user, or an organisation's account for its resources and groups),

@@ -42,15 +42,14 @@ const INBOUND_LIMIT = 25 * MiB;
 
 // ------------------------------------------------------------------ timing
 
-/** Milliseconds per call: the call repeated until 2 ms have passed (so tiny inputs are measurable). */
 /**
- * A full collection before a sample (node --expose-gc, vitest.node.config.mts): garbage of the previous size is not
+ * A full collection before each size (node --expose-gc, vitest.node.config.mts): garbage of the previous size is not
  * billed to this one.
  */
 const collect = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 
+/** Milliseconds per call: the call repeated until 2 ms have passed (so tiny inputs are measurable). */
 function perCall(run: () => unknown): number {
-  collect();
   let calls = 0;
   const start = performance.now();
   let elapsed = 0;
@@ -66,6 +65,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 /** Median cost of one call on `input`, after a warm-up call; the warm-up alone fails a parser far over `maxMs`. */
 function cost(run: (input: string) => unknown, input: string, maxMs: number): number {
+  // One collection per size, before its warm-up (one per sample made the collections most of the file's time).
+  collect();
   const warm = performance.now();
   run(input);
   const first = performance.now() - warm;
@@ -414,4 +415,19 @@ describe('every parser of user text is linear up to its entry cap', () => {
         });
     });
   }
+});
+
+describe('the linearity check itself', () => {
+  // indexOf from every position of a text without the character: n²/2 comparisons.
+  const quadratic = (s: string) => {
+    let n = 0;
+    for (let i = 0; i < s.length; i++) n += s.indexOf('z', i);
+    return n;
+  };
+  it('fails a quadratic parser, long before the sizes where it would stall the suite', () => {
+    expect(() => expectLinear(quadratic, fill('a'), CONTENT_LIMIT)).toThrow(/superlinear/);
+  });
+  it('passes a linear one', () => {
+    expectLinear((s) => s.split('a').length, fill('ab'), CONTENT_LIMIT);
+  });
 });

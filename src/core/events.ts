@@ -80,8 +80,8 @@ export interface EventWrite {
   recorded(results: unknown[]): void;
 }
 
-export function eventWrite(env: Env, db: Db, bg: Background, event: PlatformEvent, at: number = now()): EventWrite {
-  const statements = recorder?.statements(db, event, at) ?? [];
+export function eventWrite(env: Env, db: Db, bg: Background, event: PlatformEvent): EventWrite {
+  const statements = recorder?.statements(db, event, now()) ?? [];
   return {
     statements,
     recorded: (results) => {
@@ -111,15 +111,13 @@ export async function batchWithEvent(
 }
 
 /**
- * Records the event on its own (one batch) and starts its delivery in the background. Never
- * throws: an event that cannot be recorded is logged, not the caller's failure.
+ * Records the event on its own (a batch of its statements alone) and starts its delivery in
+ * the background. Never throws: an event that cannot be recorded is logged, not the
+ * caller's failure.
  */
-export async function emit(env: Env, bg: Background, event: PlatformEvent, at: number = now()): Promise<void> {
+export async function emit(env: Env, bg: Background, event: PlatformEvent): Promise<void> {
   try {
-    const db = dbFor(env);
-    const write = eventWrite(env, db, bg, event, at);
-    const [first, ...rest] = write.statements;
-    if (first) write.recorded(await db.batch([first, ...rest]));
+    await batchWithEvent(env, dbFor(env), bg, [], event);
   } catch (err) {
     console.error('event not recorded', event.type, err);
   }

@@ -31,6 +31,15 @@ export async function sha256Hex(data: string | BufferSource): Promise<string> {
   return toHex(await crypto.subtle.digest('SHA-256', bytes));
 }
 
+/**
+ * The Standard Webhooks (v1) signature content: base64 of HMAC-SHA256 under `key` over
+ * `<id>.<timestamp>.<body>` (what webhook deliveries carry and mail reports are checked by).
+ */
+export async function webhookHmac(key: Uint8Array<ArrayBuffer>, id: string, timestamp: string | number, body: string) {
+  const k = await crypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  return toBase64(new Uint8Array(await crypto.subtle.sign('HMAC', k, enc.encode(`${id}.${timestamp}.${body}`))));
+}
+
 /** The SHA-256 of a text in standard base64: the form a Content-Security-Policy hash source takes. */
 export async function sha256Base64(text: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', enc.encode(text)));

@@ -3,7 +3,7 @@
  * random bytes; the signature of a message is `v1,` + base64(HMAC-SHA256(key,
  * `<webhook-id>.<webhook-timestamp>.<body>`)), several separated by spaces.
  */
-import { randomBytes, toBase64 } from '../core/crypto';
+import { randomBytes, toBase64, webhookHmac } from '../core/crypto';
 
 const PREFIX = 'whsec_';
 
@@ -18,11 +18,7 @@ function keyBytes(secret: string): Uint8Array<ArrayBuffer> {
 
 /** One `v1,<signature>` of the message under one secret. */
 export async function signature(secret: string, msgId: string, timestamp: number, body: string): Promise<string> {
-  const key = await crypto.subtle.importKey('raw', keyBytes(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
-    'sign',
-  ]);
-  const mac = await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(`${msgId}.${timestamp}.${body}`));
-  return `v1,${toBase64(new Uint8Array(mac))}`;
+  return `v1,${await webhookHmac(keyBytes(secret), msgId, timestamp, body)}`;
 }
 
 /** The webhook-signature header: by every secret given (the current one, and the previous during a rotation). */

@@ -1,12 +1,12 @@
 /**
  * fetch() to a user-given URL with the egress check (core/egress.ts, and what the host
- * resolves to: core/resolve.ts) on the URL and on every redirect hop: redirects are followed by hand, at most `maxRedirects` of them, each
- * target checked before anything is sent to it; a hop to another origin is followed only
+ * resolves to: core/resolve.ts targetRefusal) on the URL and on every redirect hop:
+ * redirects are followed by hand, at most `maxRedirects` of them, each target checked
+ * before anything is sent to it; a hop to another origin is followed only
  * once checked. 301/302 turn a POST into a GET without a body and 303 anything but HEAD
  * (as browsers do); 307/308 send the same method and a fresh body again.
  */
-import { egressRefusal } from './egress';
-import { hostRefusal } from './resolve';
+import { targetRefusal } from './resolve';
 
 /** A refused target or too many redirects; the message says which, in the caller's words. */
 export class EgressError extends Error {}
@@ -26,7 +26,7 @@ export interface CheckedOptions {
   /** Only https targets, the first and every hop (an https:// step never downgrades). */
   httpsOnly?: boolean;
   /** Its OUTBOUND_RESOLVER: each hop's host is also checked by what it resolves to (core/resolve.ts). */
-  env?: { OUTBOUND_RESOLVER?: string };
+  env: { OUTBOUND_RESOLVER?: string };
 }
 
 const REDIRECT = new Set([301, 302, 303, 307, 308]);
@@ -40,7 +40,7 @@ export async function checkedFetch(url: string, req: CheckedRequest, opts: Check
     const reason =
       opts.httpsOnly && !target.startsWith('https://')
         ? 'an https step only follows https redirects'
-        : (egressRefusal(target, opts.ownHosts) ?? (opts.env ? await hostRefusal(opts.env, new URL(target)) : null));
+        : await targetRefusal(opts.env, target, opts.ownHosts);
     if (reason) throw new EgressError(`${where} refused: ${reason}`);
     const res = await fetch(target, {
       method,

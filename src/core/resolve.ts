@@ -8,7 +8,7 @@
  * (a name may answer differently a moment later): Cloudflare's network refuses private
  * targets of a deployed Worker in any case.
  */
-import { isAddressHost, resolvedRefusal } from './egress';
+import { egressRefusal, isAddressHost, resolvedRefusal } from './egress';
 
 const TIMEOUT_MS = 5_000;
 const MIN_TTL_S = 5;
@@ -43,6 +43,15 @@ export async function hostRefusal(env: { OUTBOUND_RESOLVER?: string }, url: URL)
   if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
   cache.set(host, { until: Date.now() + ttl * 1000, refusal });
   return refusal;
+}
+
+/** The address check of a target (core/egress.ts), then, when it passes, what its host resolves to. */
+export async function targetRefusal(
+  env: { OUTBOUND_RESOLVER?: string },
+  target: string,
+  ownHosts: readonly string[],
+): Promise<string | null> {
+  return egressRefusal(target, ownHosts) ?? (await hostRefusal(env, new URL(target)));
 }
 
 /** One DoH JSON query; a name that does not exist (NXDOMAIN) answers no records. */

@@ -12,8 +12,8 @@
  * the number of hops). Raw sockets (connect()) are refused: the guard has no connect handler.
  */
 import { WorkerEntrypoint } from 'cloudflare:workers';
-import { egressRefusal, platformHosts } from '../core/egress';
-import { hostRefusal } from '../core/resolve';
+import { platformHosts } from '../core/egress';
+import { targetRefusal } from '../core/resolve';
 
 /** Marks the guard's own refusals; stripped from forwarded answers so a remote host cannot forge one. */
 export const EGRESS_REFUSED_HEADER = 'X-NVM-Egress';
@@ -25,7 +25,7 @@ export function refusalResponse(method: string, url: string, reason: string): Re
 
 export class EgressGuard extends WorkerEntrypoint<Env> {
   override async fetch(req: Request): Promise<Response> {
-    const reason = egressRefusal(req.url, platformHosts(this.env)) ?? (await hostRefusal(this.env, new URL(req.url)));
+    const reason = await targetRefusal(this.env, req.url, platformHosts(this.env));
     if (reason) return refusalResponse(req.method, req.url, reason);
     const res = await fetch(new Request(req, { redirect: 'manual' }));
     if (!res.headers.has(EGRESS_REFUSED_HEADER)) return res;

@@ -1,11 +1,8 @@
 /** The invitation e-mail (kind `invite`): who invites whom into which role, and how to answer. */
 import type { OutboundMail } from '../core/mailer';
 import type { Role, User } from '../db/schema';
+import { escapeHtml } from '../markup/escape';
 import type { GroupCtx } from './context';
-
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 /** The invitation e-mail (kind `invite`) to the invited user's address; null when they have none. */
 export function inviteMail(env: Env, gc: GroupCtx, target: User, role: Role): OutboundMail | null {

@@ -13,6 +13,7 @@ import { dbFor, type Db } from '../core/context';
 import { deliver } from '../core/mailer';
 import { hostRefusal } from '../core/resolve';
 import { users } from '../db/schema';
+import { escapeHtml } from '../markup/escape';
 import { DELIVERY_TIMEOUT_MS, failedTooLong, nextRetryDelay, retryAfterMs } from './schedule';
 import { webhookDeliveries, webhooks, type Delivery, type Webhook } from './schema';
 import { signatureHeader } from './sign';
@@ -205,7 +206,7 @@ async function tellOwner(env: Env, db: Db, hook: Webhook, reason: string): Promi
       to: [owner.email],
       subject: `Webhook endpoint ${hook.name} disabled`,
       text,
-      html: `<p>${text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/\n\n/g, '</p><p>')}</p>`,
+      html: `<p>${escapeHtml(text).replace(/\n\n/g, '</p><p>')}</p>`,
       messageId: `<webhook-${hook.id}-disabled-${Date.parse(hook.last_modified)}@${env.MAIL_FROM?.split('@')[1] ?? 'localhost'}>`,
     });
   } catch (err) {

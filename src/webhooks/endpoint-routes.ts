@@ -89,17 +89,8 @@ export function endpointRoutes(scope: Scope<OwnerCtx, object>): void {
       const name = checkName(ctx.params.name ?? '', ENDPOINT_NAME, 'webhook name');
       const url = checkUrl(ctx, ctx.body.url);
       const events = checkEvents(ctx.body.events);
-      const at = nowIso();
-      const row = {
-        owner_id: ctx.ownerId,
-        name,
-        url,
-        events,
-        description: ctx.body.description ?? '',
-        secret: newSecret(),
-        created_on: at,
-        last_modified: at,
-      };
+      const description = ctx.body.description ?? '';
+      const secret = newSecret();
       // The cap is checked in the insert itself: concurrent creations cannot pass it together.
       let inserted: Webhook | undefined;
       try {
@@ -108,7 +99,7 @@ export function endpointRoutes(scope: Scope<OwnerCtx, object>): void {
            SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7 WHERE (SELECT count(*) FROM webhooks WHERE owner_id = ?1) < ?8
            RETURNING *`,
         )
-          .bind(row.owner_id, name, url, events, row.description, row.secret, at, MAX_ENDPOINTS)
+          .bind(ctx.ownerId, name, url, events, description, secret, nowIso(), MAX_ENDPOINTS)
           .first<Webhook>()
           .then((r) => r ?? undefined);
       } catch (err) {
@@ -117,7 +108,7 @@ export function endpointRoutes(scope: Scope<OwnerCtx, object>): void {
       }
       if (!inserted) throw conflict(`at most ${MAX_ENDPOINTS} webhook endpoints: delete one first`);
       return jsonResponse(
-        { ...endpointView({ ...inserted, enabled: true }), secret: row.secret },
+        { ...endpointView({ ...inserted, enabled: true }), secret },
         { status: 201, headers: { Location: `${ctx.base}/${name}` } },
       );
     },

@@ -61,6 +61,32 @@ describe('webhook events', () => {
     expect(await log(w.member, '/v1/admin/webhooks/reader')).toEqual([]);
   });
 
+  it('a grantee’s copy is the grantee’s event (document.created with copied_from), never the original owner’s', async () => {
+    const w = await userGroupWorld();
+    await endpoint(w.founder, '/v1/admin/webhooks', 'own', ['*']);
+    await endpoint(w.member, '/v1/admin/webhooks', 'mine', ['*']);
+    const doc = unique('d');
+    const copy = unique('c');
+    expect((await call('PUT', `/v1/vis/docs/${doc}`, { token: w.founder.token })).status).toBe(201);
+    expect((await call('PUT', `/v1/vis/docs/${doc}/shared/${w.ref}`, { token: w.founder.token })).status).toBe(201);
+    const copied = await call('PATCH', `/v1/users/${w.founder.username}/vis/docs/${doc}`, {
+      token: w.member.token,
+      json: { name: copy, copy: true },
+    });
+    expect(copied.status).toBe(201);
+    const mine = await log(w.member, '/v1/admin/webhooks/mine');
+    expect(mine.map((d) => d.type)).toEqual(['document.created']);
+    const body = await json(
+      await call('GET', `/v1/admin/webhooks/mine/deliveries/${mine[0]!.id}`, { token: w.member.token }),
+    );
+    expect(JSON.parse(body.request_body).data).toMatchObject({
+      owner: w.member.username,
+      name: copy,
+      copied_from: `${w.founder.username}/${doc}`,
+    });
+    expect((await log(w.founder, '/v1/admin/webhooks/own')).map((d) => d.type)).toEqual(['document.created']);
+  });
+
   it('an organisation endpoint gets its groups’ membership events; a member’s own endpoint about a group they are not in gets none', async () => {
     const w = await orgWorld();
     const orgBase = `/v1/admin/orgs/${w.org}/webhooks`;

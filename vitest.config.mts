@@ -31,14 +31,15 @@ export default defineConfig(async () => {
       cloudflareTest({
         wrangler: { configPath: './wrangler.toml' },
         miniflare: {
-          // JOBS_TEST_LIMITS: sandbox CPU and step wall limits (ms) short enough for the jobs tests to hit.
+          // JOBS_TEST_LIMITS: sandbox CPU and step wall limits (ms) short enough for the jobs tests to hit, and a
+          // wall limit long enough for the child-run cap's 300-run tree on a loaded 2-core machine (6 s was not).
           // JOBS_TEST_GRACE_MS: the cancel teardown grace, longer than 1 s so that a nested run
           // that stops at once finishes inside it on a loaded machine.
           bindings: {
             OPS_TOKEN: 'test-ops-token',
             ALLOW_CLOCK_OVERRIDE: 'true',
             TEST_MIGRATIONS: migrations,
-            JOBS_TEST_LIMITS: '2000,6000',
+            JOBS_TEST_LIMITS: '2000,12000',
             JOBS_TEST_GRACE_MS: '3000',
             // Signs the bounce and complaint reports of test/worker/mail/mail-events.test.ts.
             MAIL_EVENTS_SECRET: 'whsec_dGVzdC1tYWlsLWV2ZW50cy1zZWNyZXQtMzItYnl0ZXM=',

@@ -27,6 +27,47 @@ export interface StoredEntry {
   size: number;
   created_on: string;
   last_modified: string;
+  written_by: number | null;
+  vouched: string | null;
+}
+
+/**
+ * Who writes an entry: a user's id, or null for the platform itself (a run disabling its
+ * job, a parse storing what it derived). Null reads as the resource's owner (writerOf).
+ */
+export type Writer = number | null;
+
+/**
+ * Who an entry's value lends the rights of (composition.ts): its writer, and for references
+ * a writer kept unchanged from the value before (`vouched`, by the reference as the write
+ * check names it), the users that value was written under.
+ */
+export interface Authorship {
+  by: Writer;
+  vouched?: Record<string, number[]> | null;
+}
+
+/** An entry's authorship as stored (entryQuery, entriesQuery, listEntriesQuery rows). */
+export type StoredAuthorship = { written_by: Writer; vouched: string | null };
+
+/** The user whose rights an entry's content lends: its writer, or the resource's owner when the platform wrote it. */
+export const writerOf = (writtenBy: Writer | undefined, ownerId: number): number => writtenBy ?? ownerId;
+
+/** The users a stored entry's reference (`as`, as the write check names it) lends the rights of. */
+export function lenders(stored: StoredAuthorship | undefined, ownerId: number): (as: string) => number[] {
+  const writer = writerOf(stored?.written_by, ownerId);
+  let vouched: Record<string, number[]> = {};
+  try {
+    vouched = stored?.vouched ? (JSON.parse(stored.vouched) as Record<string, number[]>) : {};
+  } catch {
+    // unreadable: every reference lends the writer's rights only
+  }
+  return (as) => (Object.hasOwn(vouched, as) ? vouched[as]! : [writer]);
+}
+
+/** path -> authorship of entriesQuery / listEntriesQuery rows. */
+export function entryAuthorship(rows: ({ path: string } & StoredAuthorship)[]): Map<string, StoredAuthorship> {
+  return new Map(rows.map((r) => [r.path, { written_by: r.written_by, vouched: r.vouched }]));
 }
 
 export async function readEntry(env: Env, db: Db, resourceId: number, path: string): Promise<string | null> {
@@ -36,7 +77,12 @@ export async function readEntry(env: Env, db: Db, resourceId: number, path: stri
 /** The query behind readEntry, for callers that batch it with others (db.batch). */
 export function entryQuery(db: Db, resourceId: number | SQL, path: string) {
   return db
-    .select({ value: entries.value, blob_key: entries.blob_key })
+    .select({
+      value: entries.value,
+      blob_key: entries.blob_key,
+      written_by: entries.written_by,
+      vouched: entries.vouched,
+    })
     .from(entries)
     .where(and(eq(entries.resource_id, resourceId), eq(entries.path, path)));
 }
@@ -55,7 +101,13 @@ export async function entryValue(
 /** The query behind readEntries, for callers that batch it with others (db.batch). */
 export function entriesQuery(db: Db, resourceId: number | SQL, prefix = '') {
   return db
-    .select({ path: entries.path, value: entries.value, blob_key: entries.blob_key })
+    .select({
+      path: entries.path,
+      value: entries.value,
+      blob_key: entries.blob_key,
+      written_by: entries.written_by,
+      vouched: entries.vouched,
+    })
     .from(entries)
     .where(
       prefix ? and(eq(entries.resource_id, resourceId), underPrefix(prefix)) : eq(entries.resource_id, resourceId),
@@ -99,6 +151,8 @@ export function listEntriesQuery(db: Db, resourceId: number | SQL) {
       size: entries.size,
       created_on: entries.created_on,
       last_modified: entries.last_modified,
+      written_by: entries.written_by,
+      vouched: entries.vouched,
     })
     .from(entries)
     .where(eq(entries.resource_id, resourceId));
@@ -121,6 +175,7 @@ async function storedValue(
 /**
  * The upsert of one entry for a caller's own batch (a large value is put in R2 first);
  * `after` removes a blob the value no longer uses, once the batch has run; `now` is the time it was written.
+ * `by` is recorded as its writer: what the value names is later read with that user's rights too.
  */
 export async function entryUpsert(
   env: Env,
@@ -128,7 +183,13 @@ export async function entryUpsert(
   resourceId: number,
   path: string,
   value: string,
+  by: Writer | Authorship,
 ): Promise<{ statement: BatchItem<'sqlite'>; after: () => Promise<void>; now: string }> {
+  const author = typeof by === 'object' && by !== null ? by : { by };
+  const written = {
+    written_by: author.by,
+    vouched: author.vouched && Object.keys(author.vouched).length ? JSON.stringify(author.vouched) : null,
+  };
   const now = nowIso();
   const { value: inline, blob_key: blobKey, size } = await storedValue(env, resourceId, path, value);
   const statement = db
@@ -141,10 +202,11 @@ export async function entryUpsert(
       size,
       created_on: now,
       last_modified: now,
+      ...written,
     })
     .onConflictDoUpdate({
       target: [entries.resource_id, entries.path],
-      set: { value: inline, blob_key: blobKey, size, last_modified: now },
+      set: { value: inline, blob_key: blobKey, size, last_modified: now, ...written },
     });
   const after = async () => {
     if (blobKey === null) await env.BLOBS.delete(entryBlobKey(resourceId, path)).catch(() => undefined);
@@ -162,10 +224,11 @@ export async function writeEntry(
   resource: Resource,
   path: string,
   value: string,
+  by: Writer | Authorship,
   also: BatchItem<'sqlite'>[] = [],
 ): Promise<unknown[]> {
   // The resource's last_modified is the entry's.
-  const { statement, after, now } = await entryUpsert(env, db, resource.id, path, value);
+  const { statement, after, now } = await entryUpsert(env, db, resource.id, path, value, by);
   const results = await db.batch([
     statement,
     db.update(resources).set({ last_modified: now }).where(eq(resources.id, resource.id)),
@@ -215,12 +278,15 @@ export function d1Chunks<T>(rows: T[], columns: number): T[][] {
 /**
  * The inserts copying `rows` (a resource's stored entries, listEntries) to `to`, for the
  * caller's own batch; blobs are copied in R2 first. `derived` replaces or adds entries of
- * the copy computed from the copied values (path → value).
+ * the copy computed from the copied values (path → value). Each copied entry keeps its
+ * writer (one the platform wrote: the original's owner, `fromOwnerId`), so a copy lends no
+ * more than the original did.
  */
 export async function copyEntryStatements(
   env: Env,
   db: Db,
   rows: StoredEntry[],
+  fromOwnerId: number,
   to: Resource,
   exclude: (path: string) => boolean = () => false,
   derived?: (values: Map<string, string>) => Record<string, string>,
@@ -245,6 +311,8 @@ export async function copyEntryStatements(
       size: r.size,
       created_on: now,
       last_modified: now,
+      written_by: writerOf(r.written_by, fromOwnerId),
+      vouched: r.vouched,
     });
   }
   for (const [path, value] of Object.entries(computed))
@@ -254,8 +322,10 @@ export async function copyEntryStatements(
       ...(await storedValue(env, to.id, path, value)),
       created_on: now,
       last_modified: now,
+      written_by: null,
+      vouched: null,
     });
-  return d1Chunks(copies, 7).map((c) => db.insert(entries).values(c));
+  return d1Chunks(copies, 9).map((c) => db.insert(entries).values(c));
 }
 
 /** Removes every blob stored under a resource (called when the resource is deleted). */

@@ -140,6 +140,10 @@ export const entries = sqliteTable(
     blob_key: text('blob_key'),
     size: integer('size').notNull(),
     ...timestamps,
+    /** Who last wrote it (migration 0028); null: the platform or before the column, both read as the owner. */
+    written_by: integer('written_by'),
+    /** References a later writer kept, with the users they were written under (JSON `{as: ids}`, migration 0028). */
+    vouched: text('vouched'),
   },
   (t) => [primaryKey({ columns: [t.resource_id, t.path] })],
 );

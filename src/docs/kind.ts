@@ -50,7 +50,7 @@ const entries: EntrySpec[] = [
     limit: CONTENT_LIMIT,
     summary: "The document's content (markdown)",
     // Variables, attached documents and the owner's profile render with the owner's rights.
-    references: (value, rc) => contentReferences(value, rc.owner),
+    references: { path: 'doc.content', of: (value, rc) => contentReferences(value, rc.owner) },
   },
   { path: 'name', access: 'rw', default: '', summary: 'Display name' },
   { path: 'description', access: 'rw', default: '', summary: 'Longer description' },

@@ -145,6 +145,8 @@ export function varRoutes(r: ResourceRoutes): void {
         size: new TextEncoder().encode(VAR_DEFAULTS[a]).byteLength,
         created_on: now,
         last_modified: now,
+        written_by: rc.caller!.id,
+        vouched: null,
       }));
       try {
         // One statement: the five rows land together or not at all (a racing create gets 409).
@@ -228,7 +230,7 @@ export function varRoutes(r: ResourceRoutes): void {
       rc.resource.id,
       value === null ? `variable ${s.v.name}: ${attr} reset` : `variable ${s.v.name}: ${attr} written`,
     );
-    await writeEntry(rc.env, rc.db, rc.resource, varPath(s.v.name, attr), next, [line]);
+    await writeEntry(rc.env, rc.db, rc.resource, varPath(s.v.name, attr), next, rc.caller!.id, [line]);
     return noContent();
   };
 

@@ -85,7 +85,7 @@ export async function parseStatements(
   const [layout, mapping] = await sourcesAfter(rc, path, value);
   const parsed = parsedEntries(layout, mapping, rc.resource.id);
   const upserts = await Promise.all(
-    Object.entries(parsed).map(([p, v]) => entryUpsert(rc.env, rc.db, rc.resource.id, p, v)),
+    Object.entries(parsed).map(([p, v]) => entryUpsert(rc.env, rc.db, rc.resource.id, p, v, null)),
   );
   return {
     statements: upserts.map((u) => u.statement),
@@ -116,8 +116,8 @@ export async function reparse(env: Env, db: Db, grid: Resource): Promise<void> {
   for (let attempt = 0; attempt < 8; attempt++) {
     const { data, meta } = parseGrid(sources[0], sources[1], grid.id);
     await Promise.all([
-      writeEntry(env, db, grid, DATA_PATH, JSON.stringify(data)),
-      writeEntry(env, db, grid, META_PATH, JSON.stringify(meta)),
+      writeEntry(env, db, grid, DATA_PATH, JSON.stringify(data), null),
+      writeEntry(env, db, grid, META_PATH, JSON.stringify(meta), null),
     ]);
     const now = await readSources(env, db, grid.id);
     if (now[0] === sources[0] && now[1] === sources[1]) return;

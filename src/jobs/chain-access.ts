@@ -1,14 +1,15 @@
 /**
- * Who may run the job a chain step names. A run acts with the authority of several users
- * at once (who triggered it, and the owner of every job whose chain led to the step): the
- * step runs only if each of them may execute the job. The same check guards a chain
- * written by a grantee (the writer must be able to execute every job it names).
+ * Who may run the job a chain step names (composition path `job.chain`). A run acts with
+ * the authority of several users at once (who triggered it, the owner of every job whose
+ * chain led to the step, whoever wrote those chains): the step runs only if each of them
+ * may execute the job, decided by the core's composition check at the moment the step
+ * starts. The same check guards a chain written by a grantee (the writer alone must be able
+ * to execute every job it names: an early 400).
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Db } from '../core/context';
-import { OWNER_ACCESS, type Access } from '../core/perms';
-import { grantedAccess, grantsColumn } from '../core/resource/visibility';
-import { resources, users } from '../db/schema';
+import { composedReads, type Reference, type Verdict } from '../core/resource';
+import { users } from '../db/schema';
 import type { ChainStep, StepRef } from './chains';
 
 export type JobRef = Extract<StepRef, { kind: 'job' }>;
@@ -21,45 +22,41 @@ export function withAuthority(authority: readonly number[], userId: number): num
   return authority.includes(userId) ? [...authority] : [...authority, userId];
 }
 
-/**
- * The job a ref names (a bare name is a job of `chainOwnerId`, the owner of the chain's
- * job) with each user's share grants on it, in one query: columns g0, g1, ... follow `userIds`.
- */
-export function refTargetQuery(db: Db, chainOwnerId: number, ref: JobRef, userIds: readonly number[]) {
-  const ownerId = ref.owner
-    ? sql`(select ${users.id} from ${users} where ${users.username} = ${ref.owner})`
-    : chainOwnerId;
-  const grants = Object.fromEntries(userIds.map((id, i) => [`g${i}`, grantsColumn(id)]));
-  return db
-    .select({ id: resources.id, owner_id: resources.owner_id, ...grants })
-    .from(resources)
-    .where(and(eq(resources.owner_id, ownerId), eq(resources.kind, 'job'), eq(resources.name, ref.job)));
+/** The job a ref names, executed: a bare name is a job of `chainOwnerId`, the owner of the chain's job. */
+function jobReference(chainOwnerId: number, ref: JobRef): Reference {
+  const named = { kind: 'resource', resource: 'job', name: ref.job, need: 'x', as: refText(ref) } as const;
+  return ref.owner ? { ...named, owner: ref.owner } : { ...named, owner: '', ownerId: chainOwnerId };
 }
 
-export type RefRow = { id: number; owner_id: number } & Record<string, unknown>;
-
-/** A refused step: the job is `missing` to one of the users, or one `lacks` execute access. */
-export type RefRefusal = 'missing' | { lacks: number };
-
-/**
- * Whether every user may execute the job (pure): null when they all may; `missing` when
- * the job does not exist or one of them cannot read it (the answer a missing job gets: a
- * log line never reveals a job to whoever could not see it); else the first user who can
- * read but not execute it.
- */
-export function refVerdict(row: RefRow | undefined, userIds: readonly number[]): RefRefusal | null {
-  if (!row) return 'missing';
-  const access = userIds.map((id, i): Access =>
-    id === row.owner_id ? OWNER_ACCESS : grantedAccess('job', row[`g${i}`] as string),
-  );
-  if (access.some((a) => !a.r)) return 'missing';
-  const i = access.findIndex((a) => !a.x);
-  return i < 0 ? null : { lacks: userIds[i]! };
+/** The verdicts on the jobs `refs` name for everyone in `authority`, in one round trip. */
+export async function stepVerdicts(
+  db: Db,
+  chainOwnerId: number,
+  refs: readonly JobRef[],
+  authority: readonly number[],
+): Promise<Verdict[]> {
+  const uses = refs.map((ref) => ({
+    path: 'job.chain' as const,
+    principals: authority,
+    ref: jobReference(chainOwnerId, ref),
+  }));
+  return (await composedReads(db, uses)).verdicts;
 }
 
 export const missingJob = (ref: JobRef): string => `no such job: ${refText(ref)}`;
 export const noExecute = (username: string, ref: JobRef): string =>
   `${username} has no execute access to ${refText(ref)}`;
+
+/**
+ * Why a refused step does not run, as its log line says it: a job missing to any of the
+ * users (a log line never reveals a job to whoever could not see it), else who lacks execute
+ * access (by name).
+ */
+export async function refusal(db: Db, verdict: Exclude<Verdict, { ok: true }>, ref: JobRef): Promise<string> {
+  if ('missing' in verdict) return missingJob(ref);
+  const who = await db.select({ username: users.username }).from(users).where(eq(users.id, verdict.lacks)).get();
+  return noExecute(who?.username ?? `user ${verdict.lacks}`, ref);
+}
 
 /**
  * A chain written by someone other than its job's owner names only jobs the writer may
@@ -73,11 +70,15 @@ export async function writerProblem(
 ): Promise<string | void> {
   const named = steps.flatMap((s) => (s.ref.kind === 'job' ? [{ label: s.label, ref: s.ref }] : []));
   if (!named.length) return;
-  const [first, ...rest] = named.map((s) => refTargetQuery(db, chainOwnerId, s.ref, [writer.id]));
-  const rows = (await db.batch([first!, ...rest])) as RefRow[][];
+  const verdicts = await stepVerdicts(
+    db,
+    chainOwnerId,
+    named.map((s) => s.ref),
+    [writer.id],
+  );
   for (const [i, s] of named.entries()) {
-    const refused = refVerdict(rows[i]![0], [writer.id]);
-    if (refused)
-      return `step ${s.label} (${refText(s.ref)}): ${refused === 'missing' ? missingJob(s.ref) : noExecute(writer.username, s.ref)}`;
+    const v = verdicts[i]!;
+    if (!v.ok)
+      return `step ${s.label} (${refText(s.ref)}): ${'missing' in v ? missingJob(s.ref) : noExecute(writer.username, s.ref)}`;
   }
 }

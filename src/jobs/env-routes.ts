@@ -62,7 +62,7 @@ export function envRoutes(r: ResourceRoutes): void {
       const count = await envEntries(rc);
       if (count.length >= MAX_ENV && !count.some((c) => c.path === path))
         throw conflict(`a job has at most ${MAX_ENV} env values`);
-      await writeEntry(rc.env, rc.db, rc.resource, path, value);
+      await writeEntry(rc.env, rc.db, rc.resource, path, value, rc.caller!.id);
       return noContent();
     },
   });

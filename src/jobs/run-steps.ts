@@ -3,13 +3,11 @@
  * runs in their own objects and whose url steps are https calls. The run's object owns one
  * RunSteps, so a cancel (cancel()) reaches the step the run awaits, its sandbox and children.
  */
-import { eq } from 'drizzle-orm';
 import { now } from '../core/clock';
 import type { Db } from '../core/context';
 import type { Severity } from '../core/log';
-import { users } from '../db/schema';
 import { fanOutRefusal } from './caps';
-import { missingJob, noExecute, refTargetQuery, refVerdict, withAuthority, type JobRef } from './chain-access';
+import { refusal, stepVerdicts, withAuthority, type JobRef } from './chain-access';
 import type { ChainStep } from './chains';
 import type { JobConfig } from './config';
 import type { RunFile } from './files';
@@ -98,6 +96,8 @@ export class RunSteps {
         host.close();
       }
     }
+    // The steps run with the rights of whoever wrote the chain too (job.chain), and so do their children.
+    if (cfg.chainWriter !== null) spec = { ...spec, authority: withAuthority(spec.authority, cfg.chainWriter) };
     let files = spec.input;
     for (const [i, step] of cfg.chains.entries()) {
       if (this.host.isCanceling()) return { kind: 'aborted', message: `canceled before step ${step.label}` };
@@ -217,12 +217,8 @@ export class RunSteps {
    * round trip; a second only to name who lacks execute access.
    */
   private async resolveJob(spec: RunSpec, ref: JobRef): Promise<{ id: number; owner_id: number } | string> {
-    const db = this.host.db;
-    const row = await refTargetQuery(db, spec.ownerId, ref, spec.authority).get();
-    const refused = refVerdict(row, spec.authority);
-    if (!refused) return { id: row!.id, owner_id: row!.owner_id };
-    if (refused === 'missing') return missingJob(ref);
-    const who = await db.select({ username: users.username }).from(users).where(eq(users.id, refused.lacks)).get();
-    return noExecute(who?.username ?? `user ${refused.lacks}`, ref);
+    const [verdict] = await stepVerdicts(this.host.db, spec.ownerId, [ref], spec.authority);
+    if (verdict!.ok) return { id: verdict!.id!, owner_id: verdict!.ownerId! };
+    return refusal(this.host.db, verdict!, ref);
   }
 }

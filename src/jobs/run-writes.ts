@@ -126,7 +126,7 @@ async function countFailures(env: Env, db: Db, jobId: number, status: 'failed' |
     if (row.failures < AUTO_PAUSE_AFTER) return;
     const job = await db.select().from(resources).where(eq(resources.id, jobId)).get();
     if (!job) return;
-    await writeEntry(env, db, job, 'config/enabled', 'false');
+    await writeEntry(env, db, job, 'config/enabled', 'false', null);
     await db.batch([
       db.delete(jobSchedules).where(eq(jobSchedules.job_id, jobId)),
       db.update(jobMeta).set({ failures: 0 }).where(eq(jobMeta.job_id, jobId)),

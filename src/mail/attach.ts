@@ -1,21 +1,22 @@
 /**
  * `attachment` section blocks of a mail: the named documents rendered to PDF (through the
  * render area's cached output, so an unchanged document is not rendered again) and
- * attached. Only documents the mail's owner may read; at most `MAX_DOCUMENTS` per mail.
- * A document that is missing, not readable or fails to render is left out (the body keeps
- * its link) and the reason is returned for the log.
+ * attached. Only documents everyone whose content names them may read when the mail is
+ * sent (the mail's owner, the writers of its content or template: compose.ts decides); at
+ * most `MAX_DOCUMENTS` per mail. A document that is missing, not readable or fails to
+ * render is left out (the body keeps its link) and the reason is returned for the log.
  */
 import { exports } from 'cloudflare:workers';
-import { and, eq, inArray } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import type { Db } from '../core/context';
 import type { Attachment } from '../core/mailer';
-import { accessTo } from '../core/perms';
+import { OWNER_ACCESS } from '../core/perms';
 import type { ResourceCtx } from '../core/resource';
-import { resources, users, type User } from '../db/schema';
+import { resources, users } from '../db/schema';
 import { docKind } from '../docs/kind';
 import { cachedOutput, outputHash } from '../render/output-cache';
-import type { RenderedMarkdown } from '../markup/markdown';
 import { documentPages } from '../render/source';
+import type { Composed } from './compose';
 
 /** Documents one mail may attach. */
 export const MAX_DOCUMENTS = 5;
@@ -34,35 +35,37 @@ export function attachmentName(name: string): string {
 export async function documentAttachments(
   env: Env,
   db: Db,
-  mailOwner: User,
-  docs: RenderedMarkdown['attachments'],
+  composed: Pick<Composed, 'documents' | 'attachable'>,
 ): Promise<{ attachments: Attachment[]; problems: string[] }> {
   const attachments: Attachment[] = [];
   const problems: string[] = [];
+  const docs = composed.documents;
   const wanted = docs.slice(0, MAX_DOCUMENTS);
   if (docs.length > MAX_DOCUMENTS) problems.push(`only the first ${MAX_DOCUMENTS} attachment blocks are attached`);
   if (!wanted.length) return { attachments, problems };
-  const owners = await db
-    .select()
-    .from(users)
-    .where(inArray(users.username, [...new Set(wanted.map((d) => d.user))]))
-    .all();
+  // Only documents everyone whose content names them may read now (composeStored decided: mail.content,
+  // mail.template-content); their rows and owners in one round trip.
+  const ids = [...new Set(wanted.flatMap((d) => composed.attachable?.get(`${d.user}/${d.doc}`) ?? []))];
+  const rows = ids.length
+    ? await db
+        .select({ resource: resources, owner: users })
+        .from(resources)
+        .innerJoin(users, eq(users.id, resources.owner_id))
+        .where(inArray(resources.id, ids))
+        .all()
+    : [];
   const names = new Set<string>();
   for (const d of wanted) {
     const ref = `/u/${d.user}/d/${d.doc}`;
-    const owner = owners.find((u) => u.username === d.user);
-    const resource = owner
-      ? await db
-          .select()
-          .from(resources)
-          .where(and(eq(resources.owner_id, owner.id), eq(resources.kind, docKind.kind), eq(resources.name, d.doc)))
-          .get()
-      : undefined;
-    const access = resource ? await accessTo(db, mailOwner, resource) : null;
-    if (!owner || !resource || !access?.r) {
-      problems.push(`attachment ${ref}: no such document readable by the mail's owner; only its link is in the mail`);
+    const id = composed.attachable?.get(`${d.user}/${d.doc}`);
+    const row = rows.find((r) => r.resource.id === id);
+    if (!row) {
+      problems.push(
+        `attachment ${ref}: no such document readable by everyone whose content names it; only its link is in the mail`,
+      );
       continue;
     }
+    const { resource, owner } = row;
     try {
       const url = new URL(`${env.PUBLIC_ORIGIN}${ref}`);
       const rc = {
@@ -77,11 +80,12 @@ export async function documentAttachments(
         } satisfies ExecutionContext,
         url,
         params: {},
-        caller: mailOwner,
+        // The document renders as its page does (its own owner's and writers' rights), read by its owner.
+        caller: owner,
         db,
         resource,
         owner,
-        access,
+        access: OWNER_ACCESS,
         kind: docKind,
         base: `/v1/users/${owner.username}/vis/docs/${resource.name}`,
       } satisfies ResourceCtx;

@@ -4,15 +4,15 @@
  * everything it embeds (referenced assets by their etag).
  */
 import { sha256Hex } from '../core/crypto';
+import { lenders, type StoredAuthorship } from '../core/entries';
 import { renderMarkdown, type RenderedMarkdown, type VarView } from '../markup/markdown';
 import type { AuthorProfile } from '../markup/block-renderer';
-import { authorProfiles } from '../render/block-data';
-import { resolveVars, type VarScope } from '../render/source';
+import { principalsWith, resolveContent, type ContentPiece, type VarScope } from '../render/resolve';
 import { imageSizes } from './image-size';
 import { fillFooter, mailBytes, mailDocument, MAIL_HTML_LIMIT, oversizeBody, type MailDocInput } from './mail-html';
 import { mailKind } from './kind';
 import { DEFAULT_SIZE, SIZES } from './rules';
-import { withTemplate } from './template';
+import { placeInTemplate, templateOf } from './template';
 
 export interface Composed {
   subject: string;
@@ -26,6 +26,8 @@ export interface Composed {
   replyTo: string;
   /** Documents the content's `attachment` blocks name: attached as PDFs at delivery (attach.ts). */
   documents: RenderedMarkdown['attachments'];
+  /** Those of them everyone whose content names them may read: their ids by `user/doc` (composeStored). */
+  attachable?: Map<string, number>;
   /** Asset names the content refers to (`assets/<name>`), embedded as cid: parts. */
   assets: string[];
   /** Threshold colours of the variables the content shows, by CSS class. */
@@ -94,23 +96,40 @@ export function composeMail(
 }
 
 /**
- * A stored mail composed with its variable references resolved: what a send renders and
- * what the rate window hashes (a changed value changes the content).
+ * A stored mail composed with its references resolved now: what a send renders and what
+ * the rate window hashes (a changed value changes the content). The content's references
+ * resolve with the rights of the mail's owner, the content's writer and `lent` (a send adds
+ * whoever triggered it and wrote its recipient lists); the template's (config/template) with
+ * those of whoever chose it, its owner and its writer too (template.ts).
  */
-export async function composeStored(scope: VarScope, stored: Map<string, string>): Promise<Composed> {
-  // The template (config/template) wraps the content first: its variables and blocks render like the content's.
-  const { values, problem } = await withTemplate(scope, stored);
-  const content = values.get('content') ?? '';
-  const [resolved, profiles] = await Promise.all([
-    resolveVars(scope, content),
-    authorProfiles(scope.db, scope.owner, content),
-  ]);
+export async function composeStored(
+  scope: VarScope,
+  stored: Map<string, string>,
+  authorship: ReadonlyMap<string, StoredAuthorship>,
+  lent: readonly number[] = [],
+): Promise<Composed> {
+  const { owner } = scope;
+  const { template, problem } = await templateOf(scope, stored, authorship, lent);
+  const content = stored.get('content') ?? '';
+  const pieces: ContentPiece[] = [
+    {
+      path: 'mail.content',
+      text: content,
+      principals: principalsWith([owner.id, ...lent], lenders(authorship.get('content'), owner.id)),
+    },
+    ...(template
+      ? [{ path: 'mail.template-content' as const, text: template.text, principals: template.principals }]
+      : []),
+  ];
+  const resolved = await resolveContent(scope, pieces);
+  const values = template ? new Map(stored).set('content', placeInTemplate(template.text, content)) : stored;
   const composed = composeMail(values, scope.resource.name, resolved, {
-    profiles,
+    profiles: resolved.profiles,
     origin: scope.env.PUBLIC_ORIGIN,
-    viewUrl: mailKind.url?.(scope.env, scope.owner.username, scope.resource.name),
+    viewUrl: mailKind.url?.(scope.env, owner.username, scope.resource.name),
   });
-  return problem ? { ...composed, problems: [problem] } : composed;
+  const problems = [...(problem ? [problem] : []), ...resolved.refused];
+  return { ...composed, attachable: resolved.attachments, ...(problems.length ? { problems } : {}) };
 }
 
 /** The document fields of a composed mail (mail-html.ts): the send's and the web view's. */

@@ -8,7 +8,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { now, nowIso } from '../core/clock';
 import { dbFor, type Db } from '../core/context';
-import { entriesQuery, entryValues } from '../core/entries';
+import { entriesQuery, entryAuthorship, entryValues, type StoredAuthorship } from '../core/entries';
 import { emitNow } from '../core/events';
 import { appendLog, logInsert } from '../core/log';
 import { deliver, messageIdFor, type Attachment, type OutboundMail } from '../core/mailer';
@@ -16,7 +16,7 @@ import { resources, users, type Resource, type User } from '../db/schema';
 import { getAsset } from './assets';
 import { documentAttachments } from './attach';
 import { composeStored, oversizeNote, personalise, type Composed } from './compose';
-import { resolveStoredRecipients, type Resolved } from './recipients';
+import { listWriters, resolveStoredRecipients, type Resolved } from './recipients';
 import { normaliseAddress, planOf, runStatus, type SendAction, type Tally } from './rules';
 import { mailRuns } from './schema';
 import { suppressedAmong, unsubscribeUrl } from './unsubscribe';
@@ -72,6 +72,7 @@ async function recipientsOf(
   owner: User,
   caller: User | undefined,
   stored: Map<string, string>,
+  authorship: ReadonlyMap<string, StoredAuthorship>,
 ): Promise<Resolved> {
   if (job.action === 'test') {
     if (caller?.email && caller.email_verified) {
@@ -81,7 +82,7 @@ async function recipientsOf(
     return { addresses: [], notes: ['your address is no longer verified'], written: new Map() };
   }
   if (job.to) return { addresses: job.to, notes: [], written: new Map(job.to.map((a) => [a, a])) };
-  return resolveStoredRecipients(db, owner, stored);
+  return resolveStoredRecipients(db, owner, stored, authorship);
 }
 
 /** What a send goes to, as the log's trigger line names it (ad-hoc addresses as the sender wrote them). */
@@ -122,15 +123,18 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
     const owner = ownerRows[0];
     const caller = callerRows[0];
     const values = await entryValues(env, entryRows);
-    const composed = await composeStored({ env, db, owner, resource }, values);
+    const authorship = entryAuthorship(entryRows);
+    // A send to the stored lists acts for whoever wrote them too: the content resolves with their rights.
+    const lent = job.action === 'send' && !job.to ? listWriters(values, authorship, owner.id) : [];
+    const composed = await composeStored({ env, db, owner, resource }, values, authorship, lent);
     for (const p of composed.problems ?? []) await log(db, resource.id, `send ${job.id}: ${p}`, 'warning');
     const attachments = await embedded(env, resource.id, composed);
     if (composed.oversize) await log(db, resource.id, `send ${job.id}: ${oversizeNote(composed)}`, 'warning');
     // Documents of attachment blocks, rendered to PDF (section blocks, attach.ts).
-    const docs = await documentAttachments(env, db, owner, composed.documents);
+    const docs = await documentAttachments(env, db, composed);
     attachments.push(...docs.attachments);
     for (const p of docs.problems) await log(db, resource.id, `send ${job.id}: ${p}`, 'warning');
-    const { addresses, notes, written } = await recipientsOf(db, job, owner, caller, values);
+    const { addresses, notes, written } = await recipientsOf(db, job, owner, caller, values, authorship);
     const as = (address: string) => written.get(address) ?? 'a recipient';
     for (const n of notes) await log(db, resource.id, `send ${job.id}: ${n}`, 'warning');
     tally.recipients = addresses.length;

@@ -53,16 +53,20 @@ const recipientEntry = (list: (typeof RECIPIENT_LISTS)[number]): EntrySpec => ({
   // A recipient someone other than the owner adds receives what the content makes the owner's
   // rights read (variables, attached documents): the writer must be able to read them, and
   // be an active member of a group they add.
-  references: async (value, rc) => {
-    const added = addedRecipients(value, await storedLists(rc));
-    if (!added.length) return [];
-    const content = (await entryValue(rc.env, rc.preloaded?.extra?.[0]?.[0] as Parameters<typeof entryValue>[1])) ?? '';
-    return [
-      ...added.flatMap(({ line, item }): Reference[] =>
-        item.kind === 'group' ? [{ kind: 'group', ref: item.ref, as: line }] : [],
-      ),
-      ...contentReferences(content, rc.owner).map((r) => ({ ...r, as: `${r.as} (in the content)` })),
-    ];
+  references: {
+    path: 'mail.recipients',
+    of: async (value, rc) => {
+      const added = addedRecipients(value, await storedLists(rc));
+      if (!added.length) return [];
+      const content =
+        (await entryValue(rc.env, rc.preloaded?.extra?.[0]?.[0] as Parameters<typeof entryValue>[1])) ?? '';
+      return [
+        ...added.flatMap(({ line, item }): Reference[] =>
+          item.kind === 'group' ? [{ kind: 'group', ref: item.ref, as: line }] : [],
+        ),
+        ...contentReferences(content, rc.owner).map((r) => ({ ...r, as: `${r.as} (in the content)` })),
+      ];
+    },
   },
   logLines: (rc, value) => {
     const items = value === null ? [] : parseRecipientList(value).items.map((i) => i.line);
@@ -87,7 +91,7 @@ export const mailKind: ResourceKind = {
       limit: 2 * MiB,
       summary: 'Write the body (markdown, rendered to HTML and text)',
       // Variables, attached documents and the owner's profile render with the owner's rights.
-      references: (value, rc) => contentReferences(value, rc.owner),
+      references: { path: 'mail.content', of: (value, rc) => contentReferences(value, rc.owner) },
     },
     { path: 'name', access: 'rw', limit: 1 * KiB },
     { path: 'description', access: 'rw', limit: 64 * KiB },
@@ -107,7 +111,7 @@ export const mailKind: ResourceKind = {
       default: '',
       limit: 1 * KiB,
       validate: async (v, rc) => oneLine(128)(v) ?? templateProblem(v, rc),
-      references: templateReferences,
+      references: { path: 'mail.template', of: templateReferences },
       summary:
         'A document (/u/<user>/d/<doc>, or a document of the owner) whose content wraps the mail at {{ content }}',
     },

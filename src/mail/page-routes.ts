@@ -26,6 +26,7 @@ export function mailPageRoute(api: Api): void {
       const composed = await composeStored(
         { env: rc.env, db: rc.db, owner: rc.owner, resource: rc.resource },
         rc.preloaded!.entries!,
+        rc.preloaded!.authorship!,
       );
       // Only pictures are inlined (img-src data:); other kinds of asset stay unreachable.
       const images = new Map(

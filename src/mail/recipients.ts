@@ -2,10 +2,11 @@
  * Recipient lists (recipients/to|cc|bcc): validated as a whole when written (atomic: one
  * bad item rejects the write), resolved to addresses when a mail is sent.
  */
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../core/context';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { entriesQuery, entryValues } from '../core/entries';
+import { entriesQuery, entryValues, writerOf, type StoredAuthorship } from '../core/entries';
+import { composedReads, principals } from '../core/resource';
 import { groups, members, users, type User } from '../db/schema';
 import { activeMembers } from '../groups/members';
 import {
@@ -13,7 +14,6 @@ import {
   parseRecipientList,
   planOf,
   RECIPIENT_LISTS,
-  type RecipientItem,
   type RecipientList,
   type Rejected,
 } from './rules';
@@ -116,38 +116,68 @@ export interface Resolved {
   written: Map<string, string>;
 }
 
+/** Who wrote each non-empty recipient list (its writer, the owner when the platform wrote it): a send lends their rights. */
+export function listWriters(
+  stored: Map<string, string>,
+  authorship: ReadonlyMap<string, StoredAuthorship>,
+  ownerId: number,
+): number[] {
+  return [
+    ...new Set(
+      RECIPIENT_LISTS.flatMap((l) =>
+        parseRecipientList(stored.get(`recipients/${l}`) ?? '').items.length
+          ? [writerOf(authorship.get(`recipients/${l}`)?.written_by, ownerId)]
+          : [],
+      ),
+    ),
+  ];
+}
+
 /**
  * The stored lists of a mail, resolved now: verified addresses of users and active members
- * of the groups the owner still holds an active role in. `stored`: the mail's entries (delivery has read them with the
- * mail).
+ * of the groups that the owner and the list's writer both still hold an active role in
+ * (composition path `mail.recipients`). `stored`: the mail's entries (delivery has read them
+ * with the mail), `authorship`: who wrote them.
  */
-export async function resolveStoredRecipients(db: Db, owner: User, stored: Map<string, string>): Promise<Resolved> {
-  const items: RecipientItem[] = RECIPIENT_LISTS.flatMap((l) =>
-    parseRecipientList(stored.get(`recipients/${l}`) ?? '').items.map((i) => i.item),
-  );
-  const names = [...new Set(items.flatMap((i) => (i.kind === 'user' ? [i.username] : [])))];
-  const refs = [...new Set(items.flatMap((i) => (i.kind === 'group' ? [i.ref] : [])))];
+export async function resolveStoredRecipients(
+  db: Db,
+  owner: User,
+  stored: Map<string, string>,
+  authorship: ReadonlyMap<string, StoredAuthorship>,
+): Promise<Resolved> {
+  const lists = RECIPIENT_LISTS.map((l) => ({
+    items: parseRecipientList(stored.get(`recipients/${l}`) ?? '').items,
+    writer: writerOf(authorship.get(`recipients/${l}`)?.written_by, owner.id),
+  }));
+  const items = lists.flatMap((l) => l.items.map((i) => ({ ...i, writer: l.writer })));
+  const names = [...new Set(items.flatMap(({ item: i }) => (i.kind === 'user' ? [i.username] : [])))];
+  const groupItems = items.filter((i) => i.item.kind === 'group');
+  const refs = [...new Set(groupItems.map(({ item: i }) => (i.kind === 'group' ? i.ref : '')))];
   const byName = new Map(
     (await chunked(names, (c) => db.select().from(users).where(inArray(users.username, c)))).map((u) => [
       u.username,
       u,
     ]),
   );
-  // Only groups the owner still holds an active role in: one they left reaches nobody.
-  const byRef = new Map(
-    (
-      await chunked(refs, (c) =>
-        db
-          .select({ id: groups.id, ref: groups.ref })
-          .from(groups)
-          .innerJoin(
-            members,
-            and(eq(members.group_id, groups.id), eq(members.user_id, owner.id), eq(members.state, 'active')),
-          )
-          .where(inArray(groups.ref, c)),
-      )
-    ).map((g) => [g.ref, g.id]),
+  // A group reaches its members only while the owner and the list's writer hold an active role in it.
+  const { verdicts, also } = await composedReads(
+    db,
+    groupItems.map(({ line, item, writer }) => ({
+      path: 'mail.recipients' as const,
+      principals: principals(owner.id, writer),
+      ref: { kind: 'group' as const, ref: item.kind === 'group' ? item.ref : '', as: line },
+    })),
+    refs.length
+      ? [
+          db
+            .select({ id: groups.id, ref: groups.ref })
+            .from(groups)
+            .where(sql`${groups.ref} in (select value from json_each(${JSON.stringify(refs)}))`),
+        ]
+      : [],
   );
+  const ids = new Map(((also[0] ?? []) as { id: number; ref: string }[]).map((g) => [g.ref, g.id]));
+  const usable = new Map(groupItems.map((g, i) => [g, verdicts[i]!.ok]));
   const notes: string[] = [];
   const out = new Set<string>();
   const written = new Map<string, string>();
@@ -161,12 +191,13 @@ export async function resolveStoredRecipients(db: Db, owner: User, stored: Map<s
     if (u?.email && u.email_verified) add(u.email, what);
     else notes.push(`${what}: no verified address`);
   };
-  for (const item of items) {
+  for (const entry of items) {
+    const { item } = entry;
     if (item.kind === 'address') add(item.address, item.address);
     else if (item.kind === 'me') addUser(owner, 'me');
     else if (item.kind === 'user') addUser(byName.get(item.username), `@${item.username}`);
     else {
-      const id = byRef.get(item.ref);
+      const id = usable.get(entry) ? ids.get(item.ref) : undefined;
       if (id === undefined) {
         notes.push(noSuchGroup(item.ref));
         continue;

@@ -11,6 +11,7 @@ import { yesNo } from '../core/yes-no';
 import { assetTags } from './assets';
 import { composeStored, contentKey } from './compose';
 import { mailObject } from './kind';
+import { listWriters } from './recipients';
 import { parseSendJson, parseSendText, planOf, recipientKey, SendRequestError, type SendRequest } from './rules';
 
 async function readSendRequest(rc: ResourceCtx): Promise<SendRequest> {
@@ -60,8 +61,10 @@ export async function send(rc: ResourceCtx): Promise<Response> {
   let enabled = true;
   if (req.action === 'send') {
     const values = rc.preloaded?.entries ?? new Map<string, string>();
+    const authorship = rc.preloaded?.authorship ?? new Map();
     enabled = yesNo(values.get('config/enabled'), true);
-    const composed = await composeStored(rc, values);
+    const lent = req.to ? [] : listWriters(values, authorship, rc.owner.id);
+    const composed = await composeStored(rc, values, authorship, lent);
     windowKey = await sha256Hex(
       `${await contentKey(composed, await assetTags(rc.env, rc.resource.id, composed.assets))}|${key}`,
     );

@@ -1,23 +1,27 @@
 /**
  * Mail templates: `config/template` names a document (`/u/<user>/d/<doc>`, or `<doc>` for a
  * document of the mail's owner) whose content wraps the mail's content at its
- * `{{ content }}` placeholder, before the mail is composed, so an organisation keeps one
- * header and footer for all its mails. A write names a document that exists and the writer
- * may read (400 otherwise); a send reads it with the owner's rights, and one that has since
- * gone or become unreadable leaves the content unwrapped (the send logs why).
+ * `{{ content }}` placeholder (every occurrence), before
+ * the mail is composed, so an organisation keeps one header and footer for all its mails.
+ * A write names a document that exists and the writer may read (400 otherwise). Every
+ * render and send reads it again (composition path `mail.template`) with the rights of the
+ * mail's owner and of whoever wrote config/template; what the template's content names
+ * resolves (`mail.template-content`) with those rights and the template owner's and its
+ * content writer's too, so a template's author never reads the mail owner's data through
+ * it. One that has since gone or become unreadable leaves the content unwrapped (the send
+ * logs why).
  */
-import { and, eq } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Db } from '../core/context';
-import { entryQuery, entryValue } from '../core/entries';
+import { entryValue, lenders, type StoredAuthorship } from '../core/entries';
 import { RESOURCE_NAME, USERNAME } from '../core/names';
-import { accessTo } from '../core/perms';
-import type { Reference, ResourceCtx } from '../core/resource';
-import { resources, users, type User } from '../db/schema';
+import { composedReads, type CompositionPath, type Reference, type ResourceCtx } from '../core/resource';
+import { entries, resources, users, type User } from '../db/schema';
 import { contentReferences } from '../docs/references';
+import { principalsWith } from '../render/resolve';
 
-/** The placeholder the mail's content replaces (every occurrence; spaces inside the braces are optional). */
+/** The placeholder the mail's content replaces (spaces inside the braces are optional). */
 const PLACEHOLDER = /\{\{\s*content\s*\}\}/g;
-const HAS_PLACEHOLDER = /\{\{\s*content\s*\}\}/;
 
 export interface TemplateRef {
   user: string;
@@ -36,17 +40,42 @@ export function parseTemplate(value: string, owner: string): TemplateRef | null 
 }
 
 const refText = (t: TemplateRef) => `/u/${t.user}/d/${t.doc}`;
+/** How the write check names the template (references.ts): its vouched key too. */
+const templateAs = (t: TemplateRef) => `template ${refText(t)}`;
 
-/** The template's content as `reader` may read it, or null when it does not exist or is not readable. */
-async function readTemplate(env: Env, db: Db, reader: User | null, t: TemplateRef): Promise<string | null> {
-  const row = await db
-    .select({ resource: resources })
-    .from(resources)
-    .innerJoin(users, eq(users.id, resources.owner_id))
-    .where(and(eq(users.username, t.user), eq(resources.kind, 'doc'), eq(resources.name, t.doc)))
-    .get();
-  if (!row || !(await accessTo(db, reader, row.resource)).r) return null;
-  return (await entryValue(env, await entryQuery(db, row.resource.id, 'content').get())) ?? '';
+/**
+ * The template's content with its authorship when every one of `principals` may read it
+ * (one D1 round trip, through the composition check), else null.
+ */
+async function readTemplate(
+  env: Env,
+  db: Db,
+  path: CompositionPath,
+  principals: readonly number[],
+  t: TemplateRef,
+): Promise<{ text: string; ownerId: number; authorship: StoredAuthorship | undefined } | null> {
+  const ref: Reference = { kind: 'resource', resource: 'doc', owner: t.user, name: t.doc, as: templateAs(t) };
+  const { verdicts, also } = await composedReads(
+    db,
+    [{ path, principals, ref }],
+    [
+      db
+        .select({
+          value: entries.value,
+          blob_key: entries.blob_key,
+          written_by: entries.written_by,
+          vouched: entries.vouched,
+        })
+        .from(entries)
+        .where(
+          sql`${entries.path} = 'content' and ${entries.resource_id} = (select ${resources.id} from ${resources} where ${resources.kind} = 'doc' and ${resources.name} = ${t.doc} and ${resources.owner_id} = (select ${users.id} from ${users} where ${users.username} = ${t.user}))`,
+        ),
+    ],
+  );
+  const verdict = verdicts[0]!;
+  if (!verdict.ok) return null;
+  const row = also[0]![0] as ({ value: string | null; blob_key: string | null } & StoredAuthorship) | undefined;
+  return { text: (await entryValue(env, row)) ?? '', ownerId: verdict.ownerId!, authorship: row };
 }
 
 /** `config/template`'s validation: a document that exists and the writer may read. */
@@ -54,47 +83,69 @@ export async function templateProblem(value: string, rc: ResourceCtx): Promise<s
   const t = parseTemplate(value, rc.owner.username);
   if (t === null) return;
   if (typeof t === 'string') return t;
-  if ((await readTemplate(rc.env, rc.db, rc.caller, t)) === null)
+  const writer = rc.caller?.id;
+  if (writer === undefined || (await readTemplate(rc.env, rc.db, 'mail.template', [writer], t)) === null)
     return `no document ${refText(t)} readable by ${rc.caller?.username ?? 'an anonymous caller'}`;
 }
 
 /**
- * What the template makes the owner's render read, for a writer other than the owner
+ * What the template makes the mail's render read, for a writer other than the owner
  * (core/resource/references.ts): the template itself and the references of its content.
  */
 export async function templateReferences(value: string, rc: ResourceCtx): Promise<Reference[]> {
   const t = parseTemplate(value, rc.owner.username);
-  if (t === null || typeof t === 'string') return [];
-  const self: Reference = {
-    kind: 'resource',
-    resource: 'doc',
-    owner: t.user,
-    name: t.doc,
-    as: `template ${refText(t)}`,
-  };
-  const content = await readTemplate(rc.env, rc.db, rc.caller, t);
-  const inner = contentReferences(content ?? '', rc.owner).map((r) => ({ ...r, as: `${r.as} (in the template)` }));
+  if (t === null || typeof t === 'string' || !rc.caller) return [];
+  const self: Reference = { kind: 'resource', resource: 'doc', owner: t.user, name: t.doc, as: templateAs(t) };
+  const template = await readTemplate(rc.env, rc.db, 'mail.template', [rc.caller.id], t);
+  const inner = contentReferences(template?.text ?? '', rc.owner).map((r) => ({
+    ...r,
+    as: `${r.as} (in the template)`,
+  }));
   return [self, ...inner];
 }
 
-/** The mail's entries with the content wrapped by its template, read with the owner's rights; `problem` when it could not be. */
-export async function withTemplate(
+/** A template read for a composition: its content and whose rights each of its references resolves with. */
+export interface Template {
+  text: string;
+  principals: (as: string) => number[];
+}
+
+/**
+ * The template a mail's entries name, read now with the rights of the mail's owner and of
+ * config/template's writer (`lent`: further principals a send adds); `problem` when there
+ * is one it could not use.
+ */
+export async function templateOf(
   scope: { env: Env; db: Db; owner: User },
   values: Map<string, string>,
-): Promise<{ values: Map<string, string>; problem?: string }> {
+  authorship: ReadonlyMap<string, StoredAuthorship>,
+  lent: readonly number[] = [],
+): Promise<{ template?: Template; problem?: string }> {
   const t = parseTemplate(values.get('config/template') ?? '', scope.owner.username);
-  if (t === null) return { values };
-  if (typeof t === 'string') return { values, problem: `template: ${t}` };
-  const template = await readTemplate(scope.env, scope.db, scope.owner, t);
-  if (template === null)
+  if (t === null) return {};
+  if (typeof t === 'string') return { problem: `template: ${t}` };
+  const chosenBy = [
+    scope.owner.id,
+    ...lent,
+    ...lenders(authorship.get('config/template'), scope.owner.id)(templateAs(t)),
+  ];
+  const read = await readTemplate(scope.env, scope.db, 'mail.template', [...new Set(chosenBy)], t);
+  if (!read)
     return {
-      values,
-      problem: `template ${refText(t)}: no such document readable by the mail's owner; sent without it`,
+      problem: `template ${refText(t)}: no such document readable by the mail's owner and whoever chose the template; sent without it`,
     };
-  const content = values.get('content') ?? '';
+  return {
+    template: {
+      text: read.text,
+      principals: principalsWith([...chosenBy, read.ownerId], lenders(read.authorship, read.ownerId)),
+    },
+  };
+}
+
+/** The content placed in the template at its placeholders, or after it without one. */
+export function placeInTemplate(template: string, content: string): string {
+  let placed = false;
   // A function replacement: `$&` and the like in the content stay as written.
-  const wrapped = HAS_PLACEHOLDER.test(template)
-    ? template.replace(PLACEHOLDER, () => content)
-    : `${template}\n\n${content}`;
-  return { values: new Map(values).set('content', wrapped) };
+  const wrapped = template.replace(PLACEHOLDER, () => ((placed = true), content));
+  return placed ? wrapped : `${template}\n\n${content}`;
 }

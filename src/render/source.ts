@@ -1,24 +1,23 @@
 /**
  * Gathers what a document's rendering depends on (entries, variables, assets) and builds
- * its page. Variables of other documents resolve when the document's owner may read them.
- * Assets are read through the docs area (the reader may read the document, so its assets)
- * when they must be inlined (PDF, PPTX, the page of a private document); see `AssetMode`.
+ * its page. What the content names (variables of other documents, author profiles)
+ * resolves with the rights of the document's owner and of the content's writer, at the
+ * moment of rendering (resolve.ts). Assets are read through the docs area (the reader may
+ * read the document, so its assets) when they must be inlined (PDF, PPTX, the page of a
+ * private document); see `AssetMode`.
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { BatchItem } from 'drizzle-orm/batch';
-import { resources, users, type Resource, type User } from '../db/schema';
+import { and, eq, inArray } from 'drizzle-orm';
 import { docAssets } from '../docs/schema';
-import type { Db } from '../core/context';
-import { entriesQuery, entryValues, readEntries, type StoredEntry } from '../core/entries';
+import { entriesQuery, entryAuthorship, entryValues, lenders } from '../core/entries';
 import { accessTo } from '../core/perms';
-import { visibleWhere, type ResourceCtx } from '../core/resource';
+import type { ResourceCtx } from '../core/resource';
 import { readAsset } from '../docs/assets';
 import { docKind } from '../docs/kind';
-import { formatVar, varsFromEntries, type DocVar } from '../docs/vars';
-import { assetRefs, varRefs, type VarView } from '../markup/markdown';
+import { varsFromEntries } from '../docs/vars';
+import { assetRefs } from '../markup/markdown';
 import { toBase64 } from '../core/crypto';
 import { buildPage, type BuiltPage } from '../markup/page';
-import { authorProfiles } from './block-data';
+import { principalsWith, resolveContent } from './resolve';
 
 /** Asset names custom CSS refers to with url(assets/<name>). */
 export function cssAssetRefs(css: string): string[] {
@@ -30,66 +29,6 @@ export function cssAssetRefs(css: string): string[] {
 /** Path of a document's asset (the documents area serves it; public documents without a token). */
 export function assetPath(owner: string, doc: string, name: string): string {
   return `/v1/users/${owner}/${docKind.collection}/${doc}/assets/${name}`;
-}
-
-/** Where variable references are resolved from: the resource whose content holds them and its owner. */
-export interface VarScope {
-  env: Env;
-  db: Db;
-  owner: User;
-  resource: Resource;
-}
-
-/**
- * Resolves the `{/u/<user>/d/<doc>/v/<var>}` references of `content` to formatted values,
- * for documents the owner of `scope.resource` may read (`own`: the variables of that
- * resource when it is itself a document). Unresolved references are left out.
- */
-export async function resolveVars(
-  scope: VarScope,
-  content: string,
-  own: DocVar[] = [],
-): Promise<{ vars: Map<string, VarView>; colors: Map<string, string> }> {
-  const { env, db, owner: me, resource: self } = scope;
-  const vars = new Map<string, VarView>();
-  const colors = new Map<string, string>();
-  const refs = varRefs(content);
-  if (!refs.length) return { vars, colors };
-  // The variables of every other document the owner may read (none when it may not): one D1 round trip.
-  const isSelf = (user: string, doc: string) => self.kind === docKind.kind && user === me.username && doc === self.name;
-  const docs = [...new Map(refs.map((r) => [`${r.user}/${r.doc}`, r])).entries()].filter(
-    ([, r]) => !isSelf(r.user, r.doc),
-  );
-  const queries: BatchItem<'sqlite'>[] = docs.map(([, { user, doc }]) => {
-    const mine = user === me.username;
-    const ownerId = mine ? me.id : sql`(select ${users.id} from ${users} where ${users.username} = ${user})`;
-    const named = and(visibleWhere({ caller: me }, docKind.kind, ownerId, mine), eq(resources.name, doc));
-    return entriesQuery(db, sql`(select ${resources.id} from ${resources} where ${named})`, 'vars/');
-  });
-  const rows = queries.length
-    ? ((await db.batch(queries as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as StoredEntry[][])
-    : [];
-  const byDoc = new Map<string, DocVar[]>(
-    await Promise.all(docs.map(async ([key], i) => [key, varsFromEntries(await entryValues(env, rows[i]!))] as const)),
-  );
-  for (const r of refs) if (isSelf(r.user, r.doc)) byDoc.set(`${r.user}/${r.doc}`, own);
-  const colorClass = new Map<string, string>();
-  for (const ref of refs) {
-    const v = byDoc.get(`${ref.user}/${ref.doc}`)?.find((x) => x.name === ref.name);
-    if (!v) continue;
-    const f = formatVar(v);
-    let cls: string | undefined;
-    if (f.color) {
-      cls = colorClass.get(f.color);
-      if (!cls) {
-        cls = `var-c${colorClass.size}`;
-        colorClass.set(f.color, cls);
-        colors.set(cls, f.color);
-      }
-    }
-    vars.set(ref.key, { text: f.text, band: f.band, about: v.about || undefined, colorClass: cls });
-  }
-  return { vars, colors };
 }
 
 /** The document's assets as data: urls. Missing assets are left out (their references stay as written). */
@@ -128,15 +67,30 @@ export function assetVersionUrl(a: {
   return `/asset-version/${a.name}/${encodeURIComponent(`${a.last_modified}|${a.size}|${a.content_type}`)}`;
 }
 
+/** The document's entries and who wrote them: read with the document (preload: { entries: true }) or here. */
+async function storedEntries(rc: ResourceCtx) {
+  if (rc.preloaded?.entries && rc.preloaded.authorship)
+    return { values: rc.preloaded.entries, authorship: rc.preloaded.authorship };
+  const rows = await entriesQuery(rc.db, rc.resource.id);
+  return { values: await entryValues(rc.env, rows), authorship: entryAuthorship(rows) };
+}
+
 export async function documentPages(rc: ResourceCtx): Promise<PageBuilder> {
-  // The routes read the entries with the document (preload: { entries: true }).
-  const e = rc.preloaded?.entries ?? (await readEntries(rc.env, rc.db, rc.resource.id));
+  const { values: e, authorship } = await storedEntries(rc);
   const content = e.get('content') ?? '';
   const customCss = e.get('config/custom/custom.css') ?? '';
-  const [{ vars, colors }, profiles] = await Promise.all([
-    resolveVars(rc, content, varsFromEntries(e)),
-    authorProfiles(rc.db, rc.owner, content),
-  ]);
+  // The content's references resolve with the owner's rights and its writer's (doc.content).
+  const { vars, colors, profiles } = await resolveContent(
+    rc,
+    [
+      {
+        path: 'doc.content',
+        text: content,
+        principals: principalsWith([rc.owner.id], lenders(authorship.get('content'), rc.owner.id)),
+      },
+    ],
+    varsFromEntries(e),
+  );
   const names = [...new Set([...assetRefs(content), ...cssAssetRefs(customCss)])];
   const build = (asset: (name: string) => string | null) =>
     buildPage({

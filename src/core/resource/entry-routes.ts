@@ -1,7 +1,7 @@
 /** A text entry of a resource (and its aliases): GET reads it, POST writes it, DELETE clears it. */
 import type { SQL } from 'drizzle-orm';
 import type { Ctx } from '../context';
-import { clearEntry, entryQuery, entryValue, readEntry, writeEntry } from '../entries';
+import { clearEntry, entryQuery, entryValue, readEntry, writeEntry, type Authorship } from '../entries';
 import { badRequest } from '../errors';
 import { DEFAULT_BODY_LIMIT, noContent, readText, textResponse } from '../http';
 import { logInsert } from '../log';
@@ -48,13 +48,14 @@ export function entryRoutes(routes: ResourceRoutes, kind: ResourceKind, spec: En
         const value = await readText(rc.req, limit, `${spec.path} is limited to ${limit} bytes`);
         const problem = await spec.validate?.(value, rc);
         if (problem) throw badRequest(`invalid ${spec.path}: ${problem}`);
-        await checkReferences(rc, spec, value);
+        const authorship = await checkReferences(rc, spec, value);
         await storeEntry(
           rc,
           kind,
           spec,
           value,
           `${spec.path} written (${new TextEncoder().encode(value).byteLength} bytes)`,
+          authorship,
         );
         return noContent();
       },
@@ -79,6 +80,7 @@ async function storeEntry(
   spec: EntrySpec,
   value: string | null,
   message: string,
+  authorship: Authorship = { by: rc.caller?.id ?? null },
 ): Promise<void> {
   // Without an afterWrite hook (whose own log lines come first), the log line joins the write's batch.
   const logged = kind.log && (!spec.afterWrite || !!spec.writeStatements);
@@ -95,7 +97,7 @@ async function storeEntry(
   const results =
     value === null
       ? await clearEntry(rc.env, rc.db, rc.resource, spec.path, statements)
-      : await writeEntry(rc.env, rc.db, rc.resource, spec.path, value, statements);
+      : await writeEntry(rc.env, rc.db, rc.resource, spec.path, value, authorship, statements);
   recording?.recorded(results);
   await derived?.after?.();
   await spec.afterWrite?.(rc, value);

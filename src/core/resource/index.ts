@@ -6,7 +6,8 @@
  * grantee (`/v1/users/:owner/vis/docs/:doc`). Areas add their own routes with `extend`.
  *
  * kind.ts what a kind declares; load.ts the loaded resource and access checks;
- * visibility.ts the share-visibility SQL; references.ts what a write by someone other than
+ * visibility.ts the share-visibility SQL; composition.ts what content may use when it is
+ * used (every writer on the way); references.ts what a write by someone other than
  * the owner may name; store.ts create, rename, copy; listing-items.ts listing items; router.ts the
  * scope below one resource; routes.ts the table of common routes, whose handlers live in
  * <family>-routes.ts (collection, folder, entry, share, tag, log).
@@ -15,13 +16,24 @@ export type {
   EntrySpec,
   Preload,
   Preloaded,
-  Reference,
   ResourceCtx,
   ResourceKind,
   ResourceRoutes,
   ResourceRouteSpec,
   ResourceScoped,
 } from './kind';
+export { COMPOSITION_PATHS, type CompositionPath, type Reference } from './paths';
+export {
+  composedReads,
+  lendsOwnerSecrets,
+  NOBODY,
+  principals,
+  referenceKey,
+  resourceVerdict,
+  type GrantedRow,
+  type Use,
+  type Verdict,
+} from './composition';
 export { findUser, loadResource, loadUserPath, requireAccess } from './load';
 export { readableThroughShare, visibleResources, visibleWhere } from './visibility';
 export { folderItems, listingItem } from './listing-items';

@@ -8,20 +8,9 @@ import type { ZodType } from 'zod';
 import type { Resource, ResourceKindName, User } from '../../db/schema';
 import type { RouteSpec, Scope } from '../api';
 import type { Ctx } from '../context';
-import type { StoredEntry } from '../entries';
+import type { StoredAuthorship, StoredEntry } from '../entries';
 import type { Access, Perm } from '../perms';
-
-/**
- * One thing a text entry's value names that its render reads with the owner's rights
- * (references.ts); `as` is how the 400 names it (and what makes two references the same).
- */
-export type Reference =
-  /** A resource of another (or the same) owner; readable when the writer has `need` (default r) on it. */
-  | { kind: 'resource'; resource: ResourceKindName; owner: string; name: string; need?: Perm; as: string }
-  /** A user's profile (name, bio); readable when public or the writer's own. */
-  | { kind: 'profile'; user: string; as: string }
-  /** A group (its members' addresses); readable when the writer is an active member. */
-  | { kind: 'group'; ref: string; as: string };
+import type { CompositionPath, Reference } from './paths';
 
 /** A resource loaded for a request, with the caller's access to it. */
 export interface ResourceCtx extends Ctx {
@@ -51,6 +40,8 @@ export interface Preload {
 
 export interface Preloaded {
   entries?: Map<string, string>;
+  /** Who each of `entries` lends the rights of (its writer, vouched references), read with them. */
+  authorship?: Map<string, StoredAuthorship>;
   caller?: User;
   listing?: StoredEntry[];
   rows?: unknown[];
@@ -86,10 +77,14 @@ export interface EntrySpec {
     value: string | null,
   ) => Promise<{ statements: BatchItem<'sqlite'>[]; after?: () => Promise<void> }>;
   /**
-   * What a value names that the render reads with the owner's rights (references.ts): when
-   * someone other than the owner writes the entry, each must be readable by the writer (400).
+   * What a value names, resolved when it is used along composition path `path` with the
+   * rights of the owner and the writer (composition.ts): when someone other than the owner
+   * writes the entry, each added one must be readable by the writer (400, references.ts).
    */
-  references?: (value: string, rc: ResourceCtx) => Reference[] | Promise<Reference[]>;
+  references?: {
+    path: CompositionPath;
+    of: (value: string, rc: ResourceCtx) => Reference[] | Promise<Reference[]>;
+  };
   /** Where a second path names the same entry (`subject` = `config/subject`). */
   aliases?: string[];
   summary?: string;

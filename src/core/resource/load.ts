@@ -3,7 +3,7 @@ import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { resources, users, type Resource, type User } from '../../db/schema';
 import type { Ctx } from '../context';
-import { entriesQuery, entryValues, listEntriesQuery, type StoredEntry } from '../entries';
+import { entriesQuery, entryAuthorship, entryValues, listEntriesQuery, type StoredEntry } from '../entries';
 import { forbidden, notFound } from '../errors';
 import { OWNER_ACCESS, type Perm } from '../perms';
 import type { Preload, Preloaded, ResourceCtx, ResourceKind } from './kind';
@@ -74,7 +74,12 @@ export async function loadResource(
   if (batch.length > (own ? 1 : 2)) {
     preloaded = {
       ...(preload.caller ? { caller: (results[at.caller]![0] as User | undefined) ?? caller ?? undefined } : {}),
-      ...(preload.entries ? { entries: await entryValues(ctx.env, results[at.entries] as StoredEntry[]) } : {}),
+      ...(preload.entries
+        ? {
+            entries: await entryValues(ctx.env, results[at.entries] as StoredEntry[]),
+            authorship: entryAuthorship(results[at.entries] as StoredEntry[]),
+          }
+        : {}),
       ...(preload.listing ? { listing: results[at.listing] as StoredEntry[] } : {}),
       ...(preload.rows ? { rows: results[at.rows] } : {}),
       ...(preload.extra ? { extra: at.extra.map((i) => results[i]!) } : {}),

@@ -104,6 +104,7 @@ export async function copyResource(rc: ResourceCtx, name: string): Promise<Resou
         rc.env,
         rc.db,
         pre.listing!,
+        rc.owner.id,
         copy,
         kind.copyExcludes,
         derived && ((values) => derived(copy, values)),

@@ -636,7 +636,8 @@ describe('the entry store', () => {
       .bind(u.username)
       .first())! as never;
     const db = dbFor(env);
-    for (const p of ['vars/a_b/value', 'vars/axb/value', 'vars/a_b2/value']) await writeEntry(env, db, resource, p, p);
+    for (const p of ['vars/a_b/value', 'vars/axb/value', 'vars/a_b2/value'])
+      await writeEntry(env, db, resource, p, p, null);
     await clearEntries(env, db, resource, 'vars/a_b/');
     expect([...(await readEntries(env, db, (resource as { id: number }).id, 'vars/')).keys()].sort()).toEqual([
       'vars/a_b2/value',

@@ -8,28 +8,46 @@ import {
   MAX_LOG_BYTES,
   MAX_LOG_ENTRIES,
 } from '../../../src/jobs/caps';
-import { refText, refVerdict, withAuthority } from '../../../src/jobs/chain-access';
+import { resourceVerdict } from '../../../src/core/resource';
+import { refText, withAuthority } from '../../../src/jobs/chain-access';
 
 const grants = (...g: { group_id: number | null; perms: string; role: string | null }[]) => JSON.stringify(g);
 
-describe('who may run a step: every user the run acts for', () => {
-  const row = (extra: Record<string, unknown>) => ({ id: 9, owner_id: 1, ...extra });
+describe('who may run a step: every user the run acts for (the core verdict, need x)', () => {
+  /** The job (id 9, owner 1) with the share grants of each user (by id). */
+  const row = (g: Record<number, string>) => ({
+    id: 9,
+    owner_id: 1,
+    kind: 'job' as const,
+    grants: new Map(Object.entries(g).map(([k, v]) => [Number(k), v])),
+  });
+  const verdict = (r: ReturnType<typeof row> | undefined, who: number[]) => resourceVerdict(r, who, 'x');
   it('a missing job, or one any of them cannot read, is missing (its existence is not revealed)', () => {
-    expect(refVerdict(undefined, [1])).toBe('missing');
-    expect(refVerdict(row({ g0: grants(), g1: grants({ group_id: 5, perms: 'rx', role: 'members' }) }), [2, 3])).toBe(
-      'missing',
-    );
+    expect(verdict(undefined, [1])).toEqual({ ok: false, missing: 1 });
+    expect(verdict(row({ 2: grants(), 3: grants({ group_id: 5, perms: 'rx', role: 'members' }) }), [2, 3])).toEqual({
+      ok: false,
+      missing: 2,
+    });
     // a public share lets them read, never execute
-    expect(refVerdict(row({ g0: grants({ group_id: null, perms: 'r', role: null }) }), [2])).toEqual({ lacks: 2 });
+    expect(verdict(row({ 2: grants({ group_id: null, perms: 'r', role: null }) }), [2])).toEqual({
+      ok: false,
+      lacks: 2,
+    });
   });
   it('the first user who can read but not execute is named; the owner may always execute', () => {
     const readOnly = grants({ group_id: 5, perms: 'r', role: 'members' });
     const exec = grants({ group_id: 5, perms: 'rx', role: 'members' });
-    expect(refVerdict(row({ g0: readOnly, g1: readOnly }), [2, 3])).toEqual({ lacks: 2 });
-    expect(refVerdict(row({ g0: exec, g1: readOnly }), [2, 3])).toEqual({ lacks: 3 });
-    expect(refVerdict(row({ g0: exec, g1: grants() }), [2, 1])).toBeNull();
+    expect(verdict(row({ 2: readOnly, 3: readOnly }), [2, 3])).toEqual({ ok: false, lacks: 2 });
+    expect(verdict(row({ 2: exec, 3: readOnly }), [2, 3])).toEqual({ ok: false, lacks: 3 });
+    expect(verdict(row({ 2: exec }), [2, 1])).toEqual({ ok: true, id: 9, ownerId: 1 });
     // a pending membership grants nothing
-    expect(refVerdict(row({ g0: grants({ group_id: 5, perms: 'rx', role: null }) }), [2])).toBe('missing');
+    expect(verdict(row({ 2: grants({ group_id: 5, perms: 'rx', role: null }) }), [2])).toEqual({
+      ok: false,
+      missing: 2,
+    });
+  });
+  it('no principal at all is nobody: refused, never everything', () => {
+    expect(verdict(row({}), [])).toEqual({ ok: false, missing: -1 });
   });
   it('a child run adds its job owner to the users it acts for, without repeats, keeping the triggerer first', () => {
     expect(withAuthority([7], 7)).toEqual([7]);

@@ -1,0 +1,151 @@
+/**
+ * What content names, resolved when the content is used (core/resource/composition.ts):
+ * the variables of other documents, the profiles of author blocks and the documents of
+ * attachment blocks, each only when everyone the naming piece lends the rights of may read
+ * it. A document's page has one piece (its content); a mail's composition two (its content
+ * and its template's). A target named by several pieces resolves only when every one of
+ * them may read it. One D1 round trip for all pieces: the check, the variables of the
+ * documents named and the profiles named, in one batch.
+ */
+import { sql } from 'drizzle-orm';
+import type { Db } from '../core/context';
+import { entriesQuery, entryValues, type StoredEntry } from '../core/entries';
+import { composedReads, type CompositionPath, type Use } from '../core/resource';
+import { resources, users, type Resource, type User } from '../db/schema';
+import { docKind } from '../docs/kind';
+import { formatVar, varsFromEntries, type DocVar } from '../docs/vars';
+import type { AuthorProfile } from '../markup/block-renderer';
+import { contentRefs, type VarView } from '../markup/markdown';
+import { profileOf, profilesQuery, type ProfileRow } from './block-data';
+
+/** At most this many distinct authors resolve per composition (the rest show their username). */
+export const MAX_AUTHORS = 100;
+
+/** Where references are resolved from: the resource whose content holds them and its owner. */
+export interface VarScope {
+  env: Env;
+  db: Db;
+  owner: User;
+  resource: Resource;
+}
+
+/** One piece of content and whose rights each of its references resolves with. */
+export interface ContentPiece {
+  path: CompositionPath;
+  text: string;
+  /** Everyone whose rights the reference `as` (as the write check names it) resolves with. */
+  principals: (as: string) => readonly number[];
+}
+
+export interface ResolvedContent {
+  vars: Map<string, VarView>;
+  colors: Map<string, string>;
+  profiles: Map<string, AuthorProfile>;
+  /** Documents of attachment blocks that every piece naming them may read: their ids by `user/doc`. */
+  attachments: Map<string, number>;
+  /** What was left out, one line each (`<reference>: ...`), for a send's log. */
+  refused: string[];
+}
+
+const varAs = (user: string, doc: string, name: string) => `{/u/${user}/d/${doc}/v/${name}}`;
+const attachmentAs = (user: string, doc: string) => `attachment /u/${user}/d/${doc}`;
+const authorAs = (user: string) => `author ${user}`;
+
+/** The id of `user`'s document `doc`, as SQL. */
+const docId = (user: string, doc: string) =>
+  sql`(select ${resources.id} from ${resources} where ${resources.owner_id} = (select ${users.id} from ${users} where ${users.username} = ${user}) and ${resources.kind} = ${docKind.kind} and ${resources.name} = ${doc})`;
+
+export async function resolveContent(
+  scope: VarScope,
+  pieces: readonly ContentPiece[],
+  own: DocVar[] = [],
+): Promise<ResolvedContent> {
+  const { env, db, owner: me, resource: self } = scope;
+  const isSelf = (user: string, doc: string) => self.kind === docKind.kind && user === me.username && doc === self.name;
+  const parsed = pieces.map((p) => contentRefs(p.text));
+  const uses: (Use & { key: string })[] = [];
+  const docs = new Map<string, { user: string; doc: string }>();
+  const authors = new Set<string>();
+  pieces.forEach((piece, i) => {
+    const use = (key: string, as: string, ref: Use['ref']) =>
+      uses.push({ key, path: piece.path, principals: piece.principals(as), ref });
+    const doc = (user: string, name: string, as: string) =>
+      ({ kind: 'resource', resource: 'doc', owner: user, name, as }) as const;
+    for (const v of parsed[i]!.vars) {
+      if (isSelf(v.user, v.doc)) continue;
+      docs.set(`${v.user}/${v.doc}`, { user: v.user, doc: v.doc });
+      const as = varAs(v.user, v.doc, v.name);
+      use(`v:${v.key}`, as, doc(v.user, v.doc, as));
+    }
+    for (const a of parsed[i]!.attachments) {
+      const as = attachmentAs(a.user, a.doc);
+      use(`a:${a.user}/${a.doc}`, as, doc(a.user, a.doc, as));
+    }
+    for (const user of parsed[i]!.authors) {
+      if (!authors.has(user) && authors.size >= MAX_AUTHORS) continue;
+      authors.add(user);
+      use(`p:${user}`, authorAs(user), { kind: 'profile', user, as: authorAs(user) });
+    }
+  });
+  const docList = [...docs.values()];
+  const { verdicts, also } = await composedReads(db, uses, [
+    ...docList.map((d) => entriesQuery(db, docId(d.user, d.doc), 'vars/')),
+    ...(authors.size ? [profilesQuery(db, [...authors])] : []),
+  ]);
+  // A key resolves when every use of it (in every piece) may.
+  const refusedKeys = new Set<string>();
+  const refused: string[] = [];
+  uses.forEach((u, i) => {
+    if (verdicts[i]!.ok || refusedKeys.has(u.key)) return;
+    refusedKeys.add(u.key);
+    refused.push(`${u.ref.as}: not readable by everyone whose content names it; left out`);
+  });
+  const granted = (key: string) => uses.some((u) => u.key === key) && !refusedKeys.has(key);
+
+  const byDoc = new Map<string, DocVar[]>(
+    await Promise.all(
+      docList.map(
+        async (d, i) =>
+          [`${d.user}/${d.doc}`, varsFromEntries(await entryValues(env, also[i] as StoredEntry[]))] as const,
+      ),
+    ),
+  );
+  const vars = new Map<string, VarView>();
+  const colors = new Map<string, string>();
+  const colorClass = new Map<string, string>();
+  for (const refs of parsed)
+    for (const ref of refs.vars) {
+      const mine = isSelf(ref.user, ref.doc);
+      if (!mine && !granted(`v:${ref.key}`)) continue;
+      const v = (mine ? own : byDoc.get(`${ref.user}/${ref.doc}`))?.find((x) => x.name === ref.name);
+      if (!v) continue;
+      const f = formatVar(v);
+      let cls: string | undefined;
+      if (f.color) {
+        cls = colorClass.get(f.color);
+        if (!cls) {
+          cls = `var-c${colorClass.size}`;
+          colorClass.set(f.color, cls);
+          colors.set(cls, f.color);
+        }
+      }
+      vars.set(ref.key, { text: f.text, band: f.band, about: v.about || undefined, colorClass: cls });
+    }
+
+  const profiles = new Map<string, AuthorProfile>();
+  for (const row of (authors.size ? also[docList.length] : []) as ProfileRow[])
+    if (granted(`p:${row.username}`)) profiles.set(row.username, profileOf(row));
+
+  const attachments = new Map<string, number>();
+  uses.forEach((u, i) => {
+    const v = verdicts[i]!;
+    if (u.key.startsWith('a:') && granted(u.key) && v.ok && v.id !== null) attachments.set(u.key.slice(2), v.id);
+  });
+
+  return { vars, colors, profiles, attachments, refused };
+}
+
+/** The principals of a piece whose references lend `lent(as)` besides the fixed `base` (the owner first). */
+export function principalsWith(base: readonly number[], lent: (as: string) => readonly number[]) {
+  return (as: string): number[] => [...new Set([...base, ...lent(as)])];
+}

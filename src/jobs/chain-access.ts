@@ -6,7 +6,7 @@
  * starts. The same check guards a chain written by a grantee (the writer alone must be able
  * to execute every job it names: an early 400).
  */
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import type { Db } from '../core/context';
 import { composedReads, type Reference, type Verdict } from '../core/resource';
 import { users } from '../db/schema';
@@ -81,4 +81,11 @@ export async function writerProblem(
     if (!v.ok)
       return `step ${s.label} (${refText(s.ref)}): ${'missing' in v ? missingJob(s.ref) : noExecute(writer.username, s.ref)}`;
   }
+}
+
+/** The usernames of `ids` (for a run's log): one query. */
+export async function usernames(db: Db, ids: readonly number[]): Promise<Map<number, string>> {
+  if (!ids.length) return new Map();
+  const rows = await db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, ids));
+  return new Map(rows.map((r) => [r.id, r.username]));
 }

@@ -1,12 +1,17 @@
-/** `<job>/code/`: the job's code files, kept in R2; each change renames its sandbox isolate (the code version). */
+/**
+ * `<job>/code/`: the job's code files, kept in R2 with who wrote each; each change renames
+ * its sandbox isolate (the code version). Code someone other than the owner wrote runs
+ * without the owner's env values and network until the owner approves that version
+ * (code-files.ts).
+ */
 import { now } from '../core/clock';
-import { sha256Hex } from '../core/crypto';
-import { conflict, notFound } from '../core/errors';
-import { MiB, noContent, readBytes, USER_BYTES_HEADERS } from '../core/http';
+import { badRequest, conflict, notFound } from '../core/errors';
+import { MiB, noContent, readBytes, readText, USER_BYTES_HEADERS } from '../core/http';
 import { listingResponse, listingResponses } from '../core/listing';
+import { appendLog } from '../core/log';
 import { checkName } from '../core/names';
 import { listingItem, type ResourceCtx, type ResourceRoutes } from '../core/resource';
-import { CODE_FILE, codePrefix, MAX_CODE_FILES } from './sandbox';
+import { CODE_FILE, codePrefix, listCode, MAX_CODE_FILES, writtenBy } from './code-files';
 import { jobMeta } from './schema';
 
 const CODE_LIMIT = 1 * MiB;
@@ -17,9 +22,7 @@ const CODE_LIMIT = 1 * MiB;
  * (local workerd never evicts Worker Loader isolates; in production, same code, same isolate).
  */
 async function bumpCodeVersion(rc: ResourceCtx): Promise<void> {
-  const listed = await rc.env.BLOBS.list({ prefix: codePrefix(rc.resource.id), limit: MAX_CODE_FILES });
-  const files = listed.objects.map((o) => `${o.key}\t${o.etag}\t${o.size}`).sort();
-  const version = (await sha256Hex(files.join('\n'))).slice(0, 20);
+  const { version } = await listCode(rc.env, rc.resource.id, rc.resource.owner_id);
   await rc.db
     .insert(jobMeta)
     .values({ job_id: rc.resource.id, code_version: version })
@@ -28,14 +31,17 @@ async function bumpCodeVersion(rc: ResourceCtx): Promise<void> {
 
 export function codeRoutes(r: ResourceRoutes): void {
   r.get('/code', {
-    summary: "The job's code files",
+    summary: "The job's code files (X-NVM-Code-Version: the version a run loads, what code/approve confirms)",
     need: 'r',
     responses: listingResponses,
     handler: async (rc) => {
       const prefix = codePrefix(rc.resource.id);
-      const listed = await rc.env.BLOBS.list({ prefix, include: ['customMetadata'] });
+      const [listed, code] = await Promise.all([
+        rc.env.BLOBS.list({ prefix, include: ['customMetadata'] }),
+        listCode(rc.env, rc.resource.id, rc.resource.owner_id),
+      ]);
       const actions = rc.access.w ? (['GET', 'POST', 'DELETE'] as const) : (['GET'] as const);
-      return listingResponse(
+      const res = listingResponse(
         listed.objects
           .map((o) => {
             const at = o.uploaded.toISOString();
@@ -51,6 +57,41 @@ export function codeRoutes(r: ResourceRoutes): void {
           })
           .sort((a, b) => a.name.localeCompare(b.name)),
       );
+      res.headers.set('X-NVM-Code-Version', code.version);
+      res.headers.set('X-NVM-Code-Approved', code.trusted ? 'yes' : 'no');
+      return res;
+    },
+  });
+  r.post('/code/approve', {
+    summary:
+      'Approve the code version named in the body (X-NVM-Code-Version): code someone else wrote then runs with the env values and network',
+    need: 'owner',
+    body: { type: 'text/plain' },
+    responses: {
+      204: { description: 'Approved: every code file counts as written by the owner' },
+      400: { description: 'No version named' },
+      409: { description: 'The code is no longer that version' },
+    },
+    handler: async (rc) => {
+      const wanted = (await readText(rc.req, 256)).trim();
+      if (!wanted) throw badRequest('name the code version you reviewed (X-NVM-Code-Version of GET code)');
+      const code = await listCode(rc.env, rc.resource.id, rc.resource.owner_id);
+      const changed = () =>
+        conflict(`the code is no longer version ${wanted}: review it again (GET code; its X-NVM-Code-Version)`);
+      if (code.version !== wanted) throw changed();
+      // Each file the owner did not write is written again as the owner's, only if it is still the reviewed bytes.
+      for (const f of code.files.filter((f) => f.writer !== rc.resource.owner_id)) {
+        const obj = await rc.env.BLOBS.get(f.key, { onlyIf: { etagMatches: f.etag } });
+        if (!obj || !('arrayBuffer' in obj)) throw changed();
+        const put = await rc.env.BLOBS.put(f.key, await obj.arrayBuffer(), {
+          onlyIf: { etagMatches: f.etag },
+          httpMetadata: obj.httpMetadata ?? {},
+          customMetadata: { ...obj.customMetadata, ...writtenBy(rc.resource.owner_id) },
+        });
+        if (!put) throw changed();
+      }
+      await appendLog(rc.db, rc.resource.id, `code version ${wanted} approved by ${rc.caller!.username}`);
+      return noContent();
     },
   });
   r.get('/code/:file', {
@@ -94,7 +135,10 @@ export function codeRoutes(r: ResourceRoutes): void {
         rc.req.headers.get('Content-Type') || (/\.m?js$/.test(file) ? 'text/javascript' : 'application/octet-stream');
       await rc.env.BLOBS.put(key, bytes, {
         httpMetadata: { contentType: type },
-        customMetadata: { created_on: existing?.customMetadata?.created_on ?? new Date(now()).toISOString() },
+        customMetadata: {
+          created_on: existing?.customMetadata?.created_on ?? new Date(now()).toISOString(),
+          ...writtenBy(rc.caller!.id),
+        },
       });
       await bumpCodeVersion(rc);
       return noContent();

@@ -11,7 +11,7 @@ import { chainProblem, parseChains } from './chains';
 import { yesNo } from '../core/yes-no';
 import { booleanProblem } from './config';
 import { scheduleProblem } from './cron';
-import { codePrefix } from './sandbox';
+import { codePrefix, writtenBy } from './code-files';
 import { scheduleStatement } from './schedule';
 import { forgetFinishedRuns } from './run-forget';
 import { jobMeta } from './schema';
@@ -148,11 +148,16 @@ export const jobKind: ResourceKind = {
     await Promise.all(
       listed.objects.map(async (o) => {
         const obj = await from.env.BLOBS.get(o.key);
+        // Each file keeps its writer (the original's owner when unrecorded): the copy's owner approves it before it
+        // runs with their env values and network.
         if (obj)
           await from.env.BLOBS.put(
             codePrefix(to.id) + o.key.slice(codePrefix(from.resource.id).length),
             await obj.arrayBuffer(),
-            { httpMetadata: obj.httpMetadata },
+            {
+              httpMetadata: obj.httpMetadata ?? {},
+              customMetadata: { ...writtenBy(from.resource.owner_id), ...obj.customMetadata },
+            },
           );
       }),
     );

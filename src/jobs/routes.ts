@@ -51,6 +51,7 @@ export function jobRoutes(api: Api): void {
     // GET /v1/code/jobs/:job/stats/runs
     statsRoutes(r);
     // GET /v1/code/jobs/:job/code
+    // POST /v1/code/jobs/:job/code/approve
     // GET|POST|DELETE /v1/code/jobs/:job/code/:file
     codeRoutes(r);
     // GET /v1/code/jobs/:job/config/env

@@ -7,7 +7,8 @@ import { now } from '../core/clock';
 import type { Db } from '../core/context';
 import type { Severity } from '../core/log';
 import { fanOutRefusal } from './caps';
-import { refusal, stepVerdicts, withAuthority, type JobRef } from './chain-access';
+import { refusal, stepVerdicts, usernames, withAuthority, type JobRef } from './chain-access';
+import { listCode } from './code-files';
 import type { ChainStep } from './chains';
 import type { JobConfig } from './config';
 import type { RunFile } from './files';
@@ -73,15 +74,25 @@ export class RunSteps {
         message: `composed jobs nest deeper than ${MAX_DEPTH} levels (does a chain call itself?)`,
       };
     if (!cfg.chains.length) {
+      // The code's writers decide whether it gets the owner's env values and network (job.code).
+      const code = await listCode(env, spec.jobId, spec.ownerId);
+      if (!code.trusted) {
+        const names = await usernames(this.host.db, code.foreign);
+        const who = code.foreign.map((id) => names.get(id) ?? `user ${id}`).join(', ');
+        this.host.log(
+          `code version ${code.version} was last written by ${who}, not the job's owner: it runs without the job's env values and network until the owner approves that version (POST code/approve)`,
+          'warning',
+        );
+      }
       this.host.log('running code/index.js');
       const host = new SandboxHost((m, s) => this.host.log(m, s), this.cancelRequested);
       try {
         return await this.guard(
           runSandbox(
             env,
-            { id: spec.jobId, codeVersion: cfg.codeVersion, network: cfg.network },
+            { id: spec.jobId, code, network: cfg.network && code.trusted },
             spec.input,
-            cfg.env,
+            code.trusted ? cfg.env : {},
             host,
           ).then((r): StepResult =>
             r.ok

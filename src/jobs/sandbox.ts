@@ -5,14 +5,11 @@
  * implements the run(input, ctx) contract (sandbox-runtime/index.d.ts).
  */
 import { exports, RpcTarget, type WorkerEntrypoint } from 'cloudflare:workers';
-import { blobPrefix } from '../core/entries';
 import { EGRESS_REFUSED_HEADER } from './egress-guard';
+import type { CodeListing } from './code-files';
 import { cleanName, type RunFile } from './files';
 import RUNTIME_SOURCE from './sandbox-runtime/runtime.js';
 
-export const codePrefix = (jobId: number) => `${blobPrefix(jobId)}code/`;
-export const CODE_FILE = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$/;
-export const MAX_CODE_FILES = 32;
 export const SANDBOX_CPU_MS = 30_000;
 /** Wall-time bound of one sandbox or https step (a job step is bounded by its own run). */
 export const STEP_WALL_MS = 15 * 60_000;
@@ -97,15 +94,18 @@ function moduleFor(name: string, data: ArrayBuffer): WorkerLoaderModule | string
 
 export const MISSING_CODE = 'the job has no code/index.js (and no config/chains)';
 
-/** Loads the job's code files from R2 as sandbox modules. */
-export async function loadCode(env: Env, jobId: number): Promise<Record<string, WorkerLoaderModule | string>> {
-  const prefix = codePrefix(jobId);
-  const listed = await env.BLOBS.list({ prefix, limit: MAX_CODE_FILES + 1 });
+/**
+ * Loads the job's code files from R2 as sandbox modules: exactly the versions `code` listed
+ * (the ones the run's trust decision saw), or it fails when one changed since.
+ */
+export async function loadCode(env: Env, code: CodeListing): Promise<Record<string, WorkerLoaderModule | string>> {
   const modules: Record<string, WorkerLoaderModule | string> = {};
   await Promise.all(
-    listed.objects.map(async (o) => {
-      const obj = await env.BLOBS.get(o.key);
-      if (obj) modules[o.key.slice(prefix.length)] = moduleFor(o.key, await obj.arrayBuffer());
+    code.files.map(async (f) => {
+      const obj = await env.BLOBS.get(f.key, { onlyIf: { etagMatches: f.etag } });
+      if (!obj) return; // deleted since: as if it had not been listed
+      if (!('arrayBuffer' in obj)) throw new Error(`code file ${f.name} changed while the run started: trigger again`);
+      modules[f.name] = moduleFor(f.name, await obj.arrayBuffer());
     }),
   );
   // Without index.js the run fails with a message that says so.
@@ -115,19 +115,23 @@ export async function loadCode(env: Env, jobId: number): Promise<Record<string, 
   return modules;
 }
 
-/** Runs code/index.js of a job in its sandbox (cached per code version). */
+/**
+ * Runs code/index.js of a job in its sandbox (cached per code version): the version `code`
+ * lists, with the network only when `network` (the caller has decided whether the code may
+ * have the owner's env values and network: code-files.ts).
+ */
 export async function runSandbox(
   env: Env,
-  job: { id: number; codeVersion: string; network: boolean },
+  job: { id: number; code: CodeListing; network: boolean },
   input: RunFile[],
   jobEnv: Record<string, string>,
   host: SandboxHost,
 ): Promise<SandboxResult> {
   // The callback runs only when no isolate for this code version is warm.
-  const worker = env.LOADER.get(`job-${job.id}-${job.codeVersion}-${job.network ? 'net' : 'nonet'}`, async () => ({
+  const worker = env.LOADER.get(`job-${job.id}-${job.code.version}-${job.network ? 'net' : 'nonet'}`, async () => ({
     compatibilityDate: SANDBOX_COMPAT_DATE,
     mainModule: RUNTIME,
-    modules: await loadCode(env, job.id),
+    modules: await loadCode(env, job.code),
     compatibilityFlags: ['nodejs_als'],
     limits: { cpuMs: stepLimits(env).cpuMs },
     // Network on: every request goes through the platform's outbound guard (egress-guard.ts).

@@ -8,7 +8,7 @@
  */
 import { eq, inArray } from 'drizzle-orm';
 import type { Db } from '../core/context';
-import { composedReads, type Reference, type Verdict } from '../core/resource';
+import { composedReads, NOBODY, type Reference, type Verdict } from '../core/resource';
 import { users } from '../db/schema';
 import type { ChainStep, StepRef } from './chains';
 
@@ -50,10 +50,15 @@ export const noExecute = (username: string, ref: JobRef): string =>
 /**
  * Why a refused step does not run, as its log line says it: a job missing to any of the
  * users (a log line never reveals a job to whoever could not see it), else who lacks execute
- * access (by name).
+ * access (by name; nobody: an unverified sender).
  */
 export async function refusal(db: Db, verdict: Exclude<Verdict, { ok: true }>, ref: JobRef): Promise<string> {
-  if ('missing' in verdict) return missingJob(ref);
+  // Missing to nobody says so: it is the first of the run's users, so the answer is the same whether the job exists.
+  if ('missing' in verdict)
+    return verdict.missing === NOBODY
+      ? `${missingJob(ref)} (the run acts for nobody: its sender was not authenticated)`
+      : missingJob(ref);
+  if (verdict.lacks === NOBODY) return noExecute('nobody (the run acts for an unverified sender)', ref);
   const who = await db.select({ username: users.username }).from(users).where(eq(users.id, verdict.lacks)).get();
   return noExecute(who?.username ?? `user ${verdict.lacks}`, ref);
 }
@@ -85,7 +90,8 @@ export async function writerProblem(
 
 /** The usernames of `ids` (for a run's log): one query. */
 export async function usernames(db: Db, ids: readonly number[]): Promise<Map<number, string>> {
-  if (!ids.length) return new Map();
-  const rows = await db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, ids));
+  const real = ids.filter((id) => id !== NOBODY);
+  if (!real.length) return new Map();
+  const rows = await db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, real));
   return new Map(rows.map((r) => [r.id, r.username]));
 }

@@ -3,7 +3,8 @@
  * the address resolved to its organisation group, the sender (the address of the From
  * header, the identity DKIM and SPF alignment authenticate: mail-auth.ts) checked against
  * the group's accepted members with a verified address; then every job shared with the
- * group runs with the message as input. Replies (kind `reply`) go only to a sender that
+ * group runs with the message as input, acting for that member only when the receiver
+ * authenticated the sender (else for nobody: the claimed address is recorded as unverified). Replies (kind `reply`) go only to a sender that
  * passed aligned DKIM or aligned SPF, whatever the group's options: anything else may be
  * forged, and a reply to it would be backscatter.
  */
@@ -17,6 +18,7 @@ import { groupForInboundAddress } from '../groups/inbound';
 import { activeMembers } from '../groups/members';
 import { optionIsOn } from '../groups/profile';
 import { liveShare } from '../core/perms';
+import { NOBODY } from '../core/resource';
 import { authenticated, authRefusal, DEFAULT_AUTHSERV_ID, mailAuth, type MailAuth } from './mail-auth';
 import { cleanName, textFile, uniqueNames, type RunFile } from './files';
 import { rejectRun, startRun } from './trigger';
@@ -174,14 +176,17 @@ export async function handleInbound(
     return 'accepted';
   }
   const input = mailInput(msg);
+  // Only a sender the receiver authenticated lends a member's authority (job.inbound): a message
+  // whose From nobody vouched for runs the jobs (the group's checks are off) acting for nobody.
+  const vouched = authenticated(msg.auth);
   await Promise.all(
     jobs.map(async (job) => {
       const out = await startRun(env, {
         job,
         trigger: 'email',
         source: 'email',
-        createdBy: member.user.username,
-        callerId: member.user.id,
+        createdBy: vouched ? member.user.username : `${sender} (unverified)`,
+        callerId: vouched ? member.user.id : NOBODY,
         input,
       });
       const what = `Run ${out.name} of job ${job.name}`;

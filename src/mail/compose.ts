@@ -5,6 +5,8 @@
  */
 import { sha256Hex } from '../core/crypto';
 import { lenders, type StoredAuthorship } from '../core/entries';
+import { HttpError } from '../core/errors';
+import { composedTooLarge } from '../markup/composed-size';
 import { renderMarkdown, type RenderedMarkdown, type VarView } from '../markup/markdown';
 import type { AuthorProfile } from '../markup/block-renderer';
 import { principalsWith, resolveContent, type ContentPiece, type VarScope } from '../render/resolve';
@@ -100,7 +102,8 @@ export function composeMail(
  * the rate window hashes (a changed value changes the content). The content's references
  * resolve with the rights of the mail's owner, the content's writer and `lent` (a send adds
  * whoever triggered it and wrote its recipient lists); the template's (config/template) with
- * those of whoever chose it, its owner and its writer too (template.ts).
+ * those of whoever chose it, its owner and its writer too (template.ts). 413 when the whole
+ * would be over the composition limit (markup/composed-size.ts).
  */
 export async function composeStored(
   scope: VarScope,
@@ -122,6 +125,8 @@ export async function composeStored(
       : []),
   ];
   const resolved = await resolveContent(scope, pieces);
+  const tooLarge = composedTooLarge(resolved.bytes, 'the e-mail');
+  if (tooLarge) throw new HttpError(413, tooLarge);
   const values = template ? new Map(stored).set('content', placeInTemplate(template.text, content)) : stored;
   const composed = composeMail(values, scope.resource.name, resolved, {
     profiles: resolved.profiles,

@@ -1,7 +1,7 @@
 /**
  * Mail templates: `config/template` names a document (`/u/<user>/d/<doc>`, or `<doc>` for a
- * document of the mail's owner) whose content wraps the mail's content at its
- * `{{ content }}` placeholder (every occurrence), before
+ * document of the mail's owner) whose content wraps the mail's content at its first
+ * `{{ content }}` placeholder (further ones are dropped: the content is placed once), before
  * the mail is composed, so an organisation keeps one header and footer for all its mails.
  * A write names a document that exists and the writer may read (400 otherwise). Every
  * render and send reads it again (composition path `mail.template`) with the rights of the
@@ -142,10 +142,10 @@ export async function templateOf(
   };
 }
 
-/** The content placed in the template at its placeholders, or after it without one. */
+/** The content placed in the template at its first placeholder (the others dropped), or after it without one. */
 export function placeInTemplate(template: string, content: string): string {
   let placed = false;
   // A function replacement: `$&` and the like in the content stay as written.
-  const wrapped = template.replace(PLACEHOLDER, () => ((placed = true), content));
+  const wrapped = template.replace(PLACEHOLDER, () => (placed ? '' : ((placed = true), content)));
   return placed ? wrapped : `${template}\n\n${content}`;
 }

@@ -264,16 +264,23 @@ export function authorOf(b: BlockNode): string | null {
   return /^[a-z0-9_]{1,64}$/.test(u) ? u : null;
 }
 
-/** What a content's blocks need from storage: the users of author blocks, the documents of attachment blocks. */
-export function blockRefs(nodes: ContentNode[]): { authors: string[]; attachments: DocRef[] } {
-  const authors = new Set<string>();
+/**
+ * What a content's blocks need from storage: the users of author blocks (`authorBlocks`:
+ * how many blocks name each), the documents of attachment blocks.
+ */
+export function blockRefs(nodes: ContentNode[]): {
+  authors: string[];
+  authorBlocks: Map<string, number>;
+  attachments: DocRef[];
+} {
+  const authors = new Map<string, number>();
   const attachments = new Map<string, DocRef>();
   const walk = (ns: ContentNode[]) => {
     for (const n of ns) {
       if (n.type !== 'block') continue;
       if (n.kind === 'author') {
         const u = authorOf(n);
-        if (u) authors.add(u);
+        if (u) authors.set(u, (authors.get(u) ?? 0) + 1);
       } else if (n.kind === 'attachment') {
         const r = parseDocRef(paramOrFirst(n, 'ref'));
         if (r) attachments.set(`${r.user}/${r.doc}`, r);
@@ -282,5 +289,5 @@ export function blockRefs(nodes: ContentNode[]): { authors: string[]; attachment
     }
   };
   walk(nodes);
-  return { authors: [...authors], attachments: [...attachments.values()] };
+  return { authors: [...authors.keys()], authorBlocks: authors, attachments: [...attachments.values()] };
 }

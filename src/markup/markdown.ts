@@ -233,13 +233,20 @@ function walkPieces(tree: ContentNode[], visit: (t: Tokens.Generic) => void): vo
 
 const contentTree = (source: string) => parseBlocks(splitFrontMatter(source).body);
 
-function varRefsIn(tree: ContentNode[]): VarRef[] {
+/** The variable references of a tree (duplicates removed) and how often each key occurs. */
+function varUsesIn(tree: ContentNode[]): { refs: VarRef[]; uses: Map<string, number> } {
   const out = new Map<string, VarRef>();
+  const uses = new Map<string, number>();
   walkPieces(tree, (t) => {
-    if (t.type === 'varref') out.set((t as VarRefToken).ref.key, (t as VarRefToken).ref);
+    if (t.type !== 'varref') return;
+    const ref = (t as VarRefToken).ref;
+    out.set(ref.key, ref);
+    uses.set(ref.key, (uses.get(ref.key) ?? 0) + 1);
   });
-  return [...out.values()];
+  return { refs: [...out.values()], uses };
 }
+
+const varRefsIn = (tree: ContentNode[]): VarRef[] => varUsesIn(tree).refs;
 
 /** Every variable reference outside code, in order of appearance (duplicates removed). */
 export function varRefs(source: string): VarRef[] {
@@ -258,9 +265,19 @@ export function assetRefs(source: string): string[] {
 }
 
 /** What content names that its render reads from storage: variables, attached documents, authors. */
-export function contentRefs(source: string): { vars: VarRef[]; attachments: DocRef[]; authors: string[] } {
+export interface ContentRefs {
+  vars: VarRef[];
+  attachments: DocRef[];
+  authors: string[];
+  /** How many times each variable key and each author block's user occur (what filling them in costs). */
+  uses: { vars: Map<string, number>; authors: Map<string, number> };
+}
+
+export function contentRefs(source: string): ContentRefs {
   const tree = contentTree(source);
-  return { vars: varRefsIn(tree), ...blockRefs(tree) };
+  const { refs, uses } = varUsesIn(tree);
+  const { authors, authorBlocks, attachments } = blockRefs(tree);
+  return { vars: refs, attachments, authors, uses: { vars: uses, authors: authorBlocks } };
 }
 
 // CommonJS module: its namespace may arrive as `default` depending on the bundler (its typings declare none).

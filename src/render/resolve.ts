@@ -15,7 +15,8 @@ import { resources, users, type Resource, type User } from '../db/schema';
 import { docKind } from '../docs/kind';
 import { formatVar, varsFromEntries, type DocVar } from '../docs/vars';
 import type { AuthorProfile } from '../markup/block-renderer';
-import { contentRefs, type VarView } from '../markup/markdown';
+import { composedBytes } from '../markup/composed-size';
+import { contentRefs, type ContentRefs, type VarView } from '../markup/markdown';
 import { profileOf, profilesQuery, type ProfileRow } from './block-data';
 
 /** At most this many distinct authors resolve per composition (the rest show their username). */
@@ -45,6 +46,8 @@ export interface ResolvedContent {
   attachments: Map<string, number>;
   /** What was left out, one line each (`<reference>: ...`), for a send's log. */
   refused: string[];
+  /** The composition's weight with its references filled in (markup/composed-size.ts). */
+  bytes: number;
 }
 
 const varAs = (user: string, doc: string, name: string) => `{/u/${user}/d/${doc}/v/${name}}`;
@@ -62,7 +65,7 @@ export async function resolveContent(
 ): Promise<ResolvedContent> {
   const { env, db, owner: me, resource: self } = scope;
   const isSelf = (user: string, doc: string) => self.kind === docKind.kind && user === me.username && doc === self.name;
-  const parsed = pieces.map((p) => contentRefs(p.text));
+  const parsed: ContentRefs[] = pieces.map((p) => contentRefs(p.text));
   const uses: (Use & { key: string })[] = [];
   const docs = new Map<string, { user: string; doc: string }>();
   const authors = new Set<string>();
@@ -142,7 +145,8 @@ export async function resolveContent(
     if (u.key.startsWith('a:') && granted(u.key) && v.ok && v.id !== null) attachments.set(u.key.slice(2), v.id);
   });
 
-  return { vars, colors, profiles, attachments, refused };
+  const bytes = pieces.reduce((n, p, i) => n + composedBytes(p.text, parsed[i]!.uses, vars, profiles), 0);
+  return { vars, colors, profiles, attachments, refused, bytes };
 }
 
 /** The principals of a piece whose references lend `lent(as)` besides the fixed `base` (the owner first). */

@@ -9,11 +9,13 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { docAssets } from '../docs/schema';
 import { entriesQuery, entryAuthorship, entryValues, lenders } from '../core/entries';
+import { HttpError } from '../core/errors';
 import { accessTo } from '../core/perms';
 import type { ResourceCtx } from '../core/resource';
 import { readAsset } from '../docs/assets';
 import { docKind } from '../docs/kind';
 import { varsFromEntries } from '../docs/vars';
+import { composedTooLarge } from '../markup/composed-size';
 import { assetRefs } from '../markup/markdown';
 import { toBase64 } from '../core/crypto';
 import { buildPage, type BuiltPage } from '../markup/page';
@@ -80,7 +82,7 @@ export async function documentPages(rc: ResourceCtx): Promise<PageBuilder> {
   const content = e.get('content') ?? '';
   const customCss = e.get('config/custom/custom.css') ?? '';
   // The content's references resolve with the owner's rights and its writer's (doc.content).
-  const { vars, colors, profiles } = await resolveContent(
+  const { vars, colors, profiles, bytes } = await resolveContent(
     rc,
     [
       {
@@ -91,6 +93,8 @@ export async function documentPages(rc: ResourceCtx): Promise<PageBuilder> {
     ],
     varsFromEntries(e),
   );
+  const tooLarge = composedTooLarge(bytes, 'the page');
+  if (tooLarge) throw new HttpError(413, tooLarge);
   const names = [...new Set([...assetRefs(content), ...cssAssetRefs(customCss)])];
   const build = (asset: (name: string) => string | null) =>
     buildPage({

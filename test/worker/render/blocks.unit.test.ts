@@ -115,11 +115,15 @@ describe('grammar', () => {
     }
   });
 
-  it('references: attachment and author blocks are gathered for the loaders', () => {
+  it('references: attachment and author blocks are gathered for the loaders, with how many author blocks name each user', () => {
     const tree = parseBlocks(
       '{{ author\n  username: @Bob\n}}\n{{ /author }}\n{{ attachment\n  ref: /u/bob/d/report\n}}\n{{ /attachment }}\n{{ author\n  bob\n}}\n{{ /author }}',
     );
-    expect(blockRefs(tree)).toEqual({ authors: ['bob'], attachments: [{ user: 'bob', doc: 'report' }] });
+    expect(blockRefs(tree)).toEqual({
+      authors: ['bob'],
+      authorBlocks: new Map([['bob', 2]]),
+      attachments: [{ user: 'bob', doc: 'report' }],
+    });
     expect(parseDocRef('https://x.test/u/a/d/b')).toEqual({ user: 'a', doc: 'b' });
     expect(parseDocRef('javascript:alert(1)')).toBeNull();
   });

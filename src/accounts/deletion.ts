@@ -59,13 +59,16 @@ export function deletionSteps(env: Env): number {
 /** The name a marked account is renamed to: not a valid username, so no one signs in as it or takes it. */
 const deletedName = (id: number) => `deleted:${id}`;
 
-/** The groups and organisations the account founded (or, an organisation account, owns), by reference. */
+/**
+ * The groups and organisations the account founded (it holds the founders role, accepted: an invitation into it that
+ * was declined or never answered founded nothing) or, an organisation account, owns, by reference.
+ */
 export async function foundedGroups(db: Db, userId: number): Promise<string[]> {
   const rows = await db
     .selectDistinct({ ref: groups.ref })
     .from(groups)
     .leftJoin(members, and(eq(members.group_id, groups.id), eq(members.user_id, userId)))
-    .where(or(eq(groups.owner_id, userId), eq(members.role, 'founders')))
+    .where(or(eq(groups.owner_id, userId), and(eq(members.role, 'founders'), eq(members.state, 'active'))))
     .orderBy(asc(groups.ref));
   return rows.map((r) => r.ref);
 }

@@ -300,6 +300,24 @@ describe('deleting an account', T, () => {
     );
   });
 
+  it('only an active founder role counts: a founder invitation declined or never answered does not block', async () => {
+    const [b, e, p] = await Promise.all([makeUser(), makeUser(), makeUser()]);
+    const slug = unique('bg').slice(0, 30);
+    const path = `/v1/admin/groups/${slug}`;
+    const ref = `@${b.username}~${slug}`;
+    expect((await call('PUT', path, { token: b.token })).status).toBe(201);
+    expect((await call('PUT', `${path}/roles/founders/${e.username}`, { token: b.token })).status).toBe(201);
+    expect((await call('PUT', `${path}/roles/founders/${p.username}`, { token: b.token })).status).toBe(201);
+    expect((await call('POST', `/v1/admin/invites/${ref}/accept`, { token: e.token, text: 'no' })).status).toBe(200);
+    const res = await call('DELETE', '/v1/admin/account', { token: e.token, json: { password: e.password } });
+    expect(res.status, await res.clone().text()).toBe(204);
+    expect((await call('DELETE', `/v1/ops/users/${p.username}`, { token: OPS })).status).toBe(204);
+    const founders = (await (await call('GET', `${path}/roles/founders`, { token: b.token })).json()) as {
+      name: string;
+    }[];
+    expect(founders.map((f) => f.name)).toEqual([b.username]);
+  });
+
   it('an invitation it sent stays pending and names "deleted user" as its inviter', async () => {
     const a = await makeUser();
     const c = await makeUser();

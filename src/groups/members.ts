@@ -1,6 +1,6 @@
 /**
- * Membership store: the queries other areas use (activeMembers, groupByRef) and the
- * state machine's writes. Every transition is one guarded statement, so concurrent
+ * Membership store: the queries other areas use (activeMembers, groupByRef), creating and
+ * deleting a group, and the state machine's writes. Every transition is one guarded statement, so concurrent
  * requests cannot both win: a transition whose precondition changed meanwhile touches
  * no row and answers 409.
  */
@@ -10,7 +10,8 @@ import { groups, members, users, type Group, type Role, type User } from '../db/
 import { d1Of, type Db } from '../core/context';
 import { nowIso } from '../core/clock';
 import { conflict, forbidden, isUniqueViolation, type HttpError } from '../core/errors';
-import type { Membership } from './model';
+import { PICTURES, type Membership, type Picture } from './model';
+import { pictureKey } from './profile';
 
 /** Accepted (active) members of a group with their roles. */
 export async function activeMembers(db: Db, groupId: number): Promise<{ user: User; role: Role }[]> {
@@ -106,6 +107,16 @@ export async function createGroup(env: Env, db: Db, g: NewGroup, founder: User, 
     throw forbidden('an account may create one organisation, and this account already has one');
   }
   return created!;
+}
+
+/**
+ * Deletes a group: `ids` is the group, then (an organisation) its groups. Their pictures go first, then the row, with
+ * which its roles and invitations, profile entries, threads, every share into it and an organisation's groups go
+ * (foreign keys). Pictures first: a removal cut off between the two finds the row, and so them, again.
+ */
+export async function deleteGroup(env: Env, db: Db, ids: number[]): Promise<void> {
+  await env.BLOBS.delete(ids.flatMap((id) => (Object.keys(PICTURES) as Picture[]).map((p) => pictureKey(id, p))));
+  await db.delete(groups).where(eq(groups.id, ids[0]!));
 }
 
 /** The row of `userId` in `groupId`, held in exactly `m` (the guard of every concurrent change). */

@@ -1,10 +1,11 @@
 /**
  * Deleting an account: first marked (one batch: the account is renamed out of reach, its password, tokens and the
- * shares it granted go, and an account_deletions row is written), then what it owns is removed in small steps. A kill
- * between two steps loses nothing: every step is idempotent, and the scheduled() tick (resumeDeletions) continues any
- * account still marked. Groups and organisations it founded are refused first (409 naming them).
+ * shares it granted go, the user groups of its namespace lose their name and members, and an account_deletions row is
+ * written), then what it owns is removed in small steps. A kill between two steps loses nothing: every step is
+ * idempotent, and the scheduled() tick (resumeDeletions) continues any account still marked. An organisation account
+ * that still owns its organisation is refused first (409 naming it); groups it founded with others never refuse it.
  */
-import { and, asc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { AnySQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import { forgetUser } from '../core/auth';
@@ -31,6 +32,7 @@ import {
 import { docKind } from '../docs/kind';
 import { docNotifications } from '../docs/schema';
 import { gridKind } from '../grids/kind';
+import { deleteGroup } from '../groups/members';
 import { forgetRuns } from '../jobs/run-forget';
 import { jobKind } from '../jobs/kind';
 import { jobRuns } from '../jobs/schema';
@@ -59,33 +61,41 @@ export function deletionSteps(env: Env): number {
 /** The name a marked account is renamed to: not a valid username, so no one signs in as it or takes it. */
 const deletedName = (id: number) => `deleted:${id}`;
 
-/** The groups and organisations the account founded (or, an organisation account, owns), by reference. */
-export async function foundedGroups(db: Db, userId: number): Promise<string[]> {
+/**
+ * The organisations the account owns (an organisation account's one), by reference: the one thing that refuses its
+ * deletion. It holds each as an active founder (members.ts keeps an owner there), so it can always delete it first.
+ * Nothing else it founded refuses it: the user groups of its namespace go with it, and in any other group its role
+ * just goes (a user group keeps its owner as a founder; an organisation group left without one is administered by the
+ * organisation's founders and admins, who claim any role in it).
+ */
+export async function ownedOrganisations(db: Db, userId: number): Promise<string[]> {
   const rows = await db
-    .selectDistinct({ ref: groups.ref })
+    .select({ ref: groups.ref })
     .from(groups)
-    .leftJoin(members, and(eq(members.group_id, groups.id), eq(members.user_id, userId)))
-    .where(or(eq(groups.owner_id, userId), eq(members.role, 'founders')))
+    .where(and(eq(groups.kind, 'org'), eq(groups.owner_id, userId)))
     .orderBy(asc(groups.ref));
   return rows.map((r) => r.ref);
 }
 
+/** The user groups of the account's namespace (`@<user>~<group>`), which go with it. */
+const ownUserGroups = (userId: number) => and(eq(groups.kind, 'user_group'), eq(groups.owner_id, userId));
+
 /**
- * Marks the account deleted: 409 when it founded a group or organisation. From the mark on it signs in nowhere, its
- * tokens are gone, and its name answers 404 everywhere and can be taken again.
+ * Marks the account deleted: 409 when it owns an organisation. From the mark on it signs in nowhere, its tokens are
+ * gone, its name answers 404 everywhere and can be taken again, and so can the names of its user groups: each is
+ * renamed out of reach (its reference becomes `deleted:<id>`, not a valid one) and loses its members, so it grants
+ * nothing and lists nowhere until its step removes it.
  */
 export async function markDeleted(db: Db, user: User): Promise<void> {
-  const founded = await foundedGroups(db, user.id);
-  if (founded.length)
-    throw conflict(
-      `the account founded ${founded.join(', ')}: hand each over to another founder or delete it before deleting the account`,
-      { groups: founded },
-    );
+  const owned = await ownedOrganisations(db, user.id);
+  if (owned.length)
+    throw conflict(`the account owns ${owned.join(', ')}: delete it before deleting the account`, { groups: owned });
   const own = sql`(select ${resources.id} from ${resources} where ${resources.owner_id} = ${user.id})`;
+  const now = nowIso();
   await db.batch([
     db
       .insert(accountDeletions)
-      .values({ user_id: user.id, username: user.username, started_on: nowIso() })
+      .values({ user_id: user.id, username: user.username, started_on: now })
       .onConflictDoNothing(),
     db
       .update(users)
@@ -103,6 +113,14 @@ export async function markDeleted(db: Db, user: User): Promise<void> {
     // Its resources stop being readable by anyone at once (public and group shares are rows here).
     db.delete(shares).where(sql`${shares.resource_id} in ${own}`),
     db.delete(signinFailures).where(eq(signinFailures.username, user.username)),
+    // Its user groups: out of everyone's reach at once, their names free; their step removes the rest.
+    db
+      .delete(members)
+      .where(inArray(members.group_id, db.select({ id: groups.id }).from(groups).where(ownUserGroups(user.id)))),
+    db
+      .update(groups)
+      .set({ ref: sql`'deleted:' || ${groups.id}`, last_modified: now })
+      .where(and(ownUserGroups(user.id), sql`${groups.ref} not like 'deleted:%'`)),
   ]);
   forgetUser(user.id);
 }
@@ -164,13 +182,23 @@ const STEPS: Step[] = [
     await db.delete(resources).where(eq(resources.id, r.id));
     return true;
   },
+  // The user groups of its namespace, one per step, as their DELETE route removes one: pictures, then the row (its
+  // profile, threads and the shares into it go with it).
+  async (env, db, userId) => {
+    const g = await db.select({ id: groups.id }).from(groups).where(ownUserGroups(userId)).limit(1).get();
+    if (!g) return false;
+    await deleteGroup(env, db, [g.id]);
+    return true;
+  },
   // Threads it opened on others' resources and groups, with every comment in them.
   (_env, db, userId) => deleteSome(db, threads, eq(threads.created_by, userId)),
   // Its comments in others' threads stay, by "deleted user".
   (_env, db, userId) => unlinkSome(db, threadComments, threadComments.author_id, userId),
   (_env, db, userId) => deleteSome(db, tags, eq(tags.user_id, userId)),
   (_env, db, userId) => deleteSome(db, docNotifications, eq(docNotifications.user_id, userId)),
-  // Memberships and invitations to it; invitations it sent keep their state, without its id.
+  // Memberships and invitations to it; invitations it sent keep their state, without its id. A group of someone else's
+  // namespace keeps its owner as a founder; an organisation group it alone founded is left to the organisation's
+  // founders and admins, who claim any role in it.
   (_env, db, userId) => deleteSome(db, members, eq(members.user_id, userId)),
   (_env, db, userId) => unlinkSome(db, members, members.invited_by, userId),
   (_env, db, userId) => deleteSome(db, mailSuppressions, eq(mailSuppressions.owner_id, userId)),
@@ -255,7 +283,7 @@ export const deletionAnswers = {
     schema: z.object({ status: z.literal('deleting'), message: z.string() }),
   },
   204: { description: 'Deleted with everything it owned' },
-  409: { description: 'It founded groups or organisations (named): hand them over or delete them first' },
+  409: { description: 'An organisation account that owns its organisation (named): delete the organisation first' },
 };
 
 /**

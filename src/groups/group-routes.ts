@@ -12,9 +12,8 @@ import { listingResponse, listingResponses, type ListingItem, type Verb } from '
 import { groups, users, type Group, type Role, type User } from '../db/schema';
 import { loadGroup, SCOPES, type GroupRoutes } from './context';
 import { groupEntry, groupItem } from './group-listing';
-import { createGroup, groupsOfMember, type NewGroup } from './members';
-import { checkSlug, isManager, orgGroupRef, orgRef, PICTURES, userGroupRef, type Picture } from './model';
-import { pictureKey } from './profile';
+import { createGroup, deleteGroup, groupsOfMember, type NewGroup } from './members';
+import { checkSlug, isManager, orgGroupRef, orgRef, userGroupRef } from './model';
 import { infoSchema } from './responses';
 import { adminPath, decideView, groupInfo, visibleGroups } from './visibility';
 
@@ -195,12 +194,7 @@ export function groupFolderRoutes(g: GroupRoutes): void {
     handler: async (gc) => {
       if (gc.view.role !== 'founders') throw forbidden('only founders of the group may delete it');
       const children = gc.group.kind === 'org' ? (gc.preloaded![0] as { id: number }[]) : [];
-      // Roles, profile entries, shares to the group, threads and an org's groups cascade in D1.
-      await gc.db.delete(groups).where(eq(groups.id, gc.group.id));
-      const ids = [gc.group.id, ...children.map((c) => c.id)];
-      await gc.env.BLOBS.delete(
-        ids.flatMap((id) => (Object.keys(PICTURES) as Picture[]).map((p) => pictureKey(id, p))),
-      );
+      await deleteGroup(gc.env, gc.db, [gc.group.id, ...children.map((c) => c.id)]);
       return noContent();
     },
   });

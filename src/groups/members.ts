@@ -1,6 +1,6 @@
 /**
- * Membership store: the queries other areas use (activeMembers, groupByRef) and the
- * state machine's writes. Every transition is one guarded statement, so concurrent
+ * Membership store: the queries other areas use (activeMembers, groupByRef), creating and
+ * deleting a group, and the state machine's writes. Every transition is one guarded statement, so concurrent
  * requests cannot both win: a transition whose precondition changed meanwhile touches
  * no row and answers 409.
  */
@@ -9,8 +9,9 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { groups, members, users, type Group, type Role, type User } from '../db/schema';
 import { d1Of, type Db } from '../core/context';
 import { nowIso } from '../core/clock';
-import { conflict, forbidden, isUniqueViolation } from '../core/errors';
-import type { Membership } from './model';
+import { conflict, forbidden, isUniqueViolation, type HttpError } from '../core/errors';
+import { PICTURES, type Membership, type Picture } from './model';
+import { pictureKey } from './profile';
 
 /** Accepted (active) members of a group with their roles. */
 export async function activeMembers(db: Db, groupId: number): Promise<{ user: User; role: Role }[]> {
@@ -108,6 +109,16 @@ export async function createGroup(env: Env, db: Db, g: NewGroup, founder: User, 
   return created!;
 }
 
+/**
+ * Deletes a group: `ids` is the group, then (an organisation) its groups. Their pictures go first, then the row, with
+ * which its roles and invitations, profile entries, threads, every share into it and an organisation's groups go
+ * (foreign keys). Pictures first: a removal cut off between the two finds the row, and so them, again.
+ */
+export async function deleteGroup(env: Env, db: Db, ids: number[]): Promise<void> {
+  await env.BLOBS.delete(ids.flatMap((id) => (Object.keys(PICTURES) as Picture[]).map((p) => pictureKey(id, p))));
+  await db.delete(groups).where(eq(groups.id, ids[0]!));
+}
+
 /** The row of `userId` in `groupId`, held in exactly `m` (the guard of every concurrent change). */
 const heldAs = (groupId: number, userId: number, m: Membership) =>
   and(eq(members.group_id, groupId), eq(members.user_id, userId), eq(members.role, m.role), eq(members.state, m.state));
@@ -115,13 +126,49 @@ const heldAs = (groupId: number, userId: number, m: Membership) =>
 const founderGuard = (groupId: number) =>
   sql`(${members.role} <> 'founders' or ${members.state} <> 'active' or (select count(*) from members f where f.group_id = ${groupId} and f.role = 'founders' and f.state = 'active') > 1)`;
 
+/**
+ * The owner of a group (`groups.owner_id`: the user whose namespace a user group `@user~group` is in, the organisation
+ * account of an organisation; an organisation group has none) always holds it as an active founder: a change that
+ * would leave them anything else (`to` null: a removal) touches no row. Whoever asks, the owner included: they delete
+ * the group instead. So the group never drops out of its owner's reach while it keeps their name.
+ */
+const ownerGuard = (groupId: number, to: Membership | null) =>
+  to?.role === 'founders' && to.state === 'active'
+    ? undefined
+    : sql`${members.user_id} is not (select ${groups.owner_id} from ${groups} where ${groups.id} = ${groupId})`;
+
+/** What every change of an existing membership keeps: the group's owner and its last founder. */
+const keeps = (groupId: number, to: Membership | null) => and(ownerGuard(groupId, to), founderGuard(groupId));
+
 const LAST_FOUNDER = 'the last founder cannot step down or leave: make someone else a founder first';
+
+const OWNER_STAYS: Partial<Record<Group['kind'], string>> = {
+  user_group:
+    'the owner of a user group (the user whose namespace @user~group is in) always stays its founder: nobody removes or demotes them and they do not leave; to end the group, delete it',
+  org: 'the organisation account always stays a founder of its organisation: nobody removes or demotes it and it does not leave; to end the organisation, delete it',
+};
 
 const CHANGED = 'the membership changed meanwhile; read it again and retry';
 
 /**
+ * Why a guarded change of the row `from` of `userId` touched nothing: 403 when they own the group, else 409 for its
+ * last founder or a concurrent change. Read only then (a group's owner never changes).
+ */
+async function refusal(db: Db, groupId: number, userId: number, from: Membership): Promise<HttpError> {
+  const g = await db
+    .select({ kind: groups.kind, owner_id: groups.owner_id })
+    .from(groups)
+    .where(eq(groups.id, groupId))
+    .get();
+  const owned = g && g.owner_id === userId ? OWNER_STAYS[g.kind] : undefined;
+  if (owned) return forbidden(owned);
+  return conflict(from.role === 'founders' && from.state === 'active' ? LAST_FOUNDER : CHANGED);
+}
+
+/**
  * Moves an existing membership from exactly `from` to `to`, guarded against concurrent
- * changes and against removing the last founder. Throws 409 when the guard fails.
+ * changes, against moving the group's owner out of its founders and against removing the
+ * last founder. Throws 403 (the owner) or 409 when the guard fails.
  */
 export async function moveMembership(
   db: Db,
@@ -163,7 +210,7 @@ export async function writeMembership(
     ? db
         .update(members)
         .set({ role: to.role, state: to.state, ...invitedBy, last_modified: now })
-        .where(and(heldAs(groupId, userId, from), founderGuard(groupId)))
+        .where(and(heldAs(groupId, userId, from), keeps(groupId, to)))
         .returning({ user_id: members.user_id })
     : db.insert(members).values({
         group_id: groupId,
@@ -185,19 +232,18 @@ export async function writeMembership(
     if (!from && isUniqueViolation(err)) throw conflict(CHANGED);
     throw err;
   }
-  if (from && !(results[0] as unknown[]).length)
-    throw conflict(from.role === 'founders' && from.state === 'active' ? LAST_FOUNDER : CHANGED);
+  if (from && !(results[0] as unknown[]).length) throw await refusal(db, groupId, userId, from);
   return results.slice(1);
 }
 
-/** Removes a membership held in exactly `from`; 409 for the last founder or a concurrent change. */
+/** Removes a membership held in exactly `from`; 403 for the group's owner, 409 for its last founder or a race. */
 export async function removeMembership(db: Db, groupId: number, userId: number, from: Membership): Promise<void> {
   const row = await db
     .delete(members)
-    .where(and(heldAs(groupId, userId, from), founderGuard(groupId)))
+    .where(and(heldAs(groupId, userId, from), keeps(groupId, null)))
     .returning({ user_id: members.user_id })
     .get();
-  if (!row) throw conflict(from.role === 'founders' && from.state === 'active' ? LAST_FOUNDER : CHANGED);
+  if (!row) throw await refusal(db, groupId, userId, from);
 }
 
 /** Answers the caller's pending invite: active (yes) or declined (no). False when none is pending. */

@@ -119,7 +119,9 @@ const activeRole = (m: Membership | null): Role | null => (m?.state === 'active'
  * PUT <username> into a role folder. The rule: founders and admins manage the roster;
  * nobody grants a role above their own, nor changes someone who ranks above them. An org
  * founder or admin claims any role in a group of their org at once. Anyone may join an
- * open group as a member, and anyone may step down from their own role.
+ * open group as a member, and anyone may step down from their own role. The group's owner
+ * (a user group's namespace user, an organisation's account) stays its founder whoever
+ * asks: the membership write refuses it (members.ts), not this decision.
  */
 export function decideRolePut(i: RoleMoveInput): RoleMove {
   const mine = activeRole(i.caller);
@@ -154,7 +156,10 @@ export function decideRolePut(i: RoleMoveInput): RoleMove {
   return theirs.state === 'active' ? { kind: 'change' } : { kind: 'reinvite' };
 }
 
-/** DELETE <username> from a role folder: leave your own role, or a manager removes someone not above them. */
+/**
+ * DELETE <username> from a role folder: leave your own role, or a manager removes someone not above them (never the
+ * group's owner: the membership write refuses it, members.ts).
+ */
 export function decideRoleDelete(
   i: Omit<RoleMoveInput, 'isOpen' | 'callerOrgManager'>,
 ): { ok: true } | { ok: false; status: 403 | 404; message: string } {

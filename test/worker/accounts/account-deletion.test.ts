@@ -1,6 +1,7 @@
 // Deleting an account (DELETE /v1/admin/account, DELETE /v1/ops/users/<user>): everything it owned goes (D1 rows, R2
-// blobs, Durable Object storage of its runs and mails), others' items stay, its name answers 404 on every GET route
-// and can be taken again; founded groups refuse it; a removal cut off between steps is finished by the tick.
+// blobs, Durable Object storage of its runs and mails, the user groups of its namespace), others' items stay, its name
+// answers 404 on every GET route and can be taken again; groups it founded with others never block it, an organisation
+// account's organisation does; a removal cut off between steps is finished by the tick.
 import { env, runInDurableObject } from 'cloudflare:test';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
@@ -9,7 +10,7 @@ import { continueDeletion, markDeleted, resumeDeletions } from '../../../src/acc
 import { dbFor } from '../../../src/core/context';
 import { users } from '../../../src/db/schema';
 import { call, makeUser, OPS, unique } from '../helpers';
-import { makeGroup, newDoc, PNG, upload } from '../docs/fixtures';
+import { makeGroup, makeOrg, newDoc, PNG, upload } from '../docs/fixtures';
 import { makeJob, newestRun, trigger, waitStatus } from '../jobs/fixtures';
 import { newMail, post, untilReady } from '../mail/fixtures';
 import { gql } from '../gql/fixtures';
@@ -39,6 +40,12 @@ async function world() {
   const aId = (await idOf(a.username))!;
   // b founds a group, a joins it; a's document (with an asset) is shared into it.
   const g = await makeGroup(b, [{ user: a }]);
+  // a's own user group, with b as a co-founder, a picture, and b's document shared into it: it goes with a.
+  const own = await makeGroup(a, [{ user: b }]);
+  const ownPath = `/v1/admin/groups/${own.ref}`;
+  expect((await call('PUT', `${ownPath}/roles/founders/${b.username}`, { token: a.token })).status).toBe(200);
+  expect((await upload(a, `${ownPath}/profile/picture/image`, 'image/png', PNG)).status).toBeLessThan(300);
+  const ownId = (await one<{ id: number }>('select id from groups where ref = ?', own.ref))!.id;
   const doc = await newDoc(a, '# mine');
   expect((await upload(a, `${doc.path}/assets/pic`, 'image/png', PNG)).status).toBe(201);
   expect((await call('PUT', `${doc.path}/shared/${g.ref}`, { token: a.token })).status).toBe(201);
@@ -61,6 +68,7 @@ async function world() {
   // b's document shared into the group: a tags it, comments in b's thread and opens a thread of its own there
   const bDoc = await newDoc(b, '# theirs');
   expect((await call('PUT', `${bDoc.path}/shared/${g.ref}`, { token: b.token })).status).toBe(201);
+  expect((await call('PUT', `${bDoc.path}/shared/${own.ref}`, { token: b.token })).status).toBe(201);
   const bPath = `/v1/users/${b.username}/vis/docs/${bDoc.name}`;
   expect((await call('PUT', `${bDoc.path}/threads/talk`, { token: b.token })).status).toBe(201);
   expect((await call('POST', `${bPath}/threads/talk`, { token: a.token, text: 'a says' })).status).toBe(201);
@@ -101,7 +109,7 @@ async function world() {
     )
   ).map((r) => r.name);
   expect(runNames.length).toBeGreaterThan(0);
-  return { a, b, aId, email, g, doc, grid, mail, job, run, runNames, resourceIds, bPath, bDoc, bJob, bRun };
+  return { a, b, aId, email, g, own, ownId, doc, grid, mail, job, run, runNames, resourceIds, bPath, bDoc, bJob, bRun };
 }
 
 /** The platform's own tables (not SQLite's, D1's or the migrations record). */
@@ -157,6 +165,15 @@ async function expectNothingLeft(w: Awaited<ReturnType<typeof world>>) {
     }));
     expect(left, `run ${name}`).toEqual({ kv: 0, log: 0, alarm: null });
   }
+  // Its user group went with its roles, pictures and b's share into it (b's document stays, shared with b's group).
+  for (const table of ['groups', 'members', 'group_entries', 'threads'])
+    expect(
+      await one(`select 1 from ${table} where ${table === 'groups' ? 'id' : 'group_id'} = ?`, w.ownId),
+      table,
+    ).toBeNull();
+  expect(await one('select 1 from shares where group_id = ?', w.ownId)).toBeNull();
+  expect((await env.BLOBS.list({ prefix: `g/${w.ownId}/` })).objects).toEqual([]);
+  expect(await one('select 1 from shares where entry = ?', w.g.ref)).not.toBeNull();
   const mailStub = env.MAILS.get(env.MAILS.idFromName(String(w.mail.id)));
   expect(await runInDurableObject(mailStub, async (_i, s) => (await s.storage.list()).size)).toBe(0);
   // Others' items stay: b's document and thread, a's comment there by "deleted user"; b's comment in a's thread went.
@@ -283,21 +300,122 @@ describe('deleting an account', T, () => {
     expect(await one('select 1 from tags where user_id = ?', await idOf(w.a.username))).toBeNull();
   });
 
-  it('an account that founded a group is refused with 409 naming it, and deleted once the group is gone', async () => {
-    const u = await makeUser();
-    const slug = unique('g').slice(0, 30);
-    expect((await call('PUT', `/v1/admin/groups/${slug}`, { token: u.token })).status).toBe(201);
+  it('an organisation account is refused with 409 naming its organisation, and deleted once it is gone', async () => {
+    const u = await makeUser({ account: 'organisation' }, 'o');
+    const org = unique('org').slice(0, 30);
+    expect((await call('PUT', `/v1/admin/orgs/${org}`, { token: u.token })).status).toBe(201);
     const res = await call('DELETE', '/v1/admin/account', { token: u.token, json: { password: u.password } });
     expect(res.status).toBe(409);
     const body = (await res.json()) as { message: string; groups: string[] };
-    expect(body.groups).toEqual([`@${u.username}~${slug}`]);
-    expect(body.message).toContain(`@${u.username}~${slug}`);
+    expect(body.groups).toEqual([`+${org}`]);
+    expect(body.message).toContain(`+${org}`);
     expect((await call('GET', '/v1/whoami', { token: u.token })).status).toBe(200);
     expect((await call('DELETE', `/v1/ops/users/${u.username}`, { token: OPS })).status).toBe(409);
-    expect((await call('DELETE', `/v1/admin/groups/${slug}`, { token: u.token })).status).toBe(204);
+    expect((await call('DELETE', `/v1/admin/orgs/${org}`, { token: u.token })).status).toBe(204);
     expect((await call('DELETE', '/v1/admin/account', { token: u.token, json: { password: u.password } })).status).toBe(
       204,
     );
+  });
+
+  it('only an active founder role counts: a founder invitation declined or never answered does not block', async () => {
+    const [b, e, p] = await Promise.all([makeUser(), makeUser(), makeUser()]);
+    const slug = unique('bg').slice(0, 30);
+    const path = `/v1/admin/groups/${slug}`;
+    const ref = `@${b.username}~${slug}`;
+    expect((await call('PUT', path, { token: b.token })).status).toBe(201);
+    expect((await call('PUT', `${path}/roles/founders/${e.username}`, { token: b.token })).status).toBe(201);
+    expect((await call('PUT', `${path}/roles/founders/${p.username}`, { token: b.token })).status).toBe(201);
+    expect((await call('POST', `/v1/admin/invites/${ref}/accept`, { token: e.token, text: 'no' })).status).toBe(200);
+    const res = await call('DELETE', '/v1/admin/account', { token: e.token, json: { password: e.password } });
+    expect(res.status, await res.clone().text()).toBe(204);
+    expect((await call('DELETE', `/v1/ops/users/${p.username}`, { token: OPS })).status).toBe(204);
+    const founders = (await (await call('GET', `${path}/roles/founders`, { token: b.token })).json()) as {
+      name: string;
+    }[];
+    expect(founders.map((f) => f.name)).toEqual([b.username]);
+  });
+
+  it('its own user groups go with it, also beside other founders; their names are free from the mark on', async () => {
+    const [u, v] = await Promise.all([makeUser(), makeUser()]);
+    const g = await makeGroup(u, [{ user: v }]);
+    const slug = g.ref.split('~')[1]!;
+    const path = `/v1/admin/groups/${g.ref}`;
+    expect((await call('PUT', `${path}/roles/founders/${v.username}`, { token: u.token })).status).toBe(200);
+    const vDoc = await newDoc(v, '# v');
+    expect((await call('PUT', `${vDoc.path}/shared/${g.ref}`, { token: v.token })).status).toBe(201);
+    const id = (await one<{ id: number }>('select id from groups where ref = ?', g.ref))!.id;
+    const uId = (await idOf(u.username))!;
+    // Marked only (as if cut off right after the mark): the group already answers 404 and its name is free.
+    await markDeleted(db, (await db.select().from(users).where(eq(users.id, uId)).get())!);
+    expect((await call('GET', path, { token: v.token })).status).toBe(404);
+    expect((await call('GET', `${path}/roles/founders`, { token: v.token })).status).toBe(404);
+    expect(
+      (await call('PUT', `/v1/ops/users/${u.username}`, { token: OPS, json: { password: 'new one' } })).status,
+    ).toBe(201);
+    const tok = await call('POST', '/v1/token', { json: { username: u.username, password: 'new one' } });
+    const again = (await tok.json()) as { token: string };
+    expect((await call('PUT', `/v1/admin/groups/${slug}`, { token: again.token })).status).toBe(201);
+    for (let i = 0; i < 100 && (await continueDeletion(env, db, uId, 1)).done === false; i++);
+    expect(await one('select 1 from groups where id = ?', id)).toBeNull();
+    expect(await one('select 1 from shares where group_id = ?', id)).toBeNull();
+    expect((await call('GET', `${vDoc.path}/content`, { token: v.token })).status).toBe(200); // v's document stays
+    // The new account's group of that name is its own, untouched.
+    expect(await (await call('GET', `/v1/admin/groups/${slug}/role`, { token: again.token })).text()).toBe('founders');
+  });
+
+  it('a group of another namespace or an organisation it co-founded keeps its other founders; its role just goes', async () => {
+    const [b, u] = await Promise.all([makeUser(), makeUser()]);
+    const bg = await makeGroup(b, [{ user: u }]);
+    const bPath = `/v1/admin/groups/${bg.ref}`;
+    expect((await call('PUT', `${bPath}/roles/founders/${u.username}`, { token: b.token })).status).toBe(200);
+    const org = await makeOrg();
+    const orgPath = `/v1/admin/orgs/${org.slug}`;
+    const og = await makeGroup(org.owner, [], { org });
+    const ogPath = `${orgPath}/groups/${og.ref.split('~')[1]}`;
+    for (const [p, ref] of [
+      [orgPath, `+${org.slug}`],
+      [ogPath, og.ref],
+    ] as const) {
+      expect((await call('PUT', `${p}/roles/founders/${u.username}`, { token: org.owner.token })).status).toBe(201);
+      expect((await call('POST', `/v1/admin/invites/${ref}/accept`, { token: u.token, text: 'yes' })).status).toBe(200);
+    }
+    const res = await call('DELETE', '/v1/admin/account', { token: u.token, json: { password: u.password } });
+    expect(res.status, await res.clone().text()).toBe(204);
+    for (const [p, owner] of [
+      [bPath, b],
+      [orgPath, org.owner],
+      [ogPath, org.owner],
+    ] as const) {
+      const founders = (await (await call('GET', `${p}/roles/founders`, { token: owner.token })).json()) as {
+        name: string;
+      }[];
+      expect(founders.map((f) => f.name)).toEqual([owner.username]);
+    }
+  });
+
+  it("an organisation group it alone founded stays; the organisation's founders and admins claim it", async () => {
+    const [org, u] = await Promise.all([makeOrg(), makeUser()]);
+    const orgPath = `/v1/admin/orgs/${org.slug}`;
+    expect((await call('PUT', `${orgPath}/roles/admins/${u.username}`, { token: org.owner.token })).status).toBe(201);
+    expect((await call('POST', `/v1/admin/invites/+${org.slug}/accept`, { token: u.token, text: 'yes' })).status).toBe(
+      200,
+    );
+    const slug = unique('og').slice(0, 30);
+    const path = `${orgPath}/groups/${slug}`;
+    expect((await call('PUT', path, { token: u.token })).status).toBe(201);
+    const member = await makeUser();
+    expect((await call('PUT', `${path}/roles/members/${member.username}`, { token: u.token })).status).toBe(201);
+    expect(
+      (await call('POST', `/v1/admin/invites/+${org.slug}~${slug}/accept`, { token: member.token, text: 'yes' }))
+        .status,
+    ).toBe(200);
+    const res = await call('DELETE', `/v1/ops/users/${u.username}`, { token: OPS });
+    expect(res.status, await res.clone().text()).toBe(204);
+    // The group and its member stay; the organisation account (its founder) claims the founders role, then manages.
+    expect(await (await call('GET', `${path}/role`, { token: member.token })).text()).toBe('members');
+    const claim = await call('PUT', `${path}/roles/founders/${org.owner.username}`, { token: org.owner.token });
+    expect(claim.status, await claim.clone().text()).toBe(201);
+    expect((await call('DELETE', path, { token: org.owner.token })).status).toBe(204);
   });
 
   it('an invitation it sent stays pending and names "deleted user" as its inviter', async () => {

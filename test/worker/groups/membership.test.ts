@@ -1,7 +1,7 @@
 // The membership state machine: invite (pending), accept or decline, promote and demote,
 // remove, revoke and leave; the last founder stays; concurrent answers and invites.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { accept, join, json, outbox, person, sharedGroup, T, type World } from './fixtures';
+import { accept, join, json, orgLite, outbox, person, sharedGroup, T, type World } from './fixtures';
 import { call, unique } from '../helpers';
 
 describe('membership state machine', T, () => {
@@ -128,32 +128,31 @@ describe('membership state machine', T, () => {
     expect(await json(await call('GET', '/v1/admin/invites', { token: u.token }))).toEqual([]);
   });
 
-  it('a member leaves on their own; the last founder cannot leave or step down (409)', async () => {
+  it('a member leaves on their own; the last founder of an organisation group cannot leave or step down (409)', async () => {
     const u = await person();
     await join(w.path, w.ref, w.founder, u, 'members');
     expect((await call('DELETE', `${w.path}/roles/members/${u.username}`, { token: u.token })).status).toBe(204);
-    const leave = await call('DELETE', `${w.path}/roles/founders/${w.founder.username}`, { token: w.founder.token });
+    // An organisation group has no owner (a user group's is always its founder: namespace-owner.test.ts).
+    const o = await orgLite();
+    const f = o.account;
+    const leave = await call('DELETE', `${o.path}/roles/founders/${f.username}`, { token: f.token });
     expect(leave.status).toBe(409);
     expect((await json(leave)).message).toMatch(/last founder/);
-    expect(
-      (await call('PUT', `${w.path}/roles/members/${w.founder.username}`, { token: w.founder.token })).status,
-    ).toBe(409);
-    expect(await (await call('GET', `${w.path}/role`, { token: w.founder.token })).text()).toBe('founders');
+    expect((await call('PUT', `${o.path}/roles/members/${f.username}`, { token: f.token })).status).toBe(409);
+    expect(await (await call('GET', `${o.path}/role`, { token: f.token })).text()).toBe('founders');
   });
 
-  it('two founders stepping down at once: one stays founder', async () => {
-    const [f1, f2] = await Promise.all([person(), person()]);
-    const slug = unique('g');
-    await call('PUT', `/v1/admin/groups/${slug}`, { token: f1.token });
-    const path = `/v1/admin/groups/@${f1.username}~${slug}`;
-    await join(path, `@${f1.username}~${slug}`, f1, f2, 'founders');
+  it('two founders of an organisation group stepping down at once: one stays founder', async () => {
+    const o = await orgLite();
+    const [f1, f2] = [o.account, await person()];
+    await join(o.path, `+${o.org}~${o.group}`, f1, f2, 'founders');
     const [a, b] = await Promise.all([
-      call('DELETE', `${path}/roles/founders/${f1.username}`, { token: f1.token }),
-      call('DELETE', `${path}/roles/founders/${f2.username}`, { token: f2.token }),
+      call('DELETE', `${o.path}/roles/founders/${f1.username}`, { token: f1.token }),
+      call('DELETE', `${o.path}/roles/founders/${f2.username}`, { token: f2.token }),
     ]);
     expect([a.status, b.status].sort()).toEqual([204, 409]);
     const stayed = a.status === 409 ? f1 : f2;
-    const founders = await json(await call('GET', `${path}/roles/founders`, { token: stayed.token }));
+    const founders = await json(await call('GET', `${o.path}/roles/founders`, { token: stayed.token }));
     expect(founders.map((i: { name: string }) => i.name)).toEqual([stayed.username]);
   });
 

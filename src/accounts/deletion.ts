@@ -218,6 +218,8 @@ const STEPS: Step[] = [
       ),
     ),
   (_env, db, userId) => deleteSome(db, webhooks, eq(webhooks.owner_id, userId)),
+  // An organisation's endpoints it created stay the organisation's, without its name.
+  (_env, db, userId) => unlinkSome(db, webhooks, webhooks.created_by, userId),
   (_env, db, userId) => deleteSome(db, webhookEvents, eq(webhookEvents.owner_id, userId)),
   (_env, db, userId) => deleteSome(db, tokens, eq(tokens.user_id, userId)),
   // Last: the users row and the marker, together (anything a step missed cascades with the row).

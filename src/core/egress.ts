@@ -5,8 +5,8 @@
  * Refused: non-http(s) URLs; loopback (127.0.0.0/8, ::1, `localhost`, `*.localhost`);
  * private (10/8, 172.16/12, 192.168/16, fc00::/7); link-local (169.254/16, fe80::/10);
  * CGNAT (100.64/10); unspecified and "this network" (0.0.0.0/8, ::); multicast, reserved
- * and broadcast; the same addresses inside IPv6 (IPv4-mapped, IPv4-compatible, NAT64,
- * 6to4); numeric spellings of IPv4 (`2130706433`, `0x7f.1`, `0177.0.0.1`) read the way a
+ * and broadcast; every IPv6 form that carries one of those IPv4 addresses (IPv4-mapped,
+ * IPv4-compatible, IPv4-translated, NAT64, 6to4, Teredo: ipv6Refusal); numeric spellings of IPv4 (`2130706433`, `0x7f.1`, `0177.0.0.1`) read the way a
  * URL parser reads them; and the platform's own hosts (PUBLIC_ORIGIN's host, the host
  * of the request being served). A host name is checked by what it resolves to where a
  * resolver is configured (core/resolve.ts: resolvedRefusal on its A and AAAA answers).
@@ -162,24 +162,41 @@ export function parseIPv6(text: string): number[] | null {
   return [...head, ...fill.map(String), ...rest].map((g) => parseInt(g, 16));
 }
 
+/**
+ * The IPv4 addresses an IPv6 address carries, by the form it has (each reaches, or is
+ * answered from, that IPv4 address): none for any other address.
+ * - IPv4-mapped ::ffff:0:0/96, IPv4-compatible ::/96 and IPv4-translated ::ffff:0:0:0/96:
+ *   the last 32 bits;
+ * - NAT64 64:ff9b::/32 (the well-known 64:ff9b::/96, the local-use 64:ff9b:1::/48): the last
+ *   32 bits;
+ * - 6to4 2002::/16: bits 16-47;
+ * - Teredo 2001::/32: the client in the last 32 bits with every bit inverted (XOR
+ *   0xffffffff), and the Teredo server in bits 32-63.
+ * (`::` and `::1` are checked before, as the unspecified and the loopback address.)
+ */
+function embeddedIPv4(g: readonly number[]): number[] {
+  const v4 = (hi: number, lo: number) => ((hi << 16) | lo) >>> 0;
+  const zeroUpTo = (n: number) => g.slice(0, n).every((x) => x === 0);
+  if (zeroUpTo(5) && (g[5] === 0xffff || g[5] === 0)) return [v4(g[6]!, g[7]!)];
+  if (zeroUpTo(4) && g[4] === 0xffff && g[5] === 0) return [v4(g[6]!, g[7]!)];
+  if (g[0] === 0x64 && g[1] === 0xff9b) return [v4(g[6]!, g[7]!)];
+  if (g[0] === 0x2002) return [v4(g[1]!, g[2]!)];
+  if (g[0] === 0x2001 && g[1] === 0) return [(v4(g[6]!, g[7]!) ^ 0xffffffff) >>> 0, v4(g[2]!, g[3]!)];
+  return [];
+}
+
 function ipv6Refusal(text: string): string | null {
   const g = parseIPv6(text);
   if (!g) return `[${text}] is a malformed IPv6 address`;
   const shown = `[${text}]`;
-  const embedded = (hi: number, lo: number) => {
-    const why = ipv4Refusal(((hi << 16) | lo) >>> 0);
-    return why && `${shown} embeds ${why}`;
-  };
   const zeroUpTo = (n: number) => g.slice(0, n).every((x) => x === 0);
   if (zeroUpTo(8)) return `${shown} is the unspecified address`;
   if (zeroUpTo(7) && g[7] === 1) return `${shown} is the loopback address`;
-  // IPv4-mapped ::ffff:a.b.c.d, IPv4-compatible ::a.b.c.d, IPv4-translated ::ffff:0:a.b.c.d.
-  if (zeroUpTo(5) && (g[5] === 0xffff || g[5] === 0)) return embedded(g[6]!, g[7]!);
-  if (zeroUpTo(4) && g[4] === 0xffff && g[5] === 0) return embedded(g[6]!, g[7]!);
-  // NAT64 64:ff9b::/96 and 64:ff9b:1::/48 reach the IPv4 address they carry.
-  if (g[0] === 0x64 && g[1] === 0xff9b) return embedded(g[6]!, g[7]!);
-  // 6to4 2002:aabb:ccdd::/48 carries an IPv4 address in its second and third groups.
-  if (g[0] === 0x2002) return embedded(g[1]!, g[2]!);
+  // A form that carries IPv4 addresses is refused when any of them is.
+  for (const v4 of embeddedIPv4(g)) {
+    const why = ipv4Refusal(v4);
+    if (why) return `${shown} embeds ${why}`;
+  }
   if ((g[0]! & 0xfe00) === 0xfc00) return `${shown} is a private (unique local) address`;
   if ((g[0]! & 0xffc0) === 0xfe80) return `${shown} is a link-local address`;
   if ((g[0]! & 0xffc0) === 0xfec0) return `${shown} is a site-local address`;

@@ -1,7 +1,8 @@
 /**
  * Serving one request: HEAD as GET without the body, the request's D1 session, the rate
  * limits, tolerant paths, then the router; errors rendered as `{status, message}`, an
- * unknown path 404 and a known path with another method 405.
+ * unknown path 404 and a known path with another method 405. Every answer leaves with
+ * EVERY_ANSWER's headers, whatever produced it.
  */
 import type { RouterType } from 'itty-router';
 import { authenticate, type Authenticated } from './auth';
@@ -14,6 +15,14 @@ import { requestSession, withSessionHeaders } from './session';
 /** The router the Api fills: its routes take RouteArgs. */
 export type ApiRouter = RouterType<RoutedRequest, RouteArgs>;
 
+/**
+ * Headers of every answer (a route's, /gql's, a static file's, HEAD, 404, 405, an error):
+ * `nosniff`, so that a browser never reads an answer as another type than the one it
+ * declares (a user's text/plain value run through <script src=…>, a JSON answer read as
+ * HTML). Routes set stricter ones of their own (USER_BYTES_HEADERS, page policies).
+ */
+export const EVERY_ANSWER: Readonly<Record<string, string>> = { 'X-Content-Type-Options': 'nosniff' };
+
 /** Serves one request: normalise the path, route it, render errors, 404/405 the rest. */
 export async function serveRequest(
   router: ApiRouter,
@@ -21,12 +30,34 @@ export async function serveRequest(
   env: Env,
   exec: ExecutionContext,
 ): Promise<Response> {
+  let res: Response;
+  try {
+    res = await answer(router, req, env, exec);
+  } catch (err) {
+    res = toErrorResponse(err);
+  }
+  return withHeaders(res, EVERY_ANSWER);
+}
+
+/** `res` with `headers` set (on a copy when its headers are immutable: a response passed through from a fetch). */
+function withHeaders(res: Response, headers: Readonly<Record<string, string>>): Response {
+  try {
+    for (const [name, value] of Object.entries(headers)) res.headers.set(name, value);
+    return res;
+  } catch {
+    const copy = new Response(res.body, res);
+    for (const [name, value] of Object.entries(headers)) copy.headers.set(name, value);
+    return copy;
+  }
+}
+
+async function answer(router: ApiRouter, req: Request, env: Env, exec: ExecutionContext): Promise<Response> {
   // HEAD is GET without the body (RFC 9110 §9.3.2): same status and headers. A body
   // sent with HEAD is ignored unread (never buffered, never copied into the GET).
   if (req.method === 'HEAD') {
     let res: Response;
     try {
-      res = await serveRequest(router, bodiless(req, req.url, 'GET'), env, exec);
+      res = await answer(router, bodiless(req, req.url, 'GET'), env, exec);
     } catch (err) {
       res = toErrorResponse(err);
     }

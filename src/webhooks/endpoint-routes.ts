@@ -1,8 +1,9 @@
 /**
  * Endpoints: create (the secret shown this once), read, list, change, delete, rotate the
- * secret, send a test ping. At most MAX_ENDPOINTS per user or organisation.
+ * secret, send a test ping. At most MAX_ENDPOINTS per user or organisation. Each records who
+ * created it (`created_by`): an organisation's admin, or the owner.
  */
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { now, nowIso } from '../core/clock';
 import { emit, EVENT_TYPES } from '../core/events';
@@ -10,7 +11,7 @@ import { badRequest, conflict, isUniqueViolation, notFound } from '../core/error
 import { jsonResponse, noContent } from '../core/http';
 import { checkName } from '../core/names';
 import type { Scope } from '../core/scope';
-import { endpointsOf, endpointView } from './endpoints';
+import { endpointOf, endpointsOf, endpointView, type Endpoint } from './endpoints';
 import type { OwnerCtx } from './owner';
 import { webhooks, type Webhook } from './schema';
 import { newSecret } from './sign';
@@ -30,6 +31,7 @@ const endpoint = z.object({
   enabled: z.boolean(),
   disabled_reason: z.string().nullable(),
   created_on: z.string(),
+  created_by: z.string().nullable().describe('The username of the account that created it (null once deleted)'),
 });
 
 const writable = {
@@ -54,12 +56,8 @@ function checkEvents(events: string[]): string {
   return JSON.stringify([...new Set(events)]);
 }
 
-export async function loadEndpoint(ctx: OwnerCtx): Promise<Webhook> {
-  const hook = await ctx.db
-    .select()
-    .from(webhooks)
-    .where(and(eq(webhooks.owner_id, ctx.ownerId), eq(webhooks.name, ctx.params.name ?? '')))
-    .get();
+export async function loadEndpoint(ctx: OwnerCtx): Promise<Endpoint> {
+  const hook = await endpointOf(ctx.db, ctx.ownerId, ctx.params.name ?? '');
   if (!hook) throw notFound(`no webhook endpoint ${ctx.params.name}`);
   return hook;
 }
@@ -95,11 +93,11 @@ export function endpointRoutes(scope: Scope<OwnerCtx, object>): void {
       let inserted: Webhook | undefined;
       try {
         inserted = await ctx.env.DB.prepare(
-          `INSERT INTO webhooks (owner_id, name, url, events, description, secret, created_on, last_modified)
-           SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7 WHERE (SELECT count(*) FROM webhooks WHERE owner_id = ?1) < ?8
+          `INSERT INTO webhooks (owner_id, name, url, events, description, secret, created_on, last_modified, created_by)
+           SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?9 WHERE (SELECT count(*) FROM webhooks WHERE owner_id = ?1) < ?8
            RETURNING *`,
         )
-          .bind(ctx.ownerId, name, url, events, description, secret, nowIso(), MAX_ENDPOINTS)
+          .bind(ctx.ownerId, name, url, events, description, secret, nowIso(), MAX_ENDPOINTS, ctx.caller.id)
           .first<Webhook>()
           .then((r) => r ?? undefined);
       } catch (err) {
@@ -108,7 +106,7 @@ export function endpointRoutes(scope: Scope<OwnerCtx, object>): void {
       }
       if (!inserted) throw conflict(`at most ${MAX_ENDPOINTS} webhook endpoints: delete one first`);
       return jsonResponse(
-        { ...endpointView({ ...inserted, enabled: true }), secret },
+        { ...endpointView({ ...inserted, enabled: true, creator: ctx.caller.username }), secret },
         { status: 201, headers: { Location: `${ctx.base}/${name}` } },
       );
     },
@@ -143,7 +141,7 @@ export function endpointRoutes(scope: Scope<OwnerCtx, object>): void {
       }
       const changed = await ctx.db.update(webhooks).set(set).where(eq(webhooks.id, hook.id)).returning().get();
       if (changed.enabled && !hook.enabled) ctx.exec.waitUntil(wake(ctx.env, hook.id));
-      return jsonResponse(endpointView(changed));
+      return jsonResponse(endpointView({ ...changed, creator: hook.creator }));
     },
   });
 

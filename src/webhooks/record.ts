@@ -9,7 +9,11 @@
  * subject's owner: a user, or an organisation's account for its resources and groups),
  * subscribes to its type (`*`: every type; `ping` always) and, at that moment, its owner
  * still owns the subject (a subject gone by then only for its own `*.deleted` event): no
- * leak through events. Nothing is written when no enabled endpoint of the owner exists.
+ * leak through events. A group's event (group_id) goes to a user group's owner only while
+ * that owner is an active member of the group (one removed or gone hears nothing more of
+ * it); an organisation's endpoints, owned by the organisation's account, take the events of
+ * the organisation and its groups whoever created them. Nothing is written when no enabled
+ * endpoint of the owner exists.
  */
 import { sql } from 'drizzle-orm';
 import type { EventRecorder } from '../core/events';
@@ -48,7 +52,9 @@ export const recordEvent: EventRecorder = {
             OR EXISTS (SELECT 1 FROM resources r WHERE r.id = e.resource_id AND r.owner_id = w.owner_id)
             OR (e.type LIKE '%.deleted' AND NOT EXISTS (SELECT 1 FROM resources r WHERE r.id = e.resource_id)))
           AND (e.group_id IS NULL OR EXISTS (SELECT 1 FROM groups g LEFT JOIN groups p ON p.id = g.parent_id
-            WHERE g.id = e.group_id AND w.owner_id IN (g.owner_id, p.owner_id)))`,
+            WHERE g.id = e.group_id AND w.owner_id IN (g.owner_id, p.owner_id)
+              AND (g.kind <> 'user_group' OR EXISTS (SELECT 1 FROM members m
+                WHERE m.group_id = g.id AND m.user_id = w.owner_id AND m.state = 'active'))))`,
         )
         .returning({ webhook_id: webhookDeliveries.webhook_id }),
     ];

@@ -1,4 +1,7 @@
-/** Tables of the webhooks area (mirror of migrations/0026_webhooks.sql and 0027_webhook_fanout.sql). */
+/**
+ * Tables of the webhooks area (mirror of migrations/0026_webhooks.sql, 0027_webhook_fanout.sql and
+ * 0029_webhook_created_by.sql).
+ */
 import { integer, sqliteTable, text, unique } from 'drizzle-orm/sqlite-core';
 import { users } from '../db/schema';
 
@@ -25,6 +28,8 @@ export const webhooks = sqliteTable(
     disabled_reason: text('disabled_reason'),
     created_on: text('created_on').notNull(),
     last_modified: text('last_modified').notNull(),
+    /** Who registered it (an organisation's admin, or the owner); null once that account is deleted. */
+    created_by: integer('created_by').references(() => users.id, { onDelete: 'set null' }),
   },
   (t) => [unique().on(t.owner_id, t.name)],
 );

@@ -1,7 +1,9 @@
 // The GraphQL API over HTTP against the server started as `npm start` does: the CLI's
-// one-query listings, the explorer page, errors.
-import { describe, expect, it } from 'vitest';
-import { http, makeUser } from './harness';
+// one-query listings, the explorer page (also in headless Chromium), errors.
+import { existsSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, click, evaluate, launchChromium, openPage, waitFor, type Browser } from './chromium';
+import { base, http, makeUser } from './harness';
 
 const gql = async (
   token: string | null,
@@ -83,5 +85,62 @@ describe('GraphQL at /gql over HTTP', () => {
     const html = await res.text();
     expect(html).toContain('GraphQL explorer');
     expect(html).not.toMatch(/(src|href)=["']?https?:/);
+  });
+});
+
+describe.skipIf(!existsSync(CHROMIUM))(`the explorer at /gql in headless Chromium (${CHROMIUM})`, () => {
+  const VIEW = { width: 1200, height: 800 };
+  let chrome: Browser;
+  beforeAll(async () => {
+    chrome = await launchChromium(VIEW);
+  }, 120_000);
+  afterAll(async () => {
+    chrome?.cdp.close();
+    await chrome?.stop();
+  });
+
+  it('is served with nosniff and a policy that forbids framing and a base url', async () => {
+    const res = await http('GET', '/gql', { headers: { Accept: 'text/html' } });
+    expect(res.headers.get('X-Content-Type-Options')).toBe('nosniff');
+    const csp = res.headers.get('Content-Security-Policy') ?? '';
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("base-uri 'none'");
+    expect(csp).toContain("connect-src 'self'");
+  });
+
+  it('keeps the token in memory only and POSTs it to /gql, also when opened at //gql', async () => {
+    const u = await makeUser();
+    const cdp = chrome.cdp;
+    for (const path of ['/gql', '//gql']) {
+      const session = await openPage(cdp, VIEW, `${base()}${path}`);
+      const seen = cdp.events.length;
+      await evaluate(
+        cdp,
+        session,
+        `(() => { const t = document.getElementById('token'); t.value = ${JSON.stringify(u.token)}; t.dispatchEvent(new Event('input')); return true; })()`,
+      );
+      await evaluate(cdp, session, `document.getElementById('query').value = '{ me { username } }'`);
+      await click(cdp, session, `document.getElementById('run')`, 'the Run button');
+      const result = await waitFor<string>(
+        cdp,
+        session,
+        `document.getElementById('result').textContent`,
+        `the answer of the query (${path})`,
+      );
+      expect(JSON.parse(result), path).toEqual({ data: { me: { username: u.username } } });
+      const posts = cdp.events
+        .slice(seen)
+        .filter((e) => e.sessionId === session && e.method === 'Network.requestWillBeSent')
+        .map((e) => e.params.request as { url: string; method: string })
+        .filter((r) => r.method === 'POST');
+      expect([...new Set(posts.map((r) => r.url))], path).toEqual([`${base()}/gql`]);
+      // Nothing the page stored holds the token (localStorage, sessionStorage, cookies).
+      const stored = await evaluate<string>(
+        cdp,
+        session,
+        'JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage), document.cookie])',
+      );
+      expect(stored).not.toContain(u.token);
+    }
   });
 });

@@ -99,6 +99,59 @@ describe('egress: IPv4 inside IPv6 is checked as IPv4', () => {
   });
 });
 
+describe('egress: every IPv6 form that carries an IPv4 address is refused when that address is', () => {
+  // Teredo 2001::/32: the server in bits 32-63, the client in the last 32 bits XOR 0xffffffff.
+  const teredo = (server: string, client: string) => {
+    const hex = (a: string, flip = 0) => {
+      const n = (parseIPv4(a)! ^ flip) >>> 0;
+      return `${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
+    };
+    return `2001:0:${hex(server)}:0:0:${hex(client, 0xffffffff)}`;
+  };
+  it.each([
+    // Teredo: a refused client or a refused server.
+    [`[${teredo('1.1.1.1', '127.0.0.1')}]`, '127.0.0.1 is a loopback address'],
+    [`[${teredo('1.1.1.1', '10.0.0.1')}]`, '10.0.0.1 is a private address'],
+    [`[${teredo('1.1.1.1', '169.254.169.254')}]`, '169.254.169.254 is a link-local address'],
+    [`[${teredo('192.168.0.1', '8.8.8.8')}]`, '192.168.0.1 is a private address'],
+    [`[${teredo('127.0.0.1', '8.8.8.8')}]`, '127.0.0.1 is a loopback address'],
+    ['[2001:0:4136:e378:8000:63bf:80ff:fffe]', '127.0.0.1 is a loopback address'],
+    ['[2001::80ff:fffe]', '127.0.0.1 is a loopback address'],
+    ['[2001::]', '255.255.255.255 is a reserved or broadcast address'],
+    // 6to4 2002::/16: bits 16-47.
+    ['[2002:a9fe:a9fe::1]', '169.254.169.254 is a link-local address'],
+    ['[2002:ac10:1:ffff::]', '172.16.0.1 is a private address'],
+    // NAT64, the well-known prefix 64:ff9b::/96 and the local-use 64:ff9b:1::/48: the last 32 bits.
+    ['[64:ff9b::7f00:1]', '127.0.0.1 is a loopback address'],
+    ['[64:ff9b:1::a00:1]', '10.0.0.1 is a private address'],
+    ['[64:ff9b:1:ffff:ffff:ffff:a9fe:a9fe]', '169.254.169.254 is a link-local address'],
+    // IPv4-mapped ::ffff:0:0/96, IPv4-compatible ::/96, IPv4-translated ::ffff:0:0:0/96: the last 32 bits.
+    ['[::ffff:a00:1]', '10.0.0.1 is a private address'],
+    ['[::a9fe:a9fe]', '169.254.169.254 is a link-local address'],
+    ['[::ffff:0:c0a8:1]', '192.168.0.1 is a private address'],
+  ])('%s embeds %s', (host, why) => {
+    expect(egressRefusal(`https://${host}/hook`)).toBe(`${new URL(`https://${host}/`).hostname} embeds ${why}`);
+    // The same answer from a resolver (an AAAA record) refuses the name.
+    expect(resolvedRefusal('h', [host.slice(1, -1)])).toBe(`h resolves to ${host} embeds ${why}`);
+  });
+
+  it('the same forms around a public IPv4 address pass', () => {
+    for (const host of [
+      teredo('65.54.227.120', '8.8.8.8'),
+      '2002:808:808::1',
+      '64:ff9b::808:808',
+      '64:ff9b:1::808:808',
+      '::ffff:808:808',
+      '::808:808',
+      '::ffff:0:808:808',
+      '2001:4860:4860::8888', // not Teredo: 2001:4860::/32
+    ]) {
+      expect(egressRefusal(`https://[${host}]/`), host).toBeNull();
+      expect(resolvedRefusal('h', [host]), host).toBeNull();
+    }
+  });
+});
+
 describe('egress: numeric spellings of IPv4 are read as a URL parser reads them', () => {
   it.each([
     'http://2130706433/', // 127.0.0.1 as one decimal number

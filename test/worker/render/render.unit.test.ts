@@ -119,6 +119,47 @@ describe('sanitization (untrusted content)', () => {
     expect(renderMarkdown('- [x] done').html).toContain('<input checked disabled type="checkbox">');
     expect(sanitizeHtml('<input type="text">')).not.toContain('text');
   });
+  it('the only input kept is a disabled checkbox: any other input (drawn as a text box) is removed whole', () => {
+    for (const other of [
+      '<input>',
+      '<input name="password" placeholder="Your password">',
+      '<input type="text" value="x">',
+      '<input type="password">',
+      '<input type="submit" value="Sign in">',
+      '<input type="image" src="https://x/a.png">',
+      '<input type="hidden" name="a">',
+      '<input value="type=checkbox">',
+      '<input type=checkboxes>',
+      '<input type="text" type="checkbox">', // a browser takes the first of two
+    ]) {
+      expect(sanitizeHtml(`<p>a${other}b</p>`), other).toBe('<p>ab</p>');
+    }
+    expect(sanitizeHtml('<input type="checkbox" name="a" value="b" onclick="x()">')).toBe(
+      '<input disabled type="checkbox">',
+    );
+    expect(sanitizeHtml('<input TYPE="CheckBox" checked>')).toBe('<input checked disabled type="checkbox">');
+    expect(renderMarkdown('- [ ] todo\n- [x] done').html).toMatch(
+      /<input disabled type="checkbox">[^]*<input checked disabled type="checkbox">/,
+    );
+  });
+  it('data: urls are kept only as an image source, never in a link or elsewhere', () => {
+    const png = 'data:image/png;base64,iVBORw0KGgo=';
+    expect(sanitizeHtml(`<img src="${png}" alt="a">`)).toBe(`<img src="${png}" alt="a">`);
+    expect(renderMarkdown(`![a](${png})`).html).toContain(`src="${png}"`);
+    for (const bad of [
+      `[x](${png})`,
+      `<a href="${png}">x</a>`,
+      '<a href="data:image/svg+xml,&lt;svg onload=alert(1)&gt;">x</a>',
+      '<a href="&#100;ata:image/png;base64,AA">x</a>',
+      '<a href=" data:image/png;base64,AA">x</a>',
+      '<a href="data:text/html,<script>alert(1)</script>">x</a>',
+      `<video src="${png}" poster="${png}"></video>`,
+      `<audio src="${png}"></audio>`,
+    ]) {
+      const html = renderMarkdown(bad).html;
+      expect(html.toLowerCase(), bad).not.toMatch(/data:|&#100;ata/);
+    }
+  });
 });
 
 describe('assets', () => {

@@ -1,0 +1,127 @@
+// Every answer of the platform carries `X-Content-Type-Options: nosniff`, whatever produced it
+// (a route, the GraphQL endpoint and its explorer, a static file, HEAD, 404, 405, an error
+// before routing): a browser never reads an answer as another type than the one declared,
+// so a user's text (a public variable's text/plain value) never runs as a same-origin
+// script through <script src=…>. The walk covers every route of /v1/openapi.json: GETs
+// and HEADs with real names as the owner and anonymously, every other method without a
+// token (nothing is written).
+import { createExecutionContext } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import worker from '../../../src/index';
+import { call, makeUser, OPS, unique } from '../helpers';
+import { makeJob } from '../jobs/fixtures';
+
+/** One request straight into the Worker's fetch handler (the pool's SELF wrapper overflows past ~1,500 calls). */
+async function send(method: string, path: string, headers: Record<string, string> = {}, body?: string) {
+  const req = new Request(`http://platform.test${path}`, { method, headers, body });
+  const res = await worker.fetch(req as Request<unknown, IncomingRequestCfProperties>, env, createExecutionContext());
+  await res.body?.cancel();
+  return res;
+}
+
+const sniffable = (res: Response) => res.headers.get('X-Content-Type-Options')?.toLowerCase() !== 'nosniff';
+
+describe('X-Content-Type-Options: nosniff on every answer', () => {
+  it('a public text variable (text/plain) is answered with nosniff, so it never runs as a script', async () => {
+    const u = await makeUser({ profile_public: true });
+    const doc = unique('d');
+    expect((await call('PUT', `/v1/vis/docs/${doc}`, { token: u.token })).status).toBe(201);
+    expect((await call('PUT', `/v1/vis/docs/${doc}/shared/public`, { token: u.token })).status).toBe(201);
+    expect((await call('PUT', `/v1/vis/docs/${doc}/vars/v`, { token: u.token })).status).toBe(201);
+    expect((await call('POST', `/v1/vis/docs/${doc}/vars/v/type`, { token: u.token, text: 'text' })).status).toBe(204);
+    expect((await call('POST', `/v1/vis/docs/${doc}/vars/v/value`, { token: u.token, text: 'alert(1)' })).status).toBe(
+      204,
+    );
+    const res = await call('GET', `/v1/u/${u.username}/d/${doc}/v/v/txt`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('Content-Type')).toMatch(/^text\/plain/);
+    expect(await res.text()).toBe('alert(1)');
+    expect(res.headers.get('X-Content-Type-Options')).toBe('nosniff');
+  });
+
+  it('every route of the OpenAPI document, /gql, static files, HEAD, 404, 405 and early errors', async () => {
+    const owner = await makeUser({ profile_public: true }, 'ns');
+    const names = { doc: unique('nd'), grid: unique('ng'), mail: unique('nm'), job: unique('nj') };
+    for (const [coll, name] of [
+      ['vis/docs', names.doc],
+      ['vis/grids', names.grid],
+      ['vis/mails', names.mail],
+    ] as const) {
+      expect((await call('PUT', `/v1/${coll}/${name}`, { token: owner.token })).status).toBe(201);
+      expect((await call('PUT', `/v1/${coll}/${name}/shared/public`, { token: owner.token })).status).toBe(201);
+    }
+    await makeJob(owner, names.job);
+    expect((await call('PUT', `/v1/vis/docs/${names.doc}/vars/title`, { token: owner.token })).status).toBe(201);
+
+    const doc = (await (await call('GET', '/v1/openapi.json')).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const routes = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => ({ method: m.toUpperCase(), path })),
+    );
+    expect(routes.length).toBeGreaterThan(50);
+    const value = (param: string, path: string): string => {
+      // Renders of a real document drive a browser for seconds (the render suites cover them).
+      if (/\/(pdf|pptx)$/.test(path)) return unique('none');
+      switch (param) {
+        case 'user':
+        case 'owner':
+          return owner.username;
+        case 'var':
+          return 'title';
+        case 'doc':
+          return names.doc;
+        case 'grid':
+          return names.grid;
+        default:
+          if (path.includes('/vis/docs/')) return names.doc;
+          if (path.includes('/vis/grids/')) return names.grid;
+          if (path.includes('/vis/mails/')) return names.mail;
+          if (path.includes('/code/jobs/')) return names.job;
+          return unique('x');
+      }
+    };
+    const fill = (path: string) => path.replace(/\{(\w+)\}/g, (_, p: string) => value(p, path));
+
+    const shots: [string, string, Record<string, string>?, string?][] = [];
+    for (const { method, path } of routes) {
+      const real = fill(path);
+      if (method === 'GET') {
+        const token = path.startsWith('/v1/ops/') ? OPS : owner.token;
+        shots.push(['GET', real, { Authorization: `Bearer ${token}` }]);
+        shots.push(['HEAD', real, { Authorization: `Bearer ${token}` }]);
+        shots.push(['GET', real]);
+      } else {
+        shots.push([method, real, { 'Content-Type': 'application/json' }, '{}']);
+      }
+    }
+    const scalar = doc.paths['/v1/docs/scalar.js'] ? '/v1/docs/scalar.js' : null;
+    shots.push(
+      ['GET', '/gql', { Accept: 'text/html' }],
+      ['HEAD', '/gql'],
+      ['POST', '/gql', { 'Content-Type': 'application/json' }, '{"query":"{ me { username } }"}'],
+      ['POST', '/gql', { 'Content-Type': 'application/json', Authorization: `Bearer ${owner.token}` }, '{"query":"{'],
+      ['GET', '//gql'],
+      ['GET', '/no/such/route'],
+      ['HEAD', '/no/such/route'],
+      ['DELETE', '/v1/openapi.json'],
+      ['GET', '/v1/openapi.json', { 'x-d1-bookmark': 'not-a-bookmark' }],
+      ['HEAD', '/v1/openapi.json', { 'x-d1-bookmark': 'not-a-bookmark' }],
+      ['GET', `/u/${owner.username}/d/${names.doc}`],
+      ['GET', `/v1/u/${owner.username}/d/${names.doc}/v/title/txt`],
+    );
+    if (scalar) shots.push(['GET', scalar], ['GET', `${scalar}?v=1`]);
+
+    const missing: string[] = [];
+    for (let i = 0; i < shots.length; i += 8) {
+      const batch = shots.slice(i, i + 8);
+      const answers = await Promise.all(batch.map(([m, p, h, b]) => send(m, p, h, b)));
+      answers.forEach((res, j) => {
+        if (sniffable(res)) missing.push(`${batch[j]![0]} ${batch[j]![1]} → ${res.status}`);
+      });
+    }
+    expect(shots.length).toBeGreaterThan(routes.length);
+    expect(missing).toEqual([]);
+  });
+});

@@ -411,7 +411,7 @@ describe('a read token may only read', () => {
     expect(checked).toContain('post /v1/logout');
     // Nothing was done: the read token is still there, and the account has no new resource.
     expect((await listed(u.token)).map((t) => t.token_name)).toEqual(['default', 'reader']);
-  });
+  }, 120_000); // several hundred operations, one after another: over 30 s on a loaded 2-core machine
 });
 
 describe('GraphQL me { tokens }', () => {

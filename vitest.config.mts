@@ -67,6 +67,8 @@ export default defineConfig(async () => {
     ],
     test: {
       include: ['test/worker/**/*.test.ts'],
+      // Pure functions (`*.unit.test.ts`) run in Node (vitest.units.config.mts): no runtime to start per file.
+      exclude: ['**/node_modules/**', 'test/worker/**/*.unit.test.ts'],
       setupFiles: ['./test/worker/setup.ts'],
       // Each test file starts its own Miniflare: both cores.
       maxWorkers: 2,

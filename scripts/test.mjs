@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // npm test: the lint checks (formatting, import layering, type checks), then the Node suite (pure
 // functions that time themselves, alone on the machine; the paths the docs name; the route
-// table), then the workerd suite (vitest +
+// table), then the unit tests (pure functions, in Node), then the workerd suite (vitest +
 // Workers pool: real local D1, R2, Durable Objects), then the end-to-end suite (real server
 // over HTTP). Prints one closing line `tests: N passed, N failed, N skipped` and exits
 // non-zero on any failure, a failed lint check included. SKIP_LINT=1 skips the lint checks.
@@ -31,6 +31,7 @@ localBrowserSetup();
 const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
 const suites = [
   ['node', 'vitest.node.config.mts'],
+  ['units', 'vitest.units.config.mts'],
   ['workerd', 'vitest.config.mts'],
   ['e2e', 'vitest.e2e.config.mts'],
 ];

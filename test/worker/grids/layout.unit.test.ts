@@ -2,18 +2,15 @@
  * Layout parser and JSON builder: a hand-written table of layouts with the exact
  * data.json each must give (sizes worked out by hand from the rules in src/grids/layout.ts:
  * the outer border counts fully to its box, a divider's character half to each side),
- * every fault of rules 1-3 with its row and column, a property test over random nested
- * layouts, and the parse time of a 300-column, 200-cell layout in workerd.
+ * every fault of rules 1-3 with its row and column, and a property test over random nested
+ * layouts (the parse time in workerd: layout-timing.test.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { buildData, lidFor, type GridNode } from '../../../src/grids/build';
 import { LayoutError, parseInstruction, parseLayout, type LayoutBox } from '../../../src/grids/layout';
 import { parseMapping } from '../../../src/grids/mapping';
 import { parseGrid } from '../../../src/grids/store';
-import { timeInBatches } from '../../../src/grids/timing';
 import { rng } from '../seeded';
-// @ts-expect-error plain ESM module shared with the bench
-import { bigLayout, bigMapping, nestedLayout } from '../../../bench/scenarios/40-grids.mjs';
 
 const GRID = 7;
 const MAPPING = ['A', 'B', 'C', 'D'].map((l) => `${l} => /u/ann/p/${l.toLowerCase()}`).join('\n');
@@ -413,27 +410,4 @@ describe('property: random valid nested layouts', () => {
         );
     }
   });
-});
-
-describe('performance in workerd', () => {
-  const depth = (b: LayoutBox): number => (b.children.length ? 1 + Math.max(...b.children.map(depth)) : 0);
-  it.each([
-    ['flat', bigLayout as () => string, 2],
-    ['nested', nestedLayout as () => string, 3],
-  ])(
-    'parses a %s 300-column layout with 200 cells in at most 5 ms per parse (median of batches)',
-    async (kind, make, levels) => {
-      const layout = make();
-      const mapping: string = bigMapping();
-      const first = parseGrid(layout, mapping, GRID);
-      expect(first.layout).toMatchObject({ columns: 300, cells: 200 });
-      expect(depth(first.layout!.root)).toBe(levels);
-      const runs = 5;
-      const { p50: perParse, mean } = await timeInBatches(24 * runs, runs, () => parseGrid(layout, mapping, GRID));
-      console.log(
-        `grids: ${perParse.toFixed(3)} ms per parse (${kind}, 300 columns, 200 cells, median of 24 batches of ${runs}; mean ${mean.toFixed(3)} ms; in workerd)`,
-      );
-      expect(perParse).toBeLessThanOrEqual(5);
-    },
-  );
 });

@@ -13,10 +13,10 @@
  */
 import { sql } from 'drizzle-orm';
 import type { Db } from '../core/context';
-import { entryValue, lenders, type StoredAuthorship } from '../core/entries';
+import { entryQuery, entryValue, lenders, type StoredAuthorship } from '../core/entries';
 import { RESOURCE_NAME, USERNAME } from '../core/names';
 import { composedReads, type CompositionPath, type Reference, type ResourceCtx } from '../core/resource';
-import { entries, resources, users, type User } from '../db/schema';
+import { resources, users, type User } from '../db/schema';
 import { contentReferences } from '../docs/references';
 import { principalsWith } from '../render/resolve';
 
@@ -59,17 +59,11 @@ async function readTemplate(
     db,
     [{ path, principals, ref }],
     [
-      db
-        .select({
-          value: entries.value,
-          blob_key: entries.blob_key,
-          written_by: entries.written_by,
-          vouched: entries.vouched,
-        })
-        .from(entries)
-        .where(
-          sql`${entries.path} = 'content' and ${entries.resource_id} = (select ${resources.id} from ${resources} where ${resources.kind} = 'doc' and ${resources.name} = ${t.doc} and ${resources.owner_id} = (select ${users.id} from ${users} where ${users.username} = ${t.user}))`,
-        ),
+      entryQuery(
+        db,
+        sql`(select ${resources.id} from ${resources} where ${resources.kind} = 'doc' and ${resources.name} = ${t.doc} and ${resources.owner_id} = (select ${users.id} from ${users} where ${users.username} = ${t.user}))`,
+        'content',
+      ),
     ],
   );
   const verdict = verdicts[0]!;

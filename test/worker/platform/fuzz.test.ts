@@ -11,7 +11,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import worker from '../../../src/index';
 import { call, makeUser, OPS, unique, type TestUser } from '../helpers';
-import { makeJob } from '../jobs/fixtures';
+import { openApiRoutes, realValue, walkWorld } from './route-walk';
 import { rng } from '../seeded';
 
 const SEED = 0x16_2026;
@@ -114,16 +114,8 @@ describe('fuzz: every route of the OpenAPI document', () => {
       await makeUser({ email: `${unique('fz')}@example.com`, email_verified: true }, 'fz'),
       await makeUser({}, 'fz'),
     ];
-    const names = { doc: unique('fd'), grid: unique('fg'), mail: unique('fm'), job: unique('fj') };
     const owner = users[0]!;
-    for (const [coll, name] of [
-      ['vis/docs', names.doc],
-      ['vis/grids', names.grid],
-      ['vis/mails', names.mail],
-    ] as const) {
-      expect((await call('PUT', `/v1/${coll}/${name}`, { token: owner.token })).status).toBe(201);
-    }
-    await makeJob(owner, names.job);
+    const names = await walkWorld(owner, 'f');
     expect(
       (
         await call('POST', `/v1/vis/docs/${names.doc}/assets/logo.png`, {
@@ -138,49 +130,13 @@ describe('fuzz: every route of the OpenAPI document', () => {
     await (await call('GET', `/v1/vis/mails/${names.mail}/status`, { token: owner.token })).arrayBuffer();
     await (await call('POST', `/v1/code/jobs/${names.job}/data`, { token: owner.token, json: {} })).arrayBuffer();
 
-    const doc = (await (await call('GET', '/v1/openapi.json')).json()) as {
-      paths: Record<string, Record<string, unknown>>;
-    };
-    const routes = Object.entries(doc.paths).flatMap(([path, ops]) =>
-      Object.keys(ops).map((m) => ({ method: m.toUpperCase(), path })),
-    );
-    expect(routes.length).toBeGreaterThan(50);
-
-    const realValue = (param: string, path: string): string => {
-      switch (param) {
-        case 'user':
-        case 'owner':
-          return owner.username;
-        case 'asset':
-          return 'logo.png';
-        case 'file':
-          return 'index.js';
-        case 'doc':
-          return names.doc;
-        case 'grid':
-          return names.grid;
-        case 'var':
-          return 'title';
-        case 'attr':
-          return 'value';
-        case 'run':
-          return '20260101000000-abcdefgh';
-        case 'address':
-          return encodeURIComponent(`${unique('b')}@example.com`);
-        default:
-          if (path.includes('/vis/docs/')) return names.doc;
-          if (path.includes('/vis/grids/')) return names.grid;
-          if (path.includes('/vis/mails/')) return names.mail;
-          if (path.includes('/code/jobs/')) return names.job;
-          return unique('x');
-      }
-    };
+    const { routes } = await openApiRoutes();
     // Renders of a real document drive a browser for seconds (the render suites cover them):
     // the fuzz sends render routes odd names only.
     const fill = (path: string): string =>
       path.replace(/\{(\w+)\}/g, (_, p: string) =>
         rand() < 0.55 && !/\/files\/doc\.(pdf|pptx)$|\/d\/\{doc\}\/(pdf|pptx)$/.test(path)
-          ? realValue(p, path)
+          ? realValue(p, path, owner, names)
           : pick(ODD_NAMES),
       );
 

@@ -10,7 +10,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import worker from '../../../src/index';
 import { call, makeUser, OPS, unique } from '../helpers';
-import { makeJob } from '../jobs/fixtures';
+import { openApiRoutes, realValue, walkWorld } from './route-walk';
 
 /** One request straight into the Worker's fetch handler (the pool's SELF wrapper overflows past ~1,500 calls). */
 async function send(method: string, path: string, headers: Record<string, string> = {}, body?: string) {
@@ -42,46 +42,12 @@ describe('X-Content-Type-Options: nosniff on every answer', () => {
 
   it('every route of the OpenAPI document, /gql, static files, HEAD, 404, 405 and early errors', async () => {
     const owner = await makeUser({ profile_public: true }, 'ns');
-    const names = { doc: unique('nd'), grid: unique('ng'), mail: unique('nm'), job: unique('nj') };
-    for (const [coll, name] of [
-      ['vis/docs', names.doc],
-      ['vis/grids', names.grid],
-      ['vis/mails', names.mail],
-    ] as const) {
-      expect((await call('PUT', `/v1/${coll}/${name}`, { token: owner.token })).status).toBe(201);
-      expect((await call('PUT', `/v1/${coll}/${name}/shared/public`, { token: owner.token })).status).toBe(201);
-    }
-    await makeJob(owner, names.job);
+    const names = await walkWorld(owner, 'n', true);
     expect((await call('PUT', `/v1/vis/docs/${names.doc}/vars/title`, { token: owner.token })).status).toBe(201);
-
-    const doc = (await (await call('GET', '/v1/openapi.json')).json()) as {
-      paths: Record<string, Record<string, unknown>>;
-    };
-    const routes = Object.entries(doc.paths).flatMap(([path, ops]) =>
-      Object.keys(ops).map((m) => ({ method: m.toUpperCase(), path })),
-    );
-    expect(routes.length).toBeGreaterThan(50);
-    const value = (param: string, path: string): string => {
-      // Renders of a real document drive a browser for seconds (the render suites cover them).
-      if (/\/(pdf|pptx)$/.test(path)) return unique('none');
-      switch (param) {
-        case 'user':
-        case 'owner':
-          return owner.username;
-        case 'var':
-          return 'title';
-        case 'doc':
-          return names.doc;
-        case 'grid':
-          return names.grid;
-        default:
-          if (path.includes('/vis/docs/')) return names.doc;
-          if (path.includes('/vis/grids/')) return names.grid;
-          if (path.includes('/vis/mails/')) return names.mail;
-          if (path.includes('/code/jobs/')) return names.job;
-          return unique('x');
-      }
-    };
+    const { routes, paths } = await openApiRoutes();
+    // Renders of a real document drive a browser for seconds (the render suites cover them).
+    const value = (param: string, path: string): string =>
+      /\/(pdf|pptx)$/.test(path) ? unique('none') : realValue(param, path, owner, names);
     const fill = (path: string) => path.replace(/\{(\w+)\}/g, (_, p: string) => value(p, path));
 
     const shots: [string, string, Record<string, string>?, string?][] = [];
@@ -96,7 +62,7 @@ describe('X-Content-Type-Options: nosniff on every answer', () => {
         shots.push([method, real, { 'Content-Type': 'application/json' }, '{}']);
       }
     }
-    const scalar = doc.paths['/v1/docs/scalar.js'] ? '/v1/docs/scalar.js' : null;
+    const scalar = paths['/v1/docs/scalar.js'] ? '/v1/docs/scalar.js' : null;
     shots.push(
       ['GET', '/gql', { Accept: 'text/html' }],
       ['HEAD', '/gql'],

@@ -8,8 +8,8 @@
 const AREA_LEVELS = [
   ['gql', 'accounts'], // GraphQL reads every kind of item; accounts holds /v1/ops, which records mail bounces
   ['mail', 'jobs', 'webhooks'], // mail attaches rendered documents and sends to group members; inbound group mail runs jobs; webhooks deliver the events areas emit through core/events.ts
-  ['render', 'grids', 'groups'], // render draws documents; grids take documents' themes; an org lists its documents' variables
-  ['docs', 'meta'], // import no area
+  ['render', 'grids', 'groups'], // render draws documents and plots; grids take documents' themes and draw plots; an org lists its documents' variables
+  ['docs', 'meta', 'plots'], // import no area
 ];
 const AREAS = `(${AREA_LEVELS.flat().join('|')})`;
 

@@ -11,6 +11,7 @@ import { groupRoutes } from './groups/routes';
 import { jobRoutes } from './jobs/routes';
 import { mailRoutes } from './mail/routes';
 import { metaRoutes } from './meta/routes';
+import { plotRoutes } from './plots/routes';
 import { renderRoutes } from './render/routes';
 import { webhookRoutes } from './webhooks/routes';
 
@@ -19,6 +20,7 @@ export function buildApi(options?: ApiOptions): Api {
   accountRoutes(api);
   groupRoutes(api);
   docRoutes(api);
+  plotRoutes(api);
   renderRoutes(api);
   gridRoutes(api);
   jobRoutes(api);

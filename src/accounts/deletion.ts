@@ -37,11 +37,18 @@ import { forgetRuns } from '../jobs/run-forget';
 import { jobKind } from '../jobs/kind';
 import { jobRuns } from '../jobs/schema';
 import { mailKind } from '../mail/kind';
+import { plotKind } from '../plots/kind';
 import { mailSuppressions } from '../mail/schema';
 import { webhookDeliveries, webhookEvents, webhooks } from '../webhooks/schema';
 import { accountDeletions, signinFailures } from './schema';
 
-const KINDS: Record<ResourceKindName, ResourceKind> = { doc: docKind, grid: gridKind, mail: mailKind, job: jobKind };
+const KINDS: Record<ResourceKindName, ResourceKind> = {
+  doc: docKind,
+  grid: gridKind,
+  mail: mailKind,
+  job: jobKind,
+  plot: plotKind,
+};
 
 /** Rows one step removes or rewrites at most (each step is one short write: the single writer is never held long). */
 const STEP_ROWS = 200;

@@ -106,7 +106,7 @@ export const members = sqliteTable(
   (t) => [primaryKey({ columns: [t.group_id, t.user_id] }), index('members_user').on(t.user_id)],
 );
 
-export const RESOURCE_KINDS = ['doc', 'grid', 'mail', 'job'] as const;
+export const RESOURCE_KINDS = ['doc', 'grid', 'mail', 'job', 'plot'] as const;
 export type ResourceKindName = (typeof RESOURCE_KINDS)[number];
 
 /** Every shareable thing (document, grid, mail, job) is a resource: a folder of entries. */

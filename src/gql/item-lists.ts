@@ -1,5 +1,5 @@
 /**
- * Resource listings of the GraphQL API (docs, grids, mails, jobs), with exactly the REST
+ * Resource listings of the GraphQL API (docs, grids, mails, jobs, plots), with exactly the REST
  * visibility: the caller's own resources, or another user's resources the caller may read
  * through a share (the SQL condition of `visibleResources`, src/core/resource/visibility.ts).
  */
@@ -22,6 +22,7 @@ import { docKind } from '../docs/kind';
 import { gridKind } from '../grids/kind';
 import { jobKind } from '../jobs/kind';
 import { mailKind } from '../mail/kind';
+import { plotKind } from '../plots/kind';
 import { entryValues } from '../core/entries';
 import { page, userError } from './values';
 import type { Db } from '../core/context';
@@ -29,7 +30,13 @@ import type { Db } from '../core/context';
 /** What the API needs of a kind (its entries' defaults and its canonical url). */
 export type KindInfo = Pick<ResourceKind, 'kind' | 'entries' | 'url'>;
 
-export const KINDS: Record<ResourceKindName, KindInfo> = { doc: docKind, grid: gridKind, mail: mailKind, job: jobKind };
+export const KINDS: Record<ResourceKindName, KindInfo> = {
+  doc: docKind,
+  grid: gridKind,
+  mail: mailKind,
+  job: jobKind,
+  plot: plotKind,
+};
 
 /** One sharing row of a listed resource (with the group it names, if any). */
 export interface ShareRow {

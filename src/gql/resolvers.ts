@@ -238,6 +238,7 @@ export const resolvers = {
     mails: list('mail'),
     grids: list('grid'),
     jobs: list('job'),
+    plots: list('plot'),
     users: async (
       _: unknown,
       args: Args<{ username?: string | null; limit?: number | null; offset?: number | null }>,
@@ -280,6 +281,7 @@ export const resolvers = {
     grids: mine('grid'),
     mails: mine('mail'),
     jobs: mine('job'),
+    plots: mine('plot'),
   },
   User: {
     type: (u: PersonRow) => u.account,
@@ -299,16 +301,17 @@ export const resolvers = {
     grids: ownedBy('grid'),
     mails: ownedBy('mail'),
     jobs: ownedBy('job'),
-    plots: none,
+    plots: ownedBy('plot'),
     repos: none,
   },
   Topic: topicFields,
   Comment: commentFields,
   Item: {
-    __resolveType: (i: Item) => ({ doc: 'Doc', grid: 'Grid', mail: 'Mail', job: 'Job' })[i.kind.kind],
+    __resolveType: (i: Item) => ({ doc: 'Doc', grid: 'Grid', mail: 'Mail', job: 'Job', plot: 'Plot' })[i.kind.kind],
   },
   Doc: itemFields,
   Grid: itemFields,
+  Plot: itemFields,
   Mail: {
     ...itemFields,
     enabled,
@@ -352,7 +355,7 @@ export const resolvers = {
     grids: sharedWith('grid'),
     mails: sharedWith('mail'),
     jobs: sharedWith('job'),
-    plots: none,
+    plots: sharedWith('plot'),
     repos: none,
     // The threads of a group are for its insiders (REST: 404 for everyone else).
     topics: (g: GqlGroup, _: unknown, c: GqlContext) => (g.insider ? c.loaders.topicsOfGroup.load(g.group.id) : []),

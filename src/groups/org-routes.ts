@@ -106,7 +106,7 @@ export function orgRoutes(api: Api): void {
 
   api.get('/v1/o/:org/:section', {
     summary:
-      "The organisation's visuals visible to the caller: d (documents), g (grids), m (e-mails), v (variables of its documents, as <doc>/<var>); p (plots) is always empty: the platform has no plot resources. With a group reference (@user~group, +org~group, +org) instead of an organisation: the items of kind d, g, m or j shared with that group that the caller can read ({id, name, type, summary, uri, shared, updated})",
+      "The organisation's visuals visible to the caller: d (documents), g (grids), m (e-mails), p (plots), v (variables of its documents, as <doc>/<var>). With a group reference (@user~group, +org~group, +org) instead of an organisation: the items of kind d, g, m, j or p shared with that group that the caller can read ({id, name, type, summary, uri, shared, updated})",
     tag,
     auth: 'optional',
     responses: {

@@ -1,6 +1,6 @@
 /**
  * GET /v1/o/<org>/<section>: an organisation's visuals visible to the caller, by section
- * (d documents, g grids, m e-mails, v variables of its documents, p plots: always empty).
+ * (d documents, g grids, m e-mails, p plots, v variables of its documents).
  * A group reference in place of the organisation lists what is shared with that group
  * (shared-items.ts).
  */
@@ -21,7 +21,7 @@ export async function orgSection(ctx: Ctx): Promise<Response> {
   if (isGroupRefSegment(ctx.params.org!)) return groupSharedItems(ctx, ctx.params.org!, section);
   if (!['p', 'g', 'm', 'd', 'v'].includes(section)) throw notFound(`no such section '${section}': p, g, m, d or v`);
   const org = await loadGroup(ctx, SCOPES.org);
-  if (section === 'p' || org.group.owner_id === null) return listingResponse([]);
+  if (org.group.owner_id === null) return listingResponse([]);
   const owner = (await ctx.db
     .select({ username: users.username })
     .from(users)

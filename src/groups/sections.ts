@@ -1,6 +1,6 @@
 /**
  * The sections of /v1/o/<org or group reference>/<section>: the letter names a resource
- * kind, listed from its owner's collection (p, plots, has no kind: always empty).
+ * kind, listed from its owner's collection.
  */
 import type { ResourceKindName } from '../db/schema';
 
@@ -9,6 +9,7 @@ export const SECTIONS: Record<string, { kind: ResourceKindName; collection: stri
   g: { kind: 'grid', collection: 'vis/grids' },
   m: { kind: 'mail', collection: 'vis/mails' },
   j: { kind: 'job', collection: 'code/jobs' },
+  p: { kind: 'plot', collection: 'vis/plots' },
 };
 
 /** The collection of each of those kinds (`doc` → `vis/docs`). */

@@ -86,9 +86,8 @@ export function readableSharedWith(kind: ResourceKindName, groupIds: readonly nu
 /** GET /v1/o/<group ref>/<section>: the items of the section's kind shared with the group that the caller can read. */
 export async function groupSharedItems(ctx: Ctx, ref: string, section: string): Promise<Response> {
   const s = SECTIONS[section];
-  if (!s && section !== 'p') throw notFound(`no such section '${section}' of a group: d, g, m, j (p is always empty)`);
+  if (!s) throw notFound(`no such section '${section}' of a group: d, g, m, j, p`);
   const group = await visibleGroup(ctx, ref);
-  if (!s) return jsonResponse([]);
   const chosen = readableSharedWith(s.kind, [group.id], ctx.caller?.id ?? -1);
   const ids = sql`(select ${resources.id} from ${resources} where ${chosen})`;
   const [rows, entryRows, shareRows] = await ctx.db.batch([

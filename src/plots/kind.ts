@@ -1,0 +1,77 @@
+/**
+ * The plot resource kind: a chart (or table) drawn from a CSV `data` entry and `config/`
+ * entries, as the platform's clients write them (their `Plot` object: type, title, caption,
+ * colours, legend, table cell styles, custom CSS). What the entries mean: docs/areas/plots.md.
+ */
+import { canonicalEntries } from '../core/canonical';
+import { KiB, MiB } from '../core/http';
+import type { EntrySpec, ResourceKind } from '../core/resource';
+import { DEFAULT_PLOT_TYPE, plotTypeProblem } from './model';
+
+/** Largest `data` (CSV) accepted: 413 above it. */
+export const DATA_LIMIT = 2 * MiB;
+
+const oneLine = (max: number) => (v: string) =>
+  /[\r\n]/.test(v) ? 'must be one line' : [...v].length > max ? `at most ${max} characters` : undefined;
+
+/** A config entry of the clients' Plot object, stored as written (validated by `validate` when given). */
+const config = (
+  path: string,
+  summary: string,
+  validate?: EntrySpec['validate'],
+  limit = 64 * KiB,
+  fallback = '',
+): EntrySpec => ({
+  path: `config/${path}`,
+  access: 'rw',
+  default: fallback,
+  limit,
+  summary,
+  ...(validate ? { validate } : {}),
+});
+
+export const plotKind: ResourceKind = {
+  kind: 'plot',
+  collection: 'vis/plots',
+  param: 'plot',
+  noun: 'plot',
+  entries: [
+    { path: 'name', access: 'rw', default: '', limit: 1 * KiB, summary: 'Display name' },
+    { path: 'description', access: 'rw', default: '', limit: 64 * KiB, summary: 'Longer description' },
+    { path: 'summary', access: 'rw', default: '', limit: 4 * KiB, summary: 'Short text summary' },
+    ...canonicalEntries(() => plotKind),
+    {
+      path: 'data',
+      access: 'rw',
+      default: '',
+      limit: DATA_LIMIT,
+      summary: 'The data: CSV as pandas to_csv() writes it (a header row, the index first); read back byte for byte',
+    },
+    config(
+      'type',
+      'Chart type: line, area, bar, sbar, gbar, hbar, scatter, donut, table (mtable)',
+      (v) => plotTypeProblem(v),
+      64,
+      DEFAULT_PLOT_TYPE,
+    ),
+    config('title', 'Title drawn above the chart', oneLine(256), 1 * KiB),
+    config('caption', 'Caption drawn below the chart', undefined, 4 * KiB),
+    config('colors/colors', 'Colours: lines of <rows> <columns> <bg|fg> <color> [<dark color>]'),
+    config('colors/type', 'How colours apply: ix (by series index) or clr (by the selectors)', (v) =>
+      ['', 'ix', 'clr'].includes(v.trim()) ? undefined : `'${v.trim()}' is not a colour type: use ix or clr`,
+    ),
+    config('legend/format', 'Legend label format'),
+    config('legend/layout', 'Legend layout'),
+    config('legend/position', 'Legend position: top, bottom, left, right or none'),
+    config('legend/type', 'Legend type'),
+    ...['align', 'format', 'border', 'padding', 'text', 'width'].map((c) =>
+      config(`table/cell/${c}`, `Table cells: ${c} (lines of <rows> <columns> <instruction>)`),
+    ),
+    config('custom/custom.css', 'Custom CSS, scoped to the plot when it is drawn'),
+    config('custom/custom.js', 'Custom JavaScript: stored and read back, never executed'),
+  ],
+  folders: ['files', 'threads'],
+  log: true,
+  // The plot's page: anyone allowed can open it (anonymous once shared publicly).
+  url: (env, owner, name) => `${env.PUBLIC_ORIGIN}/u/${owner}/p/${name}`,
+};

@@ -33,6 +33,7 @@ import { LAYOUT_LIMIT, MAPPING_LIMIT } from '../../src/grids/kind';
 import { ASSET_LIMIT } from '../../src/docs/assets';
 import { COMMENT_LIMIT } from '../../src/core/thread/rules';
 import { DEFAULT_BODY_LIMIT, KiB, MiB } from '../../src/core/http';
+import { DATA_LIMIT, parseCsv } from '../../src/plots/csv';
 
 /**
  * The inbound message cap (INBOUND_LIMIT of src/jobs/inbound.ts, which loads the Workers runtime): a header is at most
@@ -186,6 +187,20 @@ const silently = (f: (s: string) => unknown) => (s: string) => {
 
 const docVar = (over: Partial<DocVar>): DocVar => ({ name: 'x', ...VAR_DEFAULTS, ...over });
 const enc = new TextEncoder();
+
+/** The shapes of a plot's CSV data: what pandas writes, and what it never would. */
+const CSV_SHAPES: Record<string, (size: number) => string> = {
+  ...GENERIC,
+  'dated rows': fill('2024-01-01,1.5,,3\n', 'date,a,b,c\n'),
+  'category rows': fill('abc,1,-2\n', ',a,b\n'),
+  'quoted fields': fill('"a,""b""","c\nd"\n', 'x,y\n'),
+  'doubled quotes': fill('""', '"'),
+  'unclosed quote': fill('a', ',"'),
+  'text after quotes': fill('"a"b,'),
+  'crlf rows': fill('x,1\r\n', ',a\r\n'),
+  'blank lines': fill('\n', ',a,b\nx,1,2\n', 'y,1,2\n'),
+  'wide rows': fill(',1'.repeat(255) + '\n', Array.from({ length: 256 }, (_, i) => `c${i}`).join(',') + '\n'),
+};
 
 const PARSERS: Parser[] = [
   {
@@ -368,6 +383,12 @@ const PARSERS: Parser[] = [
     cap: 256 * KiB,
     run: parseRecipientList,
     shapes: { ...GENERIC, items: fill('@a a@b.c +o~g '), 'long address': fill('a.', '', '@b') },
+  },
+  {
+    name: 'plot data (parseCsv)',
+    cap: DATA_LIMIT,
+    run: parseCsv,
+    shapes: CSV_SHAPES,
   },
   {
     name: 'mentions (mentionsIn)',

@@ -34,6 +34,9 @@ import { ASSET_LIMIT } from '../../src/docs/assets';
 import { COMMENT_LIMIT } from '../../src/core/thread/rules';
 import { DEFAULT_BODY_LIMIT, KiB, MiB } from '../../src/core/http';
 import { DATA_LIMIT, parseCsv } from '../../src/plots/csv';
+import { parseInstructions } from '../../src/plots/selector';
+import { colorsProblem, parseColors } from '../../src/plots/colors';
+import { CELL_FILES, cellConfigProblem } from '../../src/plots/cell';
 
 /**
  * The inbound message cap (INBOUND_LIMIT of src/jobs/inbound.ts, which loads the Workers runtime): a header is at most
@@ -187,6 +190,9 @@ const silently = (f: (s: string) => unknown) => (s: string) => {
 
 const docVar = (over: Partial<DocVar>): DocVar => ({ name: 'x', ...VAR_DEFAULTS, ...over });
 const enc = new TextEncoder();
+
+/** A plot's config entry cap (64 KiB: what the plot kind accepts in each config/ entry). */
+const PLOT_CONFIG_LIMIT = 64 * KiB;
 
 /** The shapes of a plot's CSV data: what pandas writes, and what it never would. */
 const CSV_SHAPES: Record<string, (size: number) => string> = {
@@ -389,6 +395,47 @@ const PARSERS: Parser[] = [
     cap: DATA_LIMIT,
     run: parseCsv,
     shapes: CSV_SHAPES,
+  },
+  {
+    name: 'plot selectors (parseInstructions)',
+    cap: PLOT_CONFIG_LIMIT,
+    run: (s) => parseInstructions(s),
+    shapes: {
+      ...GENERIC,
+      instructions: fill(': : bg red\n'),
+      'long lists': fill('1,', '', ' 2 x'),
+      'long slices': fill('1:2:3,', '-1:', ' : x'),
+      colons: fill(':', '', ' : x'),
+      comments: fill(' --', ': : x'),
+    },
+  },
+  {
+    name: 'plot colours (colorsProblem, parseColors)',
+    cap: PLOT_CONFIG_LIMIT,
+    run: (s) => [colorsProblem(s), parseColors(s)],
+    shapes: {
+      ...GENERIC,
+      static: fill(': : bg gray-300 pink-500\n'),
+      dynamic: fill('1: 1: bg bad,neutral,good(_,0,_)^lin\n'),
+      'plain colours': fill('blue-300\n'),
+      'long selector': fill('1,', ': ', ' bg red'),
+      'long dynamic': fill('red,', ': : bg ', 'green'),
+      'unclosed domain': fill('_,', ': : bg red,green('),
+    },
+  },
+  {
+    name: 'plot table cells (cellConfigProblem, every file)',
+    cap: PLOT_CONFIG_LIMIT,
+    run: (s) => CELL_FILES.map((f) => cellConfigProblem(f, s)),
+    shapes: {
+      ...GENERIC,
+      align: fill(': 1: >^\n'),
+      format: fill('1: 1: ,.2f\n'),
+      border: fill(': : a 1 gray-400\n'),
+      text: fill('0 : bi lg mono red\n'),
+      'long format': fill('%Y', ': : '),
+      'long style': fill('b', ': : '),
+    },
   },
   {
     name: 'mentions (mentionsIn)',

@@ -37,6 +37,7 @@ import { DATA_LIMIT, parseCsv } from '../../src/plots/csv';
 import { parseInstructions } from '../../src/plots/selector';
 import { colorsProblem, parseColors } from '../../src/plots/colors';
 import { CELL_FILES, cellConfigProblem } from '../../src/plots/cell';
+import { scopeCss } from '../../src/plots/css';
 
 /**
  * The inbound message cap (INBOUND_LIMIT of src/jobs/inbound.ts, which loads the Workers runtime): a header is at most
@@ -435,6 +436,25 @@ const PARSERS: Parser[] = [
       text: fill('0 : bi lg mono red\n'),
       'long format': fill('%Y', ': : '),
       'long style': fill('b', ': : '),
+    },
+  },
+  {
+    name: 'plot custom CSS (scopeCss)',
+    cap: PLOT_CONFIG_LIMIT,
+    run: (s) => scopeCss(s, 'plot-1'),
+    shapes: {
+      ...GENERIC,
+      rules: fill('.a, #b > c:hover { fill: red; stroke: blue }\n'),
+      media: fill('@media (min-width: 1px) { .a { fill: red } }\n'),
+      'nested media': (size) => '@media a{'.repeat(size / 20) + '.a{b:c}' + '}'.repeat(size / 20),
+      'unclosed media': fill('@media a{'),
+      'unclosed strings': fill('"', '.a{content:'),
+      'unclosed comments': fill('/*'),
+      urls: fill('.a{background:url(x)}'),
+      'long selector': fill('.a ', '', '{b:c}'),
+      'long declarations': fill('a:b;', '.x{', '}'),
+      escapes: fill('\\', '.a'),
+      'stray braces': fill('}{'),
     },
   },
   {

@@ -33,6 +33,14 @@ import { LAYOUT_LIMIT, MAPPING_LIMIT } from '../../src/grids/kind';
 import { ASSET_LIMIT } from '../../src/docs/assets';
 import { COMMENT_LIMIT } from '../../src/core/thread/rules';
 import { DEFAULT_BODY_LIMIT, KiB, MiB } from '../../src/core/http';
+import { DATA_LIMIT, parseCsv } from '../../src/plots/csv';
+import { parseInstructions } from '../../src/plots/selector';
+import { colorsProblem, parseColors } from '../../src/plots/colors';
+import { CELL_FILES, cellConfigProblem } from '../../src/plots/cell';
+import { scopeCss } from '../../src/plots/css';
+import { drawSvg } from '../../src/plots/svg';
+import { drawText } from '../../src/plots/text';
+import type { PlotConfig, PlotType } from '../../src/plots/model';
 
 /**
  * The inbound message cap (INBOUND_LIMIT of src/jobs/inbound.ts, which loads the Workers runtime): a header is at most
@@ -186,6 +194,42 @@ const silently = (f: (s: string) => unknown) => (s: string) => {
 
 const docVar = (over: Partial<DocVar>): DocVar => ({ name: 'x', ...VAR_DEFAULTS, ...over });
 const enc = new TextEncoder();
+
+/** A plot's config entry cap (64 KiB: what the plot kind accepts in each config/ entry). */
+const PLOT_CONFIG_LIMIT = 64 * KiB;
+
+/** A plot config with instructions in every language (colours, cell styles), for the drawings timed on data. */
+const plotConfig = (type: PlotType): PlotConfig => ({
+  type,
+  title: 'Timed',
+  caption: 'A caption',
+  colors: '1: 1 bg red,neutral,green(_,0,_)^lin\n2 2 bg blue',
+  colorType: '',
+  legend: { format: '', layout: '', position: 'bottom', type: '' },
+  cell: {
+    align: ': 1: >',
+    format: '1: 1: ,.2f',
+    border: '0 : b 1',
+    padding: ': : x 1',
+    text: '0 : b',
+    width: ': 0 x 200',
+  },
+  customCss: '.bar { fill: red }',
+});
+
+/** The shapes of a plot's CSV data: what pandas writes, and what it never would. */
+const CSV_SHAPES: Record<string, (size: number) => string> = {
+  ...GENERIC,
+  'dated rows': fill('2024-01-01,1.5,,3\n', 'date,a,b,c\n'),
+  'category rows': fill('abc,1,-2\n', ',a,b\n'),
+  'quoted fields': fill('"a,""b""","c\nd"\n', 'x,y\n'),
+  'doubled quotes': fill('""', '"'),
+  'unclosed quote': fill('a', ',"'),
+  'text after quotes': fill('"a"b,'),
+  'crlf rows': fill('x,1\r\n', ',a\r\n'),
+  'blank lines': fill('\n', ',a,b\nx,1,2\n', 'y,1,2\n'),
+  'wide rows': fill(',1'.repeat(255) + '\n', Array.from({ length: 256 }, (_, i) => `c${i}`).join(',') + '\n'),
+};
 
 const PARSERS: Parser[] = [
   {
@@ -368,6 +412,94 @@ const PARSERS: Parser[] = [
     cap: 256 * KiB,
     run: parseRecipientList,
     shapes: { ...GENERIC, items: fill('@a a@b.c +o~g '), 'long address': fill('a.', '', '@b') },
+  },
+  {
+    name: 'plot data (parseCsv)',
+    cap: DATA_LIMIT,
+    run: parseCsv,
+    shapes: CSV_SHAPES,
+  },
+  {
+    // The whole drawing of a plot's data: bounded by its caps (rows drawn, points, bars, cells), linear below them.
+    name: 'plot drawings of data (parseCsv, drawSvg and drawText of a line, bars and a table)',
+    cap: DATA_LIMIT,
+    run: (s) => {
+      const r = parseCsv(s);
+      if ('error' in r) return r;
+      for (const type of ['line', 'bar', 'table'] as const) {
+        drawSvg(r.table, plotConfig(type), { scope: 'p', name: 'n', size: { width: 800, height: 450 } });
+        drawText(r.table, plotConfig(type), { width: 80, ansi: true });
+      }
+    },
+    // About 0.8 s measured once at the cap for 256 columns on the 2-core machine.
+    maxMs: 3000,
+    shapes: {
+      'dated rows': CSV_SHAPES['dated rows']!,
+      'category rows': CSV_SHAPES['category rows']!,
+      'wide rows': CSV_SHAPES['wide rows']!,
+      'numbered rows': (size) =>
+        ',v\n' + Array.from({ length: Math.floor(size / 12) }, (_, i) => `${i},${i % 97}`).join('\n'),
+    },
+  },
+  {
+    name: 'plot selectors (parseInstructions)',
+    cap: PLOT_CONFIG_LIMIT,
+    run: (s) => parseInstructions(s),
+    shapes: {
+      ...GENERIC,
+      instructions: fill(': : bg red\n'),
+      'long lists': fill('1,', '', ' 2 x'),
+      'long slices': fill('1:2:3,', '-1:', ' : x'),
+      colons: fill(':', '', ' : x'),
+      comments: fill(' --', ': : x'),
+    },
+  },
+  {
+    name: 'plot colours (colorsProblem, parseColors)',
+    cap: PLOT_CONFIG_LIMIT,
+    run: (s) => [colorsProblem(s), parseColors(s)],
+    shapes: {
+      ...GENERIC,
+      static: fill(': : bg gray-300 pink-500\n'),
+      dynamic: fill('1: 1: bg bad,neutral,good(_,0,_)^lin\n'),
+      'plain colours': fill('blue-300\n'),
+      'long selector': fill('1,', ': ', ' bg red'),
+      'long dynamic': fill('red,', ': : bg ', 'green'),
+      'unclosed domain': fill('_,', ': : bg red,green('),
+    },
+  },
+  {
+    name: 'plot table cells (cellConfigProblem, every file)',
+    cap: PLOT_CONFIG_LIMIT,
+    run: (s) => CELL_FILES.map((f) => cellConfigProblem(f, s)),
+    shapes: {
+      ...GENERIC,
+      align: fill(': 1: >^\n'),
+      format: fill('1: 1: ,.2f\n'),
+      border: fill(': : a 1 gray-400\n'),
+      text: fill('0 : bi lg mono red\n'),
+      'long format': fill('%Y', ': : '),
+      'long style': fill('b', ': : '),
+    },
+  },
+  {
+    name: 'plot custom CSS (scopeCss)',
+    cap: PLOT_CONFIG_LIMIT,
+    run: (s) => scopeCss(s, 'plot-1'),
+    shapes: {
+      ...GENERIC,
+      rules: fill('.a, #b > c:hover { fill: red; stroke: blue }\n'),
+      media: fill('@media (min-width: 1px) { .a { fill: red } }\n'),
+      'nested media': (size) => '@media a{'.repeat(size / 20) + '.a{b:c}' + '}'.repeat(size / 20),
+      'unclosed media': fill('@media a{'),
+      'unclosed strings': fill('"', '.a{content:'),
+      'unclosed comments': fill('/*'),
+      urls: fill('.a{background:url(x)}'),
+      'long selector': fill('.a ', '', '{b:c}'),
+      'long declarations': fill('a:b;', '.x{', '}'),
+      escapes: fill('\\', '.a'),
+      'stray braces': fill('}{'),
+    },
   },
   {
     name: 'mentions (mentionsIn)',

@@ -105,6 +105,7 @@ export function entriesQuery(db: Db, resourceId: number | SQL, prefix = '') {
       path: entries.path,
       value: entries.value,
       blob_key: entries.blob_key,
+      size: entries.size,
       written_by: entries.written_by,
       vouched: entries.vouched,
     })

@@ -30,6 +30,14 @@ export function principals(...ids: number[]): number[] {
   return [...new Set(ids)];
 }
 
+/**
+ * The principals of each reference of a piece of content: the fixed `base` (the owner of
+ * what uses it first) and whoever the reference lends the rights of (`lent(as)`: its writer).
+ */
+export function principalsWith(base: readonly number[], lent: (as: string) => readonly number[]) {
+  return (as: string): number[] => [...new Set([...base, ...lent(as)])];
+}
+
 /** One use of a reference: what content names, and everyone whose rights that use borrows. */
 export interface Use {
   path: CompositionPath;
@@ -44,6 +52,7 @@ export type Verdict = { ok: true; id: number | null; ownerId: number | null } | 
 
 /** The key two references of the same target share, whatever their wording. */
 export function referenceKey(r: Reference): string {
+  if (r.kind === 'resource' && r.shortname !== undefined) return `s\u0000${r.resource}\u0000${r.shortname}`;
   if (r.kind === 'resource')
     return `r\u0000${r.resource}\u0000${r.name}\u0000${r.ownerId !== undefined ? `#${r.ownerId}` : r.owner}`;
   return r.kind === 'profile' ? `p\u0000${r.user}` : `g\u0000${r.ref}`;
@@ -80,20 +89,27 @@ export function resourceVerdict(row: GrantedRow | undefined, who: readonly numbe
   return lacking === undefined ? { ok: true, id: row.id, ownerId: row.owner_id } : { ok: false, lacks: lacking };
 }
 
-/** The named resources with each principal's share grants on them (columns g0, g1, ... follow `ids`). */
+/**
+ * The named resources with each principal's share grants on them (columns g0, g1, ... follow
+ * `ids`): by owner (name or id), kind and name, or by kind and shortname, each through its index.
+ */
 function resourcesQuery(db: Db, ids: readonly number[], wanted: ResourceRef[]) {
-  const names = json(wanted.map((r) => [r.owner, r.resource, r.name, r.ownerId ?? null]));
+  const names = json(wanted.map((r) => [r.owner, r.resource, r.name, r.ownerId ?? null, r.shortname ?? null]));
   // Named columns: D1 batch results are keyed by column name, and every grants subquery reads alike.
   const grants = Object.fromEntries(ids.map((id, i) => [`g${i}`, grantsColumn(id).as(`g${i}`)]));
   const { id, owner_id, kind, name } = getTableColumns(resources);
+  const { shortname } = getTableColumns(resources);
   return db
-    .select({ id, owner_id, kind, name, owner_name: users.username, ...grants })
+    .select({ id, owner_id, kind, name, shortname, owner_name: users.username, ...grants })
     .from(resources)
     .innerJoin(users, sql`${users.id} = ${resources.owner_id}`)
     .where(
       sql`${resources.id} in (select r.id from json_each(${names}) w join resources r
-            on r.owner_id = coalesce(json_extract(w.value, '$[3]'), (select id from users where username = json_extract(w.value, '$[0]')))
-            and r.kind = json_extract(w.value, '$[1]') and r.name = json_extract(w.value, '$[2]'))`,
+            on json_extract(w.value, '$[4]') is null
+            and r.owner_id = coalesce(json_extract(w.value, '$[3]'), (select id from users where username = json_extract(w.value, '$[0]')))
+            and r.kind = json_extract(w.value, '$[1]') and r.name = json_extract(w.value, '$[2]')
+          union select r.id from json_each(${names}) w join resources r
+            on r.shortname = json_extract(w.value, '$[4]') and r.kind = json_extract(w.value, '$[1]'))`,
     );
 }
 
@@ -142,15 +158,20 @@ export async function composedReads(
     : [];
   // Each row under both names a reference may give its owner (username, or id).
   const rows = new Map<string, GrantedRow>();
-  type Row = { id: number; owner_id: number; kind: ResourceKindName; name: string; owner_name: string } & Record<
-    string,
-    unknown
-  >;
+  type Row = {
+    id: number;
+    owner_id: number;
+    kind: ResourceKindName;
+    name: string;
+    shortname: string;
+    owner_name: string;
+  } & Record<string, unknown>;
   for (const r of results.slice(0, resourceStatements).flat() as Row[]) {
     const row = { ...r, grants: new Map(ids.map((p, i) => [p, r[`g${i}`] as string])) };
     const ref = { kind: 'resource', resource: r.kind, name: r.name, as: '' } as const;
     rows.set(referenceKey({ ...ref, owner: r.owner_name }), row);
     rows.set(referenceKey({ ...ref, owner: r.owner_name, ownerId: r.owner_id }), row);
+    rows.set(referenceKey({ ...ref, owner: '', shortname: r.shortname }), row);
   }
   let at = resourceStatements;
   const named = new Map(

@@ -23,11 +23,13 @@ export type {
   ResourceScoped,
 } from './kind';
 export { COMPOSITION_PATHS, type CompositionPath, type Reference } from './paths';
+export { plotIdSql, plotReference } from './path-refs';
 export {
   composedReads,
   lendsOwnerSecrets,
   NOBODY,
   principals,
+  principalsWith,
   referenceKey,
   resourceVerdict,
   type GrantedRow,

@@ -20,6 +20,8 @@ export const COMPOSITION_PATHS = {
     "the template's content: its variables, attachment and author blocks, with the rights of the e-mail's owner, the config/template writer, the template's owner and its content's writer",
   'mail.recipients':
     "recipient lists naming groups: their members receive a send only while the e-mail's owner and the list's writer are active members",
+  'grid.plots':
+    "a grid's mapping: the plot each box draws, with the rights of the grid's owner and of whoever wrote the mapping (a box whose plot either may not read shows the same placeholder as a missing one)",
   'job.chain':
     "a chain step naming a job: it runs only if everyone the run acts for (who triggered it, every owner on the way, the chain's writer) may execute it",
   'job.code':
@@ -38,13 +40,15 @@ export type CompositionPath = keyof typeof COMPOSITION_PATHS;
 export type Reference =
   /**
    * A resource of another (or the same) owner, named by username (`owner`) or, where only the
-   * id is at hand, by `ownerId`; readable when the writer has `need` (default r) on it.
+   * id is at hand, by `ownerId`, or by its unique `shortname` alone (`owner` and `name` then
+   * empty); readable when the writer has `need` (default r) on it.
    */
   | {
       kind: 'resource';
       resource: ResourceKindName;
       owner: string;
       ownerId?: number;
+      shortname?: string;
       name: string;
       need?: Perm;
       as: string;

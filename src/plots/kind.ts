@@ -4,12 +4,13 @@
  * colours, legend, table cell styles, custom CSS). What the entries mean: docs/areas/plots.md.
  */
 import { canonicalEntries } from '../core/canonical';
-import { KiB, MiB } from '../core/http';
+import { KiB } from '../core/http';
 import type { EntrySpec, ResourceKind } from '../core/resource';
+import { cellConfigProblem, CELL_FILES } from './cell';
+import { colorsProblem, colorTypeProblem } from './colors';
+import { DATA_LIMIT, parseCsv } from './csv';
+import { legendProblem } from './legend';
 import { DEFAULT_PLOT_TYPE, plotTypeProblem } from './model';
-
-/** Largest `data` (CSV) accepted: 413 above it. */
-export const DATA_LIMIT = 2 * MiB;
 
 const oneLine = (max: number) => (v: string) =>
   /[\r\n]/.test(v) ? 'must be one line' : [...v].length > max ? `at most ${max} characters` : undefined;
@@ -46,6 +47,10 @@ export const plotKind: ResourceKind = {
       default: '',
       limit: DATA_LIMIT,
       summary: 'The data: CSV as pandas to_csv() writes it (a header row, the index first); read back byte for byte',
+      validate: (v) => {
+        const parsed = parseCsv(v);
+        return 'error' in parsed ? `line ${parsed.line}: ${parsed.error}` : undefined;
+      },
     },
     config(
       'type',
@@ -56,16 +61,17 @@ export const plotKind: ResourceKind = {
     ),
     config('title', 'Title drawn above the chart', oneLine(256), 1 * KiB),
     config('caption', 'Caption drawn below the chart', undefined, 4 * KiB),
-    config('colors/colors', 'Colours: lines of <rows> <columns> <bg|fg> <color> [<dark color>]'),
-    config('colors/type', 'How colours apply: ix (by series index) or clr (by the selectors)', (v) =>
-      ['', 'ix', 'clr'].includes(v.trim()) ? undefined : `'${v.trim()}' is not a colour type: use ix or clr`,
+    config('colors/colors', 'Colours: lines of <rows> <columns> <bg|fg> <color> [<dark color>]', (v) =>
+      colorsProblem(v),
     ),
-    config('legend/format', 'Legend label format'),
-    config('legend/layout', 'Legend layout'),
-    config('legend/position', 'Legend position: top, bottom, left, right or none'),
-    config('legend/type', 'Legend type'),
-    ...['align', 'format', 'border', 'padding', 'text', 'width'].map((c) =>
-      config(`table/cell/${c}`, `Table cells: ${c} (lines of <rows> <columns> <instruction>)`),
+    config('colors/type', 'How colour lines are written: ix or clr', (v) => colorTypeProblem(v)),
+    ...(['format', 'layout', 'position', 'type'] as const).map((f) =>
+      config(`legend/${f}`, `Legend ${f}`, (v) => legendProblem(f, v)),
+    ),
+    ...CELL_FILES.map((c) =>
+      config(`table/cell/${c}`, `Table cells: ${c} (lines of <rows> <columns> <instruction>)`, (v) =>
+        cellConfigProblem(c, v),
+      ),
     ),
     config('custom/custom.css', 'Custom CSS, scoped to the plot when it is drawn'),
     config('custom/custom.js', 'Custom JavaScript: stored and read back, never executed'),

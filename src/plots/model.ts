@@ -41,7 +41,7 @@ export interface PlotConfig {
   caption: string;
   /** `config/colors/colors`: lines of `<rows> <columns> <plane> <color> [<dark color>]` (the clients' selectors). */
   colors: string;
-  /** `config/colors/type`: `ix` (colours by series index) or `clr` (by the selectors); empty: `ix`. */
+  /** `config/colors/type`: `ix` or `clr`, how the lines are written; both shapes are read either way (colors.ts). */
   colorType: string;
   legend: { format: string; layout: string; position: string; type: string };
   /** `config/table/cell/*`: lines of `<rows> <columns> <instruction...>`. */

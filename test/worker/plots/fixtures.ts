@@ -102,3 +102,10 @@ export function expectWellFormed(xml: string): void {
   check(roots === 1, `${roots} root elements`);
   expect(problems).toEqual([]);
 }
+
+/** CSV as pandas' DataFrame.to_csv() writes it: the index first, quoted fields, ISO dates, an empty cell. */
+export const PANDAS_CSV =
+  ',date,"price, usd",volume\r\n0,2024-01-02,101.5,1200\r\n1,2024-01-03,"102,5",\r\n2,2024-01-04,99.25,900\r\n';
+
+/** A small sales table as pandas writes it: an index, two numeric series. */
+export const SALES = ',north,south\r\nQ1,12,7\r\nQ2,15,9\r\nQ3,11,14\r\nQ4,18,16\r\n';

@@ -5,10 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { call, makeUser, unique } from '../helpers';
-
-/** CSV as pandas' DataFrame.to_csv() writes it: the index first, quoted fields, ISO dates, an empty cell. */
-export const PANDAS_CSV =
-  ',date,"price, usd",volume\r\n0,2024-01-02,101.5,1200\r\n1,2024-01-03,"102,5",\r\n2,2024-01-04,99.25,900\r\n';
+import { PANDAS_CSV } from './fixtures';
 
 describe('the plot resource', () => {
   it('PUT creates (201, then 409), GET lists its entries, data reads back byte for byte', async () => {

@@ -1,10 +1,11 @@
 /**
  * A plot drawn as one standalone SVG 1.1 document (a string: no DOM at the edge):
  *
- * - `role="img"` labelled by its `<title>` (the config title, else the plot's name) and
- *   `<desc>` (the caption, else one line saying what is drawn), and the data as a table
- *   for screen readers (`<g role="table">` of rows of cells, out of sight; its first
- *   A11Y_ROWS rows and a last "… N more rows");
+ * - `role="graphics-document"` (not `img`, whose children assistive technology skips)
+ *   labelled by its `<title>` (the config title, else the plot's name) and described by its
+ *   `<desc>` (the caption, else one line saying what is drawn), and the data as a table for
+ *   screen readers (`<g role="table">` of rows of cells, out of sight; its first A11Y_ROWS
+ *   rows and a last "… N more rows");
  * - light and dark themes: colours are light attributes, and a `prefers-color-scheme:
  *   dark` rule per colour restyles them (an SVG reader without CSS draws the light one);
  * - every id, class and CSS rule carries `options.scope`, so plots inlined in one page never
@@ -124,7 +125,7 @@ export function drawSvg(table: Table, config: PlotConfig, options: SvgOptions): 
   const desc = truncate(caption ? oneLine(caption) : [drawn.summary, ...drawn.notes].join('. '), 1000);
   return (
     `<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}"` +
-    ` id="${scope}" class="${scope}" role="img" aria-labelledby="${scope}-title ${scope}-desc"` +
+    ` id="${scope}" class="${scope}" role="graphics-document" aria-labelledby="${scope}-title" aria-describedby="${scope}-desc"` +
     ` font-family="${FONT_FAMILY}" font-size="12">` +
     `<title id="${scope}-title">${esc(label)}</title>` +
     `<desc id="${scope}-desc">${esc(desc)}</desc>` +

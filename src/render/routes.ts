@@ -1,8 +1,9 @@
 /**
  * Routes of the rendering area: a document's files/ (its listing, files/doc.pdf and
  * files/doc.pptx with their aliases /v1/u/:user/d/:doc/pdf|pptx), its canonical page
- * `/u/:user/d/:doc` and its short url `/s/:shortname`. Same access rules as the document:
- * public documents need no token; anything the caller may not read is 404.
+ * `/u/:user/d/:doc` and its short url `/s/:shortname`; a plot's files/ (plot.svg, plot.png,
+ * plot.txt, plot.ansi) and its page `/u/:user/p/:plot`. Same access rules as the resource:
+ * public ones need no token; anything the caller may not read is 404.
  *
  * Every path below /v1/vis/docs is also served below /v1/users/:owner/vis/docs (the owner's
  * path, as a share grantee sees it), except PUT (create). docs/ROUTES.md lists each route
@@ -14,6 +15,8 @@ import { docKind } from '../docs/kind';
 import { fileRoutes } from './file-routes';
 import { outputRoutes } from './output-routes';
 import { pageRoutes } from './page-routes';
+import { plotKind } from '../plots/kind';
+import { plotFileRoutes, plotPageRoute } from './plot-routes';
 
 export function renderRoutes(api: Api): void {
   const files = resourceRouter(api, docKind);
@@ -30,4 +33,13 @@ export function renderRoutes(api: Api): void {
   // GET /u/:user/d/:doc
   // GET /s/:shortname
   pageRoutes(api);
+  const plots = resourceRouter(api, plotKind);
+  // GET /v1/vis/plots/:plot/files
+  // GET /v1/vis/plots/:plot/files/plot.svg
+  // GET /v1/vis/plots/:plot/files/plot.png
+  // GET /v1/vis/plots/:plot/files/plot.txt
+  // GET /v1/vis/plots/:plot/files/plot.ansi
+  plotFileRoutes(plots);
+  // GET /u/:user/p/:plot
+  plotPageRoute(api);
 }

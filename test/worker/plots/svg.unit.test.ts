@@ -34,7 +34,7 @@ describe('every type draws one accessible, scoped SVG document', () => {
     expect(svg).toMatch(
       /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" version="1\.1" width="800" height="\d+" viewBox="0 0 800 \d+"/,
     );
-    expect(svg).toContain('role="img" aria-labelledby="plot-a-title plot-a-desc"');
+    expect(svg).toContain('role="graphics-document" aria-labelledby="plot-a-title" aria-describedby="plot-a-desc"');
     expect(svg).toContain(
       '<title id="plot-a-title">&lt;/title&gt;&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;q&quot; &#39;s&#39; &lt;b&gt;</title>',
     );

@@ -1,0 +1,76 @@
+/**
+ * Drawing a stored plot: its data parsed, its config read, drawn as SVG or as text (plain or
+ * ANSI colour). Drawings are kept in an in-isolate cache by the hash of what they depend on
+ * (stored.ts), bounded by bytes: any write to the data or the config changes the hash, so a
+ * cached drawing is never stale. Data that no longer parses (written before a rule) draws as
+ * the parse error, never as a 500.
+ */
+import { parseCsv } from './csv';
+import { DEFAULT_SIZE, DEFAULT_TEXT_WIDTH, type Size } from './model';
+import { drawingHash, plotConfigOf } from './stored';
+import { drawSvg } from './svg';
+import { drawText } from './text';
+
+export type TextFormat = 'txt' | 'ansi';
+
+export interface SvgRequest {
+  format: 'svg';
+  size?: Size;
+  /** Prefix of ids, classes and CSS (unique on the page the SVG goes into). */
+  scope?: string;
+}
+export interface TextRequest {
+  format: TextFormat;
+  width?: number;
+}
+export type DrawRequest = SvgRequest | TextRequest;
+
+/** Bytes of drawings one isolate keeps. */
+const CACHE_BYTES = 16 * 1024 * 1024;
+const cache = new Map<string, string>();
+let cached = 0;
+
+function remember(hash: string, drawing: string): string {
+  cache.set(hash, drawing);
+  cached += drawing.length;
+  for (const [k, v] of cache) {
+    if (cached <= CACHE_BYTES) break;
+    cache.delete(k);
+    cached -= v.length;
+  }
+  return drawing;
+}
+
+/** What a request draws, as the hash's `what`. */
+export function requestKey(req: DrawRequest): string {
+  if (req.format === 'svg') {
+    const s = req.size ?? DEFAULT_SIZE;
+    return `svg ${s.width}x${s.height} ${req.scope ?? 'plot'}`;
+  }
+  return `${req.format} ${req.width ?? DEFAULT_TEXT_WIDTH}`;
+}
+
+/** The drawing and its hash (the ETag and cache key), from the cache when drawn before. */
+export async function drawStored(
+  values: ReadonlyMap<string, string>,
+  name: string,
+  req: DrawRequest,
+): Promise<{ drawing: string; hash: string }> {
+  const hash = await drawingHash(values, name, requestKey(req));
+  const hit = cache.get(hash);
+  if (hit !== undefined) {
+    // Most recently used last: the Map's order is the eviction order.
+    cache.delete(hash);
+    cache.set(hash, hit);
+    return { drawing: hit, hash };
+  }
+  const parsed = parseCsv(values.get('data') ?? '');
+  const table = 'table' in parsed ? parsed.table : { header: [''], rows: [] };
+  const config = plotConfigOf(values);
+  if (!('table' in parsed)) config.caption = `The data could not be read: line ${parsed.line}: ${parsed.error}`;
+  const drawing =
+    req.format === 'svg'
+      ? drawSvg(table, config, { scope: req.scope ?? 'plot', name, size: req.size ?? DEFAULT_SIZE })
+      : drawText(table, config, { width: req.width ?? DEFAULT_TEXT_WIDTH, ansi: req.format === 'ansi' });
+  return { drawing: remember(hash, drawing), hash };
+}

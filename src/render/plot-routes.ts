@@ -1,0 +1,177 @@
+/**
+ * A plot's drawings (files/plot.svg, plot.png, plot.txt, plot.ansi) and its page
+ * `/u/:user/p/:plot`: what the clients read (`Plot.x` prints files/plot.ansi, `files.img`
+ * reads the PNG). Drawn from the data and config read with the plot (one D1 round trip),
+ * keyed by their hash: the ETag answers 304, the SVG and text come from the drawing cache, the
+ * PNG from R2. Public plots need no token; anything the caller may not read is 404.
+ */
+import { z } from 'zod';
+import type { Api } from '../core/api';
+import { sha256Base64 } from '../core/crypto';
+import { badRequest } from '../core/errors';
+import { USER_BYTES_HEADERS } from '../core/http';
+import { listingResponse, listingResponses } from '../core/listing';
+import { listingItem, loadUserPath, type ResourceCtx, type ResourceRoutes } from '../core/resource';
+import { escapeHtml } from '../markup/escape';
+import { pageHeaders, strictPage, strictPolicy } from '../markup/strict-page';
+import { drawStored, requestKey, type DrawRequest } from '../plots/draw';
+import { plotKind } from '../plots/kind';
+import { DEFAULT_SIZE, DEFAULT_TEXT_WIDTH, type Size } from '../plots/model';
+import { drawingHash } from '../plots/stored';
+import { hoistStyle } from '../plots/svg-style';
+import { cachedPng } from './plot-png';
+
+export const PLOT_FILES = ['plot.ansi', 'plot.png', 'plot.svg', 'plot.txt'] as const;
+
+/** Sizes a request may ask for: width and height in CSS px, text width in characters. */
+const SIZE_RANGE = { min: 100, max: 4000 };
+const TEXT_RANGE = { min: 20, max: 400 };
+
+/** A whole number from the query in [min, max], or the fallback when absent; 400 otherwise. */
+function numberParam(rc: ResourceCtx, name: string, range: { min: number; max: number }, fallback: number): number {
+  const raw = rc.url.searchParams.get(name);
+  if (raw === null) return fallback;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < range.min || n > range.max)
+    throw badRequest(`${name} must be a whole number from ${range.min} to ${range.max}`);
+  return n;
+}
+
+const sizeOf = (rc: ResourceCtx): Size => ({
+  width: numberParam(rc, 'width', SIZE_RANGE, DEFAULT_SIZE.width),
+  height: numberParam(rc, 'height', SIZE_RANGE, DEFAULT_SIZE.height),
+});
+
+/** The plot's own headers on a drawing: revalidated by ETag, never read as another type, never run. */
+function drawingHeaders(type: string, etag: string): Record<string, string> {
+  return {
+    'Content-Type': type,
+    ETag: etag,
+    'Cache-Control': 'private, no-cache',
+    'X-NVM-Type': 'file',
+    ...USER_BYTES_HEADERS,
+  };
+}
+
+async function drawingResponse(rc: ResourceCtx, req: DrawRequest, type: string): Promise<Response> {
+  const values = rc.preloaded!.entries!;
+  const { drawing, hash } = await drawStored(values, rc.resource.name, req);
+  const headers = drawingHeaders(type, `"${hash}"`);
+  if (rc.req.headers.get('If-None-Match') === headers.ETag) return new Response(null, { status: 304, headers });
+  return new Response(drawing, { headers });
+}
+
+async function pngResponse(rc: ResourceCtx): Promise<Response> {
+  const values = rc.preloaded!.entries!;
+  const size = sizeOf(rc);
+  const req: DrawRequest = { format: 'svg', size };
+  const hash = await drawingHash(values, rc.resource.name, `png ${requestKey(req)}`);
+  const headers = drawingHeaders('image/png', `"${hash}"`);
+  if (rc.req.headers.get('If-None-Match') === headers.ETag) return new Response(null, { status: 304, headers });
+  const svg = (await drawStored(values, rc.resource.name, req)).drawing;
+  const out = await cachedPng(rc.env, rc.resource.id, hash, () => ({ svg, size }));
+  return new Response(out.bytes, { headers: { ...headers, 'X-Render-Cache': out.cached ? 'hit' : 'miss' } });
+}
+
+const sizeQuery = z.object({ width: z.string().optional(), height: z.string().optional() });
+const widthQuery = z.object({ width: z.string().optional() });
+
+/** files/ below a plot: its listing and the four drawings. */
+export function plotFileRoutes(r: ResourceRoutes): void {
+  r.get('/files', {
+    summary: "List a plot's drawings",
+    need: 'r',
+    anonymous: true,
+    responses: listingResponses,
+    handler: async (rc) =>
+      listingResponse(
+        PLOT_FILES.map((f) =>
+          listingItem(
+            rc,
+            f,
+            `${rc.base}/files/${f}`,
+            'file',
+            ['GET'],
+            rc.resource.created_on,
+            rc.resource.last_modified,
+          ),
+        ),
+      ),
+  });
+  r.get('/files/plot.svg', {
+    summary: `The plot as SVG (width and height in px, ${SIZE_RANGE.min}-${SIZE_RANGE.max}; default ${DEFAULT_SIZE.width}x${DEFAULT_SIZE.height}): title, description and a table of its data for screen readers, light and dark themes`,
+    need: 'r',
+    anonymous: true,
+    preload: { entries: true },
+    query: sizeQuery,
+    responses: { 200: { description: 'SVG', type: 'image/svg+xml' }, 304: { description: 'Not modified' } },
+    handler: (rc) => drawingResponse(rc, { format: 'svg', size: sizeOf(rc) }, 'image/svg+xml'),
+  });
+  r.get('/files/plot.png', {
+    summary: 'The plot as PNG (the SVG drawn by the browser at twice its size; width and height as for the SVG)',
+    need: 'r',
+    anonymous: true,
+    preload: { entries: true },
+    query: sizeQuery,
+    responses: {
+      200: { description: 'PNG', type: 'image/png' },
+      304: { description: 'Not modified' },
+      502: { description: 'The browser failed to draw it' },
+      504: { description: 'Drawing took too long' },
+    },
+    handler: pngResponse,
+  });
+  for (const [file, format] of [
+    ['plot.txt', 'txt'],
+    ['plot.ansi', 'ansi'],
+  ] as const) {
+    r.get(`/files/${file}`, {
+      summary: `The plot as ${format === 'ansi' ? 'text with ANSI 256 colours' : 'plain text'} for a terminal (width in characters, ${TEXT_RANGE.min}-${TEXT_RANGE.max}; default ${DEFAULT_TEXT_WIDTH})`,
+      need: 'r',
+      anonymous: true,
+      preload: { entries: true },
+      query: widthQuery,
+      responses: { 200: { description: 'Text', type: 'text/plain' }, 304: { description: 'Not modified' } },
+      handler: (rc) =>
+        drawingResponse(
+          rc,
+          { format, width: numberParam(rc, 'width', TEXT_RANGE, DEFAULT_TEXT_WIDTH) },
+          'text/plain; charset=utf-8',
+        ),
+    });
+  }
+}
+
+const PAGE_STYLE =
+  'html,body{margin:0;font:15px/1.4 system-ui,sans-serif;background:#fff;color:#1d2433}' +
+  'main{max-width:1000px;margin:0 auto;padding:24px}h1{font-size:1.4em;margin:0 0 12px}' +
+  '.plot svg{width:100%;height:auto;display:block}.about{color:#5b6475}' +
+  '@media (prefers-color-scheme: dark){html,body{background:#111418;color:#e6e9ef}.about{color:#9aa3b2}}';
+
+/** The plot's page: its name, its description and the drawing, under a strict policy (no script). */
+async function plotPage(rc: ResourceCtx): Promise<Response> {
+  const values = rc.preloaded!.entries!;
+  const title = values.get('name') || rc.resource.name;
+  const { drawing } = await drawStored(values, rc.resource.name, { format: 'svg', size: DEFAULT_SIZE, scope: 'plot' });
+  const { svg, style: plotStyle } = hoistStyle(drawing);
+  const style = PAGE_STYLE + plotStyle;
+  const about = values.get('description') || values.get('summary') || '';
+  const body =
+    `<main><h1>${escapeHtml(title)}</h1>` +
+    (about ? `<p class="about">${escapeHtml(about)}</p>` : '') +
+    `<figure class="plot">${svg}</figure></main>`;
+  const hash = await sha256Base64(style);
+  return new Response(strictPage({ title, style, body, policy: strictPolicy(hash, [], true) }), {
+    headers: pageHeaders(strictPolicy(hash, [])),
+  });
+}
+
+export function plotPageRoute(api: Api): void {
+  api.get('/u/:user/p/:plot', {
+    summary: "The plot's page at its url: its drawing with its name and description (anonymous for public plots)",
+    tag: 'pages',
+    auth: 'optional',
+    responses: { 200: { description: 'The plot as an HTML page', type: 'text/html' } },
+    handler: async (ctx) => plotPage(await loadUserPath(ctx, plotKind, undefined, { entries: true })),
+  });
+}

@@ -4,37 +4,67 @@
  */
 import { sha256Base64 } from '../core/crypto';
 import { and, eq, inArray } from 'drizzle-orm';
-import { entryValues } from '../core/entries';
+import { entryAuthorship, entryValues } from '../core/entries';
 import type { Api } from '../core/api';
 import { loadUserPath, type Preload, type ResourceCtx, type ResourceRoutes } from '../core/resource';
 import { entries } from '../db/schema';
 import { strictPolicy } from '../markup/strict-page';
 import type { GridData, MetaData } from './build';
-import { renderGridPage } from './html';
+import { drawStored } from '../plots/draw';
+import { hoistStyle } from '../plots/svg-style';
+import { boxPlots } from './box-plots';
+import { canvasSize, placeCells, renderGridPage, type CellDrawing } from './html';
 import { gridKind } from './kind';
 import { DATA_PATH, META_PATH, parsedOr } from './store';
 
 /** A dashboard shows no images and runs no script: its policy says so outright. */
 const ALLOW = ["img-src 'none'", "script-src 'none'"];
 
-/** The page's reads (the parse results and the name) batched with the grid's own. */
+/** The page's reads (the parse results, the name, who wrote the mapping) batched with the grid's own. */
 export const pagePreload: Preload = {
   rows: (ctx, id) =>
     ctx.db
-      .select({ path: entries.path, value: entries.value, blob_key: entries.blob_key })
+      .select({
+        path: entries.path,
+        value: entries.value,
+        blob_key: entries.blob_key,
+        written_by: entries.written_by,
+        vouched: entries.vouched,
+      })
       .from(entries)
-      .where(and(eq(entries.resource_id, id), inArray(entries.path, [DATA_PATH, META_PATH, 'name']))),
+      .where(and(eq(entries.resource_id, id), inArray(entries.path, [DATA_PATH, META_PATH, 'name', 'mapping']))),
 };
 
-/** The dashboard page, with a CSP that allows nothing but its own hashed <style>. */
+/**
+ * The dashboard page, with a CSP that allows nothing but its own hashed <style>: each box
+ * draws its plot, resolved now with the rights of the grid's owner and the mapping's writer.
+ */
 export async function gridPage(rc: ResourceCtx): Promise<Response> {
-  const stored = await entryValues(rc.env, rc.preloaded!.rows as Parameters<typeof entryValues>[1]);
+  const rows = rc.preloaded!.rows as Parameters<typeof entryValues>[1] & Parameters<typeof entryAuthorship>[0];
+  const stored = await entryValues(rc.env, rows);
   const [data, meta, name] = [
-    parsedOr(stored.get(DATA_PATH), rc.resource.id, 'data'),
-    parsedOr(stored.get(META_PATH), rc.resource.id, 'meta'),
+    JSON.parse(parsedOr(stored.get(DATA_PATH), rc.resource.id, 'data')) as GridData,
+    JSON.parse(parsedOr(stored.get(META_PATH), rc.resource.id, 'meta')) as MetaData,
     stored.get('name'),
   ];
-  const page = renderGridPage(name || rc.resource.name, JSON.parse(data) as GridData, JSON.parse(meta) as MetaData);
+  const plots = await boxPlots(rc, meta, entryAuthorship(rows).get('mapping'));
+  const cells = placeCells(data);
+  const drawn = new Map<number, CellDrawing>();
+  for (const [i, c] of cells.entries()) {
+    const ref = Object.values(meta).find((m) => m.lid === c.node.inst?.lid)?.ref;
+    const plot = ref === undefined ? undefined : plots.get(ref);
+    if (!plot) continue;
+    if (plot.state === 'drawn') {
+      const svg = await drawStored(plot.values, plot.name, { format: 'svg', size: canvasSize(c), scope: `plot-c${i}` });
+      drawn.set(i, hoistStyle(svg.drawing));
+    } else drawn.set(i, { missing: plot.state === 'over' ? plot.why : 'no plot to show' });
+  }
+  const page = renderGridPage(
+    name || rc.resource.name,
+    data,
+    meta,
+    (i) => drawn.get(i) ?? { missing: 'no plot to show' },
+  );
   return new Response(page.html, {
     headers: {
       'Content-Type': 'text/html; charset=utf-8',

@@ -1,8 +1,10 @@
 /**
- * The rendered dashboard page: data.json drawn as HTML/CSS, each cell an absolutely
- * placed box whose left/top/width/height are its share of the whole drawing (percentages
- * of the viewport). No script; one <style> element whose hash the route puts in the
- * Content-Security-Policy. Every text is escaped. Pure; unit-tested.
+ * The rendered dashboard page: the grid's title over data.json drawn as HTML/CSS, each cell
+ * an absolutely placed box whose left/top/width/height are its share of the whole drawing
+ * (percentages of the area under the title), holding the SVG of the plot it is bound to
+ * (drawn by the route, box-plots.ts), or a placeholder when there is none to show. No
+ * script; one <style> element (the plots' own styles hoisted into it) whose hash the route
+ * puts in the Content-Security-Policy. Every text is escaped. Pure; unit-tested.
  */
 import { escapeHtml } from '../markup/escape';
 import { strictPage } from '../markup/strict-page';
@@ -60,38 +62,65 @@ export interface GridPage {
   style: string;
 }
 
+/** The canvas a dashboard's plots are drawn on (each at its cell's share, then scaled to the box by its viewBox). */
+export const CANVAS = { width: 1600, height: 900 };
+
 const BASE_STYLE =
   'html,body{margin:0;height:100%;overflow:hidden;font:14px/1.3 system-ui,sans-serif;background:#fff;color:#1d2433}' +
-  '.grid{position:relative;width:100vw;height:100vh}' +
-  '.cell{position:absolute;box-sizing:border-box;border:1px solid #8a94a6;display:flex;flex-direction:column;align-items:center;overflow:hidden;padding:4px;background:#f4f6fa}' +
+  'body{display:flex;flex-direction:column}h1{margin:0;padding:6px 10px;font-size:16px;font-weight:600;flex:none}' +
+  '.grid{position:relative;flex:1;min-height:0}' +
+  '.cell{position:absolute;box-sizing:border-box;border:1px solid #8a94a6;display:flex;flex-direction:column;align-items:center;overflow:hidden;padding:4px;background:#fff}' +
   '.top{justify-content:flex-start}.middle{justify-content:center}.bottom{justify-content:flex-end}' +
-  '.empty{background:#fff;color:#9aa3b2}.label{font-weight:600}.ref,.pos{font-size:12px;word-break:break-all;text-align:center}' +
-  '.none{display:flex;align-items:center;justify-content:center;height:100vh;color:#9aa3b2}';
+  '.cell svg{width:100%;height:100%;min-height:0;display:block}' +
+  '.missing{color:#9aa3b2;text-align:center;font-size:13px}.label{font-weight:600}' +
+  '.none{display:flex;align-items:center;justify-content:center;flex:1;color:#9aa3b2}' +
+  '@media (prefers-color-scheme: dark){html,body,.cell{background:#111418;color:#e6e9ef}.cell{border-color:#3a4150}}';
 
-/** The page of one grid: `title` is the grid's name, `meta` gives each lid its label and plot. */
-export function renderGridPage(title: string, data: GridData, meta: MetaData): GridPage {
+/** What a bound cell shows: its plot's drawing (SVG without its <style>, and that style), or why there is none. */
+export type CellDrawing = { svg: string; style: string } | { missing: string };
+
+/** The cell's size on the canvas, the size its plot is drawn at. */
+export const canvasSize = (c: PlacedCell) => ({
+  width: Math.max(100, Math.round(c.w * CANVAS.width)),
+  height: Math.max(100, Math.round(c.h * CANVAS.height)),
+});
+
+/**
+ * The page of one grid: `title` is the grid's name, `meta` gives each lid its label and plot,
+ * `drawing(cell index, label, ref)` what a bound cell shows.
+ */
+export function renderGridPage(
+  title: string,
+  data: GridData,
+  meta: MetaData,
+  drawing: (index: number, label: string, ref: string) => CellDrawing = () => ({ missing: 'no plot to show' }),
+): GridPage {
   const byLid = new Map(Object.entries(meta).map(([label, m]) => [m.lid, { label, ref: m.ref }]));
   const cells = placeCells(data);
   const rules: string[] = [];
+  const plotStyles: string[] = [];
   const body = cells.map((c, i) => {
     rules.push(`#c${i}{left:${pct(c.x)};top:${pct(c.y)};width:${pct(c.w)};height:${pct(c.h)}}`);
     const inst = c.node.inst;
     const bound = inst?.lid ? byLid.get(inst.lid) : undefined;
     const position = inst?.position === 'top' || inst?.position === 'bottom' ? inst.position : 'middle';
     const attrs = `id="c${i}" data-path="${escapeHtml(c.path)}" data-lid="${escapeHtml(inst?.lid ?? '')}"`;
-    // an empty cell has no label or plot to show, but still its position
-    if (!bound)
-      return `<div class="cell empty ${position}" ${attrs}><span class="label">empty</span><span class="pos">${position}</span></div>`;
+    // A cell bound to nothing shows nothing.
+    if (!bound) return `<div class="cell empty ${position}" ${attrs}></div>`;
+    const shown = drawing(i, bound.label, bound.ref);
+    if ('svg' in shown) {
+      plotStyles.push(shown.style);
+      return `<div class="cell ${position}" ${attrs} title="${escapeHtml(bound.label)}">${shown.svg}</div>`;
+    }
     return (
       `<div class="cell ${position}" ${attrs}>` +
       `<span class="label">${escapeHtml(bound.label)}</span>` +
-      `<span class="pos">${escapeHtml(position)}</span>` +
-      `<span class="ref">${escapeHtml(bound.ref)}</span></div>`
+      `<span class="missing">${escapeHtml(shown.missing)}</span></div>`
     );
   });
-  const style = BASE_STYLE + rules.join('');
+  const style = BASE_STYLE + rules.join('') + plotStyles.join('');
   const content = cells.length
     ? `<main class="grid">${body.join('')}</main>`
     : '<main class="none">this grid has no layout yet</main>';
-  return { html: strictPage({ title, style, body: content }), style };
+  return { html: strictPage({ title, style, body: `<h1>${escapeHtml(title)}</h1>${content}` }), style };
 }

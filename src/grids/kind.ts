@@ -4,6 +4,7 @@ import type { ResourceKind } from '../core/resource';
 import { KiB } from '../core/http';
 import { themeEntryProblem } from '../docs/kind';
 import { DEFAULT_THEME } from '../markup/themes';
+import { mappingReferences } from './plot-refs';
 import { otherSourcePreload, parsedEntries, parseStatements, settleParse, validateLayout } from './store';
 
 export const LAYOUT_LIMIT = 128 * KiB;
@@ -52,6 +53,8 @@ export const gridKind: ResourceKind = {
       access: 'rw',
       limit: MAPPING_LIMIT,
       summary: 'The mapping: LABEL => /u/<user>/p/<plot>[,key=value]... per line',
+      // The plots it names are drawn with the rights of the grid's owner and of the mapping's writer.
+      references: { path: 'grid.plots', of: (value) => mappingReferences(value) },
       writePreload: otherSourcePreload('mapping'),
       writeStatements: (rc, value) => parseStatements(rc, 'mapping', value),
       afterWrite: (rc, value) => settleParse(rc, 'mapping', value),

@@ -40,12 +40,20 @@ const CELLS: Record<string, [number, number, number, number]> = {
 };
 const COLUMNS = 32;
 const ROWS = 8;
-/** CELLS in pixels of the viewport: each share of the drawing is that share of the page. */
-const pixelBoxes = (): Record<string, Box> =>
+/** The area the cells share: the page below its title (measured in the page), or the whole viewport. */
+interface Area {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+const WHOLE: Area = { x: 0, y: 0, ...VIEW };
+/** CELLS in pixels of the page: each share of the drawing is that share of the grid's area. */
+const pixelBoxes = (area: Area = WHOLE): Record<string, Box> =>
   Object.fromEntries(
     Object.entries(CELLS).map(([l, [x, y, w, h]]) => {
-      const [sx, sy] = [VIEW.width / COLUMNS, VIEW.height / ROWS];
-      return [l, { path: l, x: x * sx, y: y * sy, w: w * sx, h: h * sy }];
+      const [sx, sy] = [area.width / COLUMNS, area.height / ROWS];
+      return [l, { path: l, x: area.x + x * sx, y: area.y + y * sy, w: w * sx, h: h * sy }];
     }),
   );
 const MAPPING = 'A => /u/ann/p/sales, h=t\nB => /u/ann/p/costs\nC => /u/ann/p/<b>\nE => /u/ann/p/trend, c=true';
@@ -196,7 +204,6 @@ describe.skipIf(!existsSync(CHROMIUM))(`dashboard page in headless Chromium (${C
     // data.json carries the hand-worked shares (reading order A B C D E)
     const labels = Object.keys(CELLS);
     expect(boxesOf(data.structure).map(({ x, y, w, h }) => [x, y, w, h])).toEqual(labels.map((l) => CELLS[l]));
-    const expected = pixelBoxes();
 
     const shoot = async (url: string, headers?: Record<string, string>) => {
       const session = await openPage(cdp, VIEW, url, headers);
@@ -207,22 +214,27 @@ describe.skipIf(!existsSync(CHROMIUM))(`dashboard page in headless Chromium (${C
         session,
         `[...document.querySelectorAll('.cell')].map((e) => e.innerText.replace(/\\s+/g, ' ').trim())`,
       );
-      return { session, png, img: decodePng(png), text };
+      // The cells share the area below the grid's title.
+      const area = JSON.parse(
+        await evaluate<string>(
+          cdp,
+          session,
+          `(() => { const r = document.querySelector('main.grid').getBoundingClientRect(); return JSON.stringify({ x: r.x, y: r.y, width: r.width, height: r.height }); })()`,
+        ),
+      ) as Area;
+      const title = await evaluate<string>(cdp, session, `document.querySelector('h1').innerText`);
+      return { session, png, img: decodePng(png), text, area, title };
     };
     const own = await shoot(base() + `${g}/html`, { Authorization: `Bearer ${u.token}` });
+    const expected = pixelBoxes(own.area);
+    expect(own.title).toBe(name);
     expect([own.img.width, own.img.height]).toEqual([VIEW.width, VIEW.height]);
     const file = join(tmpdir(), 'grids-dashboard.png');
     writeFileSync(file, own.png);
     console.log(`grids: screenshot of the dashboard written to ${file}`);
     expectDrawnAtShares(own.img, expected);
-    // what each cell shows: label, position, plot; D has no mapping line: empty, at its position
-    expect(own.text).toEqual([
-      'A top /u/ann/p/sales',
-      'B middle /u/ann/p/costs',
-      'C bottom /u/ann/p/<b>',
-      'empty bottom',
-      'E middle /u/ann/p/trend',
-    ]);
+    // what each cell shows: its label and that its plot (no such user) is not there to show; D has no mapping line
+    expect(own.text).toEqual(['A no plot to show', 'B no plot to show', 'C no plot to show', '', 'E no plot to show']);
     // the page ran no script and its one style applied under the CSP (the borders above are drawn by it)
     expect(await evaluate<number>(cdp, own.session, 'document.scripts.length')).toBe(0);
 

@@ -106,25 +106,27 @@ describe('rendered page (pure)', () => {
     ]);
   });
   it('escapes every text and uses no script', () => {
-    const page = renderGridPage('<b>"grid"</b>', data, buildMeta(mapping, 3));
+    const page = renderGridPage('<b>"grid"</b>', data, buildMeta(mapping, 3), (_i, label, ref) => ({
+      missing: `${label} ${ref}`,
+    }));
     expect(page.html).not.toContain('<script');
     expect(page.html).not.toContain('<b>');
-    expect(page.html).toContain('&lt;b&gt;&quot;grid&quot;&lt;/b&gt;');
+    expect(page.html).toContain('<h1>&lt;b&gt;&quot;grid&quot;&lt;/b&gt;</h1>');
     expect(page.html).toContain('/u/&lt;script&gt;/p/&quot;x&quot;');
     expect(page.html).toContain(`<style>${page.style}</style>`);
     expect(escapeHtml(`&<>"'`)).toBe('&amp;&lt;&gt;&quot;&#39;');
   });
-  it('shows the label, position and plot of bound cells; an unbound cell shows "empty" and its position', () => {
-    const page = renderGridPage('g', data, buildMeta(mapping, 3));
-    expect(page.html).toMatch(
-      /<div class="cell middle" id="c0"[^>]*><span class="label">A<\/span><span class="pos">middle<\/span><span class="ref">\/u\/ann\/p\/a<\/span>/,
+  it("a bound cell shows its drawing (its style joins the page's) or its label and why there is none; an unbound cell shows nothing", () => {
+    const page = renderGridPage('g', data, buildMeta(mapping, 3), (i, label) =>
+      label === 'A' ? { svg: `<svg id="drawn${i}"></svg>`, style: '.drawn{fill:red}' } : { missing: 'no plot to show' },
     );
+    expect(page.html).toMatch(/<div class="cell middle" id="c0"[^>]*title="A"><svg id="drawn0"><\/svg><\/div>/);
+    expect(page.style).toContain('.drawn{fill:red}');
+    expect(page.html).toMatch(/<div class="cell empty bottom" id="c1"[^>]*><\/div>/);
     expect(page.html).toMatch(
-      /<div class="cell empty bottom" id="c1"[^>]*><span class="label">empty<\/span><span class="pos">bottom<\/span><\/div>/,
+      /<div class="cell top" id="c2"[^>]*><span class="label">C<\/span><span class="missing">no plot to show<\/span>/,
     );
-    expect(page.html).toMatch(
-      /<div class="cell top" id="c2"[^>]*><span class="label">C<\/span><span class="pos">top<\/span>/,
-    );
+    expect(page.html).not.toContain('/u/ann/p/a');
   });
   it('a grid without a layout says so', () => {
     expect(renderGridPage('g', buildData(null, new Map(), 3), {}).html).toContain('no layout yet');

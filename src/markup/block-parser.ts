@@ -255,6 +255,19 @@ export function parseDocRef(ref: string | undefined): DocRef | null {
   return m ? { user: m[1]!.toLowerCase(), doc: m[2]!.toLowerCase() } : null;
 }
 
+/**
+ * The plot a `vis` block names, in its one written form: `/u/<user>/p/<plot>` (a full url
+ * of it too, or `@user~plot`), or a plot's shortname; null for anything else.
+ */
+export function parsePlotRef(ref: string | undefined): string | null {
+  const r = (ref ?? '').trim();
+  const m =
+    /^(?:https?:\/\/[^/\s]+)?\/u\/([a-z0-9_]{1,64})\/p\/([a-z0-9][a-z0-9_-]{0,127})\/?$/i.exec(r) ??
+    /^@([a-z0-9_]{1,64})~([a-z0-9][a-z0-9_-]{0,127})$/i.exec(r);
+  if (m) return `/u/${m[1]!.toLowerCase()}/p/${m[2]!.toLowerCase()}`;
+  return /^[A-Za-z0-9_-]{1,128}$/.test(r) ? r : null;
+}
+
 /** The parameter `key`, else the first positional line (`ref:` or a bare reference). */
 export const paramOrFirst = (b: BlockNode, key: string): string | undefined => b.params.get(key) ?? b.positional[0];
 
@@ -266,15 +279,18 @@ export function authorOf(b: BlockNode): string | null {
 
 /**
  * What a content's blocks need from storage: the users of author blocks (`authorBlocks`:
- * how many blocks name each), the documents of attachment blocks.
+ * how many blocks name each), the documents of attachment blocks, the plots of vis blocks
+ * (with how many blocks name each).
  */
 export function blockRefs(nodes: ContentNode[]): {
   authors: string[];
   authorBlocks: Map<string, number>;
   attachments: DocRef[];
+  plots: Map<string, number>;
 } {
   const authors = new Map<string, number>();
   const attachments = new Map<string, DocRef>();
+  const plots = new Map<string, number>();
   const walk = (ns: ContentNode[]) => {
     for (const n of ns) {
       if (n.type !== 'block') continue;
@@ -284,10 +300,13 @@ export function blockRefs(nodes: ContentNode[]): {
       } else if (n.kind === 'attachment') {
         const r = parseDocRef(paramOrFirst(n, 'ref'));
         if (r) attachments.set(`${r.user}/${r.doc}`, r);
+      } else if (n.kind === 'vis') {
+        const r = parsePlotRef(paramOrFirst(n, 'ref'));
+        if (r) plots.set(r, (plots.get(r) ?? 0) + 1);
       }
       walk(n.children);
     }
   };
   walk(nodes);
-  return { authors: [...authors.keys()], authorBlocks: authors, attachments: [...attachments.values()] };
+  return { authors: [...authors.keys()], authorBlocks: authors, attachments: [...attachments.values()], plots };
 }

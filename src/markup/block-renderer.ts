@@ -11,6 +11,7 @@ import {
   authorOf,
   paramOrFirst,
   parseDocRef,
+  parsePlotRef,
   type BlockNode,
   type ContentNode,
   type DocRef,
@@ -34,6 +35,12 @@ export interface BlockContext {
   profiles?: Map<string, AuthorProfile>;
   /** Origin for links to documents (e-mail needs absolute urls); empty: site-relative. */
   origin?: string;
+  /**
+   * The drawings vis blocks show, by plot (as parsePlotRef writes it): markup the platform
+   * drew itself (an SVG in pages, an <img> of its PNG in mail). A plot without one (missing,
+   * or not readable by everyone whose content names it) shows its placeholder.
+   */
+  plots?: ReadonlyMap<string, string>;
 }
 
 export interface RenderedBlocks {
@@ -206,7 +213,8 @@ export function blocksCss(): string {
     '.sb-author{display:flex;align-items:center;gap:.75em;margin:1em 0}.sb-author-pic{display:inline-block;flex:none;width:2.5em;height:2.5em;line-height:2.5em;border-radius:50%;text-align:center;background:var(--border);color:var(--fg);font-weight:700}' +
     '.sb-author-img{width:2.5em;height:2.5em;border-radius:50%}.sb-author-bio{color:var(--muted);margin:0}.sb-author-name{margin:0}' +
     '.sb-box{margin:1em 0;padding:.75em 1em;border:1px dashed var(--border);border-radius:6px}' +
-    '.sb-vis{text-align:center;color:var(--muted)}.sb-vis-left{text-align:left}.sb-vis-right{text-align:right}'
+    '.sb-vis{text-align:center;color:var(--muted)}.sb-vis-left{text-align:left}.sb-vis-right{text-align:right}' +
+    '.sb-vis-drawn svg{width:100%;height:auto;display:block}'
   );
 }
 
@@ -375,15 +383,16 @@ export function renderBlocks(
           yesNo(b.params.get('include link'), false) && /^\/[a-z0-9_/~-]+$/i.test(ref)
             ? `${ctx.origin ?? ''}${ref}`
             : null;
+        const drawing = ctx.plots?.get(parsePlotRef(ref) ?? '');
         const visBox = `<div${attrs(
-          ['sb-box', 'sb-vis-box'],
+          drawing ? ['sb-vis-box', 'sb-vis-drawn'] : ['sb-box', 'sb-vis-box'],
           width
             ? [
                 ['width', width],
                 ['display', 'inline-block'],
               ]
             : [],
-        )}>Visual: ${link ? `<a href="${escapeHtml(link)}">${escapeHtml(ref)}</a>` : escapeHtml(ref || 'no reference')}</div>`;
+        )}>${drawing ?? `Visual: ${link ? `<a href="${escapeHtml(link)}">${escapeHtml(ref)}</a>` : escapeHtml(ref || 'no reference')}`}</div>`;
         return (
           `<div${attrs(['sb', 'sb-vis', ...alignCls], [...(mail && align ? ([['text-align', align === 'center' ? 'center' : align]] as Decl[]) : []), ...common])}>` +
           (title ? `<p class="sb-vis-title"><strong>${escapeHtml(title)}</strong></p>` : '') +

@@ -36,6 +36,13 @@ export function composedBytes(
   return total;
 }
 
+/** The bytes the drawings of vis blocks add: each plot's drawing, as often as blocks show it. */
+export function drawingBytes(uses: ReadonlyMap<string, number>, drawings: ReadonlyMap<string, string>): number {
+  let total = 0;
+  for (const [ref, n] of uses) total += n * bytes(drawings.get(ref));
+  return total;
+}
+
 /** The answer to a composition over the limit, or null within it. */
 export function composedTooLarge(total: number, what: string): string | null {
   if (total <= COMPOSED_LIMIT) return null;

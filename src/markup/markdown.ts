@@ -270,15 +270,23 @@ export interface ContentRefs {
   vars: VarRef[];
   attachments: DocRef[];
   authors: string[];
-  /** How many times each variable key and each author block's user occur (what filling them in costs). */
-  uses: { vars: Map<string, number>; authors: Map<string, number> };
+  /** Plots of vis blocks, as written in one form (block-parser.ts parsePlotRef). */
+  plots: string[];
+  /** How many times each variable key, author block's user and vis block's plot occur (what filling them in costs). */
+  uses: { vars: Map<string, number>; authors: Map<string, number>; plots: Map<string, number> };
 }
 
 export function contentRefs(source: string): ContentRefs {
   const tree = contentTree(source);
   const { refs, uses } = varUsesIn(tree);
-  const { authors, authorBlocks, attachments } = blockRefs(tree);
-  return { vars: refs, attachments, authors, uses: { vars: uses, authors: authorBlocks } };
+  const { authors, authorBlocks, attachments, plots } = blockRefs(tree);
+  return {
+    vars: refs,
+    attachments,
+    authors,
+    plots: [...plots.keys()],
+    uses: { vars: uses, authors: authorBlocks, plots },
+  };
 }
 
 // CommonJS module: its namespace may arrive as `default` depending on the bundler (its typings declare none).

@@ -34,8 +34,11 @@ export interface PageInput {
   varColors: Map<string, string>;
   /** Url for an asset name, or null to leave the reference as written. */
   asset: (name: string) => string | null;
-  /** Profiles author blocks may show, by username (render/block-data.ts authorProfiles). */
+  /** Profiles author blocks may show, by username (render/resolve.ts). */
   profiles?: Map<string, AuthorProfile>;
+  /** The drawings vis blocks show (SVG without its style), by plot; and the style they need. */
+  plots?: ReadonlyMap<string, string>;
+  plotCss?: string;
 }
 
 export interface BuiltPage {
@@ -104,7 +107,7 @@ export async function buildPage(input: PageInput): Promise<BuiltPage> {
   const markdown = renderMarkdown(input.content, {
     vars: input.vars,
     asset: input.asset,
-    blocks: { target: 'document', profiles: input.profiles },
+    blocks: { target: 'document', profiles: input.profiles, ...(input.plots ? { plots: input.plots } : {}) },
   });
   const type = resolveType(input.type);
   const requested = requestedTheme(input.theme, markdown.meta);
@@ -119,6 +122,7 @@ export async function buildPage(input: PageInput): Promise<BuiltPage> {
     layoutCss(type) +
     varCss +
     blockCss +
+    (input.plotCss ?? '') +
     (input.customCss ? `\n/* custom.css */\n${prepareCustomCss(input.customCss, input.asset)}\n` : '') +
     pageSizeCss(type);
   const hash = await sha256Base64(style);

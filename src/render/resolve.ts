@@ -1,8 +1,8 @@
 /**
  * What content names, resolved when the content is used (core/resource/composition.ts):
- * the variables of other documents, the profiles of author blocks and the documents of
- * attachment blocks, each only when everyone the naming piece lends the rights of may read
- * it. A document's page has one piece (its content); a mail's composition two (its content
+ * the variables of other documents, the profiles of author blocks, the documents of
+ * attachment blocks and the plots of vis blocks, each only when everyone the naming piece
+ * lends the rights of may read it. A document's page has one piece (its content); a mail's composition two (its content
  * and its template's). A target named by several pieces resolves only when every one of
  * them may read it. One D1 round trip for all pieces: the check, the variables of the
  * documents named and the profiles named, in one batch.
@@ -10,7 +10,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../core/context';
 import { entriesQuery, entryValues, type StoredEntry } from '../core/entries';
-import { composedReads, type CompositionPath, type Use } from '../core/resource';
+import { composedReads, plotIdSql, plotReference, type CompositionPath, type Use } from '../core/resource';
 import { resources, users, type Resource, type User } from '../db/schema';
 import { docKind } from '../docs/kind';
 import { formatVar, varsFromEntries, type DocVar } from '../docs/vars';
@@ -21,6 +21,9 @@ import { profileOf, profilesQuery, type ProfileRow } from './block-data';
 
 /** At most this many distinct authors resolve per composition (the rest show their username). */
 export const MAX_AUTHORS = 100;
+/** At most this many distinct plots, and this many bytes of their data, are drawn per composition (the rest show their placeholder). */
+export const MAX_PLOTS = 32;
+export const MAX_PLOT_DATA = 8 * 1024 * 1024;
 
 /** Where references are resolved from: the resource whose content holds them and its owner. */
 export interface VarScope {
@@ -38,12 +41,23 @@ export interface ContentPiece {
   principals: (as: string) => readonly number[];
 }
 
+/** A plot a vis block shows: its id (its PNGs live under it), its name and its entries. */
+export interface ResolvedPlot {
+  id: number;
+  name: string;
+  values: Map<string, string>;
+}
+
 export interface ResolvedContent {
   vars: Map<string, VarView>;
   colors: Map<string, string>;
   profiles: Map<string, AuthorProfile>;
   /** Documents of attachment blocks that every piece naming them may read: their ids by `user/doc`. */
   attachments: Map<string, number>;
+  /** Plots of vis blocks that every piece naming them may read: their entries, by the reference as written. */
+  plots: Map<string, ResolvedPlot>;
+  /** How many vis blocks name each plot, over all pieces (a drawing's weight counts that often). */
+  plotUses: Map<string, number>;
   /** What was left out, one line each (`<reference>: ...`), for a send's log. */
   refused: string[];
   /** The composition's weight with its references filled in (markup/composed-size.ts). */
@@ -69,6 +83,7 @@ export async function resolveContent(
   const uses: (Use & { key: string })[] = [];
   const docs = new Map<string, { user: string; doc: string }>();
   const authors = new Set<string>();
+  const plotRefs = new Set<string>();
   pieces.forEach((piece, i) => {
     const use = (key: string, as: string, ref: Use['ref']) =>
       uses.push({ key, path: piece.path, principals: piece.principals(as), ref });
@@ -84,6 +99,11 @@ export async function resolveContent(
       const as = attachmentAs(a.user, a.doc);
       use(`a:${a.user}/${a.doc}`, as, doc(a.user, a.doc, as));
     }
+    for (const p of parsed[i]!.plots) {
+      if (!plotRefs.has(p) && plotRefs.size >= MAX_PLOTS) continue;
+      plotRefs.add(p);
+      use(`pl:${p}`, `vis ${p}`, plotReference(p, 'vis '));
+    }
     for (const user of parsed[i]!.authors) {
       if (!authors.has(user) && authors.size >= MAX_AUTHORS) continue;
       authors.add(user);
@@ -91,9 +111,11 @@ export async function resolveContent(
     }
   });
   const docList = [...docs.values()];
+  const plotList = [...plotRefs];
   const { verdicts, also } = await composedReads(db, uses, [
     ...docList.map((d) => entriesQuery(db, docId(d.user, d.doc), 'vars/')),
     ...(authors.size ? [profilesQuery(db, [...authors])] : []),
+    ...plotList.map((p) => entriesQuery(db, plotIdSql(p))),
   ]);
   // A key resolves when every use of it (in every piece) may.
   const refusedKeys = new Set<string>();
@@ -145,11 +167,30 @@ export async function resolveContent(
     if (u.key.startsWith('a:') && granted(u.key) && v.ok && v.id !== null) attachments.set(u.key.slice(2), v.id);
   });
 
-  const bytes = pieces.reduce((n, p, i) => n + composedBytes(p.text, parsed[i]!.uses, vars, profiles), 0);
-  return { vars, colors, profiles, attachments, refused, bytes };
-}
+  const plots = new Map<string, ResolvedPlot>();
+  const plotIds = new Map(
+    uses.flatMap((u, i) => (u.key.startsWith('pl:') && verdicts[i]!.ok ? [[u.key, verdicts[i]!]] : [])),
+  );
+  const plotsAt = docList.length + (authors.size ? 1 : 0);
+  let plotBytes = 0;
+  for (const [i, p] of plotList.entries()) {
+    if (!granted(`pl:${p}`)) continue;
+    const rows = also[plotsAt + i] as StoredEntry[];
+    plotBytes += rows.reduce((n, r) => n + r.size, 0);
+    if (plotBytes > MAX_PLOT_DATA) {
+      refused.push(
+        `vis ${p}: not drawn, past the ${MAX_PLOT_DATA / 1024 / 1024} MiB of plot data one composition reads`,
+      );
+      continue;
+    }
+    const r = plotReference(p);
+    const v = plotIds.get(`pl:${p}`);
+    if (!v?.ok || v.id === null) continue;
+    plots.set(p, { id: v.id, name: r.shortname ?? r.name, values: await entryValues(env, rows) });
+  }
 
-/** The principals of a piece whose references lend `lent(as)` besides the fixed `base` (the owner first). */
-export function principalsWith(base: readonly number[], lent: (as: string) => readonly number[]) {
-  return (as: string): number[] => [...new Set([...base, ...lent(as)])];
+  const plotUses = new Map<string, number>();
+  for (const refs of parsed) for (const [p, n] of refs.uses.plots) plotUses.set(p, (plotUses.get(p) ?? 0) + n);
+  const bytes = pieces.reduce((n, p, i) => n + composedBytes(p.text, parsed[i]!.uses, vars, profiles), 0);
+  return { vars, colors, profiles, attachments, plots, plotUses, refused, bytes };
 }

@@ -15,11 +15,15 @@ import type { ResourceCtx } from '../core/resource';
 import { readAsset } from '../docs/assets';
 import { docKind } from '../docs/kind';
 import { varsFromEntries } from '../docs/vars';
-import { composedTooLarge } from '../markup/composed-size';
+import { composedTooLarge, drawingBytes } from '../markup/composed-size';
+import { drawStored } from '../plots/draw';
+import { DEFAULT_SIZE } from '../plots/model';
+import { hoistStyle } from '../plots/svg-style';
 import { assetRefs } from '../markup/markdown';
 import { toBase64 } from '../core/crypto';
 import { buildPage, type BuiltPage } from '../markup/page';
-import { principalsWith, resolveContent } from './resolve';
+import { principalsWith } from '../core/resource';
+import { resolveContent, type ResolvedPlot } from './resolve';
 
 /** Asset names custom CSS refers to with url(assets/<name>). */
 export function cssAssetRefs(css: string): string[] {
@@ -77,12 +81,30 @@ async function storedEntries(rc: ResourceCtx) {
   return { values: await entryValues(rc.env, rows), authorship: entryAuthorship(rows) };
 }
 
+/**
+ * The SVGs of the plots vis blocks show (each with its own scope; its style moved into the
+ * page's one style element), by plot.
+ */
+export async function drawPlots(
+  plots: ReadonlyMap<string, ResolvedPlot>,
+): Promise<{ svgs: Map<string, string>; css: string }> {
+  const svgs = new Map<string, string>();
+  const css: string[] = [];
+  for (const [i, [ref, p]] of [...plots].entries()) {
+    const { drawing } = await drawStored(p.values, p.name, { format: 'svg', size: DEFAULT_SIZE, scope: `vis${i}` });
+    const { svg, style } = hoistStyle(drawing);
+    svgs.set(ref, svg);
+    css.push(style);
+  }
+  return { svgs, css: css.join('') };
+}
+
 export async function documentPages(rc: ResourceCtx): Promise<PageBuilder> {
   const { values: e, authorship } = await storedEntries(rc);
   const content = e.get('content') ?? '';
   const customCss = e.get('config/custom/custom.css') ?? '';
   // The content's references resolve with the owner's rights and its writer's (doc.content).
-  const { vars, colors, profiles, bytes } = await resolveContent(
+  const { vars, colors, profiles, plots, plotUses, bytes } = await resolveContent(
     rc,
     [
       {
@@ -93,7 +115,8 @@ export async function documentPages(rc: ResourceCtx): Promise<PageBuilder> {
     ],
     varsFromEntries(e),
   );
-  const tooLarge = composedTooLarge(bytes, 'the page');
+  const drawn = await drawPlots(plots);
+  const tooLarge = composedTooLarge(bytes + drawingBytes(plotUses, drawn.svgs), 'the page');
   if (tooLarge) throw new HttpError(413, tooLarge);
   const names = [...new Set([...assetRefs(content), ...cssAssetRefs(customCss)])];
   const build = (asset: (name: string) => string | null) =>
@@ -107,6 +130,8 @@ export async function documentPages(rc: ResourceCtx): Promise<PageBuilder> {
       varColors: colors,
       asset,
       profiles,
+      plots: drawn.svgs,
+      plotCss: drawn.css,
     });
   return async (mode) => {
     if (mode === 'link') return build((name) => assetPath(rc.owner.username, rc.resource.name, name));

@@ -123,8 +123,18 @@ describe('grammar', () => {
       authors: ['bob'],
       authorBlocks: new Map([['bob', 2]]),
       attachments: [{ user: 'bob', doc: 'report' }],
+      plots: new Map(),
     });
     expect(parseDocRef('https://x.test/u/a/d/b')).toEqual({ user: 'a', doc: 'b' });
+    const vis = parseBlocks(
+      '{{ vis\n  /u/Carol/p/Sales\n}}\n{{ /vis }}\n{{ vis\n  ref: @carol~sales\n}}\n{{ /vis }}\n{{ vis\n  q3_short\n}}\n{{ /vis }}\n{{ vis\n  javascript:alert(1)\n}}\n{{ /vis }}',
+    );
+    expect(blockRefs(vis).plots).toEqual(
+      new Map([
+        ['/u/carol/p/sales', 2],
+        ['q3_short', 1],
+      ]),
+    );
     expect(parseDocRef('javascript:alert(1)')).toBeNull();
   });
 });

@@ -56,7 +56,12 @@ describe('contentReferences: what a write by someone other than the owner must b
       { kind: 'profile', user: 'alice', as: 'author alice' },
     ]);
   });
+  it("the plot a vis block shows is a reference (read with the writer's rights)", () => {
+    expect(contentReferences('# Hello\n\n{{ vis\n  /u/carol/p/plot\n}}\n{{ /vis }}', owner)).toEqual([
+      { kind: 'resource', resource: 'plot', owner: 'carol', name: 'plot', as: 'vis /u/carol/p/plot' },
+    ]);
+  });
   it('nothing for plain content', () => {
-    expect(contentReferences('# Hello\n\n{{ vis\n  /u/carol/p/plot\n}}\n{{ /vis }}', owner)).toEqual([]);
+    expect(contentReferences('# Hello\n\nplain *text*', owner)).toEqual([]);
   });
 });

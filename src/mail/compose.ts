@@ -9,7 +9,12 @@ import { HttpError } from '../core/errors';
 import { composedTooLarge } from '../markup/composed-size';
 import { renderMarkdown, type RenderedMarkdown, type VarView } from '../markup/markdown';
 import type { AuthorProfile } from '../markup/block-renderer';
-import { principalsWith, resolveContent, type ContentPiece, type VarScope } from '../render/resolve';
+import { principalsWith } from '../core/resource';
+import { escapeHtml } from '../markup/escape';
+import { drawStored, requestKey } from '../plots/draw';
+import type { Size } from '../plots/model';
+import { drawingHash } from '../plots/stored';
+import { resolveContent, type ContentPiece, type ResolvedPlot, type VarScope } from '../render/resolve';
 import { imageSizes } from './image-size';
 import { fillFooter, mailBytes, mailDocument, MAIL_HTML_LIMIT, oversizeBody, type MailDocInput } from './mail-html';
 import { mailKind } from './kind';
@@ -44,6 +49,18 @@ export interface Composed {
   oversize: boolean;
   /** What went wrong composing (a template that could not be read), for the send's log. */
   problems?: string[];
+  /** The plots vis blocks show, as PNGs embedded as cid: parts (composeStored). */
+  visuals?: Visual[];
+}
+
+/** A plot a mail's vis block shows: drawn as a PNG (mail programs show no SVG), embedded as `cid:<filename>`. */
+export interface Visual {
+  filename: string;
+  plotId: number;
+  /** What was drawn (the PNG's cache key). */
+  hash: string;
+  svg: string;
+  size: Size;
 }
 
 /** Variables the content refers to, resolved (render/source.ts resolveVars). */
@@ -60,6 +77,8 @@ const PLACED = /(src|href)="\.\/assets-cid\/([a-z0-9][a-z0-9-]*(?:\.[a-z0-9]+)?)
 export interface MailBlocks {
   profiles?: Map<string, AuthorProfile>;
   origin?: string;
+  /** What vis blocks show, by plot: an <img> of its embedded PNG. */
+  plots?: ReadonlyMap<string, string>;
   /** The mail's web view url (the "view in browser" link). */
   viewUrl?: string | undefined;
 }
@@ -128,13 +147,47 @@ export async function composeStored(
   const tooLarge = composedTooLarge(resolved.bytes, 'the e-mail');
   if (tooLarge) throw new HttpError(413, tooLarge);
   const values = template ? new Map(stored).set('content', placeInTemplate(template.text, content)) : stored;
+  const { visuals, images } = await mailVisuals(resolved.plots, SIZES[values.get('config/size') || DEFAULT_SIZE]);
   const composed = composeMail(values, scope.resource.name, resolved, {
+    plots: images,
     profiles: resolved.profiles,
     origin: scope.env.PUBLIC_ORIGIN,
     viewUrl: mailKind.url?.(scope.env, owner.username, scope.resource.name),
   });
   const problems = [...(problem ? [problem] : []), ...resolved.refused];
-  return { ...composed, attachable: resolved.attachments, ...(problems.length ? { problems } : {}) };
+  return { ...composed, attachable: resolved.attachments, visuals, ...(problems.length ? { problems } : {}) };
+}
+
+/**
+ * The plots of vis blocks as a mail shows them: each drawn at the mail's width (16:9), its
+ * PNG (drawn at delivery, render/plot-png.ts) named by the hash of what it shows, so a
+ * changed plot is a changed message; the <img> each block holds.
+ */
+async function mailVisuals(
+  plots: ReadonlyMap<string, ResolvedPlot>,
+  width = SIZES[DEFAULT_SIZE]!,
+): Promise<{ visuals: Visual[]; images: Map<string, string> }> {
+  const visuals: Visual[] = [];
+  const images = new Map<string, string>();
+  const size = { width, height: Math.round((width * 9) / 16) };
+  for (const [ref, p] of plots) {
+    const req = { format: 'svg', size } as const;
+    const { drawing, hash } = await drawStored(p.values, p.name, req);
+    const filename = `vis-${hash.slice(0, 16)}.png`;
+    visuals.push({
+      filename,
+      plotId: p.id,
+      hash: await drawingHash(p.values, p.name, `png ${requestKey(req)}`),
+      svg: drawing,
+      size,
+    });
+    const alt = p.values.get('config/title') || p.values.get('name') || p.name;
+    images.set(
+      ref,
+      `<img src="cid:${filename}" alt="${escapeHtml(alt)}" width="${size.width}" height="${size.height}" style="display:block;width:100%;max-width:${size.width}px;height:auto;border:0">`,
+    );
+  }
+  return { visuals, images };
 }
 
 /** The document fields of a composed mail (mail-html.ts): the send's and the web view's. */

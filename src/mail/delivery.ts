@@ -13,6 +13,7 @@ import { emitNow } from '../core/events';
 import { appendLog, logInsert } from '../core/log';
 import { deliver, messageIdFor, type Attachment, type OutboundMail } from '../core/mailer';
 import { resources, users, type Resource, type User } from '../db/schema';
+import { cachedPng } from '../render/plot-png';
 import { getAsset } from './assets';
 import { documentAttachments } from './attach';
 import { composeStored, oversizeNote, personalise, type Composed } from './compose';
@@ -47,9 +48,28 @@ export type Transport = (env: Env, db: Db, mail: OutboundMail) => Promise<boolea
 const log = (db: Db, id: number, message: string, severity: 'info' | 'warning' | 'error' = 'info') =>
   appendLog(db, id, message, severity).catch(() => undefined);
 
-/** The assets the composed message refers to, read for embedding (cid: parts; the web view inlines the images). */
-export async function embedded(env: Env, resourceId: number, c: Composed): Promise<Attachment[]> {
+/**
+ * The assets the composed message refers to, read for embedding (cid: parts; the web view
+ * inlines the images), and the PNGs of the plots its vis blocks show (a plot the browser
+ * could not draw is left out: its block keeps a broken image, and `problems` says why).
+ */
+export async function embedded(
+  env: Env,
+  resourceId: number,
+  c: Composed,
+  problems: string[] = [],
+): Promise<Attachment[]> {
   const out: Attachment[] = [];
+  for (const v of c.visuals ?? []) {
+    try {
+      const png = await cachedPng(env, v.plotId, v.hash, () => ({ svg: v.svg, size: v.size }));
+      const content =
+        png.bytes instanceof Uint8Array ? png.bytes : new Uint8Array(await new Response(png.bytes).arrayBuffer());
+      out.push({ filename: v.filename, content_type: 'image/png', content });
+    } catch (err) {
+      problems.push(`a plot could not be drawn as PNG: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
   for (const name of c.assets) {
     const obj = await getAsset(env, resourceId, name);
     if (obj)
@@ -128,7 +148,9 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
     const lent = job.action === 'send' && !job.to ? listWriters(values, authorship, owner.id) : [];
     const composed = await composeStored({ env, db, owner, resource }, values, authorship, lent);
     for (const p of composed.problems ?? []) await log(db, resource.id, `send ${job.id}: ${p}`, 'warning');
-    const attachments = await embedded(env, resource.id, composed);
+    const drawProblems: string[] = [];
+    const attachments = await embedded(env, resource.id, composed, drawProblems);
+    for (const p of drawProblems) await log(db, resource.id, `send ${job.id}: ${p}`, 'warning');
     if (composed.oversize) await log(db, resource.id, `send ${job.id}: ${oversizeNote(composed)}`, 'warning');
     // Documents of attachment blocks, rendered to PDF (section blocks, attach.ts).
     const docs = await documentAttachments(env, db, composed);

@@ -15,10 +15,15 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '../core/context';
 import { entryQuery, entryValue, lenders, type StoredAuthorship } from '../core/entries';
 import { RESOURCE_NAME, USERNAME } from '../core/names';
-import { composedReads, type CompositionPath, type Reference, type ResourceCtx } from '../core/resource';
+import {
+  composedReads,
+  principalsWith,
+  type CompositionPath,
+  type Reference,
+  type ResourceCtx,
+} from '../core/resource';
 import { resources, users, type User } from '../db/schema';
 import { contentReferences } from '../docs/references';
-import { principalsWith } from '../render/resolve';
 
 /** The placeholder the mail's content replaces (spaces inside the braces are optional). */
 const PLACEHOLDER = /\{\{\s*content\s*\}\}/g;

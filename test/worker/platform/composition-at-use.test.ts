@@ -363,6 +363,100 @@ describe('mail.*: a web view and a send resolve with everyone whose content led 
 
 const ECHO_ENV = `export default { async run(input, ctx) { return 'env:' + JSON.stringify(ctx.env); } }`;
 
+// ---------------------------------------------------------------------------------------
+// grid.plots, and plots in vis blocks
+// ---------------------------------------------------------------------------------------
+
+const SALES = ',north,south\nQ1,12,7\nQ2,15,9\n';
+
+/** `u`'s plot `name` of SALES titled `title`. */
+async function titledPlot(u: TestUser, name: string, title: string): Promise<string> {
+  await put(u, `/v1/vis/plots/${name}`);
+  await write(u, `/v1/vis/plots/${name}/data`, SALES);
+  await write(u, `/v1/vis/plots/${name}/config/title`, title);
+  return `/u/${u.username}/p/${name}`;
+}
+
+/** The text of the one cell of a one-box dashboard (what the box shows when it draws no plot). */
+const cellText = (html: string) => /<div class="cell[^"]*"[^>]*>([\s\S]*?)<\/div><\/main>/.exec(html)?.[1] ?? '';
+
+describe('grid.plots and vis blocks: a plot is drawn with the rights of everyone whose content names it, now', () => {
+  const LAYOUT = '+-----+\n| {A} |\n+-----+';
+
+  cell('grid.plots', "the owner's grid draws the owner's plot (positive control)", async () => {
+    const a = await makeUser({ profile_public: true });
+    const title = secret('t');
+    const ref = await titledPlot(a, 'sales', title);
+    await put(a, '/v1/vis/grids/board');
+    await write(a, '/v1/vis/grids/board/layout', LAYOUT);
+    await write(a, '/v1/vis/grids/board/mapping', `A => ${ref}`);
+    await put(a, '/v1/vis/grids/board/shared/public');
+    const page = await anonPage(`/u/${a.username}/g/board`);
+    expect(page).toContain('<svg');
+    expect(page).toContain(title);
+  });
+
+  cell(
+    'grid.plots',
+    "a plot a grantee's mapping names is no longer drawn once the grantee may not read it; it shows what a missing plot shows",
+    async () => {
+      const [a, g, x] = [await makeUser({ profile_public: true }), await makeUser(), await makeUser()];
+      const title = secret('t');
+      const ref = await titledPlot(x, 'kpi', title);
+      const readers = await makeGroup(x.username, [{ username: a.username }, { username: g.username }]);
+      await put(x, `/v1/vis/plots/kpi/shared/${readers.ref}`);
+      const editors = await makeGroup(a.username, [{ username: g.username }]);
+      for (const board of ['board', 'nothing']) {
+        await put(a, `/v1/vis/grids/${board}`);
+        await write(a, `/v1/vis/grids/${board}/layout`, LAYOUT);
+        await put(a, `/v1/vis/grids/${board}/shared/${editors.ref}~rw`);
+        await put(a, `/v1/vis/grids/${board}/shared/public`);
+      }
+      await write(g, `/v1/users/${a.username}/vis/grids/board/mapping`, `A => ${ref}`);
+      // A grantee may not name a plot they cannot read: 400, as for every reference.
+      const refused = await call('POST', `/v1/users/${a.username}/vis/grids/nothing/mapping`, {
+        token: g.token,
+        text: `A => /u/${x.username}/p/none${unique('n')}`,
+      });
+      expect(refused.status).toBe(400);
+      await write(a, '/v1/vis/grids/nothing/mapping', `A => /u/${x.username}/p/none${unique('n')}`);
+      expect(await anonPage(`/u/${a.username}/g/board`)).toContain(title);
+      await leave(readers.id, g.username);
+      const page = await anonPage(`/u/${a.username}/g/board`);
+      expect(page).not.toContain(title);
+      expect(page).not.toContain('<svg');
+      expect(cellText(page)).toBe(cellText(await anonPage(`/u/${a.username}/g/nothing`)));
+    },
+    true,
+  );
+
+  cell(
+    'doc.content',
+    "a vis block a grantee wrote stops drawing its plot once the grantee may not read it; the owner's own draws",
+    async () => {
+      const [a, g, x] = [await makeUser({ profile_public: true }), await makeUser(), await makeUser()];
+      const title = secret('t');
+      const ref = await titledPlot(x, 'kpi', title);
+      const readers = await makeGroup(x.username, [{ username: a.username }, { username: g.username }]);
+      await put(x, `/v1/vis/plots/kpi/shared/${readers.ref}`);
+      const editors = await makeGroup(a.username, [{ username: g.username }]);
+      await put(a, '/v1/vis/docs/report');
+      await put(a, `/v1/vis/docs/report/shared/${editors.ref}~rw`);
+      await put(a, '/v1/vis/docs/report/shared/public');
+      const block = `{{ vis\n  ${ref}\n}}\n{{ /vis }}`;
+      await write(g, `/v1/users/${a.username}/vis/docs/report/content`, block);
+      expect(await anonPage(`/u/${a.username}/d/report`)).toContain(title);
+      await leave(readers.id, g.username);
+      const page = await anonPage(`/u/${a.username}/d/report`);
+      expect(page).not.toContain(title);
+      expect(page).toContain(`Visual: ${ref}`);
+      await write(a, '/v1/vis/docs/report/content', block);
+      expect(await anonPage(`/u/${a.username}/d/report`)).toContain(title);
+    },
+    true,
+  );
+});
+
 describe('job.*: a run uses the rights of everyone it acts for, decided when it runs', () => {
   cell(
     'job.chain',

@@ -2,7 +2,7 @@
  * The text-entry store: small values in D1, values too large for a D1 row in R2
  * (under the resource's blob prefix). Values are exact strings: no trimming.
  */
-import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { and, eq, notInArray, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { entries, resources, type Resource } from '../db/schema';
 import { nowIso } from './clock';
@@ -98,8 +98,11 @@ export async function entryValue(
   return obj ? await obj.text() : '';
 }
 
-/** The query behind readEntries, for callers that batch it with others (db.batch). */
-export function entriesQuery(db: Db, resourceId: number | SQL, prefix = '') {
+/**
+ * The query behind readEntries, for callers that batch it with others (db.batch): the entries under `prefix`, but for
+ * the paths of `except` (a large entry the caller reads only when it needs it).
+ */
+export function entriesQuery(db: Db, resourceId: number | SQL, prefix = '', except: readonly string[] = []) {
   return db
     .select({
       path: entries.path,
@@ -111,7 +114,11 @@ export function entriesQuery(db: Db, resourceId: number | SQL, prefix = '') {
     })
     .from(entries)
     .where(
-      prefix ? and(eq(entries.resource_id, resourceId), underPrefix(prefix)) : eq(entries.resource_id, resourceId),
+      and(
+        eq(entries.resource_id, resourceId),
+        prefix ? underPrefix(prefix) : undefined,
+        except.length ? notInArray(entries.path, [...except]) : undefined,
+      ),
     );
 }
 

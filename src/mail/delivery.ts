@@ -62,7 +62,7 @@ export async function embedded(
   const out: Attachment[] = [];
   for (const v of c.visuals ?? []) {
     try {
-      const png = await cachedPng(env, v.plotId, v.hash, () => ({ svg: v.svg, size: v.size }));
+      const png = await cachedPng(env, v.plotId, v.hash, async () => ({ svg: v.svg, size: v.size }));
       const content =
         png.bytes instanceof Uint8Array ? png.bytes : new Uint8Array(await new Response(png.bytes).arrayBuffer());
       out.push({ filename: v.filename, content_type: 'image/png', content });

@@ -50,11 +50,15 @@ export function requestKey(req: DrawRequest): string {
   return `${req.format} ${req.width ?? DEFAULT_TEXT_WIDTH}`;
 }
 
-/** The drawing and its hash (the ETag and cache key), from the cache when drawn before. */
+/**
+ * The drawing and its hash (the ETag and cache key), from the cache when drawn before. `values` may leave out `data`
+ * when it holds its digest (stored.ts): `loadData` then reads it, only on a miss.
+ */
 export async function drawStored(
   values: ReadonlyMap<string, string>,
   name: string,
   req: DrawRequest,
+  loadData?: () => Promise<string>,
 ): Promise<{ drawing: string; hash: string }> {
   const hash = await drawingHash(values, name, requestKey(req));
   const hit = cache.get(hash);
@@ -64,7 +68,8 @@ export async function drawStored(
     cache.set(hash, hit);
     return { drawing: hit, hash };
   }
-  const parsed = parseCsv(values.get('data') ?? '');
+  const data = values.get('data') ?? (loadData ? await loadData() : '');
+  const parsed = parseCsv(data);
   const table = 'table' in parsed ? parsed.table : { header: [''], rows: [] };
   const config = plotConfigOf(values);
   if (!('table' in parsed)) config.caption = `The data could not be read: line ${parsed.line}: ${parsed.error}`;

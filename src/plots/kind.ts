@@ -4,6 +4,8 @@
  * colours, legend, table cell styles, custom CSS). What the entries mean: docs/areas/plots.md.
  */
 import { canonicalEntries } from '../core/canonical';
+import { sha256Hex } from '../core/crypto';
+import { entryUpsert } from '../core/entries';
 import { KiB } from '../core/http';
 import type { EntrySpec, ResourceKind } from '../core/resource';
 import { cellConfigProblem, CELL_FILES } from './cell';
@@ -11,6 +13,7 @@ import { colorsProblem, colorTypeProblem } from './colors';
 import { DATA_LIMIT, parseCsv } from './csv';
 import { legendProblem } from './legend';
 import { DEFAULT_PLOT_TYPE, plotTypeProblem } from './model';
+import { DATA_DIGEST } from './stored';
 
 const oneLine = (max: number) => (v: string) =>
   /[\r\n]/.test(v) ? 'must be one line' : [...v].length > max ? `at most ${max} characters` : undefined;
@@ -50,6 +53,18 @@ export const plotKind: ResourceKind = {
       validate: (v) => {
         const parsed = parseCsv(v);
         return 'error' in parsed ? `line ${parsed.line}: ${parsed.error}` : undefined;
+      },
+      // Its digest joins the write's batch: drawings are keyed by it without reading the data.
+      writeStatements: async (rc, value) => {
+        const digest = await entryUpsert(
+          rc.env,
+          rc.db,
+          rc.resource.id,
+          DATA_DIGEST,
+          await sha256Hex(value ?? ''),
+          null,
+        );
+        return { statements: [digest.statement], after: digest.after };
       },
     },
     config(

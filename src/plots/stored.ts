@@ -39,7 +39,20 @@ export function plotConfigOf(values: ReadonlyMap<string, string>): PlotConfig {
   };
 }
 
+/**
+ * The entry holding the SHA-256 of `data`, written in the batch of every write of `data`
+ * (plots/kind.ts): a drawing's hash is known without reading the data (up to 2 MiB), so a
+ * cached drawing costs a read of the config alone. Not listed or served: a file of the
+ * plot's own `files/` folder, whose listing names only the drawings.
+ */
+export const DATA_DIGEST = 'files/data.sha256';
+
+/** The digest of the plot's data: the stored one, else (data written before it was kept) computed. */
+export async function dataDigest(values: ReadonlyMap<string, string>): Promise<string> {
+  return values.get(DATA_DIGEST) ?? sha256Hex(values.get('data') ?? '');
+}
+
 /** The hash of one drawing: the drawing code, what is drawn (`what`: format and size), the data, the config, the name. */
 export async function drawingHash(values: ReadonlyMap<string, string>, name: string, what: string): Promise<string> {
-  return sha256Hex(JSON.stringify([DRAWING_VERSION, what, name, values.get('data') ?? '', plotConfigOf(values)]));
+  return sha256Hex(JSON.stringify([DRAWING_VERSION, what, name, await dataDigest(values), plotConfigOf(values)]));
 }

@@ -66,7 +66,7 @@ export async function cachedPng(
   env: Env,
   resourceId: number,
   hash: string,
-  draw: () => { svg: string; size: Size },
+  draw: () => Promise<{ svg: string; size: Size }>,
 ): Promise<{ bytes: ReadableStream | Uint8Array<ArrayBuffer>; cached: boolean }> {
   const key = pngPrefix(resourceId) + hash;
   const hit = await env.BLOBS.get(key);
@@ -74,7 +74,7 @@ export async function cachedPng(
   let job = inflight.get(key);
   if (!job) {
     job = (async () => {
-      const { svg, size } = draw();
+      const { svg, size } = await draw();
       const bytes = await svgToPng(env, svg, size);
       await env.BLOBS.put(key, bytes, { httpMetadata: { contentType: 'image/png' } });
       // Older PNGs are stale once the plot changed (a write changes the hash); a few sizes of the current one stay.

@@ -11,7 +11,8 @@ import { sha256Base64 } from '../core/crypto';
 import { badRequest } from '../core/errors';
 import { USER_BYTES_HEADERS } from '../core/http';
 import { listingResponse, listingResponses } from '../core/listing';
-import { listingItem, loadUserPath, type ResourceCtx, type ResourceRoutes } from '../core/resource';
+import { entriesQuery, entryValues, readEntry } from '../core/entries';
+import { listingItem, loadUserPath, type Preload, type ResourceCtx, type ResourceRoutes } from '../core/resource';
 import { escapeHtml } from '../markup/escape';
 import { pageHeaders, strictPage, strictPolicy } from '../markup/strict-page';
 import { drawStored, requestKey, type DrawRequest } from '../plots/draw';
@@ -53,23 +54,41 @@ function drawingHeaders(type: string, etag: string): Record<string, string> {
   };
 }
 
+/** Everything of the plot but its data, read with the plot (one round trip): a cached drawing needs no more. */
+const withoutData: Preload = { rows: (ctx, id) => entriesQuery(ctx.db, id, '', ['data']) };
+
+/** The plot's entries but its data, and how to read the data when a drawing is not cached. */
+async function storedPlot(rc: ResourceCtx) {
+  const values = await entryValues(rc.env, rc.preloaded!.rows as Parameters<typeof entryValues>[1]);
+  const loadData = async () => (await readEntry(rc.env, rc.db, rc.resource.id, 'data')) ?? '';
+  return { values, loadData };
+}
+
+/** 304 when the caller holds the drawing of `hash`. */
+const notModified = (rc: ResourceCtx, headers: Record<string, string>) =>
+  rc.req.headers.get('If-None-Match') === headers.ETag ? new Response(null, { status: 304, headers }) : null;
+
 async function drawingResponse(rc: ResourceCtx, req: DrawRequest, type: string): Promise<Response> {
-  const values = rc.preloaded!.entries!;
-  const { drawing, hash } = await drawStored(values, rc.resource.name, req);
-  const headers = drawingHeaders(type, `"${hash}"`);
-  if (rc.req.headers.get('If-None-Match') === headers.ETag) return new Response(null, { status: 304, headers });
+  const { values, loadData } = await storedPlot(rc);
+  const headers = drawingHeaders(type, `"${await drawingHash(values, rc.resource.name, requestKey(req))}"`);
+  const same = notModified(rc, headers);
+  if (same) return same;
+  const { drawing } = await drawStored(values, rc.resource.name, req, loadData);
   return new Response(drawing, { headers });
 }
 
 async function pngResponse(rc: ResourceCtx): Promise<Response> {
-  const values = rc.preloaded!.entries!;
+  const { values, loadData } = await storedPlot(rc);
   const size = sizeOf(rc);
   const req: DrawRequest = { format: 'svg', size };
   const hash = await drawingHash(values, rc.resource.name, `png ${requestKey(req)}`);
   const headers = drawingHeaders('image/png', `"${hash}"`);
-  if (rc.req.headers.get('If-None-Match') === headers.ETag) return new Response(null, { status: 304, headers });
-  const svg = (await drawStored(values, rc.resource.name, req)).drawing;
-  const out = await cachedPng(rc.env, rc.resource.id, hash, () => ({ svg, size }));
+  const same = notModified(rc, headers);
+  if (same) return same;
+  const out = await cachedPng(rc.env, rc.resource.id, hash, async () => ({
+    svg: (await drawStored(values, rc.resource.name, req, loadData)).drawing,
+    size,
+  }));
   return new Response(out.bytes, { headers: { ...headers, 'X-Render-Cache': out.cached ? 'hit' : 'miss' } });
 }
 
@@ -102,7 +121,7 @@ export function plotFileRoutes(r: ResourceRoutes): void {
     summary: `The plot as SVG (width and height in px, ${SIZE_RANGE.min}-${SIZE_RANGE.max}; default ${DEFAULT_SIZE.width}x${DEFAULT_SIZE.height}): title, description and a table of its data for screen readers, light and dark themes`,
     need: 'r',
     anonymous: true,
-    preload: { entries: true },
+    preload: withoutData,
     query: sizeQuery,
     responses: { 200: { description: 'SVG', type: 'image/svg+xml' }, 304: { description: 'Not modified' } },
     handler: (rc) => drawingResponse(rc, { format: 'svg', size: sizeOf(rc) }, 'image/svg+xml'),
@@ -111,7 +130,7 @@ export function plotFileRoutes(r: ResourceRoutes): void {
     summary: 'The plot as PNG (the SVG drawn by the browser at twice its size; width and height as for the SVG)',
     need: 'r',
     anonymous: true,
-    preload: { entries: true },
+    preload: withoutData,
     query: sizeQuery,
     responses: {
       200: { description: 'PNG', type: 'image/png' },
@@ -129,7 +148,7 @@ export function plotFileRoutes(r: ResourceRoutes): void {
       summary: `The plot as ${format === 'ansi' ? 'text with ANSI 256 colours' : 'plain text'} for a terminal (width in characters, ${TEXT_RANGE.min}-${TEXT_RANGE.max}; default ${DEFAULT_TEXT_WIDTH})`,
       need: 'r',
       anonymous: true,
-      preload: { entries: true },
+      preload: withoutData,
       query: widthQuery,
       responses: { 200: { description: 'Text', type: 'text/plain' }, 304: { description: 'Not modified' } },
       handler: (rc) =>

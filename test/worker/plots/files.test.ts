@@ -114,6 +114,32 @@ describe('drawings follow the plot: ETag, and a write ends the cached drawing', 
     await call('POST', `${path}/config/title`, { token: u.token, text: 'Renamed' });
     expect(await (await call('GET', `${path}/files/plot.svg`, { token: u.token })).text()).toContain('Renamed');
   });
+  it("drawings are keyed by the data's digest, kept with each write: cleared data, a copy, nothing listed or served", async () => {
+    const u = await makeUser();
+    const path = await plot(u, 'bar');
+    const etag = async (p: string) =>
+      (await call('GET', `${p}/files/plot.svg`, { token: u.token })).headers.get('ETag');
+    const drawn = await etag(path);
+    // a copy carries the digest with the data: the same drawing
+    const copy = unique('p');
+    expect((await call('PATCH', path, { token: u.token, json: { name: copy, copy: true } })).status).toBe(201);
+    const copied = await call('GET', `/v1/vis/plots/${copy}/files/plot.svg`, { token: u.token });
+    expect(await copied.text()).toContain('north');
+    // cleared data draws as no data, under another ETag; written again, the first ETag comes back
+    expect((await call('DELETE', `${path}/data`, { token: u.token })).status).toBe(204);
+    const cleared = await call('GET', `${path}/files/plot.svg`, { token: u.token });
+    expect(cleared.headers.get('ETag')).not.toBe(drawn);
+    expect(await cleared.text()).not.toContain('north');
+    expect((await call('POST', `${path}/data`, { token: u.token, text: SALES })).status).toBe(204);
+    expect(await etag(path)).toBe(drawn);
+    // the digest is the platform's own: not listed, not served
+    const listed = (await (await call('GET', `${path}/files`, { token: u.token })).json()) as { name: string }[];
+    expect(listed.map((f) => f.name).sort()).toEqual(['plot.ansi', 'plot.png', 'plot.svg', 'plot.txt']);
+    const root = (await (await call('GET', path, { token: u.token })).json()) as { name: string }[];
+    expect(root.map((f) => f.name)).not.toContain('data.sha256');
+    expect((await call('GET', `${path}/files/data.sha256`, { token: u.token })).status).toBe(404);
+    expect((await call('POST', `${path}/files/data.sha256`, { token: u.token, text: 'x' })).status).toBe(404);
+  });
 });
 
 describe('who may see a plot', () => {

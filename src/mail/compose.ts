@@ -158,6 +158,10 @@ export async function composeStored(
   return { ...composed, attachable: resolved.attachments, visuals, ...(problems.length ? { problems } : {}) };
 }
 
+/** The <img> a mail's vis block holds: the embedded PNG, as wide as the mail at most, scaled down on narrow screens. */
+export const visualImage = (filename: string, alt: string, size: Size): string =>
+  `<img src="cid:${filename}" alt="${escapeHtml(alt)}" width="${size.width}" height="${size.height}" style="display:block;width:100%;max-width:${size.width}px;height:auto;border:0">`;
+
 /**
  * The plots of vis blocks as a mail shows them: each drawn at the mail's width (16:9), its
  * PNG (drawn at delivery, render/plot-png.ts) named by the hash of what it shows, so a
@@ -181,11 +185,7 @@ async function mailVisuals(
       svg: drawing,
       size,
     });
-    const alt = p.values.get('config/title') || p.values.get('name') || p.name;
-    images.set(
-      ref,
-      `<img src="cid:${filename}" alt="${escapeHtml(alt)}" width="${size.width}" height="${size.height}" style="display:block;width:100%;max-width:${size.width}px;height:auto;border:0">`,
-    );
+    images.set(ref, visualImage(filename, p.values.get('config/title') || p.values.get('name') || p.name, size));
   }
   return { visuals, images };
 }

@@ -12,7 +12,7 @@ import { MAIL_HTML_LIMIT, mailDocument } from '../../src/mail/mail-html';
 import { renderMarkdown } from '../../src/markup/markdown';
 import { SIZES } from '../../src/mail/rules';
 import { THEMES } from '../../src/markup/themes';
-import { EVERY_BLOCK, everyBlockMail, MAIL_PNG } from '../worker/mail/every-block';
+import { EVERY_BLOCK, everyBlockMail, MAIL_PNG, VIS_PNG } from '../worker/mail/every-block';
 
 const CLIENTS: Parameters<typeof caniemail>[0]['clients'] = ['gmail.*', 'outlook.windows', 'apple-mail.*'];
 
@@ -51,8 +51,10 @@ describe('e-mail HTML that every client renders', () => {
         const c = everyBlockMail({ 'config/theme': theme, 'config/size': size });
         const { html } = personalise(c, 'https://example.com/v1/mail/unsubscribe/tok.sig', [
           { filename: 'pic.png', content: MAIL_PNG },
+          { filename: VIS_PNG, content: MAIL_PNG },
         ]);
         expect(lint(html), `${theme} ${size}`).toEqual([]);
+        expect(html).toContain(`src="cid:${VIS_PNG}"`);
         expect(new TextEncoder().encode(html).length).toBeLessThan(MAIL_HTML_LIMIT);
         expect(html).toMatch(/^<!DOCTYPE html PUBLIC "-\/\/W3C\/\/DTD XHTML 1.0 Transitional\/\/EN"/);
         expect(html).toMatch(/<html [^>]*lang="en"/);

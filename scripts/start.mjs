@@ -45,10 +45,21 @@ const migrate = spawnSync(
   {
     cwd: root,
     env: { ...env, CI: 'true' }, // CI=true: apply without the interactive confirmation
-    stdio: 'inherit',
+    encoding: 'utf8',
   },
 );
-if (migrate.status !== 0) process.exit(migrate.status ?? 1);
+const migrateOutput = `${migrate.stdout ?? ''}${migrate.stderr ?? ''}`;
+if (migrate.status !== 0) {
+  process.stderr.write(migrateOutput);
+  process.exit(migrate.status ?? 1);
+}
+// wrangler prints its whole table once per migration: one line per migration applied instead.
+const applied = [...new Set(migrateOutput.match(/\b\d{4}_[\w-]+\.sql\b/g) ?? [])];
+console.log(
+  /No migrations to apply/i.test(migrateOutput) || !applied.length
+    ? 'D1 migrations: none to apply'
+    : applied.map((m) => `D1 migration applied: ${m}`).join('\n'),
+);
 
 const dev = spawn(
   process.execPath,

@@ -57,6 +57,8 @@ export class RunObject extends DurableObject<Env> {
   private readonly tails = new Set<WritableStreamDefaultWriter<Uint8Array>>();
   /** True while this instance runs execute(); a reset object has no live execution. */
   private executing = false;
+  /** Called once the run's row exists (start: the caller answers then). */
+  private recorded: (() => void) | null = null;
   /** When (Date.now()) this instance accepted the cancel or its teardown. */
   private canceledAt = 0;
   private db: Db;
@@ -307,6 +309,18 @@ export class RunObject extends DurableObject<Env> {
 
   // ---- execution ----
 
+  /**
+   * Starts the run and answers once its row exists, its status readable; the run goes on in
+   * this object (`Prefer: respond-async` on a trigger). A run that ends before its row exists
+   * (it could not be recorded) answers then, with how it ended.
+   */
+  async start(spec: RunSpec): Promise<RunOutcome | null> {
+    const recorded = new Promise<null>((resolve) => (this.recorded = () => resolve(null)));
+    const done = this.execute(spec);
+    this.ctx.waitUntil(done.catch(() => undefined));
+    return Promise.race([recorded, done]);
+  }
+
   /** Starts and runs the whole run; answers when it ends. */
   async execute(spec: RunSpec): Promise<RunOutcome> {
     if (this.state.status !== null) throw new Error(`run ${spec.name} already exists`);
@@ -336,6 +350,7 @@ export class RunObject extends DurableObject<Env> {
       jobConfig(this.env, this.db, spec.jobId).catch((err: Error) => err),
     ]);
     this.save({ runId });
+    this.recorded?.();
     this.log(`run started (trigger ${spec.trigger}, source ${spec.source}, by ${spec.createdBy})`);
     if (this.isCanceling()) {
       // A cancel that arrived before the row existed could not mark it.

@@ -1,7 +1,7 @@
 import { unzipSync } from 'fflate';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, makeUser, OPS } from '../helpers';
-import { makeJob, putCode, trigger } from './fixtures';
+import { makeJob, putCode, trigger, waitStatus } from './fixtures';
 
 const J = '/v1/code/jobs';
 
@@ -462,5 +462,43 @@ describe('the sandbox is named by the content of the code', () => {
     expect(await (await trigger(u.token, `${J}/counter`)).text()).toBe('3');
     await putCode(u, 'counter', 'index.js', `${code}\n// changed`);
     expect(await (await trigger(u.token, `${J}/counter`)).text()).toBe('1');
+  });
+});
+
+describe('Prefer: respond-async', () => {
+  it('answers 202 at once with the run, its status as Location, while the run goes on to its end', async () => {
+    const u = await makeUser();
+    // 400 ms of work: the 202 answers long before the run ends.
+    await makeJob(
+      u,
+      'slow',
+      `export default { async run() { await new Promise((r) => setTimeout(r, 400)); return 'done'; } }`,
+    );
+    const res = await call('POST', `${J}/slow/data`, {
+      token: u.token,
+      json: {},
+      headers: { Prefer: 'respond-async, wait=1' },
+    });
+    expect(res.status).toBe(202);
+    expect(res.headers.get('Preference-Applied')).toBe('respond-async');
+    const body = (await res.json()) as { run: string; status: string; location: string };
+    expect(body.run).toBe(res.headers.get('X-Run-Id'));
+    expect(body.location).toBe(`${J}/slow/runs/${body.run}/status`);
+    expect(res.headers.get('Location')).toBe(body.location);
+    // the run exists as the 202 answers: processing, then success with its output
+    expect(await (await call('GET', body.location, { token: u.token })).text()).toBe('processing');
+    expect(await waitStatus(u.token, `${J}/slow`, body.run, (s) => s === 'success')).toBe('success');
+    expect(await (await call('GET', `${J}/slow/runs/${body.run}/output`, { token: u.token })).text()).toBe('done');
+  });
+  it('without the preference the trigger answers when the run ends, as before', async () => {
+    const u = await makeUser();
+    await makeJob(u, 'quick', `export default { run() { return 'now'; } }`);
+    const res = await call('POST', `${J}/quick/data`, {
+      token: u.token,
+      json: {},
+      headers: { Prefer: 'return=minimal' },
+    });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('now');
   });
 });

@@ -80,9 +80,9 @@ export function triggerRoutes(r: ResourceRoutes): void {
             { status: 202, headers: { 'X-Run-Id': name, Location: location, 'Preference-Applied': 'respond-async' } },
           );
         }
-        return outcomeResponse(ended);
+        return outcomeResponse(ended, rc.base);
       }
-      return outcomeResponse(await startRun(rc.env, spec));
+      return outcomeResponse(await startRun(rc.env, spec), rc.base);
     },
   });
 }
@@ -93,11 +93,12 @@ const respondAsync = (req: Request) =>
     .split(',')
     .some((p) => p.trim().split(/[;=]/)[0]!.trim().toLowerCase() === 'respond-async');
 
-/** The answer of a run that ended: its output, or the 409/502 naming it. */
-function outcomeResponse(out: RunOutcome): Response {
+/** The answer of a run that ended (of the job at `base`): its output, or the 409/502 naming it and its log. */
+function outcomeResponse(out: RunOutcome, base: string): Response {
   const headers = { 'X-Run-Id': out.name };
+  const log = `${base}/runs/${out.name}/log`;
   if (out.status === 'canceled') throw new HttpError(409, 'the run was canceled', { run: out.name }, headers);
   if (out.status === 'failed')
-    throw new HttpError(502, 'the run failed: read its status and log', { run: out.name }, headers);
+    throw new HttpError(502, `the run failed: read its log, GET ${log}`, { run: out.name, log }, headers);
   return out.bundle ? bundleResponse(out.bundle, { ...headers, ...USER_BYTES_HEADERS }) : noContent(headers);
 }

@@ -78,19 +78,20 @@ describe('POST data runs code/index.js in a sandbox and answers the result', () 
     const run = res.headers.get('X-Run-Id')!;
     expect((await call('GET', `${J}/n/runs/${run}/output`, { token: u.token })).status).toBe(204);
   });
-  it('a thrown error fails the run: 502 with a generic {status, message, run}; the reason is in the log', async () => {
+  it('a thrown error fails the run: 502 with a generic {status, message, run, log}; the reason is in the log', async () => {
     const u = await makeUser();
     await makeJob(u, 'boom', `export default { async run() { throw new Error('disk on fire'); } }`);
     const res = await trigger(u.token, `${J}/boom`);
     expect(res.status).toBe(502);
-    const body = (await res.json()) as { status: number; message: string; run: string };
+    const body = (await res.json()) as { status: number; message: string; run: string; log: string };
     expect(body.status).toBe(502);
     expect(body.message).not.toContain('disk on fire');
     expect(body.run).toBe(res.headers.get('X-Run-Id'));
+    // the answer names where the reason is
+    expect(body.log).toBe(`${J}/boom/runs/${body.run}/log`);
+    expect(body.message).toBe(`the run failed: read its log, GET ${body.log}`);
     expect(await (await call('GET', `${J}/boom/runs/${body.run}/status`, { token: u.token })).text()).toBe('failed');
-    expect(await (await call('GET', `${J}/boom/runs/${body.run}/log`, { token: u.token })).text()).toContain(
-      'disk on fire',
-    );
+    expect(await (await call('GET', body.log, { token: u.token })).text()).toContain('disk on fire');
     expect((await call('GET', `${J}/boom/runs/${body.run}/output`, { token: u.token })).status).toBe(204);
   });
   it('a job without code/index.js fails and says so in the log', async () => {

@@ -30,7 +30,7 @@ import {
   type StepResult,
 } from '../src/jobs/run-machine';
 import { INLINE_OUTPUT, outputKey, putLargeOutput } from '../src/jobs/run-output';
-import { childRunsRefusal, LOG_PAGE, LOG_TRUNCATED, logFull } from '../src/jobs/caps';
+import { childRunsRefusal, LOG_PAGE, LOG_TRUNCATED, logFull, oneLine } from '../src/jobs/caps';
 import type { LogPage } from '../src/jobs/run-log';
 import { emitRunEnd } from '../src/jobs/run-events';
 import { RunSteps } from '../src/jobs/run-steps';
@@ -124,8 +124,9 @@ export class RunObject extends DurableObject<Env> {
    * Appends to the log, up to its caps: the entry that reaches one is replaced by LOG_TRUNCATED, and nothing follows
    * it.
    */
-  log(message: string, severity: Severity | string = 'info'): void {
+  log(text: string, severity: Severity | string = 'info'): void {
     if (this.state.logTruncated) return;
+    const message = oneLine(text);
     const bytes = new TextEncoder().encode(message).byteLength;
     const full = logFull(this.logCount, this.logBytes, bytes);
     const entry: LogEntry = full

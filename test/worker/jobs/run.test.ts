@@ -94,6 +94,19 @@ describe('POST data runs code/index.js in a sandbox and answers the result', () 
     expect(await (await call('GET', body.log, { token: u.token })).text()).toContain('disk on fire');
     expect((await call('GET', `${J}/boom/runs/${body.run}/output`, { token: u.token })).status).toBe(204);
   });
+  it('a log entry is always one line: line breaks in a message read as ⏎', async () => {
+    const u = await makeUser();
+    await makeJob(
+      u,
+      'lines',
+      `export default { run(input, ctx) { ctx.log('first\\nsecond\\r\\nthird'); throw new Error('a\\nb'); } }`,
+    );
+    const res = await trigger(u.token, `${J}/lines`);
+    const { log } = (await res.json()) as { log: string };
+    const text = await (await call('GET', log, { token: u.token })).text();
+    expect(text).toContain('first ⏎ second ⏎ third');
+    for (const line of text.split('\n').filter(Boolean)) expect(line).toMatch(/^\d{4}-\d\d-\d\dT/);
+  });
   it('a job without code/index.js fails and says so in the log', async () => {
     const u = await makeUser();
     await makeJob(u, 'empty');

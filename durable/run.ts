@@ -30,7 +30,7 @@ import {
   type StepResult,
 } from '../src/jobs/run-machine';
 import { INLINE_OUTPUT, outputKey, putLargeOutput } from '../src/jobs/run-output';
-import { childRunsRefusal, LOG_PAGE, LOG_TRUNCATED, logFull } from '../src/jobs/caps';
+import { childRunsRefusal, LOG_PAGE, LOG_TRUNCATED, logFull, oneLine } from '../src/jobs/caps';
 import type { LogPage } from '../src/jobs/run-log';
 import { emitRunEnd } from '../src/jobs/run-events';
 import { RunSteps } from '../src/jobs/run-steps';
@@ -57,6 +57,8 @@ export class RunObject extends DurableObject<Env> {
   private readonly tails = new Set<WritableStreamDefaultWriter<Uint8Array>>();
   /** True while this instance runs execute(); a reset object has no live execution. */
   private executing = false;
+  /** Called once the run's row exists (start: the caller answers then). */
+  private recorded: (() => void) | null = null;
   /** When (Date.now()) this instance accepted the cancel or its teardown. */
   private canceledAt = 0;
   private db: Db;
@@ -122,8 +124,9 @@ export class RunObject extends DurableObject<Env> {
    * Appends to the log, up to its caps: the entry that reaches one is replaced by LOG_TRUNCATED, and nothing follows
    * it.
    */
-  log(message: string, severity: Severity | string = 'info'): void {
+  log(text: string, severity: Severity | string = 'info'): void {
     if (this.state.logTruncated) return;
+    const message = oneLine(text);
     const bytes = new TextEncoder().encode(message).byteLength;
     const full = logFull(this.logCount, this.logBytes, bytes);
     const entry: LogEntry = full
@@ -307,6 +310,18 @@ export class RunObject extends DurableObject<Env> {
 
   // ---- execution ----
 
+  /**
+   * Starts the run and answers once its row exists, its status readable; the run goes on in
+   * this object (`Prefer: respond-async` on a trigger). A run that ends before its row exists
+   * (it could not be recorded) answers then, with how it ended.
+   */
+  async start(spec: RunSpec): Promise<RunOutcome | null> {
+    const recorded = new Promise<null>((resolve) => (this.recorded = () => resolve(null)));
+    const done = this.execute(spec);
+    this.ctx.waitUntil(done.catch(() => undefined));
+    return Promise.race([recorded, done]);
+  }
+
   /** Starts and runs the whole run; answers when it ends. */
   async execute(spec: RunSpec): Promise<RunOutcome> {
     if (this.state.status !== null) throw new Error(`run ${spec.name} already exists`);
@@ -336,6 +351,7 @@ export class RunObject extends DurableObject<Env> {
       jobConfig(this.env, this.db, spec.jobId).catch((err: Error) => err),
     ]);
     this.save({ runId });
+    this.recorded?.();
     this.log(`run started (trigger ${spec.trigger}, source ${spec.source}, by ${spec.createdBy})`);
     if (this.isCanceling()) {
       // A cancel that arrived before the row existed could not mark it.

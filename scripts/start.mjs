@@ -2,7 +2,8 @@
 // npm start: make .dev.vars (random OPS_TOKEN) when missing and public/ (the static assets:
 // scripts/assets.mjs), apply D1 migrations to the local state, then serve the platform with
 // `wrangler dev` on http://127.0.0.1:8787.
-// PORT and PERSIST_TO override the port and the state folder (the e2e tests use both);
+// PORT and PERSIST_TO override the port and the state folder (the e2e tests use both); the
+// canonical urls (PUBLIC_ORIGIN) follow PORT unless PUBLIC_ORIGIN is set;
 // INSPECT=1 turns on wrangler's DevTools inspector (off by default: scripts/wrangler-env.mjs).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -29,6 +30,12 @@ if (!existsSync(devVars)) {
 }
 console.log(`Operator token: OPS_TOKEN in ${devVars}`);
 
+// Locally the canonical urls (item pages, webhook payloads, unsubscribe links, the OpenAPI
+// servers) follow PORT, unless PUBLIC_ORIGIN is set (the environment or .dev.vars).
+const ownOrigin =
+  process.env.PUBLIC_ORIGIN ??
+  (/^PUBLIC_ORIGIN=/m.test(readFileSync(devVars, 'utf8')) ? null : `http://127.0.0.1:${port}`);
+
 localBrowserSetup();
 prepareAssets(); // public/: the static assets wrangler.toml's [assets] serves
 
@@ -38,10 +45,21 @@ const migrate = spawnSync(
   {
     cwd: root,
     env: { ...env, CI: 'true' }, // CI=true: apply without the interactive confirmation
-    stdio: 'inherit',
+    encoding: 'utf8',
   },
 );
-if (migrate.status !== 0) process.exit(migrate.status ?? 1);
+const migrateOutput = `${migrate.stdout ?? ''}${migrate.stderr ?? ''}`;
+if (migrate.status !== 0) {
+  process.stderr.write(migrateOutput);
+  process.exit(migrate.status ?? 1);
+}
+// wrangler prints its whole table once per migration: one line per migration applied instead.
+const applied = [...new Set(migrateOutput.match(/\b\d{4}_[\w-]+\.sql\b/g) ?? [])];
+console.log(
+  /No migrations to apply/i.test(migrateOutput) || !applied.length
+    ? 'D1 migrations: none to apply'
+    : applied.map((m) => `D1 migration applied: ${m}`).join('\n'),
+);
 
 const dev = spawn(
   process.execPath,
@@ -66,6 +84,7 @@ const dev = spawn(
     // No DNS-over-HTTPS lookups of outbound host names from a local machine (no resolver to reach).
     '--var',
     'OUTBOUND_RESOLVER:off',
+    ...(ownOrigin ? ['--var', `PUBLIC_ORIGIN:${ownOrigin}`] : []),
     ...process.argv.slice(2),
   ],
   { cwd: root, env: wranglerEnv({ serve: true }), stdio: 'inherit' },

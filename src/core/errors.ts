@@ -1,7 +1,34 @@
 /**
  * Errors: every failure the API answers is an HttpError, rendered as the JSON body
- * `{status, message, ...extra}`. Handlers throw; the router renders.
+ * `{status, message, code, request_id, ...extra}`. Handlers throw; the router renders.
  */
+import { currentRequestId } from './request-id';
+
+/**
+ * The stable code of each status, what a program branches on (`extra.code` names a finer one:
+ * `invalid_token`). The list the docs and the OpenAPI `Error` schema give.
+ */
+export const ERROR_CODES: Readonly<Record<number, string>> = {
+  400: 'validation_failed',
+  401: 'authentication_required',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  410: 'gone',
+  413: 'too_large',
+  415: 'unsupported_media_type',
+  422: 'unprocessable',
+  425: 'too_early',
+  429: 'rate_limited',
+  500: 'internal_error',
+  502: 'upstream_failed',
+  503: 'unavailable',
+  504: 'timeout',
+};
+/** Codes that refine a status's own: a token that was sent but does not authenticate (401). */
+export const FINER_CODES = ['invalid_token'] as const;
+
 export class HttpError extends Error {
   constructor(
     readonly status: number,
@@ -16,6 +43,9 @@ export class HttpError extends Error {
 export const badRequest = (message: string, extra?: Record<string, unknown>) => new HttpError(400, message, extra);
 export const unauthorized = (message = 'authentication required: send Authorization: Bearer <token>') =>
   new HttpError(401, message, {}, { 'WWW-Authenticate': 'Bearer' });
+/** A bearer token was sent but does not authenticate (unknown, revoked or expired): not the same as none. */
+export const invalidToken = (message: string) =>
+  new HttpError(401, message, { code: 'invalid_token' }, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
 export const forbidden = (message: string) => new HttpError(403, message);
 export const notFound = (message = 'not found') => new HttpError(404, message);
 export const conflict = (message: string, extra?: Record<string, unknown>) => new HttpError(409, message, extra);
@@ -23,12 +53,19 @@ export const tooLarge = (message: string) => new HttpError(413, message);
 export const unsupportedType = (message: string) => new HttpError(415, message);
 
 /**
- * `{status, message, ...extra}`. An extra field may replace `status` where the
- * body carries another status (the final status of a finished run on cancel).
+ * `{status, message, code, request_id, ...extra}`. An extra field may replace `status` where the
+ * body carries another status (the final status of a finished run on cancel), or `code` with a finer one.
  */
 export function errorResponse(err: HttpError): Response {
+  const requestId = currentRequestId();
   return Response.json(
-    { status: err.status, message: err.message, ...err.extra },
+    {
+      status: err.status,
+      message: err.message,
+      code: ERROR_CODES[err.status] ?? (err.status >= 500 ? 'internal_error' : 'error'),
+      ...(requestId ? { request_id: requestId } : {}),
+      ...err.extra,
+    },
     { status: err.status, headers: err.headers },
   );
 }
@@ -39,7 +76,7 @@ export function toErrorResponse(err: unknown): Response {
   if (isUniqueViolation(err)) return errorResponse(conflict('already exists'));
   // A write that lost a race with a delete (a log line, an asset row for a resource gone meanwhile).
   if (isForeignKeyViolation(err)) return errorResponse(notFound('it was deleted meanwhile'));
-  console.error('unhandled error', err instanceof Error ? err.stack : err);
+  console.error(`request ${currentRequestId() ?? '-'}: unhandled error`, err instanceof Error ? err.stack : err);
   return errorResponse(new HttpError(500, 'internal error'));
 }
 

@@ -8,6 +8,7 @@
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+import { ERROR_CODES, FINER_CODES } from './errors';
 import { operationIds } from './operation-id';
 import type { DeclaredRoute, Method } from './route-spec';
 
@@ -18,6 +19,15 @@ const errorBody = z
       .union([z.number().int(), z.string()])
       .describe('The HTTP status (a cancel of an ended run: its final status)'),
     message: z.string().describe('What went wrong, in words meant for a person'),
+    code: z
+      .enum([...new Set([...Object.values(ERROR_CODES), ...FINER_CODES])] as [string, ...string[]])
+      .describe(
+        'What went wrong, for a program to branch on: one per status, `invalid_token` for a 401 whose token was sent',
+      ),
+    request_id: z
+      .string()
+      .optional()
+      .describe('The request, as X-Request-Id names it (cf-ray on Cloudflare): quote it when reporting a problem'),
     retry_after_seconds: z.number().int().optional().describe('429 and 425: seconds until a retry can succeed'),
     final_status: z.string().optional().describe("409 on a run's status: the status the run ended with"),
     run: z.string().optional().describe('The run a trigger started (also in X-Run-Id)'),

@@ -4,9 +4,9 @@
  * validated against the route's schema, then the route's handler.
  */
 import { z, type ZodType } from 'zod';
-import { authenticate, requireOps, usableToken, type Authenticated } from './auth';
+import { authenticate, bearerToken, requireOps, usableToken, type Authenticated } from './auth';
 import { DbSession } from './context';
-import { badRequest, unauthorized } from './errors';
+import { badRequest, invalidToken, unauthorized } from './errors';
 import { DEFAULT_BODY_LIMIT, readJson } from './http';
 import type { RouteSpec } from './route-spec';
 
@@ -43,7 +43,10 @@ export function routeHandler<S extends ZodType | undefined>(spec: RouteSpec<S>) 
     const auth = spec.auth === 'none' || spec.auth === 'ops' ? null : await (who ? who() : authenticate(db, req));
     // The token's expiry and scope are checked before anything of the route's own (its 404s too).
     const caller = auth ? usableToken(auth, env, exec, req.method, spec.reads === true) : null;
-    if (spec.auth === 'user' && !caller) throw unauthorized();
+    if (spec.auth === 'user' && !caller)
+      throw bearerToken(req)
+        ? invalidToken('invalid token: it is unknown or was revoked (sign in again: POST /v1/token)')
+        : unauthorized();
     const ctx = {
       req,
       env,

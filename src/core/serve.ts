@@ -2,13 +2,14 @@
  * Serving one request: HEAD as GET without the body, the request's D1 session, the rate
  * limits, tolerant paths, then the router; errors rendered as `{status, message}`, an
  * unknown path 404 and a known path with another method 405. Every answer leaves with
- * EVERY_ANSWER's headers, whatever produced it.
+ * EVERY_ANSWER's headers and its request id (core/request-id.ts), whatever produced it.
  */
 import type { RouterType } from 'itty-router';
 import { authenticate, type Authenticated } from './auth';
 import type { DbSession } from './context';
 import { HttpError, notFound, toErrorResponse } from './errors';
 import { enforceRateLimit } from './ratelimit';
+import { requestIdOf, withRequestId } from './request-id';
 import type { RouteArgs, RoutedRequest } from './route-handler';
 import { requestSession, withSessionHeaders } from './session';
 
@@ -30,13 +31,16 @@ export async function serveRequest(
   env: Env,
   exec: ExecutionContext,
 ): Promise<Response> {
-  let res: Response;
-  try {
-    res = await answer(router, req, env, exec);
-  } catch (err) {
-    res = toErrorResponse(err);
-  }
-  return withHeaders(res, EVERY_ANSWER);
+  const id = requestIdOf(req);
+  return withRequestId(id, async () => {
+    let res: Response;
+    try {
+      res = await answer(router, req, env, exec);
+    } catch (err) {
+      res = toErrorResponse(err);
+    }
+    return withHeaders(res, { ...EVERY_ANSWER, 'X-Request-Id': id });
+  });
 }
 
 /** `res` with `headers` set (on a copy when its headers are immutable: a response passed through from a fetch). */

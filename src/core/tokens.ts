@@ -7,7 +7,7 @@
 import { and, asc, eq, isNull, lt, or } from 'drizzle-orm';
 import { tokens } from '../db/schema';
 import { d1Of, type Db } from './context';
-import { HttpError, unauthorized } from './errors';
+import { HttpError, invalidToken } from './errors';
 
 export const TOKEN_SCOPES = ['full', 'read'] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
@@ -66,7 +66,7 @@ export function expiryOf(
  */
 export function checkToken(t: TokenInfo, env: Env, nowMs: number, method: string, reads: boolean): void {
   const expired = expiryOf(t, tokenIdleDays(env), nowMs);
-  if (expired) throw unauthorized(expired);
+  if (expired) throw invalidToken(expired);
   if (t.scope === 'read' && method !== 'GET' && method !== 'HEAD' && !reads) {
     throw new HttpError(
       403,

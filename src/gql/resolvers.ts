@@ -325,7 +325,9 @@ export const resolvers = {
     last_run: (i: Item, _: unknown, c: GqlContext) => lastRunOf(c, i),
   },
   Group: {
-    id: (g: GqlGroup) => (g.inOrg ? g.info.name : g.info.ref),
+    // An organisation's id is its name, as the clients' own fixtures and `-O <org>` commands have it; its groups
+    // inside it their own names; every other group its reference.
+    id: (g: GqlGroup) => (g.inOrg || g.info.kind === 'org' ? g.info.name : g.info.ref),
     name: (g: GqlGroup) => g.info.name,
     type: (g: GqlGroup) => g.info.kind,
     parent_group: (g: GqlGroup) => g.info.org,

@@ -17,7 +17,7 @@ import {
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { bearerToken } from '../core/auth';
 import type { Ctx } from '../core/context';
-import { unauthorized } from '../core/errors';
+import { invalidToken } from '../core/errors';
 import { readBytes } from '../core/http';
 import type { User } from '../db/schema';
 import { makeLoaders } from './loaders';
@@ -97,7 +97,8 @@ let yoga: ReturnType<typeof makeYoga> | undefined;
 
 /** Runs one GraphQL request for the caller (the router has authenticated it). */
 export async function execute(ctx: Ctx): Promise<Response> {
-  if (bearerToken(ctx.req) && !ctx.caller) throw unauthorized('unknown or revoked token');
+  if (bearerToken(ctx.req) && !ctx.caller)
+    throw invalidToken('invalid token: it is unknown or was revoked (sign in again: POST /v1/token)');
   return (yoga ??= makeYoga()).fetch(await bounded(ctx.req), { env: ctx.env, db: ctx.db, caller: ctx.caller });
 }
 

@@ -66,7 +66,10 @@ export function creationRoutes(api: Api): void {
     handler: async (ctx) => {
       const slug = checkSlug(ctx.params.org!, 'organisation name');
       const caller = await freshCaller(ctx);
-      if (caller.account !== 'organisation') throw forbidden('only organisation accounts can create organisations');
+      if (caller.account !== 'organisation')
+        throw forbidden(
+          `only organisation accounts can create organisations, and ${caller.username} is a user account: the operator makes one with PUT /v1/ops/users/<name> and {"account": "organisation", "password": ...}; signed in as it, PUT /v1/admin/orgs/<org>`,
+        );
       return create(ctx, { kind: 'org', slug, ref: orgRef(slug), owner_id: caller.id, parent_id: null }, caller, true);
     },
   });

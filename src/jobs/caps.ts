@@ -20,6 +20,13 @@ export const LOG_PAGE = 500;
 /** The line stored in place of the entry that reached the log cap. */
 export const LOG_TRUNCATED = `log truncated: a run keeps at most ${MAX_LOG_ENTRIES} entries and ${MAX_LOG_BYTES / 1024 / 1024} MiB of messages; later entries (the final status line too) are not stored, read the run's status`;
 
+/**
+ * A log entry as stored: always one line (a log is read line by line), its line breaks shown
+ * as ` ⏎ ` (a stack trace, a syntax error's excerpt, a message with newlines).
+ */
+export const oneLine = (message: string): string =>
+  message.includes('\n') || message.includes('\r') ? message.replace(/\r\n|\r|\n/g, ' ⏎ ') : message;
+
 /** The log's next entry is the truncation line (count and bytes are those stored so far). */
 export function logFull(count: number, bytes: number, next: number): boolean {
   return count + 1 >= MAX_LOG_ENTRIES || bytes + next > MAX_LOG_BYTES;

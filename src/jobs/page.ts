@@ -41,7 +41,8 @@ const seconds = (d: number | null) => (d === null ? '' : `${d < 10 ? d.toFixed(1
 export function renderJobPage(job: JobPageInput, policy: string): string {
   const runs =
     job.runs === null
-      ? '<p>Runs are shown to the owner and to those the job is shared with.</p>'
+      ? '<p>This job is public: anyone may read what it is and when it runs, as here. Its runs and their output are ' +
+        'not public; to see them, or to run it, ask its owner to share it with you and sign in.</p>'
       : job.runs.length === 0
         ? '<p>No runs yet.</p>'
         : '<table><thead><tr><th>Started</th><th>Status</th><th>Trigger</th><th>Duration</th></tr></thead><tbody>' +

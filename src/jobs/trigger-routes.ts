@@ -4,7 +4,8 @@ import { HttpError } from '../core/errors';
 import { noContent, USER_BYTES_HEADERS } from '../core/http';
 import type { ResourceRoutes } from '../core/resource';
 import { bundleResponse, checkTriggerType, readTriggerInput } from './files';
-import { rejectRun, startRun } from './trigger';
+import { launchRun, rejectRun, startRun } from './trigger';
+import type { RunOutcome } from './run-machine';
 
 const SOURCE = /^[a-z0-9][a-z0-9._-]{0,31}$/;
 
@@ -16,7 +17,8 @@ function sourceOf(req: Request, url: URL): string {
 
 export function triggerRoutes(r: ResourceRoutes): void {
   r.post('/data', {
-    summary: 'Trigger a run: JSON (input.json) or multipart files; answers the result when the run ends',
+    summary:
+      'Trigger a run: JSON (input.json) or multipart files; answers the result when the run ends, or 202 at once with `Prefer: respond-async`',
     need: 'r',
     body: {
       type: 'application/json',
@@ -27,6 +29,11 @@ export function triggerRoutes(r: ResourceRoutes): void {
       200: {
         description: 'The output: a single file as it is, several as one zip (X-Run-Id names the run)',
         type: 'application/octet-stream',
+      },
+      202: {
+        description:
+          'With `Prefer: respond-async`: the run started; `{run, status, location}`, Location its status (X-Run-Id names it)',
+        type: 'application/json',
       },
       204: { description: 'The run succeeded without output' },
       400: { description: 'Empty or non-JSON body' },
@@ -55,7 +62,7 @@ export function triggerRoutes(r: ResourceRoutes): void {
         );
       }
       const input = await readTriggerInput(rc.req);
-      const out = await startRun(rc.env, {
+      const spec = {
         job: rc.resource,
         trigger: 'api',
         source,
@@ -63,12 +70,35 @@ export function triggerRoutes(r: ResourceRoutes): void {
         callerId: caller.id,
         input,
         req: rc.req,
-      });
-      const headers = { 'X-Run-Id': out.name };
-      if (out.status === 'canceled') throw new HttpError(409, 'the run was canceled', { run: out.name }, headers);
-      if (out.status === 'failed')
-        throw new HttpError(502, 'the run failed: read its status and log', { run: out.name }, headers);
-      return out.bundle ? bundleResponse(out.bundle, { ...headers, ...USER_BYTES_HEADERS }) : noContent(headers);
+      } as const;
+      if (respondAsync(rc.req)) {
+        const { name, ended } = await launchRun(rc.env, spec);
+        if (!ended) {
+          const location = `${rc.base}/runs/${name}/status`;
+          return Response.json(
+            { run: name, status: 'processing', location },
+            { status: 202, headers: { 'X-Run-Id': name, Location: location, 'Preference-Applied': 'respond-async' } },
+          );
+        }
+        return outcomeResponse(ended, rc.base);
+      }
+      return outcomeResponse(await startRun(rc.env, spec), rc.base);
     },
   });
+}
+
+/** `Prefer: respond-async` (RFC 7240): answer 202 once the run exists, not when it ends. */
+const respondAsync = (req: Request) =>
+  (req.headers.get('Prefer') ?? '')
+    .split(',')
+    .some((p) => p.trim().split(/[;=]/)[0]!.trim().toLowerCase() === 'respond-async');
+
+/** The answer of a run that ended (of the job at `base`): its output, or the 409/502 naming it and its log. */
+function outcomeResponse(out: RunOutcome, base: string): Response {
+  const headers = { 'X-Run-Id': out.name };
+  const log = `${base}/runs/${out.name}/log`;
+  if (out.status === 'canceled') throw new HttpError(409, 'the run was canceled', { run: out.name }, headers);
+  if (out.status === 'failed')
+    throw new HttpError(502, `the run failed: read its log, GET ${log}`, { run: out.name, log }, headers);
+  return out.bundle ? bundleResponse(out.bundle, { ...headers, ...USER_BYTES_HEADERS }) : noContent(headers);
 }

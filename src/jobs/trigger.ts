@@ -32,6 +32,16 @@ const rootRun = (name: string, t: Omit<TriggerSpec, 'input' | 'callerId'>) => ({
   createdBy: t.createdBy,
 });
 
+/** The spec of a top-level run. */
+const topRun = (name: string, t: TriggerSpec) => ({
+  ...rootRun(name, t),
+  // Who triggers and the job's owner: a chain acts with the rights both of them have.
+  authority: withAuthority([t.callerId], t.job.owner_id),
+  rootName: name,
+  input: t.input,
+  depth: 0,
+});
+
 /**
  * Runs the job to its end (the run's Durable Object executes it) and answers the outcome.
  * A broken call to the object (reset mid-run) is a failed outcome: its watchdog finishes the record.
@@ -39,14 +49,7 @@ const rootRun = (name: string, t: Omit<TriggerSpec, 'input' | 'callerId'>) => ({
 export async function startRun(env: Env, t: TriggerSpec): Promise<RunOutcome> {
   const name = runName(now(), requestId(t.req));
   try {
-    return await runStub(env, name).execute({
-      ...rootRun(name, t),
-      // Who triggers and the job's owner: a chain acts with the rights both of them have.
-      authority: withAuthority([t.callerId], t.job.owner_id),
-      rootName: name,
-      input: t.input,
-      depth: 0,
-    });
+    return await runStub(env, name).execute(topRun(name, t));
   } catch (err) {
     const status = await runStub(env, name)
       .recover()
@@ -57,6 +60,16 @@ export async function startRun(env: Env, t: TriggerSpec): Promise<RunOutcome> {
       return { name, status: 'canceled', files: [], bundle: null, message: 'canceled' };
     return { name, status: 'failed', files: [], bundle: null, message: `the run broke off: ${(err as Error).message}` };
   }
+}
+
+/**
+ * Starts a run without waiting for it (`Prefer: respond-async`): answers its name once the
+ * run's row exists, or the outcome of a run that ended before (failed to be recorded).
+ */
+export async function launchRun(env: Env, t: TriggerSpec): Promise<{ name: string; ended: RunOutcome | null }> {
+  const name = runName(now(), requestId(t.req));
+  const ended = await runStub(env, name).start(topRun(name, t));
+  return { name, ended };
 }
 
 /** Records a run that the permission check blocked (it never starts); answers its name. */

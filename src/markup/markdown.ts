@@ -396,11 +396,41 @@ function trimLineEnds(s: string): string {
   return lines.join('\n');
 }
 
-/** A readable plain-text rendition of sanitized HTML. Linear in its input. */
-export function htmlToText(html: string): string {
-  let s = replaceTags(html, /li/iy, '\n- ');
+/**
+ * Each link whose target is an absolute url (http, https, mailto) with that url after its
+ * text, as `text <url>` (the brackets as entities, so the tag stripping keeps them), unless the
+ * text is the url; a button (a `mail-button` table) on a line of its own. One pass: each tag
+ * is read once, each `</a>` found once.
+ */
+function keepLinks(html: string): string {
+  const lower = html.toLowerCase();
+  let out = '';
+  let done = 0;
+  let close = -1;
+  for (let lt = lower.indexOf('<a', 0); lt >= 0; lt = lower.indexOf('<a', lt + 2)) {
+    if (!/[\s]/.test(lower[lt + 2] ?? '')) continue;
+    const gt = html.indexOf('>', lt);
+    if (gt < 0) break;
+    if (close < gt) close = lower.indexOf('</a>', gt);
+    if (close < 0) break;
+    const href = /\shref="([^"]*)"/i.exec(html.slice(lt, gt + 1))?.[1];
+    if (!href || !/^(https?:|mailto:)/i.test(href) || html.slice(gt + 1, close).trim() === href) continue;
+    out += html.slice(done, close) + ` &lt;${href}&gt;`;
+    done = close;
+    lt = close;
+  }
+  return (out + html.slice(done)).replace(/<table\s[^>]*>/gi, (tag) => (tag.includes('mail-button') ? '\n' : tag));
+}
+
+/**
+ * A readable plain-text rendition of sanitized HTML. Linear in its input. `links`: keep each
+ * link's url after its text (an e-mail's text part, where nothing else shows it).
+ */
+export function htmlToText(html: string, opts: { links?: boolean } = {}): string {
+  let s = replaceTags(opts.links ? keepLinks(html) : html, /li/iy, '\n- ');
   s = replaceTags(s, /[bh]r/iy, '\n');
-  s = s.replace(/<\/(p|div|h[1-6]|li|tr|pre|blockquote|table|section|ul|ol)>/gi, '\n').replace(/<\/t[dh]>\s*/gi, '\t');
+  // Cells first: the whitespace a cell's end swallows must not be the line break its row's end adds.
+  s = s.replace(/<\/t[dh]>\s*/gi, '\t').replace(/<\/(p|div|h[1-6]|li|tr|pre|blockquote|table|section|ul|ol)>/gi, '\n');
   s = replaceTags(s, /[^>]/y, '').replace(/&(#x[0-9a-f]+|#\d+|[a-z0-9]+);/gi, (all, e: string) => {
     if (e[0] === '#') {
       const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
@@ -436,7 +466,8 @@ export function renderMarkdown(source: string, opts: RenderOptions = {}): Render
     sanitizeHtml,
   );
   const pages = blocks.pages;
-  const pageTexts = pages.map(htmlToText);
+  const keepUrls = opts.blocks?.target === 'mail';
+  const pageTexts = pages.map((page) => htmlToText(page, { links: keepUrls }));
   return {
     html: pages.join('\n'),
     pages,

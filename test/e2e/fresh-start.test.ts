@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -27,6 +27,11 @@ describe('npm start on a fresh checkout', () => {
         expect(token).toBeDefined();
         expect(statSync(join(dir, '.dev.vars')).mode & 0o077).toBe(0); // readable by its owner only
         expect(server.log.join('')).toContain(`Created ${join(dir, '.dev.vars')} with a random OPS_TOKEN`);
+        // one line per migration applied, not wrangler's table once per migration
+        const log = server.log.join('');
+        const migrations = readdirSync(join(dir, 'migrations')).filter((f) => f.endsWith('.sql'));
+        for (const m of migrations) expect(log.split(`D1 migration applied: ${m}\n`).length, m).toBe(2);
+        expect(log).not.toMatch(/│.*\.sql/);
         // Not the token of this checkout: each fresh checkout gets its own.
         const mine = /^OPS_TOKEN=(.*)$/m.exec(readFileSync(join(root, '.dev.vars'), 'utf8'))?.[1];
         expect(token).not.toBe(mine);

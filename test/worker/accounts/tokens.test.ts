@@ -47,7 +47,7 @@ describe('failed sign-ins are throttled per username', () => {
     const ghost = unique('ghost');
     expect(await failures(ghost, SIGNIN_MAX_FAILURES)).toEqual(Array(SIGNIN_MAX_FAILURES).fill(401));
     const body = await lockedOut(await signIn(ghost, 'wrong-again'));
-    expect(Object.keys(body).sort()).toEqual(['message', 'retry_after_seconds', 'status']);
+    expect(Object.keys(body).sort()).toEqual(['code', 'message', 'request_id', 'retry_after_seconds', 'status']);
   });
 
   it('during the lockout the right password answers 429 too; once the window is over it signs in', async () => {

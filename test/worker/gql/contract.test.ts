@@ -286,7 +286,7 @@ describe('groups and organisations (contract: Groups and organisations)', () => 
     );
     const me = d.me as Row;
     const founded = (me.founder as Row[]).map((g) => g.id);
-    expect(founded).toEqual([`+${w.org}`, `+${w.org}~ops`, `+${w.org}~sales`]);
+    expect(founded).toEqual([w.org, `+${w.org}~ops`, `+${w.org}~sales`]);
     expect((me.founders as Row[]).map((g) => g.id)).toEqual(founded);
     expect(me.member).toEqual([]);
   });
@@ -295,7 +295,7 @@ describe('groups and organisations (contract: Groups and organisations)', () => 
     const q = `query Org($id: ID, $type: GroupType) { groups(id: $id, type: $type) { ${GROUP} } }`;
     const org = ((await data(w.orgAdmin.token, q, { id: `+${w.org}`, type: 'org' })).groups as Row[])[0]!;
     expect(org).toMatchObject({
-      id: `+${w.org}`,
+      id: w.org,
       name: w.org,
       type: 'org',
       enable_subdomain: true,

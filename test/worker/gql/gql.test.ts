@@ -225,12 +225,13 @@ describe('me', () => {
       member: [],
     });
     const admin = await gql(w.orgAdmin.token, q);
-    expect(admin.body.data!.me).toMatchObject({ founder: [], admin: [{ id: `+${w.org}` }], member: [] });
+    // an organisation's id is its name (the clients' fixtures and -O commands), its groups' ids their references
+    expect(admin.body.data!.me).toMatchObject({ founder: [], admin: [{ id: w.org }], member: [] });
     const org = await gql(w.orgAccount.token, q);
     expect((org.body.data!.me as { founder: { id: string }[] }).founder.map((g) => g.id).sort()).toEqual([
-      `+${w.org}`,
       `+${w.org}~ops`,
       `+${w.org}~sales`,
+      w.org,
     ]);
     const member = await gql(w.member.token, q);
     expect(member.body.data!.me).toMatchObject({ member: [{ id: w.team }] });
@@ -340,7 +341,7 @@ describe('groups and orgs: the same rules as REST', () => {
     // Without a filter, the admin lists the org (held role) and every group of it.
     const all = await gql(w.orgAdmin.token, q);
     expect((all.body.data!.groups as { id: string }[]).map((g) => g.id)).toEqual([
-      `+${w.org}`,
+      w.org,
       `+${w.org}~ops`,
       `+${w.org}~sales`,
     ]);
@@ -394,11 +395,9 @@ describe('groups and orgs: the same rules as REST', () => {
   it('orgs: members of the org or of one of its groups see it; strangers and anonymous do not', async () => {
     const qo = '{ orgs { id name type role } }';
     const ids = async (c: Caller) =>
-      ((await gql(tokenOf(c), qo)).body.data!.orgs as { id: string }[])
-        .map((o) => o.id)
-        .filter((id) => id === `+${w.org}`);
-    expect(await ids('orgAdmin')).toEqual([`+${w.org}`]);
-    expect(await ids('salesMember')).toEqual([`+${w.org}`]);
+      ((await gql(tokenOf(c), qo)).body.data!.orgs as { id: string }[]).map((o) => o.id).filter((id) => id === w.org);
+    expect(await ids('orgAdmin')).toEqual([w.org]);
+    expect(await ids('salesMember')).toEqual([w.org]);
     expect(await ids('stranger')).toEqual([]);
     expect(await ids('anonymous')).toEqual([]);
     const rest = await call('GET', '/v1/orgs', { token: w.salesMember.token });

@@ -1,7 +1,7 @@
 import { unzipSync } from 'fflate';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, makeUser, OPS } from '../helpers';
-import { makeJob, putCode, trigger } from './fixtures';
+import { makeJob, putCode, trigger, waitStatus } from './fixtures';
 
 const J = '/v1/code/jobs';
 
@@ -78,20 +78,34 @@ describe('POST data runs code/index.js in a sandbox and answers the result', () 
     const run = res.headers.get('X-Run-Id')!;
     expect((await call('GET', `${J}/n/runs/${run}/output`, { token: u.token })).status).toBe(204);
   });
-  it('a thrown error fails the run: 502 with a generic {status, message, run}; the reason is in the log', async () => {
+  it('a thrown error fails the run: 502 with a generic {status, message, run, log}; the reason is in the log', async () => {
     const u = await makeUser();
     await makeJob(u, 'boom', `export default { async run() { throw new Error('disk on fire'); } }`);
     const res = await trigger(u.token, `${J}/boom`);
     expect(res.status).toBe(502);
-    const body = (await res.json()) as { status: number; message: string; run: string };
+    const body = (await res.json()) as { status: number; message: string; run: string; log: string };
     expect(body.status).toBe(502);
     expect(body.message).not.toContain('disk on fire');
     expect(body.run).toBe(res.headers.get('X-Run-Id'));
+    // the answer names where the reason is
+    expect(body.log).toBe(`${J}/boom/runs/${body.run}/log`);
+    expect(body.message).toBe(`the run failed: read its log, GET ${body.log}`);
     expect(await (await call('GET', `${J}/boom/runs/${body.run}/status`, { token: u.token })).text()).toBe('failed');
-    expect(await (await call('GET', `${J}/boom/runs/${body.run}/log`, { token: u.token })).text()).toContain(
-      'disk on fire',
-    );
+    expect(await (await call('GET', body.log, { token: u.token })).text()).toContain('disk on fire');
     expect((await call('GET', `${J}/boom/runs/${body.run}/output`, { token: u.token })).status).toBe(204);
+  });
+  it('a log entry is always one line: line breaks in a message read as ⏎', async () => {
+    const u = await makeUser();
+    await makeJob(
+      u,
+      'lines',
+      `export default { run(input, ctx) { ctx.log('first\\nsecond\\r\\nthird'); throw new Error('a\\nb'); } }`,
+    );
+    const res = await trigger(u.token, `${J}/lines`);
+    const { log } = (await res.json()) as { log: string };
+    const text = await (await call('GET', log, { token: u.token })).text();
+    expect(text).toContain('first ⏎ second ⏎ third');
+    for (const line of text.split('\n').filter(Boolean)) expect(line).toMatch(/^\d{4}-\d\d-\d\dT/);
   });
   it('a job without code/index.js fails and says so in the log', async () => {
     const u = await makeUser();
@@ -462,5 +476,43 @@ describe('the sandbox is named by the content of the code', () => {
     expect(await (await trigger(u.token, `${J}/counter`)).text()).toBe('3');
     await putCode(u, 'counter', 'index.js', `${code}\n// changed`);
     expect(await (await trigger(u.token, `${J}/counter`)).text()).toBe('1');
+  });
+});
+
+describe('Prefer: respond-async', () => {
+  it('answers 202 at once with the run, its status as Location, while the run goes on to its end', async () => {
+    const u = await makeUser();
+    // 400 ms of work: the 202 answers long before the run ends.
+    await makeJob(
+      u,
+      'slow',
+      `export default { async run() { await new Promise((r) => setTimeout(r, 400)); return 'done'; } }`,
+    );
+    const res = await call('POST', `${J}/slow/data`, {
+      token: u.token,
+      json: {},
+      headers: { Prefer: 'respond-async, wait=1' },
+    });
+    expect(res.status).toBe(202);
+    expect(res.headers.get('Preference-Applied')).toBe('respond-async');
+    const body = (await res.json()) as { run: string; status: string; location: string };
+    expect(body.run).toBe(res.headers.get('X-Run-Id'));
+    expect(body.location).toBe(`${J}/slow/runs/${body.run}/status`);
+    expect(res.headers.get('Location')).toBe(body.location);
+    // the run exists as the 202 answers: processing, then success with its output
+    expect(await (await call('GET', body.location, { token: u.token })).text()).toBe('processing');
+    expect(await waitStatus(u.token, `${J}/slow`, body.run, (s) => s === 'success')).toBe('success');
+    expect(await (await call('GET', `${J}/slow/runs/${body.run}/output`, { token: u.token })).text()).toBe('done');
+  });
+  it('without the preference the trigger answers when the run ends, as before', async () => {
+    const u = await makeUser();
+    await makeJob(u, 'quick', `export default { run() { return 'now'; } }`);
+    const res = await call('POST', `${J}/quick/data`, {
+      token: u.token,
+      json: {},
+      headers: { Prefer: 'return=minimal' },
+    });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('now');
   });
 });

@@ -15,6 +15,7 @@ import {
   WINDOW_MS,
 } from '../../../src/mail/rules';
 import { runsTable } from '../../../src/mail/stats-routes';
+import { renderMarkdown } from '../../../src/markup/markdown';
 import { burstProblems } from './burst';
 
 describe('send request bodies', () => {
@@ -222,5 +223,27 @@ describe('the burst invariant (never two sends in flight)', () => {
     expect(
       burstProblems([202, 202], [run('2026-01-01T00:00:00.000Z', 0.1), run('2026-01-01T00:00:01.000Z', 0.1)], 3),
     ).toEqual(['no request was held by the in-flight lock (425)']);
+  });
+});
+
+describe("the text part keeps every link's url", () => {
+  const mailText = (md: string) => renderMarkdown(md, { blocks: { target: 'mail' } }).text;
+  it('a link reads `text <url>`, a button is a line of its own with its url, an autolink once', () => {
+    expect(
+      mailText(
+        'See [the docs](https://example.com/docs?a=1&b=2) now, <https://example.com/raw>.\n\n[Big button](https://example.com/go "button")\n\nBye',
+      ),
+    ).toBe(
+      'See the docs <https://example.com/docs?a=1&b=2> now, https://example.com/raw.\n\nBig button <https://example.com/go>\n\nBye',
+    );
+  });
+  it('a mailto link keeps its address; a site-relative link and a document page keep only their text', () => {
+    expect(mailText('[Write](mailto:a@example.com) or [home](/u/ann/d/x)')).toBe(
+      'Write <mailto:a@example.com> or home',
+    );
+    expect(renderMarkdown('See [the docs](https://example.com/docs).').text).toBe('See the docs.');
+  });
+  it("a table's last cell no longer swallows the line break after its row", () => {
+    expect(mailText('| a | b |\n|---|---|\n| 1 | 2 |\n\nAfter')).toMatch(/1\t2\n+After$/);
   });
 });

@@ -120,6 +120,9 @@ describe('the url opens the page for whoever may read the item, 404 for anyone e
     expect(html).toContain('>success<');
     expect(html).toContain('2.5 s');
     const pub = await (await page('j', w.names.pub, (await makeUser()).token)).text();
-    expect(pub).toContain('Runs are shown to the owner');
+    expect(pub).toContain(
+      'Its runs and their output are not public; to see them, or to run it, ask its owner to share it with you',
+    );
+    expect(pub).not.toContain('Runs are shown to the owner');
   });
 });

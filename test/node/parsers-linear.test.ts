@@ -84,11 +84,8 @@ function cost(run: (input: string) => unknown, input: string, maxMs: number): nu
 
 /** Smallest size measured: the doubling starts here. */
 const START = 1024;
-/**
- * Largest size of the doubling; a larger cap is then timed on its own (the bound), for the costliest shapes. Five
- * doublings from START tell a quadratic parser from a linear one; 64 KiB doubled the time of the whole Node suite.
- */
-const DOUBLING_TOP = 32 * 1024;
+/** Largest size of the doubling; a larger cap is then timed on its own (the bound), for the costliest shapes. */
+const DOUBLING_TOP = 64 * 1024;
 /**
  * Growth that fails: a linear parser costs about 2x for 2x the input, a quadratic one 4x
  * (less while its linear part still weighs): 3x tells them apart with room for noise.

@@ -137,14 +137,16 @@ describe('token lifecycle', () => {
     expect((await call('GET', '/v1/whoami', { token: u.token })).status).toBe(200);
   });
 
-  it('missing, malformed and unknown bearer tokens answer 401 with WWW-Authenticate', async () => {
-    for (const headers of [{}, { Authorization: 'Basic abc' }, { Authorization: 'Bearer nope' }] as Record<
-      string,
-      string
-    >[]) {
+  it('missing, malformed and unknown bearer tokens answer 401 with WWW-Authenticate; an unknown one says invalid_token', async () => {
+    for (const [headers, challenge, code] of [
+      [{}, 'Bearer', 'authentication_required'],
+      [{ Authorization: 'Basic abc' }, 'Bearer', 'authentication_required'],
+      [{ Authorization: 'Bearer nope' }, 'Bearer error="invalid_token"', 'invalid_token'],
+    ] as [Record<string, string>, string, string][]) {
       const res = await call('GET', '/v1/whoami', { headers });
       expect(res.status).toBe(401);
-      expect(res.headers.get('WWW-Authenticate')).toBe('Bearer');
+      expect(res.headers.get('WWW-Authenticate')).toBe(challenge);
+      expect(((await res.json()) as { code: string }).code).toBe(code);
     }
   });
 });

@@ -280,7 +280,7 @@ describe('tokens expire', () => {
     expect((await call('GET', '/v1/whoami', { token: short })).status).toBe(200);
     setClockOffset(DAY + 1000);
     const res = await call('GET', '/v1/whoami', { token: short });
-    expect(res.headers.get('WWW-Authenticate')).toBe('Bearer');
+    expect(res.headers.get('WWW-Authenticate')).toBe('Bearer error="invalid_token"');
     expect(await errorOf(res, 401)).toMatch(/token expired on .*sign in again/);
     // Listed as expired; the token without an expiry still works.
     const list = await listed(u.token);

@@ -6,6 +6,7 @@
  */
 import { now } from '../core/clock';
 import { badRequest, conflict, notFound } from '../core/errors';
+import { moduleSyntaxProblem } from './code-syntax';
 import { MiB, noContent, readBytes, readText, USER_BYTES_HEADERS } from '../core/http';
 import { listingResponse, listingResponses } from '../core/listing';
 import { appendLog } from '../core/log';
@@ -118,7 +119,7 @@ export function codeRoutes(r: ResourceRoutes): void {
     body: { type: 'text/javascript' },
     responses: {
       204: { description: 'Stored' },
-      400: { description: 'Bad file name' },
+      400: { description: 'Bad file name, or a .js/.mjs file that does not parse as a module (`line`, `column`)' },
       413: { description: 'Too large' },
       409: { description: 'Too many files' },
     },
@@ -126,6 +127,14 @@ export function codeRoutes(r: ResourceRoutes): void {
       const file = checkName(rc.params.file!, CODE_FILE, 'code file name');
       const key = codePrefix(rc.resource.id) + file;
       const bytes = await readBytes(rc.req, CODE_LIMIT, `a code file is limited to ${CODE_LIMIT} bytes`);
+      if (/\.m?js$/.test(file)) {
+        const problem = moduleSyntaxProblem(new TextDecoder().decode(bytes));
+        if (problem)
+          throw badRequest(`code/${file}: line ${problem.line}, column ${problem.column}: ${problem.message}`, {
+            line: problem.line,
+            column: problem.column,
+          });
+      }
       const existing = await rc.env.BLOBS.head(key);
       if (!existing) {
         const listed = await rc.env.BLOBS.list({ prefix: codePrefix(rc.resource.id), limit: MAX_CODE_FILES });

@@ -22,6 +22,7 @@ import { parseLayout, LayoutError } from '../../src/grids/layout';
 import { parseMapping } from '../../src/grids/mapping';
 import { parseGrid } from '../../src/grids/store';
 import { chainProblem } from '../../src/jobs/chains';
+import { moduleSyntaxProblem } from '../../src/jobs/code-syntax';
 import { scheduleProblem } from '../../src/jobs/cron';
 import { mailAuth } from '../../src/jobs/mail-auth';
 import { checkUpload } from '../../src/core/sniff';
@@ -356,6 +357,18 @@ const PARSERS: Parser[] = [
     cap: MAPPING_LIMIT,
     run: parseMapping,
     shapes: { ...GENERIC, bindings: fill('A => /u/a/p/b, h=t, c=f, x=y\n'), 'long binding': fill(',k=v', 'A => b') },
+  },
+  {
+    name: 'job code (moduleSyntaxProblem: acorn)',
+    cap: 1 * MiB,
+    run: moduleSyntaxProblem,
+    shapes: {
+      ...GENERIC,
+      statements: fill('let a = [1, { b: `c${d}` }];\n'),
+      'nested calls': (size) => 'f('.repeat(size / 4) + ')'.repeat(size / 4),
+      'unclosed template': fill('`${'),
+      'regex or division': fill('a / b / c /'),
+    },
   },
   {
     name: 'chains (parseChains)',

@@ -8,6 +8,7 @@ import { runName, RUN_NAME } from '../../../src/jobs/run-name';
 import { booleanProblem } from '../../../src/jobs/config';
 import { yesNo as isTruthy } from '../../../src/core/yes-no';
 import { mailInput, parseMessage } from '../../../src/jobs/inbound';
+import { moduleSyntaxProblem } from '../../../src/jobs/code-syntax';
 
 describe('chain grammar', () => {
   it('a chain of one bare ref is allowed', () => {
@@ -238,5 +239,21 @@ describe('jsonProblem: a data body must be a JSON document (else 400)', () => {
     expect(jsonProblem(enc(' \n'))).toBe('the body is empty');
     expect(jsonProblem(enc('a=b'))).toBe('the body is not a JSON document');
     expect(jsonProblem(new Uint8Array([0xff, 0xfe]))).toBe('the body is not UTF-8 text, so not a JSON document');
+  });
+});
+
+describe('job code is a JavaScript module that parses', () => {
+  it('a syntax error names its 1-based line and column; a module of the newest syntax parses', () => {
+    expect(moduleSyntaxProblem('export default {\n  run() { return 1 +; }\n}')).toEqual({
+      message: 'Unexpected token',
+      line: 2,
+      column: 21,
+    });
+    expect(
+      moduleSyntaxProblem(
+        "#!/usr/bin/env node\nimport x from './x.js';\nconst a = await x?.y ?? 1n;\nclass C { #p = 1; static { } }\nexport default { run: async () => a }",
+      ),
+    ).toBeNull();
+    expect(moduleSyntaxProblem('return 1')).toMatchObject({ line: 1, column: 1 });
   });
 });

@@ -516,3 +516,30 @@ describe('Prefer: respond-async', () => {
     expect(await res.text()).toBe('now');
   });
 });
+
+describe('code is checked when it is written', () => {
+  it('a .js file that does not parse is 400 naming line and column, and the code stays as it was', async () => {
+    const u = await makeUser();
+    await makeJob(u, 'checked', `export default { run() { return 'ok'; } }`);
+    const res = await call('POST', `${J}/checked/code/index.js`, {
+      token: u.token,
+      body: 'export default {\n  run() { return 1 +; }\n}',
+      type: 'text/javascript',
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({
+      code: 'validation_failed',
+      message: 'code/index.js: line 2, column 21: Unexpected token',
+      line: 2,
+      column: 21,
+    });
+    expect(await (await trigger(u.token, `${J}/checked`)).text()).toBe('ok');
+    // other files are not JavaScript: stored as they are
+    const data = await call('POST', `${J}/checked/code/data.json`, {
+      token: u.token,
+      body: '{not json',
+      type: 'application/json',
+    });
+    expect(data.status).toBe(204);
+  });
+});

@@ -4,31 +4,26 @@
  */
 import { notFound } from '../core/errors';
 import { listingResponse, listingResponses } from '../core/listing';
-import { listingItem, type ResourceRoutes } from '../core/resource';
+import { listingItem, type ResourceCtx, type ResourceRoutes } from '../core/resource';
 
 /** What files/ lists: the two rendered outputs, and three renders documents do not have. */
 export const DOC_FILES = ['doc.ansi', 'doc.pdf', 'doc.png', 'doc.pptx', 'doc.txt'];
 const NOT_RENDERED = ['doc.png', 'doc.txt', 'doc.ansi'];
+
+/** The listing of a resource's `files/` folder: `names`, each read with GET, dated as the resource. */
+export const filesListing = (rc: ResourceCtx, names: readonly string[]) =>
+  listingResponse(
+    names.map((f) =>
+      listingItem(rc, f, `${rc.base}/files/${f}`, 'file', ['GET'], rc.resource.created_on, rc.resource.last_modified),
+    ),
+  );
 
 export function fileRoutes(r: ResourceRoutes): void {
   r.get('/files', {
     summary: 'List the pre-rendered outputs of a document',
     need: 'r',
     responses: listingResponses,
-    handler: async (rc) =>
-      listingResponse(
-        DOC_FILES.map((f) =>
-          listingItem(
-            rc,
-            f,
-            `${rc.base}/files/${f}`,
-            'file',
-            ['GET'],
-            rc.resource.created_on,
-            rc.resource.last_modified,
-          ),
-        ),
-      ),
+    handler: async (rc) => filesListing(rc, DOC_FILES),
   });
   for (const f of NOT_RENDERED) {
     r.get(`/files/${f}`, {

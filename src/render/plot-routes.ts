@@ -10,9 +10,9 @@ import type { Api } from '../core/api';
 import { sha256Base64 } from '../core/crypto';
 import { badRequest } from '../core/errors';
 import { USER_BYTES_HEADERS } from '../core/http';
-import { listingResponse, listingResponses } from '../core/listing';
+import { listingResponses } from '../core/listing';
 import { entriesQuery, entryValues, readEntry } from '../core/entries';
-import { listingItem, loadUserPath, type Preload, type ResourceCtx, type ResourceRoutes } from '../core/resource';
+import { loadUserPath, type Preload, type ResourceCtx, type ResourceRoutes } from '../core/resource';
 import { escapeHtml } from '../markup/escape';
 import { pageHeaders, strictPage, strictPolicy } from '../markup/strict-page';
 import { drawStored, requestKey, type DrawRequest } from '../plots/draw';
@@ -20,6 +20,7 @@ import { plotKind } from '../plots/kind';
 import { DEFAULT_SIZE, DEFAULT_TEXT_WIDTH, type Size } from '../plots/model';
 import { drawingHash } from '../plots/stored';
 import { hoistStyle } from '../plots/svg-style';
+import { filesListing } from './file-routes';
 import { cachedPng } from './plot-png';
 
 export const PLOT_FILES = ['plot.ansi', 'plot.png', 'plot.svg', 'plot.txt'] as const;
@@ -102,20 +103,7 @@ export function plotFileRoutes(r: ResourceRoutes): void {
     need: 'r',
     anonymous: true,
     responses: listingResponses,
-    handler: async (rc) =>
-      listingResponse(
-        PLOT_FILES.map((f) =>
-          listingItem(
-            rc,
-            f,
-            `${rc.base}/files/${f}`,
-            'file',
-            ['GET'],
-            rc.resource.created_on,
-            rc.resource.last_modified,
-          ),
-        ),
-      ),
+    handler: async (rc) => filesListing(rc, PLOT_FILES),
   });
   r.get('/files/plot.svg', {
     summary: `The plot as SVG (width and height in px, ${SIZE_RANGE.min}-${SIZE_RANGE.max}; default ${DEFAULT_SIZE.width}x${DEFAULT_SIZE.height}): title, description and a table of its data for screen readers, light and dark themes`,

@@ -240,3 +240,21 @@ export async function click(
   for (const type of ['mousePressed', 'mouseReleased'])
     await cdp.send('Input.dispatchMouseEvent', { type, x: at.x, y: at.y, button: 'left', clickCount: 1 }, sessionId);
 }
+
+/** What a tab reported since event `seen`: uncaught exceptions and console entries of `levels` (policy violations among them). */
+export function pageProblems(
+  cdp: Cdp,
+  sessionId: string,
+  seen: number,
+  levels: readonly string[] = ['error'],
+): string[] {
+  return cdp.events
+    .slice(seen)
+    .filter(
+      (e) =>
+        e.sessionId === sessionId &&
+        (e.method === 'Runtime.exceptionThrown' ||
+          (e.method === 'Log.entryAdded' && levels.includes((e.params.entry as { level: string }).level))),
+    )
+    .map((e) => JSON.stringify(e.params).slice(0, 300));
+}

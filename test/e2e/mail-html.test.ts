@@ -11,7 +11,7 @@ import { CALLOUT_STYLE } from '../../src/markup/block-renderer';
 import { MAIL_HEADING_PX } from '../../src/markup/mail-styles';
 import { THEMES } from '../../src/markup/themes';
 import { EVERY_BLOCK } from '../worker/mail/every-block-content';
-import { CHROMIUM, evaluate, launchChromium, openPage, type Browser, type Cdp } from './chromium';
+import { CHROMIUM, evaluate, launchChromium, openPage, pageProblems, type Browser, type Cdp } from './chromium';
 import { base, http, makeUser, unique, type E2EUser } from './harness';
 
 const PNG = Buffer.from(
@@ -60,16 +60,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the e-mail HTML in headless Chromium at 
         const session = await openPage(cdp, view, `${base()}/u/${u.username}/m/${mail}`, {
           Authorization: `Bearer ${u.token}`,
         });
-        const problems = cdp.events
-          .slice(seen)
-          .filter(
-            (e) =>
-              e.sessionId === session &&
-              (e.method === 'Runtime.exceptionThrown' ||
-                (e.method === 'Log.entryAdded' &&
-                  ['error', 'warning'].includes((e.params.entry as { level: string }).level))),
-          )
-          .map((e) => JSON.stringify(e.params).slice(0, 300));
+        const problems = pageProblems(cdp, session, seen, ['error', 'warning']);
         expect(problems, `${theme} at ${width}`).toEqual([]);
         const got = await evaluate<Record<string, string | number>>(
           cdp,

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, evaluate, launchChromium, openPage, type Browser, type Cdp } from './chromium';
+import { CHROMIUM, evaluate, launchChromium, openPage, pageProblems, type Browser, type Cdp } from './chromium';
 import { base, http, makeUser, unique, type E2EUser } from './harness';
 import { decodePng, type Image } from './png';
 
@@ -158,16 +158,7 @@ describe.skipIf(!existsSync(CHROMIUM))(`plots in headless Chromium (${CHROMIUM})
     const seen = cdp.events.length;
     const session = await openPage(cdp, VIEW, url, token ? { Authorization: `Bearer ${token}` } : {});
     const shot = await cdp.send<{ data: string }>('Page.captureScreenshot', { format: 'png' }, session);
-    const problems = cdp.events
-      .slice(seen)
-      .filter(
-        (e) =>
-          e.sessionId === session &&
-          (e.method === 'Runtime.exceptionThrown' ||
-            (e.method === 'Log.entryAdded' && (e.params.entry as { level: string }).level === 'error')),
-      )
-      .map((e) => JSON.stringify(e.params).slice(0, 300));
-    return { session, img: decodePng(Buffer.from(shot.data, 'base64')), problems };
+    return { session, img: decodePng(Buffer.from(shot.data, 'base64')), problems: pageProblems(cdp, session, seen) };
   }
   const rect = async (session: string, selector: string) =>
     JSON.parse(

@@ -362,6 +362,8 @@ const PARSERS: Parser[] = [
     name: 'job code (moduleSyntaxProblem: acorn)',
     cap: 1 * MiB,
     run: moduleSyntaxProblem,
+    // A whole 1 MiB module is about 1 s of parsing on a loaded 2-core machine (once per write).
+    maxMs: 3000,
     shapes: {
       ...GENERIC,
       statements: fill('let a = [1, { b: `c${d}` }];\n'),

@@ -12,6 +12,12 @@ export function unique(prefix = 'u'): string {
   );
 }
 
+/**
+ * An answer's text without its request id (every error body names its own request): what
+ * two answers must share when a test checks that they tell a caller the same.
+ */
+export const withoutRequestId = (text: string): string => text.replace(/,"request_id":"[^"]*"/g, '');
+
 export interface CallOptions {
   token?: string | null;
   text?: string;

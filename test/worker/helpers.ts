@@ -2,7 +2,7 @@
 import { exports } from 'cloudflare:workers';
 import { createUser, requester, type TestUser } from '../client';
 
-export { unique, type CallOptions, type TestUser } from '../client';
+export { unique, withoutRequestId, type CallOptions, type TestUser } from '../client';
 
 export const OPS = 'test-ops-token';
 const BASE = 'http://platform.test';

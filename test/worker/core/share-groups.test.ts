@@ -5,7 +5,7 @@
  * - a share into a group grants only while the owner still holds an active role in it.
  */
 import { describe, expect, it } from 'vitest';
-import { call, unique, type TestUser } from '../helpers';
+import { call, unique, withoutRequestId, type TestUser } from '../helpers';
 import { accept, join, json, once, orgWorld, person, userGroupWorld } from '../groups/fixtures';
 import { gql } from '../gql/fixtures';
 
@@ -30,13 +30,17 @@ const share = (u: TestUser, collection: string, name: string, entry: string) =>
 
 /** The answer with the reference taken out: what a caller learns besides the name they wrote. */
 async function shape(res: Response, ref: string): Promise<{ status: number; body: unknown }> {
-  const text = await res.text();
+  const text = withoutRequestId(await res.text());
   return { status: res.status, body: JSON.parse(text.split(ref).join('<ref>')) };
 }
 
 const REFUSED = {
   status: 404,
-  body: { status: 404, message: 'no such group: <ref> (sharing into a group needs an active role in it)' },
+  body: {
+    status: 404,
+    message: 'no such group: <ref> (sharing into a group needs an active role in it)',
+    code: 'not_found',
+  },
 };
 
 describe('sharing into a group needs an active role in it; an unknown group answers the same', () => {

@@ -34,6 +34,11 @@ export function triggerRoutes(r: ResourceRoutes): void {
         description:
           'With `Prefer: respond-async`: the run started; `{run, status, location}`, Location its status (X-Run-Id names it)',
         type: 'application/json',
+        schema: z.object({
+          run: z.string().describe('The run (also X-Run-Id)'),
+          status: z.literal('processing'),
+          location: z.string().describe("The run's status, to poll (also Location)"),
+        }),
       },
       204: { description: 'The run succeeded without output' },
       400: { description: 'Empty or non-JSON body' },

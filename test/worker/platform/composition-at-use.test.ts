@@ -396,16 +396,25 @@ describe('grid.plots and vis blocks: a plot is drawn with the rights of everyone
     expect(page).toContain(title);
   });
 
+  /**
+   * Owner a, grantee g and x, whose plot `kpi` (titled `title`) both a and g read through x's
+   * group `readers`; a's group `editors` holds g, to share a's content with.
+   */
+  async function plotWorld() {
+    const [a, g, x] = [await makeUser({ profile_public: true }), await makeUser(), await makeUser()];
+    const title = secret('t');
+    const ref = await titledPlot(x, 'kpi', title);
+    const readers = await makeGroup(x.username, [{ username: a.username }, { username: g.username }]);
+    await put(x, `/v1/vis/plots/kpi/shared/${readers.ref}`);
+    const editors = await makeGroup(a.username, [{ username: g.username }]);
+    return { a, g, x, title, ref, readers, editors };
+  }
+
   cell(
     'grid.plots',
     "a plot a grantee's mapping names is no longer drawn once the grantee may not read it; it shows what a missing plot shows",
     async () => {
-      const [a, g, x] = [await makeUser({ profile_public: true }), await makeUser(), await makeUser()];
-      const title = secret('t');
-      const ref = await titledPlot(x, 'kpi', title);
-      const readers = await makeGroup(x.username, [{ username: a.username }, { username: g.username }]);
-      await put(x, `/v1/vis/plots/kpi/shared/${readers.ref}`);
-      const editors = await makeGroup(a.username, [{ username: g.username }]);
+      const { a, g, x, title, ref, readers, editors } = await plotWorld();
       for (const board of ['board', 'nothing']) {
         await put(a, `/v1/vis/grids/${board}`);
         await write(a, `/v1/vis/grids/${board}/layout`, LAYOUT);
@@ -434,12 +443,7 @@ describe('grid.plots and vis blocks: a plot is drawn with the rights of everyone
     'doc.content',
     "a vis block a grantee wrote stops drawing its plot once the grantee may not read it; the owner's own draws",
     async () => {
-      const [a, g, x] = [await makeUser({ profile_public: true }), await makeUser(), await makeUser()];
-      const title = secret('t');
-      const ref = await titledPlot(x, 'kpi', title);
-      const readers = await makeGroup(x.username, [{ username: a.username }, { username: g.username }]);
-      await put(x, `/v1/vis/plots/kpi/shared/${readers.ref}`);
-      const editors = await makeGroup(a.username, [{ username: g.username }]);
+      const { a, g, title, ref, readers, editors } = await plotWorld();
       await put(a, '/v1/vis/docs/report');
       await put(a, `/v1/vis/docs/report/shared/${editors.ref}~rw`);
       await put(a, '/v1/vis/docs/report/shared/public');

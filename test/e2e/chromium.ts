@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'undici';
+import { afterAll, beforeAll } from 'vitest';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -257,4 +258,20 @@ export function pageProblems(
           (e.method === 'Log.entryAdded' && levels.includes((e.params.entry as { level: string }).level))),
     )
     .map((e) => JSON.stringify(e.params).slice(0, 300));
+}
+
+/**
+ * One Chromium for the tests of the calling `describe`: launched before them at `view`, stopped after them. The
+ * returned function gives its DevTools connection.
+ */
+export function chromiumForSuite(view: { width: number; height: number }): () => Cdp {
+  let chrome: Browser | undefined;
+  beforeAll(async () => {
+    chrome = await launchChromium(view);
+  });
+  afterAll(async () => {
+    chrome?.cdp.close();
+    await chrome?.stop();
+  });
+  return () => chrome!.cdp;
 }

@@ -7,8 +7,8 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, evaluate, launchChromium, openPage, type Browser, type Cdp } from './chromium';
+import { describe, expect, it } from 'vitest';
+import { CHROMIUM, chromiumForSuite, evaluate, openPage } from './chromium';
 import { base, http, makeUser, unique } from './harness';
 import { decodePng, type Image } from './png';
 
@@ -181,16 +181,7 @@ describe('grids over HTTP', () => {
 });
 
 describe.skipIf(!existsSync(CHROMIUM))(`dashboard page in headless Chromium (${CHROMIUM})`, () => {
-  let chrome: Browser;
-  let cdp: Cdp;
-  beforeAll(async () => {
-    chrome = await launchChromium(VIEW);
-    cdp = chrome.cdp;
-  });
-  afterAll(async () => {
-    cdp?.close();
-    await chrome?.stop();
-  });
+  const browser = chromiumForSuite(VIEW);
 
   it("draws each cell's borders at its parsed share (within 1.5 px of the screenshot), at the owner path and the public url", async () => {
     const u = await makeUser();
@@ -206,23 +197,23 @@ describe.skipIf(!existsSync(CHROMIUM))(`dashboard page in headless Chromium (${C
     expect(boxesOf(data.structure).map(({ x, y, w, h }) => [x, y, w, h])).toEqual(labels.map((l) => CELLS[l]));
 
     const shoot = async (url: string, headers?: Record<string, string>) => {
-      const session = await openPage(cdp, VIEW, url, headers);
-      const shot = await cdp.send<{ data: string }>('Page.captureScreenshot', { format: 'png' }, session);
+      const session = await openPage(browser(), VIEW, url, headers);
+      const shot = await browser().send<{ data: string }>('Page.captureScreenshot', { format: 'png' }, session);
       const png = Buffer.from(shot.data, 'base64');
       const text = await evaluate<string[]>(
-        cdp,
+        browser(),
         session,
         `[...document.querySelectorAll('.cell')].map((e) => e.innerText.replace(/\\s+/g, ' ').trim())`,
       );
       // The cells share the area below the grid's title.
       const area = JSON.parse(
         await evaluate<string>(
-          cdp,
+          browser(),
           session,
           `(() => { const r = document.querySelector('main.grid').getBoundingClientRect(); return JSON.stringify({ x: r.x, y: r.y, width: r.width, height: r.height }); })()`,
         ),
       ) as Area;
-      const title = await evaluate<string>(cdp, session, `document.querySelector('h1').innerText`);
+      const title = await evaluate<string>(browser(), session, `document.querySelector('h1').innerText`);
       return { session, png, img: decodePng(png), text, area, title };
     };
     const own = await shoot(base() + `${g}/html`, { Authorization: `Bearer ${u.token}` });
@@ -236,7 +227,7 @@ describe.skipIf(!existsSync(CHROMIUM))(`dashboard page in headless Chromium (${C
     // what each cell shows: its label and that its plot (no such user) is not there to show; D has no mapping line
     expect(own.text).toEqual(['A no plot to show', 'B no plot to show', 'C no plot to show', '', 'E no plot to show']);
     // the page ran no script and its one style applied under the CSP (the borders above are drawn by it)
-    expect(await evaluate<number>(cdp, own.session, 'document.scripts.length')).toBe(0);
+    expect(await evaluate<number>(browser(), own.session, 'document.scripts.length')).toBe(0);
 
     // the public url: anonymous once shared publicly, 404 before; drawn the same
     const pub = base() + `/v1/u/${u.username}/g/${name}/html`;
@@ -255,8 +246,8 @@ describe.skipIf(!existsSync(CHROMIUM))(`dashboard page in headless Chromium (${C
         `<div style="position:absolute;box-sizing:border-box;border:1px solid #8a94a6;left:${b.x + 3}px;top:${b.y}px;width:${b.w}px;height:${b.h}px">${l}</div>`,
     );
     const html = `<html><body style="margin:0">${cells.join('')}</body></html>`;
-    const session = await openPage(cdp, VIEW, `data:text/html;base64,${Buffer.from(html).toString('base64')}`);
-    const shot = await cdp.send<{ data: string }>('Page.captureScreenshot', { format: 'png' }, session);
+    const session = await openPage(browser(), VIEW, `data:text/html;base64,${Buffer.from(html).toString('base64')}`);
+    const shot = await browser().send<{ data: string }>('Page.captureScreenshot', { format: 'png' }, session);
     const img = decodePng(Buffer.from(shot.data, 'base64'));
     const measured = measureCells(img, expected);
     const lefts = Object.values(measured).map((edges) => edges[0]!);

@@ -11,8 +11,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, evaluate, launchChromium, openPage, pageProblems, type Browser, type Cdp } from './chromium';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, chromiumForSuite, evaluate, openPage, pageProblems } from './chromium';
 import { base, http, makeUser, unique, type E2EUser } from './harness';
 import { decodePng, type Image } from './png';
 
@@ -142,28 +142,23 @@ describe("a document's PDF with a vis block (poppler)", () => {
 
 describe.skipIf(!existsSync(CHROMIUM))(`plots in headless Chromium (${CHROMIUM})`, () => {
   const VIEW = { width: 1200, height: 800 };
-  let chrome: Browser;
-  let cdp: Cdp;
-  beforeAll(async () => {
-    chrome = await launchChromium(VIEW);
-    cdp = chrome.cdp;
-  });
-  afterAll(async () => {
-    cdp?.close();
-    await chrome?.stop();
-  });
+  const browser = chromiumForSuite(VIEW);
 
   /** Opens `url`; its screenshot, and the console errors and policy violations it reported. */
   async function open(url: string, token?: string) {
-    const seen = cdp.events.length;
-    const session = await openPage(cdp, VIEW, url, token ? { Authorization: `Bearer ${token}` } : {});
-    const shot = await cdp.send<{ data: string }>('Page.captureScreenshot', { format: 'png' }, session);
-    return { session, img: decodePng(Buffer.from(shot.data, 'base64')), problems: pageProblems(cdp, session, seen) };
+    const seen = browser().events.length;
+    const session = await openPage(browser(), VIEW, url, token ? { Authorization: `Bearer ${token}` } : {});
+    const shot = await browser().send<{ data: string }>('Page.captureScreenshot', { format: 'png' }, session);
+    return {
+      session,
+      img: decodePng(Buffer.from(shot.data, 'base64')),
+      problems: pageProblems(browser(), session, seen),
+    };
   }
   const rect = async (session: string, selector: string) =>
     JSON.parse(
       await evaluate<string>(
-        cdp,
+        browser(),
         session,
         `(() => { const r = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect(); return JSON.stringify({ x: r.x, y: r.y, w: r.width, h: r.height }); })()`,
       ),
@@ -180,8 +175,8 @@ describe.skipIf(!existsSync(CHROMIUM))(`plots in headless Chromium (${CHROMIUM})
     expect((await http('POST', `${g}/mapping`, { token: u.token, text: mapping })).status).toBe(204);
     const { session, img, problems } = await open(`${base()}${g}/html`, u.token);
     expect(problems).toEqual([]);
-    expect(await evaluate<number>(cdp, session, 'document.scripts.length')).toBe(0);
-    expect(await evaluate<string>(cdp, session, `document.querySelector('#c0 svg title').textContent`)).toBe(
+    expect(await evaluate<number>(browser(), session, 'document.scripts.length')).toBe(0);
+    expect(await evaluate<string>(browser(), session, `document.querySelector('#c0 svg title').textContent`)).toBe(
       'Sales by region',
     );
     const [a, b] = [await rect(session, '#c0'), await rect(session, '#c1')];
@@ -189,7 +184,7 @@ describe.skipIf(!existsSync(CHROMIUM))(`plots in headless Chromium (${CHROMIUM})
     // the bars are drawn, inside box A (its style applied under the page's policy)
     expect(colouredIn(img, a)).toBeGreaterThan(5_000);
     expect(colouredIn(img, b)).toBe(0);
-    expect(await evaluate<string>(cdp, session, `document.querySelector('#c1').innerText.trim()`)).toContain(
+    expect(await evaluate<string>(browser(), session, `document.querySelector('#c1').innerText.trim()`)).toContain(
       'no plot to show',
     );
   });
@@ -218,7 +213,7 @@ describe.skipIf(!existsSync(CHROMIUM))(`plots in headless Chromium (${CHROMIUM})
     const { session, img, problems } = await open(`${base()}/u/${u.username}/m/${m.split('/').pop()}`, u.token);
     expect(problems).toEqual([]);
     const shown = await evaluate<{ src: string; natural: number }>(
-      cdp,
+      browser(),
       session,
       `(() => { const i = document.querySelector('img[alt="Mailed sales"]'); return { src: i.src.slice(0, 22), natural: i.naturalWidth }; })()`,
     );

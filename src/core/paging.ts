@@ -1,0 +1,121 @@
+/**
+ * Pages of a listing: `?limit` and an opaque `?cursor`, and a `Link: <…>; rel="next"` header
+ * (RFC 8288) while more remain. A cursor names the key of the last item answered (keyset
+ * paging), so items added while a client pages neither repeat nor shift what follows.
+ * Without `limit` or `cursor` a listing answers as it always has, up to PAGE_MAX items.
+ */
+import { badRequest } from './errors';
+
+/** The most items one answer carries, with or without `?limit`. */
+export const PAGE_MAX = 1000;
+
+/** A key part: what the listing is ordered by (a name, a time, an id). */
+export type KeyPart = string | number;
+/** The types of a listing's key parts, in order: what its cursors must hold. */
+export type KeyShape = readonly ('string' | 'number')[];
+
+export interface PageRequest {
+  /** How many items to answer. */
+  limit: number;
+  /** The key of the last item of the previous page; null on the first page. */
+  after: KeyPart[] | null;
+  /** Whether the client asked for a page (limit or cursor): listings then use their paging order. */
+  paged: boolean;
+}
+
+/** A page: its items and the cursor of the next page (null when none remain). */
+export interface Page<T> {
+  items: T[];
+  next: string | null;
+}
+
+const b64url = (s: string) => btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+
+export function encodeCursor(key: readonly KeyPart[]): string {
+  // Latin-1 only for btoa: names may be any Unicode, so the JSON is UTF-8 bytes first.
+  const bytes = new TextEncoder().encode(JSON.stringify(key));
+  return b64url(String.fromCharCode(...bytes));
+}
+
+/** The key a cursor names, of the listing's `shape`; a cursor this listing did not answer is a 400. */
+export function decodeCursor(cursor: string, shape: KeyShape): KeyPart[] {
+  const refuse = () => badRequest('cursor: not one this listing answered (pass the Link header of the previous page)');
+  if (!/^[A-Za-z0-9_-]{1,2048}$/.test(cursor)) throw refuse();
+  let key: unknown;
+  try {
+    const bin = atob(cursor.replace(/-/g, '+').replace(/_/g, '/'));
+    key = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(bin, (c) => c.charCodeAt(0))));
+  } catch {
+    throw refuse();
+  }
+  if (
+    !Array.isArray(key) ||
+    key.length !== shape.length ||
+    !key.every((k, i) => typeof k === shape[i] && (typeof k !== 'number' || Number.isSafeInteger(k)))
+  )
+    throw refuse();
+  return key as KeyPart[];
+}
+
+/**
+ * The page a request asks for: `limit` from 1 to `max` (default `fallback`), `cursor` a key of
+ * the listing's `shape`. Anything else is a 400 naming the parameter.
+ */
+export function pageRequest(url: URL, shape: KeyShape, fallback = PAGE_MAX, max = PAGE_MAX): PageRequest {
+  const rawLimit = url.searchParams.get('limit');
+  const rawCursor = url.searchParams.get('cursor');
+  let limit = fallback;
+  if (rawLimit !== null) {
+    limit = /^\d{1,7}$/.test(rawLimit) ? Number(rawLimit) : NaN;
+    if (!(limit >= 1 && limit <= max)) throw badRequest(`limit: a whole number from 1 to ${max}`);
+  }
+  const after = rawCursor === null ? null : decodeCursor(rawCursor, shape);
+  return { limit, after, paged: rawLimit !== null || rawCursor !== null };
+}
+
+/** The first `limit` items, for a reader that takes no paging query (GraphQL's lists). */
+export const firstPage = (limit = PAGE_MAX): PageRequest => ({ limit, after: null, paged: false });
+
+/** Cuts rows read with `limit + 1` to the page, and names the next page's cursor by the last item's key. */
+export function pageOf<T>(rows: T[], page: PageRequest, keyOf: (row: T) => KeyPart[]): Page<T> {
+  if (rows.length <= page.limit) return { items: rows, next: null };
+  const items = rows.slice(0, page.limit);
+  return { items, next: encodeCursor(keyOf(items[items.length - 1]!)) };
+}
+
+/** Compares keys part by part (numbers as numbers, strings by code unit, as SQLite's BINARY collation). */
+export function compareKeys(a: readonly KeyPart[], b: readonly KeyPart[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x === y) continue;
+    if (typeof x === 'number' && typeof y === 'number') return x - y;
+    return String(x) < String(y) ? -1 : 1;
+  }
+  return a.length - b.length;
+}
+
+/**
+ * A page of items already in memory, ordered by `keyOf` ascending. Unpaged (no limit, no cursor)
+ * and within PAGE_MAX, the items answer as given, in their own order.
+ */
+export function pageItems<T>(items: T[], page: PageRequest, keyOf: (item: T) => KeyPart[]): Page<T> {
+  if (!page.paged && items.length <= page.limit) return { items, next: null };
+  const keyed = items.map((item) => ({ item, key: keyOf(item) })).sort((a, b) => compareKeys(a.key, b.key));
+  const after = page.after;
+  const start = after ? keyed.findIndex((k) => compareKeys(k.key, after) > 0) : 0;
+  const rest = start < 0 ? [] : keyed.slice(start, start + page.limit + 1);
+  return pageOf(
+    rest.map((k) => k.item),
+    page,
+    keyOf,
+  );
+}
+
+/** The `Link` header of a page with more after it: the request's own URL with the next cursor. */
+export function nextLink(url: URL, next: string | null): Record<string, string> {
+  if (next === null) return {};
+  const link = new URL(url);
+  link.searchParams.set('cursor', next);
+  return { Link: `<${link.href}>; rel="next"` };
+}

@@ -8,9 +8,11 @@ import { tokens, users } from '../db/schema';
 import type { Api } from '../core/api';
 import { bearerToken, forgetToken, hashToken } from '../core/auth';
 import { now } from '../core/clock';
-import { listTokens, TOKEN_SCOPES } from '../core/tokens';
+import { listTokens, TOKEN_SCOPES, TOKENS_KEY } from '../core/tokens';
 import { conflict, HttpError, notFound } from '../core/errors';
 import { jsonResponse, noContent, textResponse } from '../core/http';
+import { listingQuery } from '../core/listing';
+import { nextLink, pageRequest } from '../core/paging';
 import { TOKEN_NAME, USERNAME } from '../core/names';
 import {
   clearFailures,
@@ -150,9 +152,10 @@ export function tokenRoutes(api: Api): void {
   });
 
   api.get('/v1/tokens', {
-    summary: "The caller's tokens (never their secrets), oldest first",
+    summary: "The caller's tokens (never their secrets), oldest first (?limit, ?cursor: the Link header)",
     tag,
     auth: 'user',
+    query: listingQuery,
     responses: {
       200: {
         description: 'Each token: name, description, when created, last used (to the day), expires; its scope',
@@ -160,7 +163,11 @@ export function tokenRoutes(api: Api): void {
         schema: z.array(listedToken),
       },
     },
-    handler: async (ctx) => jsonResponse(await listTokens(ctx.db, ctx.env, ctx.caller!.id, now())),
+    handler: async (ctx) => {
+      const page = pageRequest(ctx.url, TOKENS_KEY);
+      const { items, next } = await listTokens(ctx.db, ctx.env, ctx.caller!.id, now(), page);
+      return jsonResponse(items, { headers: nextLink(ctx.url, next) });
+    },
   });
 
   api.delete('/v1/tokens/:token_name', {

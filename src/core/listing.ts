@@ -1,6 +1,7 @@
 /** Folder listings: the one JSON shape every GET on a folder answers. */
 import { z } from 'zod';
 import { jsonResponse } from './http';
+import { nextLink, PAGE_MAX, pageItems, pageRequest, type KeyShape, type Page } from './paging';
 import type { Perm } from './perms';
 
 export type EntryType = 'dir' | 'file' | 'link';
@@ -32,8 +33,30 @@ export const listingResponses = {
   200: { description: 'Folder listing', type: 'application/json', schema: listingSchema },
 };
 
-export function listingResponse(items: ListingItem[], headers?: HeadersInit): Response {
-  return jsonResponse(items, { nvmType: 'dir', headers });
+/** The paging query every listing takes (docs/areas/meta.md, "Pages"). */
+export const listingQuery = z.object({
+  limit: z
+    .string()
+    .optional()
+    .describe(`At most this many items (up to ${PAGE_MAX}); the Link header names the next page`),
+  cursor: z.string().optional().describe('Where the previous page ended: taken from its Link header'),
+});
+
+/** A listing item's paging key: its name, unique within a folder. */
+export const byName = (item: { name: string }) => [item.name];
+export const BY_NAME: KeyShape = ['string'];
+
+/**
+ * A folder listing: the whole folder (paged here, by name), or the page a listing read itself
+ * (from the database, in its own order).
+ */
+export function listingResponse(url: URL, listing: ListingItem[] | Page<ListingItem>, headers?: HeadersInit): Response {
+  const { items: answered, next } = Array.isArray(listing)
+    ? pageItems(listing, pageRequest(url, BY_NAME), byName)
+    : listing;
+  const all = new Headers(headers);
+  for (const [k, v] of Object.entries(nextLink(url, next))) all.set(k, v);
+  return jsonResponse(answered, { nvmType: 'dir', headers: all });
 }
 
 /** A file item's permissions: what its actions let the caller do (GET r, POST/PUT w, DELETE d). */

@@ -43,12 +43,13 @@ export interface LogPage {
 /** ?limit (1 to LOG_PAGE_MAX, default LOG_PAGE_MAX) and ?before (a cursor an earlier page answered); 400 otherwise. */
 export function logPageQuery(url: URL): { limit: number; before: number | null } {
   const rawLimit = url.searchParams.get('limit');
-  const rawBefore = url.searchParams.get('before');
+  // `cursor` is the name every listing's pages use (the Link header's); `before` the log's own.
+  const rawBefore = url.searchParams.get('before') ?? url.searchParams.get('cursor');
   const limit = rawLimit === null ? LOG_PAGE_MAX : Number(rawLimit);
   if (rawLimit !== null && (!/^\d+$/.test(rawLimit) || limit < 1 || limit > LOG_PAGE_MAX))
     throw badRequest(`limit must be a whole number from 1 to ${LOG_PAGE_MAX}`);
   if (rawBefore !== null && !/^[1-9]\d{0,15}$/.test(rawBefore))
-    throw badRequest('before must be the X-Log-Before value of an earlier page');
+    throw badRequest('before (or cursor) must be the X-Log-Before value of an earlier page');
   return { limit, before: rawBefore === null ? null : Number(rawBefore) };
 }
 
@@ -90,6 +91,13 @@ export function formatLogText(entries: LogEntry[]): string {
  */
 export function logResponse(req: Request, entries: LogEntry[], before: string | null = null): Response {
   const res = wantsJson(req) ? jsonResponse(entries, { nvmType: 'file' }) : textResponse(formatLogText(entries));
-  if (before !== null) res.headers.set('X-Log-Before', before);
+  if (before !== null) {
+    res.headers.set('X-Log-Before', before);
+    // The older lines, as every listing names its next page.
+    const older = new URL(req.url);
+    older.searchParams.delete('before');
+    older.searchParams.set('cursor', before);
+    res.headers.set('Link', `<${older.href}>; rel="next"`);
+  }
   return res;
 }

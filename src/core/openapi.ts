@@ -9,6 +9,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { ERROR_CODES, FINER_CODES } from './errors';
+import { listingQuery, listingSchema } from './listing';
 import { operationIds } from './operation-id';
 import type { DeclaredRoute, Method } from './route-spec';
 
@@ -73,6 +74,15 @@ const ERRORS: Record<number, { name: string; description: string }> = {
 
 const hasParams = (path: string) => /:\w/.test(path);
 
+/** A route that answers a folder listing: it pages (`limit`, `cursor`, the Link header). */
+const isListing = (spec: DeclaredRoute['spec']) => spec.responses[200]?.schema === listingSchema;
+const linkHeader = {
+  Link: {
+    description: 'RFC 8288 `<url>; rel="next"`: the next page, while more items remain',
+    schema: { type: 'string' as const },
+  },
+};
+
 /**
  * The error statuses a route can answer from its declaration alone: what the handler
  * wrapper (route-handler.ts), the scopes and serve.ts check before the route's own code.
@@ -90,6 +100,7 @@ export function errorCodes(method: Method, path: string, spec: DeclaredRoute['sp
   const refusable = need !== undefined && need !== 'r' && need !== 'see';
   if (token && ((method !== 'get' && !spec.reads) || refusable)) codes.add(403);
   if (spec.json || spec.body) codes.add(400).add(413).add(415);
+  if (isListing(spec)) codes.add(400); // a limit or cursor that is not one
   if (method === 'put') codes.add(409);
   if (spec.auth !== 'ops') codes.add(429); // the operator is exempt from rate limits
   return [...codes];
@@ -115,7 +126,11 @@ function responsesOf(method: Method, path: string, spec: DeclaredRoute['spec']):
       responses[code] = { $ref: `#/components/responses/${ERRORS[code]!.name}` };
     } else if (r.type) {
       const schema = r.schema ?? (r.type === 'application/json' ? z.unknown() : z.string());
-      responses[code] = { description: r.description, content: { [r.type]: { schema } } };
+      responses[code] = {
+        description: r.description,
+        content: { [r.type]: { schema } },
+        ...(schema === listingSchema ? { headers: linkHeader } : {}),
+      };
     } else if (code >= 400) {
       // Every error is the JSON error body, whether or not the route says so.
       responses[code] = {
@@ -152,7 +167,11 @@ function registerOperation(registry: OpenAPIRegistry, { method, path, spec }: De
         : spec.auth === 'optional'
           ? [{ bearer: [] }, {}]
           : [],
-    request: { params: paramsSchema(path), query: spec.query, ...(body ? { body } : {}) },
+    request: {
+      params: paramsSchema(path),
+      query: spec.query ?? (isListing(spec) ? listingQuery : undefined),
+      ...(body ? { body } : {}),
+    },
     responses: responsesOf(method, path, spec),
   });
 }

@@ -4,10 +4,11 @@
  * its last use, recorded at most once a day so that reads stay reads. Also the shape a
  * token is listed in (GET /v1/tokens, GraphQL `me { tokens }`), never with its secret.
  */
-import { and, asc, eq, isNull, lt, or } from 'drizzle-orm';
+import { and, asc, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import { tokens } from '../db/schema';
 import { d1Of, type Db } from './context';
 import { HttpError, invalidToken } from './errors';
+import { pageOf, type KeyShape, type Page, type PageRequest } from './paging';
 
 export const TOKEN_SCOPES = ['full', 'read'] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
@@ -119,22 +120,42 @@ export interface ListedToken {
 }
 
 /** An account's tokens, oldest first. */
-export async function listTokens(db: Db, env: Env, userId: number, nowMs: number): Promise<ListedToken[]> {
+/** Tokens page oldest first, keyed by (created_on, id). */
+export const TOKENS_KEY: KeyShape = ['string', 'number'];
+
+export async function listTokens(
+  db: Db,
+  env: Env,
+  userId: number,
+  nowMs: number,
+  page: PageRequest,
+): Promise<Page<ListedToken>> {
+  const after = page.after;
   const rows = await db
     .select()
     .from(tokens)
-    .where(eq(tokens.user_id, userId))
-    .orderBy(asc(tokens.created_on), asc(tokens.id));
+    .where(
+      and(
+        eq(tokens.user_id, userId),
+        after ? sql`(${tokens.created_on}, ${tokens.id}) > (${after[0]}, ${after[1]})` : undefined,
+      ),
+    )
+    .orderBy(asc(tokens.created_on), asc(tokens.id))
+    .limit(page.limit + 1);
   const idleDays = tokenIdleDays(env);
-  return rows.map((r) => ({
-    token_name: r.name,
-    token_description: r.description,
-    created_on: r.created_on,
-    last_used_on: r.last_used_on,
-    expires_on: r.expires_on,
-    scope: r.scope,
-    expired: expiryOf(r, idleDays, nowMs) !== null,
-  }));
+  const { items, next } = pageOf(rows, page, (r) => [r.created_on, r.id]);
+  return {
+    next,
+    items: items.map((r) => ({
+      token_name: r.name,
+      token_description: r.description,
+      created_on: r.created_on,
+      last_used_on: r.last_used_on,
+      expires_on: r.expires_on,
+      scope: r.scope,
+      expired: expiryOf(r, idleDays, nowMs) !== null,
+    })),
+  };
 }
 
 /**

@@ -96,7 +96,7 @@ export function aliasRoutes(api: Api): void {
         created_on: r.created_on,
         last_modified: r.last_modified,
       }));
-      return listingResponse(items);
+      return listingResponse(ctx.url, items);
     },
   });
 

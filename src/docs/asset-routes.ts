@@ -34,7 +34,10 @@ export function assetRoutes(r: ResourceRoutes): void {
         .from(docAssets)
         .where(eq(docAssets.resource_id, rc.resource.id))
         .orderBy(asc(docAssets.name));
-      return listingResponse(rows.map((a) => assetItem(rc, a)));
+      return listingResponse(
+        rc.url,
+        rows.map((a) => assetItem(rc, a)),
+      );
     },
   });
 

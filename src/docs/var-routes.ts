@@ -124,7 +124,11 @@ export function varRoutes(r: ResourceRoutes): void {
     summary: "List a document's variables",
     need: 'r',
     responses: listingResponses,
-    handler: async (rc) => listingResponse([...(await storedVars(rc)).values()].map((s) => varItem(rc, s))),
+    handler: async (rc) =>
+      listingResponse(
+        rc.url,
+        [...(await storedVars(rc)).values()].map((s) => varItem(rc, s)),
+      ),
   });
 
   r.put('/vars/:var', {
@@ -174,6 +178,7 @@ export function varRoutes(r: ResourceRoutes): void {
       const s = await loadVar(rc, rc.params.var!);
       const actions = fileActions(permList(rc.access));
       return listingResponse(
+        rc.url,
         VAR_ATTRS.map((a) =>
           listingItem(rc, a, `${rc.base}/vars/${s.v.name}/${a}`, 'file', actions, s.created_on, s.last_modified),
         ),

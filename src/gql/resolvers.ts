@@ -7,6 +7,7 @@ import { createSchema } from 'graphql-yoga';
 import { and, asc, eq, or } from 'drizzle-orm';
 import { now } from '../core/clock';
 import type { Db } from '../core/context';
+import { firstPage } from '../core/paging';
 import { listTokens } from '../core/tokens';
 import { DELETED_AUTHOR } from '../core/thread/rules';
 import { yesNo } from '../core/yes-no';
@@ -275,7 +276,8 @@ export const resolvers = {
     admins: async (m: Me) => (await m.groups()).admin,
     superusers: async (m: Me) => (await m.groups()).superuser,
     members: async (m: Me) => (await m.groups()).member,
-    tokens: (m: Me, _: unknown, c: GqlContext) => listTokens(c.db, c.env, m.user.id, now()),
+    tokens: async (m: Me, _: unknown, c: GqlContext) =>
+      (await listTokens(c.db, c.env, m.user.id, now(), firstPage())).items,
     webhooks: (m: Me, _: unknown, c: GqlContext) => endpointsOf(c.db, m.user.id),
     docs: mine('doc'),
     grids: mine('grid'),

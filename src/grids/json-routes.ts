@@ -71,7 +71,7 @@ export function jsonRoutes(r: ResourceRoutes): void {
           rc.resource.created_on,
           rc.resource.last_modified,
         );
-      return listingResponse(['data.json', 'meta_data.json', 'parse_time'].map(at), {
+      return listingResponse(rc.url, ['data.json', 'meta_data.json', 'parse_time'].map(at), {
         'X-NVM-Permissions': permList(rc.access).join(', '),
       });
     },

@@ -120,6 +120,7 @@ export function callerGroupRoutes(api: Api): void {
       );
       const mine = `@${caller.username}~`;
       return listingResponse(
+        ctx.url,
         rows.map(({ group, role }) => {
           const own = group.ref.startsWith(mine);
           return groupItem(
@@ -141,6 +142,7 @@ export function callerGroupRoutes(api: Api): void {
     handler: async (ctx) => {
       const rows = await groupsOfMember(ctx.db, ctx.caller!.id, ['org']);
       return listingResponse(
+        ctx.url,
         rows.map(({ group, role }) => groupItem(group, memberView(role), group.slug, `/v1/admin/orgs/${group.slug}`)),
       );
     },
@@ -159,6 +161,7 @@ export function callerGroupRoutes(api: Api): void {
         rows.map((r) => r.group),
       );
       return listingResponse(
+        ctx.url,
         rows.map(({ group, role }) => groupItem(group, memberView(role), group.ref, pathOf(group))),
       );
     },
@@ -183,7 +186,7 @@ export function groupFolderRoutes(g: GroupRoutes): void {
       if (gc.group.kind === 'org') items.push(at('groups', 'dir'));
       if (gc.group.kind === 'org_group' && gc.view.insider)
         items.push({ ...at('email', 'file'), uri: `/v1/orgs/${gc.params.org}/groups/${gc.group.slug}/email` });
-      return listingResponse(items);
+      return listingResponse(gc.url, items);
     },
   });
 
@@ -220,6 +223,7 @@ export function userGroupsRoute(api: Api): void {
         .orderBy(asc(groups.slug));
       const seen = await visibleGroups(ctx.db, ctx.caller, list);
       return listingResponse(
+        ctx.url,
         seen.map(({ group, view }) => groupItem(group, view, group.slug, `/v1/admin/groups/${group.ref}`)),
       );
     },

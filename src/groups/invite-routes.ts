@@ -32,6 +32,7 @@ export function inviteRoutes(api: Api): void {
     handler: async (ctx) => {
       const rows = await pendingInvites(ctx.db, ctx.caller!.id);
       return listingResponse(
+        ctx.url,
         rows.map((r) => ({
           name: r.group.ref,
           uri: inviteUri(r.group.ref),
@@ -64,7 +65,7 @@ export function inviteRoutes(api: Api): void {
     responses: listingResponses,
     handler: async (ctx) => {
       const { group } = await pendingInvite(ctx);
-      return listingResponse([
+      return listingResponse(ctx.url, [
         {
           name: 'accept',
           uri: `${inviteUri(group.ref)}/accept`,

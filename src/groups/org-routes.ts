@@ -63,6 +63,7 @@ export function orgRoutes(api: Api): void {
       const candidates = await candidateOrgs(ctx.db, ctx.caller);
       const seen = await visibleGroups(ctx.db, ctx.caller, candidates);
       return listingResponse(
+        ctx.url,
         seen.map(({ group, view }) => groupItem(group, view, group.slug, `/v1/orgs/${group.slug}`)),
       );
     },
@@ -128,7 +129,7 @@ export function orgRoutes(api: Api): void {
       responses: listingResponses,
       handler: async (ctx) => {
         const { org, seen } = await loadOrgWithGroups(ctx);
-        return listingResponse(orgGroupItems(org.group, seen, prefix));
+        return listingResponse(ctx.url, orgGroupItems(org.group, seen, prefix));
       },
     });
   }

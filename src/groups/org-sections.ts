@@ -21,14 +21,15 @@ export async function orgSection(ctx: Ctx): Promise<Response> {
   if (isGroupRefSegment(ctx.params.org!)) return groupSharedItems(ctx, ctx.params.org!, section);
   if (!['p', 'g', 'm', 'd', 'v'].includes(section)) throw notFound(`no such section '${section}': p, g, m, d or v`);
   const org = await loadGroup(ctx, SCOPES.org);
-  if (org.group.owner_id === null) return listingResponse([]);
+  if (org.group.owner_id === null) return listingResponse(ctx.url, []);
   const owner = (await ctx.db
     .select({ username: users.username })
     .from(users)
     .where(eq(users.id, org.group.owner_id))
     .get())!;
   const own = ctx.caller?.id === org.group.owner_id;
-  if (section === 'v') return listingResponse(await orgVariables(ctx, org.group.owner_id, owner.username, own));
+  if (section === 'v')
+    return listingResponse(ctx.url, await orgVariables(ctx, org.group.owner_id, owner.username, own));
   const kind = SECTIONS[section]!;
   const list = await ctx.db
     .select()
@@ -36,6 +37,7 @@ export async function orgSection(ctx: Ctx): Promise<Response> {
     .where(visibleWhere(ctx, kind.kind, org.group.owner_id, own))
     .orderBy(asc(resources.name));
   return listingResponse(
+    ctx.url,
     list.map((r) => ({
       name: r.name,
       uri: `/v1/users/${owner.username}/${kind.collection}/${r.name}`,

@@ -91,7 +91,7 @@ function profileFolderRoute(g: GroupRoutes): void {
           textActions(gc),
           rows.find((r) => r.path === p),
         );
-      return listingResponse([
+      return listingResponse(gc.url, [
         file('name'),
         ...(gc.view.description ? [file('description')] : []),
         item(gc, 'picture', 'dir', ['GET']),
@@ -170,6 +170,7 @@ function pictureRoutes(g: GroupRoutes): void {
     handler: async (gc) => {
       const rows = await rowsUnder(gc.db, gc.group.id, 'picture/');
       return listingResponse(
+        gc.url,
         (['image', 'banner', 'mask'] as const).map((p) => {
           const row = rows.find((r) => r.path === `picture/${p}`);
           const actions: Verb[] =
@@ -240,6 +241,7 @@ function optionRoutes(g: GroupRoutes): void {
     handler: async (gc) => {
       const rows = await rowsUnder(gc.db, gc.group.id, 'options/');
       return listingResponse(
+        gc.url,
         optionsFor(gc.group.kind).map((o) =>
           item(
             gc,

@@ -88,7 +88,10 @@ export function roleRoutes(g: GroupRoutes): void {
     need: 'see',
     responses: listingResponses,
     handler: (gc) =>
-      listingResponse(ROLES.map((r) => ({ name: r, uri: `${gc.base}/roles/${r}`, ...groupEntry(gc.group, gc.view) }))),
+      listingResponse(
+        gc.url,
+        ROLES.map((r) => ({ name: r, uri: `${gc.base}/roles/${r}`, ...groupEntry(gc.group, gc.view) })),
+      ),
   });
 
   g.get('/roles/:role', {
@@ -108,7 +111,7 @@ export function roleRoutes(g: GroupRoutes): void {
         created_on: r.created_on,
         last_modified: r.last_modified,
       }));
-      return listingResponse(items);
+      return listingResponse(gc.url, items);
     },
   });
 

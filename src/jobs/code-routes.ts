@@ -43,6 +43,7 @@ export function codeRoutes(r: ResourceRoutes): void {
       ]);
       const actions = rc.access.w ? (['GET', 'POST', 'DELETE'] as const) : (['GET'] as const);
       const res = listingResponse(
+        rc.url,
         listed.objects
           .map((o) => {
             const at = o.uploaded.toISOString();

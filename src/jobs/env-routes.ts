@@ -28,6 +28,7 @@ export function envRoutes(r: ResourceRoutes): void {
       const rows = await envEntries(rc);
       const actions = rc.access.w ? (['POST', 'DELETE'] as const) : ([] as const);
       return listingResponse(
+        rc.url,
         rows.map((e) =>
           listingItem(
             rc,

@@ -6,6 +6,7 @@
 import { and, desc, eq, or, sql, type SQL } from 'drizzle-orm';
 import { resources } from '../db/schema';
 import type { Db } from '../core/context';
+import { pageOf, type KeyShape, type Page, type PageRequest } from '../core/paging';
 import { jobRunDays, jobRuns, type RunRow } from './schema';
 
 /** Log and output are kept this long; listing, stats and status stay. */
@@ -116,14 +117,31 @@ export function statsText(s: RunStats): string {
  */
 const NEWEST_FIRST = [desc(jobRuns.started_on), desc(jobRuns.id)] as const;
 
-/** The 30 newest top-level runs of a job. */
-export async function recentRuns(db: Db, jobId: number, limit = 30) {
-  return db
-    .select({ name: jobRuns.name, started_on: jobRuns.started_on, completed_on: jobRuns.completed_on })
+/** How many runs `runs/` answers without `?limit` (the newest), and the shape of its cursors. */
+export const RUNS_PAGE = 30;
+export const RUNS_KEY: KeyShape = ['string', 'number'];
+
+/** A page of a job's top-level runs, newest first, from the index; keyed by (started_on, id). */
+export async function recentRuns(
+  db: Db,
+  jobId: number,
+  page: PageRequest,
+): Promise<Page<{ name: string; started_on: string; completed_on: string | null }>> {
+  const after = page.after;
+  const rows = await db
+    .select({ id: jobRuns.id, name: jobRuns.name, started_on: jobRuns.started_on, completed_on: jobRuns.completed_on })
     .from(jobRuns)
-    .where(and(eq(jobRuns.job_id, jobId), eq(jobRuns.top, 1)))
+    .where(
+      and(
+        eq(jobRuns.job_id, jobId),
+        eq(jobRuns.top, 1),
+        // Older than the last run answered, in NEWEST_FIRST's order (a row value: one index range).
+        after ? sql`(${jobRuns.started_on}, ${jobRuns.id}) < (${after[0]}, ${after[1]})` : undefined,
+      ),
+    )
     .orderBy(...NEWEST_FIRST)
-    .limit(limit);
+    .limit(page.limit + 1);
+  return pageOf(rows, page, (r) => [r.started_on, r.id]);
 }
 
 export async function latestRun(db: Db, jobId: number): Promise<RunRow | null> {

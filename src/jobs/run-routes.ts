@@ -9,6 +9,7 @@ import { conflict, HttpError } from '../core/errors';
 import { jsonResponse, noContent, readText, textResponse, USER_BYTES_HEADERS, wantsJson } from '../core/http';
 import { listingResponse, listingResponses } from '../core/listing';
 import { logResponse } from '../core/log';
+import { pageRequest } from '../core/paging';
 import type { Perm } from '../core/perms';
 import { listingItem, requireAccess, type ResourceCtx, type ResourceRoutes } from '../core/resource';
 import { resources } from '../db/schema';
@@ -17,7 +18,7 @@ import { jobKind } from './kind';
 import { loadRunCtx, requireRunReader, type RunCtx } from './run-access';
 import { logStreamResponse } from './run-log';
 import { readOutput } from './run-output';
-import { isExpired, latestRun, recentRuns, runStats, statsText } from './run-reads';
+import { isExpired, latestRun, recentRuns, RUNS_KEY, RUNS_PAGE, runStats, statsText } from './run-reads';
 import type { RunRow } from './schema';
 import { runStub } from './run-stub';
 
@@ -49,15 +50,16 @@ function requireRetained(row: RunRow): void {
 
 export function runRoutes(r: ResourceRoutes, runs: RunRoutes): void {
   r.get('/runs', {
-    summary: 'The 30 most recent runs, newest first',
+    summary: 'The runs, newest first: the 30 most recent, older ones by ?limit and ?cursor (the Link header)',
     need: 'r',
     responses: listingResponses,
     handler: async (rc) => {
       requireRunReader(rc);
-      const rows = await recentRuns(rc.db, rc.resource.id);
+      const { items, next } = await recentRuns(rc.db, rc.resource.id, pageRequest(rc.url, RUNS_KEY, RUNS_PAGE));
       const actions = rc.access.x ? (['GET', 'POST'] as const) : (['GET'] as const);
-      return listingResponse(
-        rows.map((x) =>
+      return listingResponse(rc.url, {
+        next,
+        items: items.map((x) =>
           listingItem(
             rc,
             x.name,
@@ -68,7 +70,7 @@ export function runRoutes(r: ResourceRoutes, runs: RunRoutes): void {
             x.completed_on ?? x.started_on,
           ),
         ),
-      );
+      });
     },
   });
   runs.get('', {
@@ -79,7 +81,7 @@ export function runRoutes(r: ResourceRoutes, runs: RunRoutes): void {
       const row = rc.run;
       const at = `${rc.base}/runs/${row.name}`;
       const modified = row.completed_on ?? row.started_on;
-      return listingResponse([
+      return listingResponse(rc.url, [
         listingItem(rc, 'log', `${at}/log`, 'file', ['GET'], row.started_on, modified),
         listingItem(rc, 'output', `${at}/output`, 'file', ['GET'], row.started_on, modified),
         listingItem(rc, 'stats', `${at}/stats`, 'file', ['GET'], row.started_on, modified),

@@ -19,7 +19,7 @@ export async function assetListing(rc: ResourceCtx): Promise<Response> {
       o.uploaded.toISOString(),
     ),
   );
-  return listingResponse(items);
+  return listingResponse(rc.url, items);
 }
 
 export async function assetDownload(rc: ResourceCtx): Promise<Response> {

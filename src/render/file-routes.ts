@@ -13,6 +13,7 @@ const NOT_RENDERED = ['doc.png', 'doc.txt', 'doc.ansi'];
 /** The listing of a resource's `files/` folder: `names`, each read with GET, dated as the resource. */
 export const filesListing = (rc: ResourceCtx, names: readonly string[]) =>
   listingResponse(
+    rc.url,
     names.map((f) =>
       listingItem(rc, f, `${rc.base}/files/${f}`, 'file', ['GET'], rc.resource.created_on, rc.resource.last_modified),
     ),

@@ -1,9 +1,11 @@
 /** The delivery log of an endpoint: newest first, one record with its request and response, redelivery. */
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, lt } from 'drizzle-orm';
 import { z } from 'zod';
 import { nowIso } from '../core/clock';
 import { badRequest, conflict, notFound } from '../core/errors';
 import { jsonResponse } from '../core/http';
+import { listingQuery } from '../core/listing';
+import { nextLink, pageOf, pageRequest, type KeyShape } from '../core/paging';
 import type { Scope } from '../core/scope';
 import { loadEndpoint } from './endpoint-routes';
 import type { OwnerCtx } from './owner';
@@ -12,6 +14,8 @@ import { wake } from './wake';
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 500;
+/** Deliveries page by id, newest first. */
+const BY_ID: KeyShape = ['number'];
 
 const delivery = z.object({
   id: z.number(),
@@ -56,18 +60,15 @@ async function loadDelivery(ctx: OwnerCtx): Promise<{ hook: Webhook; d: Delivery
 
 export function deliveryRoutes(scope: Scope<OwnerCtx, object>): void {
   scope.get('/:name/deliveries', {
-    summary: 'List deliveries, newest first (?limit, ?status)',
-    query: z.object({ limit: z.string().optional(), status: z.string().optional() }),
+    summary: 'List deliveries, newest first (?limit, ?status; older ones by ?cursor, the Link header)',
+    query: listingQuery.extend({ status: z.string().optional() }),
     responses: {
       200: { description: 'The deliveries', type: 'application/json', schema: z.array(delivery) },
       400: { description: 'A bad limit or status' },
     },
     handler: async (ctx) => {
       const hook = await loadEndpoint(ctx);
-      const limitText = ctx.url.searchParams.get('limit');
-      const limit = limitText === null ? DEFAULT_LIMIT : Number(limitText);
-      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
-        throw badRequest(`limit: a whole number from 1 to ${MAX_LIMIT}`);
+      const page = pageRequest(ctx.url, BY_ID, DEFAULT_LIMIT, MAX_LIMIT);
       const status = ctx.url.searchParams.get('status');
       if (status !== null && !(DELIVERY_STATUSES as readonly string[]).includes(status))
         throw badRequest(`status: one of ${DELIVERY_STATUSES.join(', ')}`);
@@ -78,11 +79,13 @@ export function deliveryRoutes(scope: Scope<OwnerCtx, object>): void {
           and(
             eq(webhookDeliveries.webhook_id, hook.id),
             status ? eq(webhookDeliveries.status, status as Delivery['status']) : undefined,
+            page.after ? lt(webhookDeliveries.id, page.after[0] as number) : undefined,
           ),
         )
         .orderBy(desc(webhookDeliveries.id))
-        .limit(limit);
-      return jsonResponse(rows.map(deliveryView));
+        .limit(page.limit + 1);
+      const { items, next } = pageOf(rows, page, (d) => [d.id]);
+      return jsonResponse(items.map(deliveryView), { headers: nextLink(ctx.url, next) });
     },
   });
 

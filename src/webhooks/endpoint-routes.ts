@@ -9,6 +9,8 @@ import { now, nowIso } from '../core/clock';
 import { emit, EVENT_TYPES } from '../core/events';
 import { badRequest, conflict, isUniqueViolation, notFound } from '../core/errors';
 import { jsonResponse, noContent } from '../core/http';
+import { BY_NAME, byName, listingQuery } from '../core/listing';
+import { nextLink, pageItems, pageRequest } from '../core/paging';
 import { checkName } from '../core/names';
 import type { Scope } from '../core/scope';
 import { endpointOf, endpointsOf, endpointView, type Endpoint } from './endpoints';
@@ -64,10 +66,13 @@ export async function loadEndpoint(ctx: OwnerCtx): Promise<Endpoint> {
 
 export function endpointRoutes(scope: Scope<OwnerCtx, object>): void {
   scope.get('', {
-    summary: 'List the webhook endpoints',
+    summary: 'List the webhook endpoints (?limit, ?cursor: the Link header)',
+    query: listingQuery,
     responses: { 200: { description: 'The endpoints', type: 'application/json', schema: z.array(endpoint) } },
     handler: async (ctx) => {
-      return jsonResponse(await endpointsOf(ctx.db, ctx.ownerId));
+      const all = await endpointsOf(ctx.db, ctx.ownerId);
+      const { items, next } = pageItems(all, pageRequest(ctx.url, BY_NAME), byName);
+      return jsonResponse(items, { headers: nextLink(ctx.url, next) });
     },
   });
 

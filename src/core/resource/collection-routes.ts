@@ -1,11 +1,12 @@
 /** The collection of a kind: the caller's own resources, another user's as the caller sees them, and create. */
-import { asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import { resources, users, type User } from '../../db/schema';
 import type { Api } from '../api';
 import type { Ctx } from '../context';
 import { notFound } from '../errors';
 import { jsonResponse } from '../http';
-import { listingItemSchema, listingResponse, listingResponses } from '../listing';
+import { BY_NAME, byName, listingItemSchema, listingResponse, listingResponses } from '../listing';
+import { pageOf, pageRequest, type PageRequest } from '../paging';
 import { batchWithEvent } from '../events';
 import { logInsert } from '../log';
 import { resourceName } from '../names';
@@ -23,14 +24,20 @@ const listedColumns = {
   last_modified: resources.last_modified,
 };
 
-/** The owner's own resources of the kind, listed under `uriBase`. */
+/** A collection's page, by name: one more row than the page, to know whether more remain. */
+const pageWhere = (page: PageRequest) => (page.after ? gt(resources.name, String(page.after[0])) : undefined);
+
+/** The owner's own resources of the kind, listed under `uriBase`: one page, one indexed range read. */
 async function ownListing(ctx: Ctx, kind: ResourceKind, owner: User, uriBase: string): Promise<Response> {
+  const page = pageRequest(ctx.url, BY_NAME);
   const rows = await ctx.db
     .select(listedColumns)
     .from(resources)
-    .where(visibleWhere(ctx, kind.kind, owner.id, true))
-    .orderBy(asc(resources.name));
-  return listingResponse(rows.map((r) => resourceItem(kind, uriBase, r, OWNER_ACCESS)));
+    .where(and(visibleWhere(ctx, kind.kind, owner.id, true), pageWhere(page)))
+    .orderBy(asc(resources.name))
+    .limit(page.limit + 1);
+  const { items, next } = pageOf(rows, page, byName);
+  return listingResponse(ctx.url, { items: items.map((r) => resourceItem(kind, uriBase, r, OWNER_ACCESS)), next });
 }
 
 export function collectionRoutes(api: Api, kind: ResourceKind): void {
@@ -54,16 +61,19 @@ export function collectionRoutes(api: Api, kind: ResourceKind): void {
         return ownListing(ctx, kind, ctx.caller, `/v1/users/${ctx.caller.username}/${kind.collection}`);
       // The owner and what the caller sees of theirs in one D1 round trip.
       const ownerId = sql`(select ${users.id} from ${users} where ${users.username} = ${ownerName})`;
+      const page = pageRequest(ctx.url, BY_NAME);
       const [owners, rows] = await ctx.db.batch([
         ctx.db.select().from(users).where(eq(users.username, ownerName)),
-        visibleWithAccessQuery(ctx, kind, ownerId),
+        visibleWithAccessQuery(ctx, kind, ownerId, pageWhere(page)).limit(page.limit + 1),
       ]);
       const owner = owners[0];
       if (!owner) throw notFound(`no such user: ${ctx.params.owner}`);
       const uriBase = `/v1/users/${owner.username}/${kind.collection}`;
-      return listingResponse(
-        withAccess(rows).map(({ resource, access }) => resourceItem(kind, uriBase, resource, access)),
-      );
+      const { items, next } = pageOf(rows, page, byName);
+      return listingResponse(ctx.url, {
+        items: withAccess(items).map(({ resource, access }) => resourceItem(kind, uriBase, resource, access)),
+        next,
+      });
     },
   });
   api.put(`${own}/:${kind.param}`, {

@@ -36,7 +36,7 @@ export function folderRoutes(routes: ResourceRoutes, kind: ResourceKind): void {
     },
     handler: async (rc) => {
       const items = await folderItems(rc, '');
-      return listingResponse(items, { 'X-NVM-Permissions': permList(rc.access).join(', ') });
+      return listingResponse(rc.url, items, { 'X-NVM-Permissions': permList(rc.access).join(', ') });
     },
   });
   routes.patch('', {
@@ -100,7 +100,7 @@ export function derivedFolderRoutes(routes: ResourceRoutes, kind: ResourceKind):
       need: 'r',
       preload: { listing: true },
       responses: listingResponses,
-      handler: async (rc) => listingResponse(await folderItems(rc, `${dir}/`)),
+      handler: async (rc) => listingResponse(rc.url, await folderItems(rc, `${dir}/`)),
     });
   }
 }
@@ -122,6 +122,7 @@ export function fixedFolderRoute(r: ResourceRoutes, folder: string, files: strin
     responses: listingResponses,
     handler: async (rc) =>
       listingResponse(
+        rc.url,
         files.map((f) =>
           listingItem(
             rc,

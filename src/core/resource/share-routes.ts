@@ -24,6 +24,7 @@ export function shareRoutes(routes: ResourceRoutes, kind: ResourceKind): void {
         .orderBy(asc(shares.entry));
       const actions: Verb[] = rc.access.owner ? ['GET', 'DELETE'] : ['GET'];
       return listingResponse(
+        rc.url,
         rows.map((s) =>
           listingItem(rc, s.entry, `${rc.base}/shared/${s.entry}`, 'file', actions, s.created_on, s.created_on),
         ),

@@ -28,6 +28,7 @@ export function tagRoutes(routes: ResourceRoutes): void {
         .where(and(eq(tags.resource_id, rc.resource.id), eq(tags.user_id, rc.caller!.id)))
         .orderBy(asc(tags.tag));
       return listingResponse(
+        rc.url,
         rows.map((t) =>
           listingItem(rc, t.tag, `${rc.base}/tags/${t.tag}`, 'file', ['GET', 'DELETE'], t.created_on, t.created_on),
         ),

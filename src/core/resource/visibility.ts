@@ -43,11 +43,11 @@ export function visibleWhere(
 }
 
 /** Resources of `owner` of this kind that the caller may read through a share, with their grants (withAccess). */
-export function visibleWithAccessQuery(ctx: Ctx, kind: ResourceKind, ownerId: number | SQL) {
+export function visibleWithAccessQuery(ctx: Ctx, kind: ResourceKind, ownerId: number | SQL, also?: SQL) {
   return ctx.db
     .select({ ...getTableColumns(resources), grants: grantsColumn(ctx.caller?.id ?? -1) })
     .from(resources)
-    .where(visibleWhere(ctx, kind.kind, ownerId))
+    .where(and(visibleWhere(ctx, kind.kind, ownerId), also))
     .orderBy(asc(resources.name));
 }
 

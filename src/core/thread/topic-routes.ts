@@ -50,6 +50,7 @@ export function topicListRoute<C extends Ctx>(scope: Scope<C, object>, host: Thr
       ]);
       const callerId = c.caller!.id;
       return listingResponse(
+        c.url,
         rows.map((t) => {
           const actions: Verb[] = ['GET'];
           if (!refusal) actions.push('POST');
@@ -134,6 +135,7 @@ export function topicCommentsRoute<C extends Ctx>(scope: Scope<C, object>, host:
       if (!found.length) throw notFound(`no such thread: ${c.params.topic}`);
       const callerId = c.caller!.id;
       return listingResponse(
+        c.url,
         rows.map((m) => ({
           ...threadItem(
             host,

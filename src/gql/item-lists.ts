@@ -3,7 +3,7 @@
  * visibility: the caller's own resources, or another user's resources the caller may read
  * through a share (the SQL condition of `visibleResources`, src/core/resource/visibility.ts).
  */
-import { and, asc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, gt, sql, type SQL } from 'drizzle-orm';
 import { liveShare } from '../core/perms';
 import { readableThroughShare, type ResourceKind } from '../core/resource';
 import {
@@ -77,6 +77,7 @@ export interface ListArgs {
   id?: string | null;
   limit?: number | null;
   offset?: number | null;
+  after?: string | null;
 }
 
 export interface Caller {
@@ -105,7 +106,7 @@ export async function listItems(
   args: ListArgs,
   want: Want,
 ): Promise<Item[]> {
-  const { limit, offset } = page(args);
+  const { limit, offset, after } = page(args);
   if (args.author == null && !ctx.caller)
     throw userError('sign in (Authorization: Bearer <token>) or name an author', 'UNAUTHENTICATED');
   const author = args.author ?? ctx.caller!.username;
@@ -114,6 +115,7 @@ export async function listItems(
   const where: SQL[] = [sql`${resources.owner_id} = ${ownerId}`, eq(resources.kind, kind.kind)];
   if (!self) where.push(readableThroughShare(ctx.caller?.id ?? -1));
   if (args.id != null) where.push(eq(resources.name, args.id));
+  if (after !== null) where.push(gt(resources.name, after));
   const page_ = selectItems(ctx, want, and(...where)!)
     .orderBy(asc(resources.name))
     .limit(limit)

@@ -4,7 +4,7 @@
  */
 import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 import { createSchema } from 'graphql-yoga';
-import { and, asc, eq, or } from 'drizzle-orm';
+import { and, asc, eq, gt, or } from 'drizzle-orm';
 import { now } from '../core/clock';
 import type { Db } from '../core/context';
 import { firstPage } from '../core/paging';
@@ -90,7 +90,7 @@ const list =
     return listItems(
       c,
       KINDS[kind],
-      { author: args.author, id: args.id, limit: args.limit, offset: args.offset },
+      { author: args.author, id: args.id, limit: args.limit, offset: args.offset, after: args.after },
       {
         paths: [...new Set([...fields].filter((f) => f in ENTRY_FIELDS).map((f) => ENTRY_FIELDS[f]!))],
         shares: fields.has('public') || fields.has('shared') || RUN_FIELDS.some((f) => fields.has(f)),
@@ -101,7 +101,7 @@ const list =
   };
 /** The caller's own resources of a kind (`me { docs }`): the root listing without author. */
 const mine = (kind: keyof typeof KINDS) => (_: Me, args: Args<ListArgs>, c: GqlContext, info: GraphQLResolveInfo) =>
-  list(kind)(null, { limit: args.limit, offset: args.offset }, c, info);
+  list(kind)(null, { limit: args.limit, offset: args.offset, after: args.after }, c, info);
 
 function jobSteps(i: Item): number {
   const chains = i.entries.get('config/chains');
@@ -242,14 +242,18 @@ export const resolvers = {
     plots: list('plot'),
     users: async (
       _: unknown,
-      args: Args<{ username?: string | null; limit?: number | null; offset?: number | null }>,
+      args: Args<{ username?: string | null; limit?: number | null; offset?: number | null; after?: string | null }>,
       c: GqlContext,
     ) => {
-      const { limit, offset } = page(args);
+      const { limit, offset, after } = page(args);
       // Naming a user finds them only within the listing's reach (profileShown): a private
       // profile is not found, whoever asks, except by its owner.
       const reach = or(eq(users.profile_public, true), eq(users.id, c.caller?.id ?? -1));
-      const where = args.username != null ? and(eq(users.username, args.username), reach) : reach;
+      const where = and(
+        args.username != null ? eq(users.username, args.username) : undefined,
+        after !== null ? gt(users.username, after) : undefined,
+        reach,
+      );
       if (limit === 0) return [];
       return c.db
         .select(PERSON_COLUMNS)

@@ -32,13 +32,20 @@ export function userError(message: string, code = 'BAD_USER_INPUT'): GraphQLErro
   return new GraphQLError(message, { extensions: { code } });
 }
 
-/** Checks `limit` and `offset` of a listing; bad values are a GraphQL error that says why. */
-export function page(args: { limit?: number | null; offset?: number | null }): { limit: number; offset: number } {
+/**
+ * Checks `limit`, `offset` and `after` of a listing (lists are ordered by name: `after` is the
+ * name, the `id`, of the last item of the previous page); bad values are a GraphQL error that says why.
+ */
+export function page(args: { limit?: number | null; offset?: number | null; after?: string | null }): {
+  limit: number;
+  offset: number;
+  after: string | null;
+} {
   const limit = args.limit ?? DEFAULT_LIMIT;
   const offset = args.offset ?? 0;
   if (limit < 0 || limit > MAX_LIMIT) throw userError(`limit must be between 0 and ${MAX_LIMIT} (got ${limit})`);
   if (offset < 0) throw userError(`offset must not be negative (got ${offset})`);
-  return { limit, offset };
+  return { limit, offset, after: args.after ?? null };
 }
 
 export type TagType = 'system' | 'user' | 'category';

@@ -1,7 +1,7 @@
 /**
  * Pages on every listing: `?limit` and the `cursor` of the `Link: <…>; rel="next"` header,
  * stable while items are added; without either a listing answers as before, up to the
- * documented maximum.
+ * documented maximum. GraphQL lists take `after` beside `limit` and `offset`.
  */
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
@@ -175,5 +175,27 @@ describe('other listings page the same way', () => {
     const res = await call('GET', older, { token: u.token });
     expect(res.status).toBe(200);
     expect((await res.text()).length).toBeGreaterThan(0);
+  });
+});
+
+describe('GraphQL lists take after', () => {
+  it('after names the id of the last item of the previous page', async () => {
+    const u = await makeUser();
+    await docs(u, ['a', 'b', 'c']);
+    const q = async (args: string) =>
+      (
+        await json(
+          await call('POST', '/gql', {
+            token: u.token,
+            json: { query: `{ docs(${args}) { id } me { docs(${args}) { id } } }` },
+          }),
+        )
+      ).data;
+    expect(await q('limit: 2')).toEqual({ docs: [{ id: 'a' }, { id: 'b' }], me: { docs: [{ id: 'a' }, { id: 'b' }] } });
+    expect(await q('limit: 2, after: "b"')).toEqual({ docs: [{ id: 'c' }], me: { docs: [{ id: 'c' }] } });
+    const users = await json(
+      await call('POST', '/gql', { token: u.token, json: { query: `{ users(after: "${u.username}") { username } }` } }),
+    );
+    expect(users.data.users.every((x: { username: string }) => x.username > u.username)).toBe(true);
   });
 });

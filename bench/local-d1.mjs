@@ -61,3 +61,15 @@ export function seedRuns(stateDir, owner, job, count, { from = '2025-01-01', per
      FROM seq, resources r JOIN users u ON u.id = r.owner_id WHERE u.username = '${owner}' AND r.name = '${job}' AND r.kind = 'job'`,
   );
 }
+
+/** Inserts `count` empty documents `${prefix}000001…` of `owner` in one statement (a collection of any size). */
+export function seedDocs(stateDir, owner, prefix, count) {
+  d1(
+    stateDir,
+    `WITH RECURSIVE seq(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM seq WHERE n < ${count})
+     INSERT INTO resources (kind, owner_id, name, shortname, created_on, last_modified)
+     SELECT 'doc', u.id, printf('%s%06d', '${prefix}', n), printf('b%s%s%06d', u.id, '${prefix}', n),
+            '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'
+     FROM seq, users u WHERE u.username = '${owner}'`,
+  );
+}

@@ -1,7 +1,9 @@
 // Documents: GET of a document's content, and the /v1/vis/docs listing with 1,000
 // documents. Target: the listing's p50 stays within 2x of the content GET's p50,
-// taken from an interleaved latency run (bench/interleaved.mjs).
+// taken from an interleaved latency run (bench/interleaved.mjs). Pages: the first page
+// (?limit=100) of 100,000 documents within 1.2x of the whole listing of 100, one round trip.
 import { interleaved, quantile, record } from '../interleaved.mjs';
+import { seedDocs, stateDirOf } from '../local-d1.mjs';
 
 const SAMPLES = 400;
 
@@ -51,4 +53,33 @@ export default async function docs(b) {
   );
   await b.measure('docs: GET folder listing of one document', `/v1/vis/docs/${names[0]}`, { headers: auth });
   await b.measure('docs: GET /v1/u/:user/d/:doc info envelope', `/v1/u/${u.username}/d/${names[0]}`, { headers: auth });
+
+  await pages(b);
+}
+
+/** A paged listing of 100,000 documents against the whole listing of 100 (seeded into D1). */
+async function pages(b) {
+  const [small, large] = [await b.makeUser(), await b.makeUser()];
+  const stateDir = stateDirOf(new URL(b.base).port);
+  seedDocs(stateDir, small.username, 'p', 100);
+  seedDocs(stateDir, large.username, 'p', 100_000);
+  const whole = { method: 'GET', path: '/v1/vis/docs', headers: { Authorization: `Bearer ${small.token}` } };
+  const page = { method: 'GET', path: '/v1/vis/docs?limit=100', headers: { Authorization: `Bearer ${large.token}` } };
+  await b.measure('docs: GET /v1/vis/docs (100 documents)', whole.path, { headers: whole.headers });
+  await b.measure('docs: GET /v1/vis/docs?limit=100 (first page of 100,000)', page.path, {
+    headers: page.headers,
+    target: 'target: p50 <= 1.2x the 100-document listing, 1 round trip',
+  });
+  const [wholeLat, pageLat] = await interleaved(b, [whole, page], SAMPLES);
+  record(b, `docs: GET /v1/vis/docs (100 documents), interleaved x${SAMPLES}`, wholeLat);
+  record(
+    b,
+    `docs: first page of 100,000 documents, interleaved x${SAMPLES}`,
+    pageLat,
+    'target: p50 <= 1.2x the 100-document listing',
+  );
+  const ratio = quantile(pageLat, 0.5) / quantile(wholeLat, 0.5);
+  console.log(
+    `docs: first page of 100,000 / listing of 100 = ${quantile(pageLat, 0.5).toFixed(2)} / ${quantile(wholeLat, 0.5).toFixed(2)} ms = ${ratio.toFixed(2)} (target <= 1.2) ${ratio <= 1.2 ? 'OK' : 'MISSED'}`,
+  );
 }

@@ -72,6 +72,11 @@ A folder (\`GET\` of a resource, \`/v1/vis/docs\`, \`config/\`, ...) is a JSON a
 \`d\`, \`x\`). \`X-NVM-Type: dir|file\` tells which a \`GET\` answered; a resource's listing carries
 the caller's permissions on it in \`X-NVM-Permissions\`.
 
+Every listing pages: \`?limit=100\` answers 100 items and, while more remain, a
+\`Link: <…>; rel="next"\` header (RFC 8288) whose URL carries the \`cursor\` of the next page.
+Items added while you page neither repeat nor shift the rest. Without \`limit\` a listing
+answers whole, up to 1,000 items (runs: the 30 newest), with the \`Link\` past them.
+
 ## Reading your own writes (D1 bookmarks)
 
 Reads may be served by a nearby replica a moment behind. Every answer that touched the

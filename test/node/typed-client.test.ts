@@ -26,13 +26,13 @@ const { default: openapiTS, astToString } = (await load('openapi-typescript')) a
 };
 const root = ((await load('node:process')) as { cwd(): string }).cwd();
 
-/** The README's TypeScript example: the ```ts block of its section "A typed client". */
-function readmeExample(): string {
+/** The README's TypeScript examples: the ```ts blocks of its section "A typed client", in order (one program). */
+function readmeExamples(): string[] {
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
   const section = readme.split(/^## A typed client$/m)[1]?.split(/^## /m)[0] ?? '';
-  const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-  if (!code) throw new Error('README.md has no ```ts block under "## A typed client"');
-  return code;
+  const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  if (!blocks.length) throw new Error('README.md has no ```ts block under "## A typed client"');
+  return blocks;
 }
 
 /** The type errors of `example` compiled beside `types` (./api.d.ts), with openapi-fetch from node_modules. */
@@ -67,8 +67,10 @@ describe('the README typed client', () => {
     const doc = apiDocument(buildApi(), { PUBLIC_ORIGIN: 'http://127.0.0.1:8787' });
     const types = astToString(await openapiTS(doc));
     expect(types).toContain('getDocContent');
-    const example = readmeExample();
-    expect(example.trim().split('\n').length).toBeLessThanOrEqual(11); // ten lines of code and a blank one
+    const [first, ...more] = readmeExamples();
+    expect(first!.trim().split('\n').length).toBeLessThanOrEqual(11); // ten lines of code and a blank one
+    expect(more, 'the paging example follows').toHaveLength(1);
+    const example = [first, ...more].join('\n');
     expect(typeErrors(types, example)).toEqual([]);
     // The check can fail: a path the API does not have is a type error.
     expect(typeErrors(types, example.replace("'/v1/whoami'", "'/v1/whoareyou'")).length).toBeGreaterThan(0);

@@ -8,6 +8,7 @@ import { listingQuery } from '../core/listing';
 import { nextLink, pageOf, pageRequest, type KeyShape } from '../core/paging';
 import type { Scope } from '../core/scope';
 import { loadEndpoint } from './endpoint-routes';
+import { queuedBody } from './record';
 import type { OwnerCtx } from './owner';
 import { DELIVERY_STATUSES, webhookDeliveries, type Delivery, type Webhook } from './schema';
 import { wake } from './wake';
@@ -105,8 +106,15 @@ export function deliveryRoutes(scope: Scope<OwnerCtx, object>): void {
   });
 
   scope.post('/:name/deliveries/:id/redeliver', {
-    summary: 'Attempt a delivery once more (same webhook-id, signed with the current secret)',
-    responses: { 202: { description: 'Queued' }, 409: { description: 'The endpoint is disabled' } },
+    summary: 'Attempt a delivery once more (same webhook-id, signed with the current secret); answers its id',
+    responses: {
+      202: {
+        description: 'Queued: {status, delivery} (the delivery id)',
+        type: 'application/json',
+        schema: queuedBody,
+      },
+      409: { description: 'The endpoint is disabled' },
+    },
     handler: async (ctx) => {
       const { hook, d } = await loadDelivery(ctx);
       if (!hook.enabled) throw conflict(`webhook endpoint ${hook.name} is disabled: enable it first`);
@@ -115,7 +123,7 @@ export function deliveryRoutes(scope: Scope<OwnerCtx, object>): void {
         .set({ status: 'pending', manual: 1, next_attempt_on: nowIso() })
         .where(eq(webhookDeliveries.id, d.id));
       ctx.exec.waitUntil(wake(ctx.env, d.webhook_id));
-      return jsonResponse({ status: 'queued' }, { status: 202 });
+      return jsonResponse({ status: 'queued', delivery: d.id }, { status: 202 });
     },
   });
 }

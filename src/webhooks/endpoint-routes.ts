@@ -6,7 +6,7 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { now, nowIso } from '../core/clock';
-import { emit, EVENT_TYPES } from '../core/events';
+import { EVENT_TYPES, eventWrite } from '../core/events';
 import { badRequest, conflict, isUniqueViolation, notFound } from '../core/errors';
 import { jsonResponse, noContent } from '../core/http';
 import { BY_NAME, byName, listingQuery } from '../core/listing';
@@ -16,6 +16,7 @@ import type { Scope } from '../core/scope';
 import { endpointOf, endpointsOf, endpointView, type Endpoint } from './endpoints';
 import type { OwnerCtx } from './owner';
 import { webhooks, type Webhook } from './schema';
+import { queued, queuedBody } from './record';
 import { newSecret } from './sign';
 import { wake } from './wake';
 import { endpointUrlRefusal } from './urls';
@@ -182,14 +183,32 @@ export function endpointRoutes(scope: Scope<OwnerCtx, object>): void {
   });
 
   scope.post('/:name/test', {
-    summary: 'Send a ping event to the endpoint through the normal delivery path',
-    responses: { 202: { description: 'Queued' }, 409: { description: 'The endpoint is disabled' } },
+    summary: 'Send a ping event to the endpoint through the normal delivery path; answers the delivery queued',
+    responses: {
+      202: {
+        description: 'Queued: {status, delivery} (the delivery id)',
+        type: 'application/json',
+        schema: queuedBody,
+      },
+      409: { description: 'The endpoint is disabled' },
+    },
     handler: async (ctx) => {
       const hook = await loadEndpoint(ctx);
       if (!hook.enabled) throw conflict(`webhook endpoint ${hook.name} is disabled: enable it first`);
       const data = { webhook: hook.name, url: `${ctx.url.origin}${ctx.base}/${hook.name}` };
-      await emit(ctx.env, ctx.exec, { type: 'ping', ownerId: ctx.ownerId, webhookId: hook.id, data });
-      return jsonResponse({ status: 'queued' }, { status: 202 });
+      const write = eventWrite(ctx.env, ctx.db, ctx.exec, {
+        type: 'ping',
+        ownerId: ctx.ownerId,
+        webhookId: hook.id,
+        data,
+      });
+      const [first, ...rest] = write.statements;
+      const results = await ctx.db.batch([first!, ...rest]);
+      write.recorded(results);
+      const [delivery] = queued(results);
+      // Disabled between the check and the batch: nothing was queued.
+      if (!delivery) throw conflict(`webhook endpoint ${hook.name} is disabled: enable it first`);
+      return jsonResponse({ status: 'queued', delivery: delivery.id }, { status: 202 });
     },
   });
 }

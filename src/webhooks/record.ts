@@ -16,6 +16,7 @@
  * endpoint of the owner exists.
  */
 import { sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { EventRecorder } from '../core/events';
 import { webhookDeliveries, webhookEvents } from './schema';
 import { wake } from './wake';
@@ -56,13 +57,19 @@ export const recordEvent: EventRecorder = {
               AND (g.kind <> 'user_group' OR EXISTS (SELECT 1 FROM members m
                 WHERE m.group_id = g.id AND m.user_id = w.owner_id AND m.state = 'active'))))`,
         )
-        .returning({ webhook_id: webhookDeliveries.webhook_id }),
+        .returning({ id: webhookDeliveries.id, webhook_id: webhookDeliveries.webhook_id }),
     ];
   },
 
   after(env, results) {
-    const endpoints = ((results[1] ?? []) as { webhook_id: number }[]).map((d) => d.webhook_id);
+    const endpoints = queued(results).map((d) => d.webhook_id);
     if (endpoints.length === 0) return null;
     return async () => void (await Promise.all(endpoints.map((id) => wake(env, id))));
   },
 };
+
+/** The deliveries an event's statements queued, from their results (the second statement's rows). */
+export const queued = (results: unknown[]) => (results[1] ?? []) as { id: number; webhook_id: number }[];
+
+/** What test and redeliver answer: the delivery they queued. */
+export const queuedBody = z.object({ status: z.literal('queued'), delivery: z.number().int() });

@@ -100,6 +100,22 @@ describe('webhook endpoints', () => {
     expect((await call('GET', '/v1/admin/webhooks/c', { token: u.token })).status).toBe(404);
   });
 
+  it('test and redeliver answer the id of the delivery they queued', async () => {
+    const u = await makeUser();
+    await put(u, '/v1/admin/webhooks/t', { url: HOOK, events: ['document.created'] });
+    const test = await call('POST', '/v1/admin/webhooks/t/test', { token: u.token });
+    expect(test.status).toBe(202);
+    const queued = await json<{ status: string; delivery: number }>(test);
+    expect(queued).toEqual({ status: 'queued', delivery: expect.any(Number) });
+    const d = await call('GET', `/v1/admin/webhooks/t/deliveries/${queued.delivery}`, { token: u.token });
+    expect(await json(d)).toMatchObject({ id: queued.delivery, type: 'ping' });
+    const again = await call('POST', `/v1/admin/webhooks/t/deliveries/${queued.delivery}/redeliver`, {
+      token: u.token,
+    });
+    expect(again.status).toBe(202);
+    expect(await json(again)).toEqual({ status: 'queued', delivery: queued.delivery });
+  });
+
   it('rotate answers a new secret', async () => {
     const u = await makeUser();
     const { secret } = await json(await put(u, '/v1/admin/webhooks/r', { url: HOOK, events: ['*'] }));

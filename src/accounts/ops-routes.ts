@@ -2,13 +2,15 @@
  * The operator interface (only with OPS_TOKEN set): users, the outbox, retention, the platform clock, bounced addresses
  * (the mail area records them).
  */
-import { asc, eq } from 'drizzle-orm';
+import { desc, eq, lt } from 'drizzle-orm';
 import { z } from 'zod';
 import { outbox, users } from '../db/schema';
 import type { Api } from '../core/api';
 import { setClockOffset } from '../core/clock';
 import { HttpError, notFound } from '../core/errors';
 import { jsonResponse, noContent } from '../core/http';
+import { listingQuery } from '../core/listing';
+import { BY_ID, nextLink, pageOf, pageRequest } from '../core/paging';
 import { isTimeZone, username as checkUsername } from '../core/names';
 import { recordBounce } from '../mail/bounce';
 import { deleteAccount, deletionAnswers, pendingDeletions } from './deletion';
@@ -115,14 +117,23 @@ export function opsRoutes(api: Api): void {
   });
 
   api.get('/v1/ops/outbox', {
-    summary: 'Every outbound e-mail handed to the transport, newest last',
+    summary:
+      'Every outbound e-mail handed to the transport, newest last: the newest 1,000 (?limit fewer), older ones through the Link header (?cursor), as a log pages',
     tag: 'ops',
     auth: 'ops',
+    query: listingQuery,
     responses: { 200: { description: 'Outbox', type: 'application/json', schema: z.array(outboxEntry) } },
     handler: async (ctx) => {
-      const rows = await ctx.db.select().from(outbox).orderBy(asc(outbox.id));
+      const page = pageRequest(ctx.url, BY_ID);
+      const rows = await ctx.db
+        .select()
+        .from(outbox)
+        .where(page.after ? lt(outbox.id, page.after[0] as number) : undefined)
+        .orderBy(desc(outbox.id))
+        .limit(page.limit + 1);
+      const { items, next } = pageOf(rows, page, (r) => [r.id]);
       return jsonResponse(
-        rows.map((r) => ({
+        items.reverse().map((r) => ({
           id: r.id,
           kind: r.kind,
           from: r.sender,
@@ -135,6 +146,7 @@ export function opsRoutes(api: Api): void {
           message_id: r.message_id,
           provider_id: r.provider_id,
         })),
+        { headers: nextLink(ctx.url, next) },
       );
     },
   });

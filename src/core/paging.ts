@@ -13,6 +13,8 @@ export const PAGE_MAX = 1000;
 export type KeyPart = string | number;
 /** The types of a listing's key parts, in order: what its cursors must hold. */
 export type KeyShape = readonly ('string' | 'number')[];
+/** A listing keyed by a row id (deliveries, the outbox). */
+export const BY_ID: KeyShape = ['number'];
 
 export interface PageRequest {
   /** How many items to answer. */

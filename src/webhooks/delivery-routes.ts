@@ -5,7 +5,7 @@ import { nowIso } from '../core/clock';
 import { badRequest, conflict, notFound } from '../core/errors';
 import { jsonResponse } from '../core/http';
 import { listingQuery } from '../core/listing';
-import { nextLink, pageOf, pageRequest, type KeyShape } from '../core/paging';
+import { BY_ID, nextLink, pageOf, pageRequest } from '../core/paging';
 import type { Scope } from '../core/scope';
 import { loadEndpoint } from './endpoint-routes';
 import { queuedBody } from './record';
@@ -15,8 +15,6 @@ import { wake } from './wake';
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 500;
-/** Deliveries page by id, newest first. */
-const BY_ID: KeyShape = ['number'];
 
 const delivery = z.object({
   id: z.number(),

@@ -6,7 +6,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { PAGE_MAX } from '../../../src/core/paging';
-import { call, makeUser, unique, type TestUser } from '../helpers';
+import { call, makeUser, OPS, unique, type TestUser } from '../helpers';
 import { makeJob, trigger, waitStatus } from '../jobs/fixtures';
 
 const json = async <T = any>(res: Response): Promise<T> => (await res.json()) as T;
@@ -161,6 +161,21 @@ describe('other listings page the same way', () => {
       ids.slice(0, 2),
       ids.slice(2),
     ]);
+  });
+
+  it("the operator's outbox answers its newest mails, newest last, and links the older ones", async () => {
+    const subjects = Array.from({ length: 3 }, () => unique('subject'));
+    for (const subject of subjects)
+      await env.DB.prepare(
+        `INSERT INTO outbox (kind, sender, recipients, subject, text, html, attachments, created_on)
+         VALUES ('notice', 'a@example.com', '["b@example.com"]', ?, '', '', '[]', '2026-01-01T00:00:00.000Z')`,
+      )
+        .bind(subject)
+        .run();
+    const first = await call('GET', '/v1/ops/outbox?limit=2', { token: OPS });
+    expect((await json<any[]>(first)).map((m) => m.subject)).toEqual(subjects.slice(1));
+    const older = await call('GET', nextOf(first)!, { token: OPS });
+    expect((await json<any[]>(older)).map((m) => m.subject).at(-1)).toBe(subjects[0]);
   });
 
   it("a resource's log links its older lines with a cursor", async () => {

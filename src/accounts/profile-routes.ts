@@ -3,14 +3,30 @@
  * profile is public, and the profile entries (overview, url, name, bio, timezone).
  */
 import { and, count, eq } from 'drizzle-orm';
-import { z } from 'zod';
 import { members, resources, users } from '../db/schema';
 import type { Api } from '../core/api';
 import { freshCaller } from '../core/auth';
 import { badRequest } from '../core/errors';
+import { text, yesNoText } from '../core/examples';
 import { jsonResponse, noContent, readText, readYesNo, textResponse } from '../core/http';
 import { overviewText, PROFILE_FIELDS, profileUrl, type TextField } from './profile';
 import { profileOf, profileSchema, upsertUser } from './users';
+
+/** The overview of an example account: the document's example of GET /v1/admin/profile/overview. */
+const OVERVIEW_EXAMPLE = overviewText(
+  {
+    username: 'alice',
+    name: 'Alice Martin',
+    email: 'alice@example.com',
+    email_verified: true,
+    plan: 'free',
+    account: 'user',
+    timezone: 'Europe/Amsterdam',
+    profile_public: true,
+  },
+  { docs: 12, grids: 3, mails: 2, jobs: 4, groups: 2 },
+  'https://platform.example/u/alice',
+);
 
 export function profileRoutes(api: Api): void {
   const tag = 'accounts';
@@ -27,7 +43,7 @@ export function profileRoutes(api: Api): void {
     summary: "Make the caller's profile public (yes) or private (no)",
     tag,
     auth: 'user',
-    body: { type: 'text/plain', schema: z.enum(['yes', 'no']) },
+    body: { type: 'text/plain', schema: yesNoText },
     responses: { 204: { description: 'Set' } },
     handler: async (ctx) => {
       const pub = await readYesNo(ctx.req);
@@ -40,7 +56,7 @@ export function profileRoutes(api: Api): void {
     summary: "Whether the caller's profile is public",
     tag,
     auth: 'user',
-    responses: { 200: { description: 'yes or no', type: 'text/plain' } },
+    responses: { 200: { description: 'yes or no', type: 'text/plain', schema: yesNoText } },
     handler: (ctx) => textResponse(ctx.caller!.profile_public ? 'yes' : 'no'),
   });
 
@@ -51,7 +67,7 @@ export function profileRoutes(api: Api): void {
     summary: "A short overview of the caller's account (text): username, name, e-mail, plan, account kind, counts",
     tag,
     auth: 'user',
-    responses: { 200: { description: 'Overview', type: 'text/plain' } },
+    responses: { 200: { description: 'Overview', type: 'text/plain', schema: text(OVERVIEW_EXAMPLE) } },
     handler: async (ctx) => {
       const id = ctx.caller!.id;
       const [me, kinds, groupCount] = await ctx.db.batch([
@@ -83,7 +99,7 @@ export function profileRoutes(api: Api): void {
     summary: "The caller's public profile url",
     tag,
     auth: 'user',
-    responses: { 200: { description: 'Url', type: 'text/plain' } },
+    responses: { 200: { description: 'Url', type: 'text/plain', schema: text('https://platform.example/u/alice') } },
     handler: (ctx) => textResponse(profileUrl(ctx.env, ctx.caller!.username)),
   });
 
@@ -93,14 +109,16 @@ export function profileRoutes(api: Api): void {
       summary: spec.summary,
       tag,
       auth: 'user',
-      responses: { 200: { description: 'The value, exactly as written', type: 'text/plain' } },
+      responses: {
+        200: { description: 'The value, exactly as written', type: 'text/plain', schema: text(spec.example) },
+      },
       handler: async (ctx) => textResponse((await freshCaller(ctx))[field]),
     });
     api.post(`/v1/admin/profile/${field}`, {
       summary: `Write ${spec.summary.charAt(0).toLowerCase()}${spec.summary.slice(1)}`,
       tag,
       auth: 'user',
-      body: { type: 'text/plain', schema: z.string() },
+      body: { type: 'text/plain', schema: text(spec.example) },
       responses: {
         204: { description: 'Written' },
         400: { description: 'Invalid value' },

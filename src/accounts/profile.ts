@@ -15,6 +15,8 @@ interface FieldSpec {
   /** Why a value is refused (400), or null. */
   problem: (value: string) => string | null;
   summary: string;
+  /** What a value reads like (the OpenAPI document's example). */
+  example: string;
 }
 
 /** Display name: one line of at most 128 characters. */
@@ -33,8 +35,14 @@ export const PROFILE_FIELDS: Record<TextField, FieldSpec> = {
           ? `the name is at most ${NAME_MAX_CHARS} characters`
           : null,
     summary: "The caller's display name (one line, at most 128 characters)",
+    example: 'Alice Martin',
   },
-  bio: { limit: BIO_LIMIT, problem: () => null, summary: "The caller's bio (text, at most 4 KiB)" },
+  bio: {
+    limit: BIO_LIMIT,
+    problem: () => null,
+    summary: "The caller's bio (text, at most 4 KiB)",
+    example: 'Data journalist in Utrecht. Charts about housing and transport.',
+  },
   timezone: {
     limit: 64,
     // The runtime also takes offsets (`+01:00`): a zone is a name (UTC, Europe/Paris).
@@ -43,6 +51,7 @@ export const PROFILE_FIELDS: Record<TextField, FieldSpec> = {
         ? null
         : `'${v.slice(0, 64)}' is not a time zone: use an IANA name such as Europe/Paris or UTC`,
     summary: "The caller's time zone (an IANA name; UTC unless set)",
+    example: 'Europe/Amsterdam',
   },
 };
 

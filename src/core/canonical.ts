@@ -12,12 +12,17 @@ export function canonicalEntries(kind: () => ResourceKind): EntrySpec[] {
       access: 'r',
       compute: (rc) => rc.resource.shortname,
       summary: 'Unique shortname behind the canonical url',
+      example: 'k3x9q2vd',
     },
     {
       path: 'url',
       access: 'r',
       compute: (rc) => kind().url!(rc.env, rc.owner.username, rc.resource.name),
       summary: 'Canonical url',
+      // Read when the routes are declared: the kind's own url of an example resource.
+      get example() {
+        return kind().url!({ PUBLIC_ORIGIN: 'https://platform.example' } as Env, 'alice', 'q3_report');
+      },
     },
   ];
 }

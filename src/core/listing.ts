@@ -17,16 +17,55 @@ export interface ListingItem {
   last_modified: string;
 }
 
-export const listingItemSchema = z.object({
-  name: z.string(),
-  uri: z.string(),
-  type: z.enum(['dir', 'file', 'link']),
-  permissions: z.array(z.string()),
-  actions: z.array(z.string()),
-  created_on: z.string(),
-  last_modified: z.string(),
+/** One item of a listing (components/schemas/ListingItem). */
+export const listingItemSchema = z
+  .object({
+    name: z.string(),
+    uri: z.string(),
+    type: z.enum(['dir', 'file', 'link']),
+    permissions: z.array(z.string()),
+    actions: z.array(z.string()),
+    created_on: z.string(),
+    last_modified: z.string(),
+  })
+  .meta({
+    id: 'ListingItem',
+    description: 'An item of a folder: what it is, where, and what the caller may do with it (permissions r, w, d, x)',
+    example: {
+      name: 'q3_report',
+      uri: '/v1/vis/docs/q3_report',
+      type: 'dir',
+      permissions: ['r', 'w', 'd'],
+      actions: ['GET', 'PATCH', 'DELETE'],
+      created_on: '2025-09-30T08:12:44.120Z',
+      last_modified: '2025-10-02T16:03:10.507Z',
+    },
+  });
+/** A folder listing (components/schemas/Listing): what every GET on a folder answers. */
+export const listingSchema = z.array(listingItemSchema).meta({
+  id: 'Listing',
+  description: 'The items of a folder',
+  example: [
+    {
+      name: 'content',
+      uri: '/v1/vis/docs/q3_report/content',
+      type: 'file',
+      permissions: ['r', 'w'],
+      actions: ['GET', 'POST', 'DELETE'],
+      created_on: '2025-09-30T08:12:44.120Z',
+      last_modified: '2025-10-02T16:03:10.507Z',
+    },
+    {
+      name: 'assets',
+      uri: '/v1/vis/docs/q3_report/assets',
+      type: 'dir',
+      permissions: ['r', 'w', 'd'],
+      actions: ['GET', 'POST'],
+      created_on: '2025-09-30T08:12:44.120Z',
+      last_modified: '2025-10-01T11:47:02.881Z',
+    },
+  ],
 });
-export const listingSchema = z.array(listingItemSchema);
 
 /** The responses of a route that answers a folder listing. */
 export const listingResponses = {

@@ -85,6 +85,12 @@ export function formatLogText(entries: LogEntry[]): string {
   return entries.map((e) => `${e.log_time} ${e.severity.toUpperCase()} ${e.message}\n`).join('');
 }
 
+/** What a resource's log reads like: the OpenAPI document's example of one. */
+export const LOG_TEXT_EXAMPLE = formatLogText([
+  { log_time: '2025-10-02T09:30:00.118Z', severity: 'info', message: 'content written (2311 bytes)' },
+  { log_time: '2025-10-02T09:31:12.540Z', severity: 'info', message: 'config/theme written (7 bytes)' },
+]);
+
 /**
  * Answers a log in the format the client asked for (Accept: application/json or text); a page with older lines
  * behind it names their cursor in X-Log-Before (pass it as ?before).

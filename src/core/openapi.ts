@@ -4,17 +4,20 @@
  * responses). What every route shares is derived here from its declaration, never
  * written per route: the operationId from method and path (operation-id.ts), and the
  * error responses from what the route's wrapper can answer (`errorCodes`), each with the
- * one error body `Error`.
+ * one error body `Error`. Bodies a route shares with others are named schemas
+ * (components/schemas, `.meta({ id })` where they are declared) and every JSON or text body
+ * has an example (examples.ts).
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { z } from 'zod';
+import { z, type ZodType } from 'zod';
 import { ERROR_CODES, FINER_CODES } from './errors';
+import { exampleOf, ownExample, takesExample } from './examples';
 import { listingQuery, listingSchema } from './listing';
 import { operationIds } from './operation-id';
 import type { DeclaredRoute, Method } from './route-spec';
 
 /** `{status, message, ...extra}` (errors.ts): the extra fields some routes add, all optional. */
-const errorBody = z
+export const errorBody = z
   .object({
     status: z
       .union([z.number().int(), z.string()])
@@ -40,7 +43,15 @@ const errorBody = z
     column: z.number().int().optional().describe('400 on a grid layout: the column at fault'),
     allowed: z.array(z.string()).optional().describe('405: the methods the path answers'),
   })
-  .passthrough();
+  .passthrough()
+  .meta({
+    example: {
+      status: 404,
+      message: "no document named 'q3_report'",
+      code: 'not_found',
+      request_id: '8f1c2a7be6d94c03-AMS',
+    },
+  });
 
 /** components/schemas/Error, as JSON Schema (every error response refers to it). */
 const { $schema: _dialect, ...ERROR_SCHEMA } = z.toJSONSchema(errorBody, { io: 'output' }) as Record<string, unknown>;
@@ -110,6 +121,16 @@ function openApiPath(path: string): string {
   return path.replace(/:(\w+)\+?/g, '{$1}');
 }
 
+/**
+ * One media type of a body: its schema, and an example where the body takes one
+ * (examples.ts) and the schema does not carry its own (a named schema's is in
+ * components/schemas; a list of them, an enum, gets one derived here).
+ */
+function mediaType(type: string, schema: ZodType): { schema: ZodType; example?: unknown } {
+  const example = takesExample(type) && ownExample(schema) === undefined ? exampleOf(schema) : undefined;
+  return example === undefined ? { schema } : { schema, example };
+}
+
 function paramsSchema(path: string): z.ZodObject | undefined {
   const names = [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
   if (!names.length) return undefined;
@@ -128,7 +149,7 @@ function responsesOf(method: Method, path: string, spec: DeclaredRoute['spec']):
       const schema = r.schema ?? (r.type === 'application/json' ? z.unknown() : z.string());
       responses[code] = {
         description: r.description,
-        content: { [r.type]: { schema } },
+        content: { [r.type]: mediaType(r.type, schema) },
         ...(schema === listingSchema ? { headers: linkHeader } : {}),
       };
     } else if (code >= 400) {
@@ -146,11 +167,11 @@ function responsesOf(method: Method, path: string, spec: DeclaredRoute['spec']):
 
 function registerOperation(registry: OpenAPIRegistry, { method, path, spec }: DeclaredRoute, operationId: string) {
   const body = spec.json
-    ? { content: { 'application/json': { schema: spec.json } }, required: true }
+    ? { content: { 'application/json': mediaType('application/json', spec.json) }, required: true }
     : spec.body
       ? {
           description: spec.body.description,
-          content: { [spec.body.type]: { schema: spec.body.schema ?? z.string() } },
+          content: { [spec.body.type]: mediaType(spec.body.type, spec.body.schema ?? z.string()) },
           required: true,
         }
       : undefined;

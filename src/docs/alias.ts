@@ -6,6 +6,7 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { resources } from '../db/schema';
+import { text } from '../core/examples';
 import type { Api } from '../core/api';
 import type { Ctx } from '../core/context';
 import { readEntries } from '../core/entries';
@@ -21,31 +22,65 @@ import { ansiVar, formatVar, readVars, type DocVar } from './vars';
 const TAG = 'u (alias)';
 const BASE = '/v1/u/:user/d';
 
-export const envelopeSchema = z.object({
-  name: z.string(),
-  doc: z.string(),
-  description: z.string(),
-  summary: z.string(),
-  shortname: z.string(),
-  url: z.string(),
-  type: z.string(),
-  theme: z.string(),
-  owner: z.string(),
-  created_on: z.string(),
-  last_modified: z.string(),
-});
+/** A variable of the example document: the examples of the variable routes are what it formats to. */
+const EXAMPLE_VAR: DocVar = {
+  name: 'revenue',
+  value: '131200',
+  type: 'number',
+  format: ',.0f',
+  about: 'Revenue in September, in euros',
+  threshold: '120000',
+};
 
-const varSchema = z.object({
-  name: z.string(),
-  value: z.string(),
-  type: z.string(),
-  format: z.string(),
-  about: z.string(),
-  threshold: z.string(),
-  text: z.string(),
-  band: z.enum(['up', 'down', 'none']),
-  color: z.string(),
-});
+export const envelopeSchema = z
+  .object({
+    name: z.string(),
+    doc: z.string(),
+    description: z.string(),
+    summary: z.string(),
+    shortname: z.string(),
+    url: z.string(),
+    type: z.string(),
+    theme: z.string(),
+    owner: z.string(),
+    created_on: z.string(),
+    last_modified: z.string(),
+  })
+  .meta({
+    id: 'DocumentInfo',
+    description: "A document's info envelope: its names, url, type and theme, owner and times",
+    example: {
+      name: 'Q3 report',
+      doc: 'q3_report',
+      description: 'Quarterly sales report for the board: revenue, margins and regional trends.',
+      summary: 'Sales by region, third quarter',
+      shortname: 'k3x9q2vd',
+      url: 'https://platform.example/u/alice/d/q3_report',
+      type: 'doc',
+      theme: 'default',
+      owner: 'alice',
+      created_on: '2025-09-30T08:12:44.120Z',
+      last_modified: '2025-10-02T16:03:10.507Z',
+    },
+  });
+
+const varSchema = z
+  .object({
+    name: z.string(),
+    value: z.string(),
+    type: z.string(),
+    format: z.string(),
+    about: z.string(),
+    threshold: z.string(),
+    text: z.string(),
+    band: z.enum(['up', 'down', 'none']),
+    color: z.string(),
+  })
+  .meta({
+    id: 'Variable',
+    description: 'A variable of a document: what is stored of it and its formatted value',
+    example: varObject(EXAMPLE_VAR),
+  });
 
 /** The document an alias path names, loaded with the caller's access (404 when unreadable). */
 export function loadAliased(ctx: Ctx, preload?: Preload): Promise<ResourceCtx> {
@@ -159,14 +194,22 @@ export function aliasRoutes(api: Api): void {
     summary: "A variable's formatted value, plain text",
     tag: TAG,
     auth: 'optional',
-    responses: { 200: { description: 'Formatted value', type: 'text/plain' } },
+    responses: {
+      200: { description: 'Formatted value', type: 'text/plain', schema: text(formatVar(EXAMPLE_VAR).text) },
+    },
     handler: async (ctx) => textResponse(formatVar(await aliasVar(ctx)).text),
   });
   api.get(`${BASE}/:doc/v/:var/ansi`, {
     summary: "A variable's formatted value in the ansi colour of its band",
     tag: TAG,
     auth: 'optional',
-    responses: { 200: { description: 'Formatted value with ansi colours', type: 'text/plain' } },
+    responses: {
+      200: {
+        description: 'Formatted value with ansi colours',
+        type: 'text/plain',
+        schema: text(ansiVar(formatVar(EXAMPLE_VAR))),
+      },
+    },
     handler: async (ctx) => textResponse(ansiVar(formatVar(await aliasVar(ctx)))),
   });
 }

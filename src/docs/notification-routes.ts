@@ -1,10 +1,14 @@
 /** The caller's notification level for a document (ignore, info or important; info when not set). */
 import { and, eq } from 'drizzle-orm';
+import { z } from 'zod';
 import { nowIso } from '../core/clock';
 import { badRequest } from '../core/errors';
 import { noContent, readText, textResponse } from '../core/http';
 import type { ResourceRoutes } from '../core/resource';
 import { docNotifications, NOTIFICATION_LEVELS, type NotificationLevel } from './schema';
+
+/** A notification level as text: ignore, info or important. */
+const notificationLevel = z.enum(NOTIFICATION_LEVELS).meta({ example: 'important' });
 
 export function notificationRoutes(r: ResourceRoutes): void {
   const where = (resourceId: number, userId: number) =>
@@ -12,7 +16,7 @@ export function notificationRoutes(r: ResourceRoutes): void {
   r.get('/notifications', {
     summary: "The caller's notification level for this document (info when not set)",
     need: 'r',
-    responses: { 200: { description: 'ignore, info or important', type: 'text/plain' } },
+    responses: { 200: { description: 'ignore, info or important', type: 'text/plain', schema: notificationLevel } },
     handler: async (rc) => {
       const row = await rc.db
         .select({ level: docNotifications.level })
@@ -25,7 +29,7 @@ export function notificationRoutes(r: ResourceRoutes): void {
   r.post('/notifications', {
     summary: "Set the caller's notification level: ignore, info or important",
     need: 'r',
-    body: { type: 'text/plain' },
+    body: { type: 'text/plain', schema: notificationLevel },
     responses: { 204: { description: 'Set' }, 400: { description: 'Not a level' } },
     handler: async (rc) => {
       const level = await readText(rc.req, 64);

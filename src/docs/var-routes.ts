@@ -4,6 +4,7 @@
  */
 import { and, asc, eq, inArray, like, type SQL } from 'drizzle-orm';
 import { entries, resources } from '../db/schema';
+import { text } from '../core/examples';
 import { nowIso } from '../core/clock';
 import { writeEntry } from '../core/entries';
 import { badRequest, conflict, isUniqueViolation, notFound } from '../core/errors';
@@ -215,7 +216,7 @@ export function varRoutes(r: ResourceRoutes): void {
     summary: 'Read a variable attribute: value, type, format, about or threshold',
     need: 'r',
     preload: varRows,
-    responses: { 200: { description: 'The value, exactly as written', type: 'text/plain' } },
+    responses: { 200: { description: 'The value, exactly as written', type: 'text/plain', schema: text('131200') } },
     handler: async (rc) => {
       const attr = checkAttr(rc.params.attr!);
       const s = await loadVar(rc, rc.params.var!);
@@ -242,7 +243,7 @@ export function varRoutes(r: ResourceRoutes): void {
   r.post('/vars/:var/:attr', {
     summary: 'Write a variable attribute (text/plain)',
     need: 'w',
-    body: { type: 'text/plain' },
+    body: { type: 'text/plain', schema: text('131200') },
     preload: varRows,
     responses: {
       204: { description: 'Written' },

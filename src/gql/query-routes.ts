@@ -3,20 +3,37 @@
  * JSON {query, variables, operationName}; GET /gql with ?query= runs a query, and without
  * it serves the explorer page.
  */
+import { htmlPage } from '../core/examples';
 import { z } from 'zod';
 import type { Api } from '../core/api';
 import { explorerPage } from './explorer';
 import { execute } from './server';
 
-const gqlBody = z.object({
-  query: z.string(),
-  variables: z.record(z.string(), z.unknown()).optional(),
-  operationName: z.string().optional(),
-});
-const gqlResult = z.object({
-  data: z.unknown().optional(),
-  errors: z.array(z.object({ message: z.string() }).passthrough()).optional(),
-});
+const gqlBody = z
+  .object({
+    query: z.string(),
+    variables: z.record(z.string(), z.unknown()).optional(),
+    operationName: z.string().optional(),
+  })
+  .meta({
+    id: 'GraphQLRequest',
+    description: 'A GraphQL request',
+    example: {
+      query: 'query Docs($author: String) { docs(author: $author, limit: 2) { id name summary } }',
+      variables: { author: 'alice' },
+      operationName: 'Docs',
+    },
+  });
+const gqlResult = z
+  .object({
+    data: z.unknown().optional(),
+    errors: z.array(z.object({ message: z.string() }).passthrough()).optional(),
+  })
+  .meta({
+    id: 'GraphQLResult',
+    description: 'A GraphQL result: data, errors, or both',
+    example: { data: { docs: [{ id: 'q3_report', name: 'Q3 report', summary: 'Sales by region, third quarter' }] } },
+  });
 
 export function queryRoutes(api: Api): void {
   api.post('/gql', {
@@ -47,7 +64,11 @@ export function queryRoutes(api: Api): void {
       operationName: z.string().optional(),
     }),
     responses: {
-      200: { description: 'Explorer page, or a GraphQL result for ?query=', type: 'text/html' },
+      200: {
+        description: 'Explorer page, or a GraphQL result for ?query=',
+        type: 'text/html',
+        schema: htmlPage('GraphQL explorer'),
+      },
       400: { description: 'Malformed query (GraphQL errors)', type: 'application/json', schema: gqlResult },
     },
     handler: async (ctx) => (ctx.url.searchParams.has('query') ? execute(ctx) : explorerPage()),

@@ -2,6 +2,7 @@
  * The html entry of a grid: its dashboard page, served at the grid's own path, at the
  * public alias /v1/u/:user/g/:grid/html and at the grid's url /u/:user/g/:grid.
  */
+import { htmlPage } from '../core/examples';
 import { sha256Base64 } from '../core/crypto';
 import { and, eq, inArray } from 'drizzle-orm';
 import { entryAuthorship, entryValues } from '../core/entries';
@@ -77,7 +78,9 @@ export async function gridPage(rc: ResourceCtx): Promise<Response> {
   });
 }
 
-const pageResponses = { 200: { description: 'HTML page', type: 'text/html' } } as const;
+const pageResponses = {
+  200: { description: 'HTML page', type: 'text/html', schema: htmlPage('Sales dashboard') },
+} as const;
 
 /** html below a grid (owner's and share grantee's paths). */
 export function htmlRoute(r: ResourceRoutes): void {

@@ -8,6 +8,10 @@ import { badRequest } from '../core/errors';
 import { listingResponse, listingResponses } from '../core/listing';
 import { permList } from '../core/perms';
 import { listingItem, type ResourceRoutes } from '../core/resource';
+import { buildData, buildMeta } from './build';
+import { LAYOUT_EXAMPLE, MAPPING_EXAMPLE } from './kind';
+import { parseLayout } from './layout';
+import { parseMapping } from './mapping';
 import { parseGrid, readParsed, readSources } from './store';
 import { timeInBatches } from './timing';
 
@@ -38,22 +42,47 @@ const leafSchema = z.object({
   inst: instSchema.optional(),
 });
 const nodeSchema = leafSchema.extend({ children: z.array(leafSchema) });
-const dataSchema = z.object({ structure: nodeSchema });
-const metaSchema = z.record(
-  z.string(),
-  z.object({ lid: z.string(), ref: z.string(), params: z.record(z.string(), z.union([z.string(), z.boolean()])) }),
-);
-
-const parseTimeSchema = z.object({
-  runs: z.number().int(),
-  ms_per_parse: z.number(),
-  mean_ms_per_parse: z.number(),
-  best_ms_per_parse: z.number(),
-  samples: z.array(z.number()),
-  columns: z.number(),
-  rows: z.number(),
-  cells: z.number(),
+/** The examples of data.json and meta_data.json: what the example layout and mapping of a grid (id 42) parse to. */
+const EXAMPLE_MAPPING = parseMapping(MAPPING_EXAMPLE);
+const dataSchema = z.object({ structure: nodeSchema }).meta({
+  id: 'GridData',
+  description: "A grid's layout as nested boxes (data.json): sizes, and the cell each innermost box shows",
+  example: buildData(parseLayout(LAYOUT_EXAMPLE), EXAMPLE_MAPPING, 42),
 });
+const metaSchema = z
+  .record(
+    z.string(),
+    z.object({ lid: z.string(), ref: z.string(), params: z.record(z.string(), z.union([z.string(), z.boolean()])) }),
+  )
+  .meta({
+    id: 'GridMetaData',
+    description: "A grid's labels (meta_data.json): each with its lid, the plot it shows and its parameters",
+    example: buildMeta(EXAMPLE_MAPPING, 42),
+  });
+
+const parseTimeSchema = z
+  .object({
+    runs: z.number().int(),
+    ms_per_parse: z.number(),
+    mean_ms_per_parse: z.number(),
+    best_ms_per_parse: z.number(),
+    samples: z.array(z.number()),
+    columns: z.number(),
+    rows: z.number(),
+    cells: z.number(),
+  })
+  .meta({
+    example: {
+      runs: 100,
+      ms_per_parse: 0.21,
+      mean_ms_per_parse: 0.23,
+      best_ms_per_parse: 0.18,
+      samples: [0.2, 0.21, 0.24, 0.22, 0.18],
+      columns: 13,
+      rows: 5,
+      cells: 3,
+    },
+  });
 
 export function jsonRoutes(r: ResourceRoutes): void {
   r.get('/json', {

@@ -10,15 +10,25 @@ import { otherSourcePreload, parsedEntries, parseStatements, settleParse, valida
 export const LAYOUT_LIMIT = 128 * KiB;
 export const MAPPING_LIMIT = 64 * KiB;
 
+/** What a layout and its mapping read like (the OpenAPI document's examples; json-routes.ts parses them). */
+export const LAYOUT_EXAMPLE = '+-----+-----+\n| {A} |{B:v}|\n+-----+-----+\n|   {C:^}   |\n+-----------+\n';
+export const MAPPING_EXAMPLE =
+  'A => /u/alice/p/revenue\nB => /u/alice/p/orders, h=t\nC => /u/alice/p/margins, c=true\n';
+
 export const gridKind: ResourceKind = {
   kind: 'grid',
   collection: 'vis/grids',
   param: 'grid',
   noun: 'grid',
   entries: [
-    { path: 'name', access: 'rw', summary: 'Display name' },
-    { path: 'description', access: 'rw', summary: 'Longer description' },
-    { path: 'summary', access: 'rw', limit: 4 * KiB, summary: 'Short text summary' },
+    { path: 'name', access: 'rw', summary: 'Display name', example: 'Sales dashboard' },
+    {
+      path: 'description',
+      access: 'rw',
+      summary: 'Longer description',
+      example: 'Revenue, orders and margins by region, refreshed every morning.',
+    },
+    { path: 'summary', access: 'rw', limit: 4 * KiB, summary: 'Short text summary', example: 'Sales at a glance' },
     ...canonicalEntries(() => gridKind),
     {
       path: 'config/theme',
@@ -42,6 +52,7 @@ export const gridKind: ResourceKind = {
       limit: LAYOUT_LIMIT,
       summary:
         'The layout drawing (+ - |); a fault of rules 1-3 answers 400 naming row and column and keeps the previous layout',
+      example: LAYOUT_EXAMPLE,
       validate: validateLayout,
       // The parse is stored with the layout (one batch); afterWrite re-checks the sources against a racing write.
       writePreload: otherSourcePreload('layout'),
@@ -53,6 +64,7 @@ export const gridKind: ResourceKind = {
       access: 'rw',
       limit: MAPPING_LIMIT,
       summary: 'The mapping: LABEL => /u/<user>/p/<plot>[,key=value]... per line',
+      example: MAPPING_EXAMPLE,
       // The plots it names are drawn with the rights of the grid's owner and of the mapping's writer.
       references: { path: 'grid.plots', of: (value) => mappingReferences(value) },
       writePreload: otherSourcePreload('mapping'),

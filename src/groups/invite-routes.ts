@@ -5,11 +5,11 @@
  *   POST /v1/admin/invites/<ref>/accept yes or no
  * Invites are made at <group>/roles/<role>/<user> (role-routes.ts).
  */
-import { z } from 'zod';
 import type { Api } from '../core/api';
 import type { Ctx } from '../core/context';
 import { notFound } from '../core/errors';
 import { DELETED_AUTHOR } from '../core/thread/rules';
+import { yesNoText } from '../core/examples';
 import { jsonResponse, readYesNo } from '../core/http';
 import { listingResponse, listingResponses, listingSchema } from '../core/listing';
 import type { Group, Role } from '../db/schema';
@@ -83,7 +83,7 @@ export function inviteRoutes(api: Api): void {
     summary: 'Accept (yes) or decline (no) an invite; only the invited user',
     tag: 'groups',
     auth: 'user',
-    body: { type: 'text/plain', schema: z.enum(['yes', 'no']) },
+    body: { type: 'text/plain', schema: yesNoText },
     responses: {
       200: { description: 'The membership after the answer', type: 'application/json', schema: membershipSchema },
     },

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { Api } from '../core/api';
 import type { Ctx } from '../core/context';
 import { forbidden, notFound } from '../core/errors';
+import { text } from '../core/examples';
 import { jsonResponse, textResponse } from '../core/http';
 import { listingResponse, listingResponses, listingSchema } from '../core/listing';
 import { groups, type Group } from '../db/schema';
@@ -16,7 +17,7 @@ import { inboundAddressFrom, inboundAddressReads } from './inbound';
 import { groupItem } from './group-listing';
 import { orgSection } from './org-sections';
 import { servePicture } from './profile';
-import { infoSchema } from './responses';
+import { infoSchema, orgSchema } from './responses';
 import { sharedItemSchema } from './shared-items';
 import { candidateOrgs, groupInfo, viewsOf, visibleGroups, type GroupView } from './visibility';
 
@@ -80,7 +81,7 @@ export function orgRoutes(api: Api): void {
         200: {
           description: 'Organisation info object with groups',
           type: 'application/json',
-          schema: infoSchema.extend({ groups: listingSchema }),
+          schema: orgSchema,
         },
       },
       handler: async (ctx) => {
@@ -149,7 +150,9 @@ export function orgRoutes(api: Api): void {
     summary: 'Inbound address of an org group; empty when not mail-enabled (members, superusers, admins, founders)',
     tag,
     auth: 'user',
-    responses: { 200: { description: 'The address or empty', type: 'text/plain' } },
+    responses: {
+      200: { description: 'The address or empty', type: 'text/plain', schema: text('analysts@acme.mail.example') },
+    },
     handler: async (ctx) => {
       // The organisation and both mail options read with the group.
       const g = await loadGroup(ctx, SCOPES.org_group, (c, groupId) => inboundAddressReads(c.db, groupId));

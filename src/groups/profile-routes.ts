@@ -5,8 +5,8 @@
  *   profile/options/<option>                                  yes/no, default no
  * Everyone who sees the profile reads it; founders and admins of the group write it.
  */
-import { z } from 'zod';
 import { badRequest, conflict, forbidden, notFound, unsupportedType } from '../core/errors';
+import { text, yesNoText } from '../core/examples';
 import { mediaType, noContent, readBytes, readText, readYesNo, textResponse } from '../core/http';
 import {
   fileActions,
@@ -69,10 +69,15 @@ function item(
 /** The verbs of a text file below profile/ for this caller (write for founders and admins). */
 const textActions = (gc: GroupCtx) => fileActions(groupEntry(gc.group, gc.view).permissions);
 
-const TEXT_FIELDS: { path: ProfileText; need: 'profile' | 'description'; summary: string }[] = [
-  { path: 'name', need: 'profile', summary: 'Display name' },
-  { path: 'description', need: 'description', summary: 'Description (markdown)' },
-  { path: 'picture/mask', need: 'profile', summary: 'Avatar crop as x,y,r' },
+const TEXT_FIELDS: { path: ProfileText; need: 'profile' | 'description'; summary: string; example: string }[] = [
+  { path: 'name', need: 'profile', summary: 'Display name', example: 'Analysts' },
+  {
+    path: 'description',
+    need: 'description',
+    summary: 'Description (markdown)',
+    example: 'The analysts of **Acme**: dashboards and the weekly numbers.',
+  },
+  { path: 'picture/mask', need: 'profile', summary: 'Avatar crop as x,y,r', example: '120,80,64' },
 ];
 
 function profileFolderRoute(g: GroupRoutes): void {
@@ -108,14 +113,14 @@ function textFieldRoutes(g: GroupRoutes): void {
       summary: `Read the profile's ${f.summary.toLowerCase()}`,
       need: f.need,
       auth: 'optional',
-      responses: { 200: { description: 'The value', type: 'text/plain' } },
+      responses: { 200: { description: 'The value', type: 'text/plain', schema: text(f.example) } },
       handler: async (gc) =>
         textResponse((await readRow(gc.db, gc.group.id, f.path))?.value ?? (f.path === 'name' ? gc.group.slug : '')),
     });
     g.post(rel, {
       summary: `Write the profile's ${f.summary.toLowerCase()} (founder or admin)`,
       need: 'manage',
-      body: { type: 'text/plain' },
+      body: { type: 'text/plain', schema: text(f.example) },
       responses: { 204: { description: 'Written' } },
       handler: async (gc) => {
         const value = await readText(gc.req, PROFILE_TEXT_LIMITS[f.path]);
@@ -259,14 +264,14 @@ function optionRoutes(g: GroupRoutes): void {
     summary: 'Read an option: yes or no',
     need: 'see',
     auth: 'optional',
-    responses: { 200: { description: 'yes or no', type: 'text/plain' } },
+    responses: { 200: { description: 'yes or no', type: 'text/plain', schema: yesNoText } },
     handler: async (gc) => textResponse((await optionIsOn(gc.db, gc.group.id, optionName(gc))) ? 'yes' : 'no'),
   });
 
   g.post('/profile/options/:option', {
     summary: 'Set an option to yes or no (founder or admin; show_* on orgs need premium)',
     need: 'manage',
-    body: { type: 'text/plain', schema: z.enum(['yes', 'no']) },
+    body: { type: 'text/plain', schema: yesNoText },
     responses: { 204: { description: 'Set' } },
     handler: async (gc) => {
       const option = optionName(gc);

@@ -10,6 +10,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { HttpError, notFound } from '../core/errors';
 import { handOff, outboxInsert } from '../core/mailer';
+import { text } from '../core/examples';
 import { jsonResponse, noContent, textResponse } from '../core/http';
 import { listingResponse, listingResponses, type ListingItem } from '../core/listing';
 import { members, ROLES, users, type Role, type User } from '../db/schema';
@@ -79,7 +80,13 @@ export function roleRoutes(g: GroupRoutes): void {
   g.get('/role', {
     summary: "The caller's role in the group; empty until one is held",
     need: 'see',
-    responses: { 200: { description: 'founders, admins, superusers, members or empty', type: 'text/plain' } },
+    responses: {
+      200: {
+        description: 'founders, admins, superusers, members or empty',
+        type: 'text/plain',
+        schema: text('admins'),
+      },
+    },
     handler: (gc) => textResponse(gc.view.role ?? ''),
   });
 

@@ -5,6 +5,7 @@
  * (code-files.ts).
  */
 import { now } from '../core/clock';
+import { text } from '../core/examples';
 import { badRequest, conflict, notFound } from '../core/errors';
 import { moduleSyntaxProblem } from './code-syntax';
 import { MiB, noContent, readBytes, readText, USER_BYTES_HEADERS } from '../core/http';
@@ -29,6 +30,15 @@ async function bumpCodeVersion(rc: ResourceCtx): Promise<void> {
     .values({ job_id: rc.resource.id, code_version: version })
     .onConflictDoUpdate({ target: jobMeta.job_id, set: { code_version: version } });
 }
+
+/** What a job's code/index.js reads like (docs/areas/jobs.md, "Running code"). */
+const CODE_EXAMPLE = `export default {
+  async run(input, ctx) {
+    const rows = input.rows ?? [];
+    return { count: rows.length };
+  },
+};
+`;
 
 export function codeRoutes(r: ResourceRoutes): void {
   r.get('/code', {
@@ -68,7 +78,7 @@ export function codeRoutes(r: ResourceRoutes): void {
     summary:
       'Approve the code version named in the body (X-NVM-Code-Version): code someone else wrote then runs with the env values and network',
     need: 'owner',
-    body: { type: 'text/plain' },
+    body: { type: 'text/plain', schema: text('4be2c0d9a17f3e58b6d1') },
     responses: {
       204: { description: 'Approved: every code file counts as written by the owner' },
       400: { description: 'No version named' },
@@ -99,7 +109,7 @@ export function codeRoutes(r: ResourceRoutes): void {
   r.get('/code/:file', {
     summary: 'A code file',
     need: 'r',
-    responses: { 200: { description: 'The file', type: 'text/javascript' } },
+    responses: { 200: { description: 'The file', type: 'text/javascript', schema: text(CODE_EXAMPLE) } },
     handler: async (rc) => {
       const obj = await rc.env.BLOBS.get(
         codePrefix(rc.resource.id) + checkName(rc.params.file!, CODE_FILE, 'code file name'),
@@ -117,7 +127,7 @@ export function codeRoutes(r: ResourceRoutes): void {
   r.post('/code/:file', {
     summary: 'Create or replace a code file (raw body, at most 1 MiB; at most 32 files)',
     need: 'w',
-    body: { type: 'text/javascript' },
+    body: { type: 'text/javascript', schema: text(CODE_EXAMPLE) },
     responses: {
       204: { description: 'Stored' },
       400: { description: 'Bad file name, or a .js/.mjs file that does not parse as a module (`line`, `column`)' },

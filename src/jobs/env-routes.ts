@@ -2,6 +2,7 @@
 import { and, eq, like } from 'drizzle-orm';
 import { clearEntry, writeEntry } from '../core/entries';
 import { conflict, forbidden } from '../core/errors';
+import { text } from '../core/examples';
 import { KiB, noContent, readText } from '../core/http';
 import { listingResponse, listingResponses } from '../core/listing';
 import { checkName } from '../core/names';
@@ -54,7 +55,7 @@ export function envRoutes(r: ResourceRoutes): void {
   r.post('/config/env/:name', {
     summary: 'Set an env value (text/plain; write-only)',
     need: 'w',
-    body: { type: 'text/plain' },
+    body: { type: 'text/plain', schema: text('f3a9c2e17b6d4e0852c1') },
     responses: { 204: { description: 'Set' } },
     handler: async (rc) => {
       const name = checkName(rc.params.name!, ENV_NAME, 'env name');

@@ -71,9 +71,20 @@ export const jobKind: ResourceKind = {
   // No page of its own: the url is the job's folder under its owner (readers with a token).
   url: (env, owner, name) => `${env.PUBLIC_ORIGIN}/u/${owner}/j/${name}`,
   entries: [
-    { path: 'name', access: 'rw', limit: 256 },
-    { path: 'description', access: 'rw', limit: 16 * KiB },
-    { path: 'summary', access: 'rw', limit: 4 * KiB, summary: 'Short text summary' },
+    { path: 'name', access: 'rw', limit: 256, example: 'Nightly export' },
+    {
+      path: 'description',
+      access: 'rw',
+      limit: 16 * KiB,
+      example: 'Exports the day’s orders to CSV and mails the summary to the sales team.',
+    },
+    {
+      path: 'summary',
+      access: 'rw',
+      limit: 4 * KiB,
+      summary: 'Short text summary',
+      example: 'Daily orders export',
+    },
     ...canonicalEntries(() => jobKind),
     {
       path: 'config/type',
@@ -92,6 +103,7 @@ export const jobKind: ResourceKind = {
         chainProblem(v) ??
         (rc.access.owner ? undefined : writerProblem(rc.db, rc.resource.owner_id, parseChains(v), rc.caller!)),
       summary: 'The chain: bindings label <- ref and edges a -> b -> .c',
+      example: 'fetch <- fetch_orders\nreport <- @alice/orders_report\nfetch -> report\n',
     },
     {
       path: 'config/schedule',
@@ -100,6 +112,7 @@ export const jobKind: ResourceKind = {
       validate: (v, rc) => (ownerSchedules(rc), scheduleProblem(v)),
       ...scheduled('config/schedule'),
       summary: 'Cron expression (five fields), optional TZ=<zone> prefix and # comment',
+      example: 'TZ=Europe/Amsterdam 30 6 * * 1-5 # weekdays at 06:30',
     },
     {
       path: 'config/enabled',

@@ -4,6 +4,7 @@
  * the runs only to readers who may see runs (never through a public share alone). The job,
  * its entries and its latest runs are one D1 round trip.
  */
+import { htmlPage } from '../core/examples';
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Api } from '../core/api';
 import { sha256Base64 } from '../core/crypto';
@@ -23,7 +24,7 @@ export function jobPageRoute(api: Api): void {
       "A job's page at its url: name, summary, schedule and its latest runs (runs only for readers who may see them)",
     tag: 'pages',
     auth: 'optional',
-    responses: { 200: { description: 'The job as an HTML page', type: 'text/html' } },
+    responses: { 200: { description: 'The job as an HTML page', type: 'text/html', schema: htmlPage('nightly') } },
     handler: async (ctx) => {
       const rc = await loadUserPath(ctx, jobKind, undefined, {
         entries: true,

@@ -3,12 +3,14 @@
  * status and its cancel, stats, log, output) and `log`, the latest run's log.
  */
 import { eq } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Api, Scope } from '../core/api';
 import { now } from '../core/clock';
 import { conflict, HttpError } from '../core/errors';
 import { jsonResponse, noContent, readText, textResponse, USER_BYTES_HEADERS, wantsJson } from '../core/http';
 import { listingResponse, listingResponses } from '../core/listing';
-import { logResponse } from '../core/log';
+import { formatLogText, logResponse } from '../core/log';
+import { text } from '../core/examples';
 import { pageRequest } from '../core/paging';
 import type { Perm } from '../core/perms';
 import { listingItem, requireAccess, type ResourceCtx, type ResourceRoutes } from '../core/resource';
@@ -19,10 +21,37 @@ import { loadRunCtx, requireRunReader, type RunCtx } from './run-access';
 import { logStreamResponse } from './run-log';
 import { readOutput } from './run-output';
 import { isExpired, latestRun, recentRuns, RUNS_KEY, RUNS_PAGE, runStats, statsText } from './run-reads';
-import type { RunRow } from './schema';
+import { RUN_STATUSES, type RunRow } from './schema';
 import { runStub } from './run-stub';
 
 export type RunRoutes = Scope<RunCtx, { need: Perm }>;
+
+/** The text status of a run (GET runs/<run>/status). */
+const runStatus = z
+  .enum(RUN_STATUSES)
+  .meta({ id: 'RunStatus', description: 'The state of a run (text/plain)', example: 'success' });
+
+/** The examples of a run's stats and log, as their formatters write them. */
+const RUN_STATS_EXAMPLE = statsText({
+  name: '20251002-093000-8f1c2a7b',
+  shortname: 'k3x9q2vd',
+  status: 'success',
+  origin: 'nightly',
+  origin_shortname: 'p7m2vd4a',
+  started_on: '2025-10-02T09:30:00.118Z',
+  completed_on: '2025-10-02T09:30:04.902Z',
+  duration: 4.784,
+  trigger: 'schedule',
+  source: 'cron',
+  has_output: true,
+  created_by: 'alice',
+  children: [],
+});
+const RUN_LOG_EXAMPLE = formatLogText([
+  { log_time: '2025-10-02T09:30:00.118Z', severity: 'info', message: 'run started (schedule)' },
+  { log_time: '2025-10-02T09:30:03.201Z', severity: 'info', message: 'fetched 120 rows' },
+  { log_time: '2025-10-02T09:30:04.902Z', severity: 'info', message: 'run succeeded: output report.csv' },
+]);
 
 /**
  * The routes of one run (`<job>/runs/<run>...`): loaded by loadRunCtx, so a child run is also readable under its own
@@ -100,13 +129,13 @@ export function runRoutes(r: ResourceRoutes, runs: RunRoutes): void {
   runs.get('/status', {
     summary: 'The run state: rejected, processing, canceling, success, failed or canceled',
     need: 'r',
-    responses: { 200: { description: 'The state', type: 'text/plain' } },
+    responses: { 200: { description: 'The state', type: 'text/plain', schema: runStatus } },
     handler: async (rc) => textResponse(rc.run.status),
   });
   runs.post('/status', {
     summary: 'Cancel a run: text/plain canceled (202; 200 while pending; 409 once finished)',
     need: 'x',
-    body: { type: 'text/plain', description: 'canceled' },
+    body: { type: 'text/plain', description: 'canceled', schema: z.enum(['canceled']) },
     responses: {
       200: { description: 'Cancel already pending' },
       202: { description: 'Cancel accepted; the run is being torn down' },
@@ -148,7 +177,7 @@ export function runRoutes(r: ResourceRoutes, runs: RunRoutes): void {
   runs.get('/stats', {
     summary: 'Run stats: text key: value, or JSON with Accept: application/json',
     need: 'r',
-    responses: { 200: { description: 'Stats', type: 'text/plain' } },
+    responses: { 200: { description: 'Stats', type: 'text/plain', schema: text(RUN_STATS_EXAMPLE) } },
     handler: async (rc) => {
       const row = rc.run;
       const job = row.job_id === rc.resource.id ? rc.resource : await jobOf(rc, row.job_id);
@@ -159,7 +188,10 @@ export function runRoutes(r: ResourceRoutes, runs: RunRoutes): void {
   runs.get('/log', {
     summary: 'Run log: text, JSON entries (Accept: application/json), or a live tail (Accept: text/event-stream)',
     need: 'r',
-    responses: { 200: { description: 'Log', type: 'text/plain' }, 410: { description: 'Past the 30-day retention' } },
+    responses: {
+      200: { description: 'Log', type: 'text/plain', schema: text(RUN_LOG_EXAMPLE) },
+      410: { description: 'Past the 30-day retention' },
+    },
     handler: async (rc) => {
       const row = rc.run;
       requireRetained(row);
@@ -190,7 +222,7 @@ export function runRoutes(r: ResourceRoutes, runs: RunRoutes): void {
     summary: "The latest run's log, same formats as a run log",
     need: 'r',
     responses: {
-      200: { description: 'Log (empty without runs)', type: 'text/plain' },
+      200: { description: 'Log (empty without runs)', type: 'text/plain', schema: text(RUN_LOG_EXAMPLE) },
       410: { description: 'Past the 30-day retention' },
     },
     handler: async (rc) => {

@@ -23,9 +23,17 @@ const storedLists = async (rc: ResourceCtx): Promise<Map<string, string>> =>
     ? entryValues(rc.env, rc.preloaded.rows as Parameters<typeof entryValues>[1])
     : readEntries(rc.env, rc.db, rc.resource.id, 'recipients/');
 
+/** What each recipient list reads like. */
+const RECIPIENT_EXAMPLES: Record<(typeof RECIPIENT_LISTS)[number], string> = {
+  to: 'bob@example.com\n@carol\n+acme~analysts\n',
+  cc: 'me\n',
+  bcc: 'archive@example.com\n',
+};
+
 const recipientEntry = (list: (typeof RECIPIENT_LISTS)[number]): EntrySpec => ({
   path: `recipients/${list}`,
   access: 'rw',
+  example: RECIPIENT_EXAMPLES[list],
   limit: 256 * KiB,
   summary: `Write the ${list} list (whitespace-separated: addresses, @user, @user~group, +org~group, me, self); atomic`,
   // The caller's row as D1 has it, the stored lists (for the plan's allowance) and the content
@@ -90,12 +98,18 @@ export const mailKind: ResourceKind = {
       access: 'rw',
       limit: 2 * MiB,
       summary: 'Write the body (markdown, rendered to HTML and text)',
+      example: '# October news\n\nThree things happened at Acme this month.\n',
       // Variables, attached documents and the owner's profile render with the owner's rights.
       references: { path: 'mail.content', of: (value, rc) => contentReferences(value, rc.owner) },
     },
-    { path: 'name', access: 'rw', limit: 1 * KiB },
-    { path: 'description', access: 'rw', limit: 64 * KiB },
-    { path: 'summary', access: 'rw', limit: 4 * KiB },
+    { path: 'name', access: 'rw', limit: 1 * KiB, example: 'October newsletter' },
+    {
+      path: 'description',
+      access: 'rw',
+      limit: 64 * KiB,
+      example: 'The monthly newsletter to customers: product news and upcoming events.',
+    },
+    { path: 'summary', access: 'rw', limit: 4 * KiB, example: 'Product news, October' },
     {
       path: 'config/subject',
       aliases: ['subject'],
@@ -103,8 +117,9 @@ export const mailKind: ResourceKind = {
       limit: 4 * KiB,
       validate: oneLine(998),
       summary: 'The subject line (also at subject)',
+      example: 'October news from Acme',
     },
-    { path: 'config/theme', access: 'rw', limit: 1 * KiB, validate: oneLine(128) },
+    { path: 'config/theme', access: 'rw', limit: 1 * KiB, validate: oneLine(128), example: 'ocean' },
     {
       path: 'config/template',
       access: 'rw',
@@ -114,6 +129,7 @@ export const mailKind: ResourceKind = {
       references: { path: 'mail.template', of: templateReferences },
       summary:
         'A document (/u/<user>/d/<doc>, or a document of the owner) whose content wraps the mail at {{ content }}',
+      example: '/u/alice/d/newsletter_template',
     },
     ...canonicalEntries(() => mailKind),
     {
@@ -121,6 +137,7 @@ export const mailKind: ResourceKind = {
       access: 'rw',
       limit: 1 * KiB,
       validate: (v) => (v.trim() === '' || isAddress(v.trim()) ? undefined : 'expected one e-mail address'),
+      example: 'news@acme.example',
     },
     {
       path: 'config/size',

@@ -4,6 +4,7 @@
  * not read it: 404), composed as a send composes it (variables and author blocks resolved),
  * as the same HTML document a recipient gets.
  */
+import { htmlPage } from '../core/examples';
 import type { Api } from '../core/api';
 import { sha256Base64 } from '../core/crypto';
 import { loadUserPath } from '../core/resource';
@@ -20,7 +21,9 @@ export function mailPageRoute(api: Api): void {
     summary: "An e-mail's web view at its url: the message as its recipients see it, without their footer",
     tag: 'pages',
     auth: 'optional',
-    responses: { 200: { description: 'The e-mail as an HTML page', type: 'text/html' } },
+    responses: {
+      200: { description: 'The e-mail as an HTML page', type: 'text/html', schema: htmlPage('October newsletter') },
+    },
     handler: async (ctx) => {
       const rc = await loadUserPath(ctx, mailKind, undefined, { entries: true });
       const composed = await composeStored(

@@ -3,6 +3,7 @@
  * retention rolled up (mail_run_days).
  */
 import { asc, eq } from 'drizzle-orm';
+import { text } from '../core/examples';
 import { jsonResponse, textResponse, wantsJson } from '../core/http';
 import { fixedFolderRoute, type ResourceCtx, type ResourceRoutes } from '../core/resource';
 import { mailRunDays, mailRuns } from './schema';
@@ -96,12 +97,34 @@ export async function statsRuns(rc: ResourceCtx): Promise<Response> {
     : textResponse(runsTable(rows, rolled));
 }
 
+/** What the send history reads like, as runsTable writes it. */
+const RUNS_TABLE_EXAMPLE = runsTable([
+  {
+    send_id: '20251002093000-5e1f9a0c',
+    timestamp: '2025-10-02T09:30:00.118Z',
+    duration: 2.41,
+    status: 'delivered',
+    action: 'send',
+    adhoc: false,
+    created_by: 'alice',
+    recipients: 42,
+    delivered: 41,
+    suppressed: 1,
+    skipped: 0,
+    failed: 0,
+    bounced: 0,
+    complained: 0,
+  },
+]);
+
 export function statsRoutes(r: ResourceRoutes): void {
   fixedFolderRoute(r, 'stats', ['runs']);
   r.get('/stats/runs', {
     summary: 'One row per send: timestamp, duration (s), final status; text table or JSON',
     need: 'r',
-    responses: { 200: { description: 'Send history, oldest first', type: 'text/plain' } },
+    responses: {
+      200: { description: 'Send history, oldest first', type: 'text/plain', schema: text(RUNS_TABLE_EXAMPLE) },
+    },
     handler: statsRuns,
   });
 }

@@ -1,31 +1,45 @@
 /** status of an e-mail: its send state, and sending it by POST (the send itself: send.ts). */
 import { z } from 'zod';
+import { text } from '../core/examples';
 import { textResponse } from '../core/http';
 import type { ResourceRoutes } from '../core/resource';
 import { mailObject } from './kind';
 import { send } from './send';
 
+/** The send state of an e-mail (send-gate.ts MailState), as GET status answers it. */
+const sendState = z.enum(['ready', 'sending', 'testing']).meta({
+  id: 'SendState',
+  description: 'The send state of an e-mail (text/plain): ready, or a send or a test in flight',
+  example: 'ready',
+});
+
 export function statusRoutes(r: ResourceRoutes): void {
   r.get('/status', {
     summary: 'Send state: ready, sending or testing',
     need: 'r',
-    responses: { 200: { description: 'ready, sending or testing', type: 'text/plain' } },
+    responses: { 200: { description: 'ready, sending or testing', type: 'text/plain', schema: sendState } },
     handler: async (rc) => textResponse(await mailObject(rc.env, rc.resource.id).status()),
   });
   r.post('/status', {
     summary: 'Send: text sent|test, or JSON {action: send|test, to?: [addresses]}',
     need: 'r',
-    body: { type: 'text/plain', description: 'sent or test; or application/json {action, to}' },
+    body: { type: 'text/plain', description: 'sent or test; or application/json {action, to}', schema: text('sent') },
     responses: {
       202: {
         description: 'Accepted; delivery is asynchronous',
         type: 'application/json',
-        schema: z.object({
-          status: z.literal(202),
-          message: z.string(),
-          id: z.string(),
-          state: z.enum(['sending', 'testing']),
-        }),
+        schema: z
+          .object({
+            status: z.literal(202),
+            message: z.string(),
+            id: z.string(),
+            state: z.enum(['sending', 'testing']),
+          })
+          .meta({
+            id: 'Send',
+            description: 'A send (or a test send) accepted: its id, and the state the e-mail is now in',
+            example: { status: 202, message: 'accepted: sending', id: '20251002093000-5e1f9a0c', state: 'sending' },
+          }),
       },
       400: { description: 'Malformed body, unknown action, bad to' },
       403: { description: "Caller's address unverified, or config/enabled falsy" },

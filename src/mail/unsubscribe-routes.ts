@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import type { Api } from '../core/api';
 import type { Ctx } from '../core/context';
 import { notFound } from '../core/errors';
+import { text } from '../core/examples';
 import { textResponse } from '../core/http';
 import { appendLog } from '../core/log';
 import { resources } from '../db/schema';
@@ -23,7 +24,11 @@ export function unsubscribeRoutes(api: Api): void {
     tag: 'vis/mails',
     auth: 'none' as const,
     responses: {
-      200: { description: 'Unsubscribed', type: 'text/plain' },
+      200: {
+        description: 'Unsubscribed',
+        type: 'text/plain',
+        schema: text('bob@example.com is unsubscribed: you will get no more e-mails from this sender.\n'),
+      },
       404: { description: 'Forged or malformed link' },
     },
     handler: unsubscribe,

@@ -2,6 +2,7 @@
  * The routes by which the API describes itself: the OpenAPI 3.1 document and a browsable
  * reference page of it with its script (reference.ts).
  */
+import { htmlPage, text } from '../core/examples';
 import { z } from 'zod';
 import type { Api } from '../core/api';
 import { INTRODUCTION } from './introduction';
@@ -30,7 +31,15 @@ export function referenceRoutes(api: Api): void {
             servers: z.array(z.object({ url: z.string() })),
             paths: z.record(z.string(), z.unknown()),
           })
-          .passthrough(),
+          .passthrough()
+          .meta({
+            example: {
+              openapi: '3.1.0',
+              info: { title: 'Edge platform API', version: '1', description: 'What a client needs first: …' },
+              servers: [{ url: 'https://platform.example' }],
+              paths: { '/v1/whoami': { get: { operationId: 'getWhoami' } } },
+            },
+          }),
       },
     },
     handler: ({ env }) =>
@@ -42,14 +51,20 @@ export function referenceRoutes(api: Api): void {
     summary: 'Browsable API reference (Scalar) of /v1/openapi.json, with "try it" against this origin',
     tag: 'meta',
     auth: 'none',
-    responses: { 200: { description: 'HTML page', type: 'text/html' } },
+    responses: { 200: { description: 'HTML page', type: 'text/html', schema: htmlPage('Edge platform API') } },
     handler: ({ url }) => referenceResponse(url.origin),
   });
   api.get(BUNDLE_PATH, {
     summary: "The API reference's script (Scalar's standalone bundle, served from here)",
     tag: 'meta',
     auth: 'none',
-    responses: { 200: { description: 'JavaScript', type: 'text/javascript' } },
+    responses: {
+      200: {
+        description: 'JavaScript',
+        type: 'text/javascript',
+        schema: text('/*! @scalar/api-reference */\n!function(){"use strict";…}();\n'),
+      },
+    },
     handler: ({ env, url }) => bundleResponse(env.ASSETS, url),
   });
 }

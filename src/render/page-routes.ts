@@ -2,6 +2,7 @@
  * The pages of documents: the canonical page `/u/:user/d/:doc` (sanitized HTML under a
  * strict Content-Security-Policy) and the short url `/s/:shortname` that redirects to it.
  */
+import { htmlPage } from '../core/examples';
 import { and, eq } from 'drizzle-orm';
 import type { Api } from '../core/api';
 import type { Ctx } from '../core/context';
@@ -51,7 +52,7 @@ export function pageRoutes(api: Api): void {
     tag: 'pages',
     auth: 'optional',
     responses: {
-      200: { description: 'The document as an HTML page', type: 'text/html' },
+      200: { description: 'The document as an HTML page', type: 'text/html', schema: htmlPage('Q3 report') },
       304: { description: 'Not modified (If-None-Match)' },
     },
     handler: canonicalPage,

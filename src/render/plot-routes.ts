@@ -5,6 +5,8 @@
  * keyed by their hash: the ETag answers 304, the SVG and text come from the drawing cache, the
  * PNG from R2. Public plots need no token; anything the caller may not read is 404.
  */
+import { text } from '../core/examples';
+import { htmlPage } from '../core/examples';
 import { z } from 'zod';
 import type { Api } from '../core/api';
 import { sha256Base64 } from '../core/crypto';
@@ -93,6 +95,13 @@ async function pngResponse(rc: ResourceCtx): Promise<Response> {
   return new Response(out.bytes, { headers: { ...headers, 'X-Render-Cache': out.cached ? 'hit' : 'miss' } });
 }
 
+/** What a bar chart drawn as text reads like, plain and in ANSI 256 colours (the document's examples). */
+const TEXT_BARS = ['2025-08 ████████████████████ 120,500', '2025-09 ██████████████████████ 131,200'];
+const TEXT_EXAMPLES = {
+  txt: `Revenue by month\n${TEXT_BARS.join('\n')}\n`,
+  ansi: `Revenue by month\n${TEXT_BARS.map((l) => l.replace(/(█+)/, '\u001b[38;5;33m$1\u001b[0m')).join('\n')}\n`,
+};
+
 const sizeQuery = z.object({ width: z.string().optional(), height: z.string().optional() });
 const widthQuery = z.object({ width: z.string().optional() });
 
@@ -138,7 +147,10 @@ export function plotFileRoutes(r: ResourceRoutes): void {
       anonymous: true,
       preload: withoutData,
       query: widthQuery,
-      responses: { 200: { description: 'Text', type: 'text/plain' }, 304: { description: 'Not modified' } },
+      responses: {
+        200: { description: 'Text', type: 'text/plain', schema: text(TEXT_EXAMPLES[format]) },
+        304: { description: 'Not modified' },
+      },
       handler: (rc) =>
         drawingResponse(
           rc,
@@ -178,7 +190,9 @@ export function plotPageRoute(api: Api): void {
     summary: "The plot's page at its url: its drawing with its name and description (anonymous for public plots)",
     tag: 'pages',
     auth: 'optional',
-    responses: { 200: { description: 'The plot as an HTML page', type: 'text/html' } },
+    responses: {
+      200: { description: 'The plot as an HTML page', type: 'text/html', schema: htmlPage('Revenue by month') },
+    },
     handler: async (ctx) => plotPage(await loadUserPath(ctx, plotKind, undefined, { entries: true })),
   });
 }

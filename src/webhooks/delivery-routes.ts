@@ -16,17 +16,34 @@ import { wake } from './wake';
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 500;
 
-const delivery = z.object({
-  id: z.number(),
-  event_id: z.string(),
-  type: z.string(),
-  attempt: z.number(),
-  status: z.enum(DELIVERY_STATUSES),
-  response_code: z.number().nullable(),
-  duration_ms: z.number().nullable(),
-  next_attempt_on: z.string().nullable(),
-  created_on: z.string(),
-});
+const DELIVERY_EXAMPLE = {
+  id: 5120,
+  event_id: 'msg_4f1a9c0e7b2d6a3f8e5c1b09',
+  type: 'run.failed',
+  attempt: 2,
+  status: 'failed',
+  response_code: 503,
+  duration_ms: 412,
+  next_attempt_on: '2025-10-02T09:35:00.000Z',
+  created_on: '2025-10-02T09:30:00.118Z',
+} as const;
+const delivery = z
+  .object({
+    id: z.number(),
+    event_id: z.string(),
+    type: z.string(),
+    attempt: z.number(),
+    status: z.enum(DELIVERY_STATUSES),
+    response_code: z.number().nullable(),
+    duration_ms: z.number().nullable(),
+    next_attempt_on: z.string().nullable(),
+    created_on: z.string(),
+  })
+  .meta({
+    id: 'Delivery',
+    description: 'One delivery of an event to a webhook endpoint, with its last attempt',
+    example: DELIVERY_EXAMPLE,
+  });
 
 /** A delivery record as listed; `event_id` is its webhook-id header. */
 function deliveryView(d: Delivery) {
@@ -94,7 +111,16 @@ export function deliveryRoutes(scope: Scope<OwnerCtx, object>): void {
       200: {
         description: 'The delivery',
         type: 'application/json',
-        schema: delivery.extend({ request_body: z.string(), response_body: z.string().nullable() }),
+        schema: delivery.extend({ request_body: z.string(), response_body: z.string().nullable() }).meta({
+          id: 'DeliveryDetail',
+          description: 'A delivery with the body it sends and the start of the last answer',
+          example: {
+            ...DELIVERY_EXAMPLE,
+            request_body:
+              '{"type":"run.failed","timestamp":"2025-10-02T09:30:00.118Z","data":{"job":"nightly","run":"20251002-093000-8f1c2a7b"}}',
+            response_body: 'Service Unavailable',
+          },
+        }),
       },
     },
     handler: async (ctx) => {

@@ -26,16 +26,33 @@ export const MAX_ENDPOINTS = 20;
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 export const ENDPOINT_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
-const endpoint = z.object({
-  name: z.string(),
-  url: z.string(),
-  events: z.array(z.string()),
-  description: z.string(),
-  enabled: z.boolean(),
-  disabled_reason: z.string().nullable(),
-  created_on: z.string(),
-  created_by: z.string().nullable().describe('The username of the account that created it (null once deleted)'),
-});
+const ENDPOINT_EXAMPLE = {
+  name: 'ci',
+  url: 'https://hooks.example.com/platform',
+  events: ['run.failed', 'document.updated'],
+  description: 'Posts failed runs to the team channel',
+  enabled: true,
+  disabled_reason: null,
+  created_on: '2025-09-30T08:12:44.120Z',
+  created_by: 'alice',
+};
+const SECRET_EXAMPLE = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwC0bz5wHm3Xk=';
+const endpoint = z
+  .object({
+    name: z.string(),
+    url: z.string(),
+    events: z.array(z.string()),
+    description: z.string(),
+    enabled: z.boolean(),
+    disabled_reason: z.string().nullable(),
+    created_on: z.string(),
+    created_by: z.string().nullable().describe('The username of the account that created it (null once deleted)'),
+  })
+  .meta({
+    id: 'WebhookEndpoint',
+    description: 'A URL the platform delivers events to, signed by Standard Webhooks',
+    example: ENDPOINT_EXAMPLE,
+  });
 
 const writable = {
   url: z.string().max(2048),
@@ -69,7 +86,9 @@ export function endpointRoutes(scope: Scope<OwnerCtx, object>): void {
   scope.get('', {
     summary: 'List the webhook endpoints (?limit, ?cursor: the Link header)',
     query: listingQuery,
-    responses: { 200: { description: 'The endpoints', type: 'application/json', schema: z.array(endpoint) } },
+    responses: {
+      200: { description: 'The endpoints', type: 'application/json', schema: z.array(endpoint) },
+    },
     handler: async (ctx) => {
       const all = await endpointsOf(ctx.db, ctx.ownerId);
       const { items, next } = pageItems(all, pageRequest(ctx.url, BY_NAME), byName);
@@ -79,12 +98,27 @@ export function endpointRoutes(scope: Scope<OwnerCtx, object>): void {
 
   scope.put('/:name', {
     summary: 'Create a webhook endpoint (its signing secret is shown this once)',
-    json: z.object({ ...writable, description: writable.description.optional() }).strict(),
+    json: z
+      .object({ ...writable, description: writable.description.optional() })
+      .strict()
+      .meta({
+        id: 'NewWebhookEndpoint',
+        description: 'A webhook endpoint to create: its url and the event types it receives',
+        example: {
+          url: ENDPOINT_EXAMPLE.url,
+          events: ENDPOINT_EXAMPLE.events,
+          description: ENDPOINT_EXAMPLE.description,
+        },
+      }),
     responses: {
       201: {
         description: 'Created',
         type: 'application/json',
-        schema: endpoint.extend({ secret: z.string() }),
+        schema: endpoint.extend({ secret: z.string() }).meta({
+          id: 'CreatedWebhookEndpoint',
+          description: 'A webhook endpoint just created, with its signing secret (shown this once)',
+          example: { ...ENDPOINT_EXAMPLE, secret: SECRET_EXAMPLE },
+        }),
       },
       400: { description: 'A bad name, url or event type' },
       409: { description: `It exists, or ${MAX_ENDPOINTS} endpoints exist already` },
@@ -129,7 +163,12 @@ export function endpointRoutes(scope: Scope<OwnerCtx, object>): void {
     json: z
       .object({ ...writable, enabled: z.boolean() })
       .partial()
-      .strict(),
+      .strict()
+      .meta({
+        id: 'WebhookEndpointChange',
+        description: 'What to change of a webhook endpoint: any of url, events, description, enabled',
+        example: { events: ['run.failed', 'run.canceled'], enabled: true },
+      }),
     responses: {
       200: { description: 'The endpoint as changed', type: 'application/json', schema: endpoint },
       400: { description: 'A bad url or event type' },
@@ -164,7 +203,15 @@ export function endpointRoutes(scope: Scope<OwnerCtx, object>): void {
   scope.post('/:name/rotate', {
     summary: 'Replace the signing secret: for 24 hours deliveries carry signatures by the old and the new one',
     responses: {
-      200: { description: 'The new secret', type: 'application/json', schema: z.object({ secret: z.string() }) },
+      200: {
+        description: 'The new secret',
+        type: 'application/json',
+        schema: z.object({ secret: z.string() }).meta({
+          id: 'WebhookSecret',
+          description: 'A signing secret (Standard Webhooks: whsec_ and base64)',
+          example: { secret: SECRET_EXAMPLE },
+        }),
+      },
     },
     handler: async (ctx) => {
       const hook = await loadEndpoint(ctx);

@@ -72,4 +72,6 @@ export const recordEvent: EventRecorder = {
 export const queued = (results: unknown[]) => (results[1] ?? []) as { id: number; webhook_id: number }[];
 
 /** What test and redeliver answer: the delivery they queued. */
-export const queuedBody = z.object({ status: z.literal('queued'), delivery: z.number().int() });
+export const queuedBody = z
+  .object({ status: z.literal('queued'), delivery: z.number().int().describe('The delivery id (deliveries/<id>)') })
+  .meta({ id: 'QueuedDelivery', example: { status: 'queued', delivery: 1207 } });

@@ -74,5 +74,14 @@ describe('the README typed client', () => {
     expect(typeErrors(types, example)).toEqual([]);
     // The check can fail: a path the API does not have is a type error.
     expect(typeErrors(types, example.replace("'/v1/whoami'", "'/v1/whoareyou'")).length).toBeGreaterThan(0);
+    // The named schemas are named types (README: components['schemas']['Run']).
+    const named = (type: string, value: string) =>
+      typeErrors(
+        types,
+        `import type { components } from './api';\nexport const x: components['schemas']['${type}'] = ${value};\n`,
+      );
+    expect(named('Run', "{ run: 'r', status: 'processing', location: '/v1/x' }")).toEqual([]);
+    expect(named('RunStatus', "'success'")).toEqual([]);
+    expect(named('RunStatus', "'done'").length).toBeGreaterThan(0);
   });
 });

@@ -1,8 +1,10 @@
 /** A text entry of a resource (and its aliases): GET reads it, POST writes it, DELETE clears it. */
 import type { SQL } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Ctx } from '../context';
 import { clearEntry, entryQuery, entryValue, readEntry, writeEntry, type Authorship } from '../entries';
 import { badRequest } from '../errors';
+import { text } from '../examples';
 import { DEFAULT_BODY_LIMIT, noContent, readText, textResponse } from '../http';
 import { logInsert } from '../log';
 import type { EntrySpec, ResourceCtx, ResourceKind, ResourceRoutes } from './kind';
@@ -12,6 +14,9 @@ import { logEvent } from './log-routes';
 import { checkReferences } from './references';
 
 export function entryRoutes(routes: ResourceRoutes, kind: ResourceKind, spec: EntrySpec): void {
+  // The body of the GET and the POST: text, with the entry's example (none: the document's test names the entry).
+  const example = spec.example ?? (spec.default || undefined);
+  const schema = example === undefined ? z.string() : text(example);
   for (const path of [spec.path, ...(spec.aliases ?? [])]) {
     const rel = `/${path}`;
     if (spec.access !== 'w') {
@@ -20,7 +25,7 @@ export function entryRoutes(routes: ResourceRoutes, kind: ResourceKind, spec: En
         need: 'r',
         // A stored entry is read with the resource: one D1 round trip.
         ...(spec.compute ? {} : { preload: { rows: (ctx: Ctx, id: SQL) => entryQuery(ctx.db, id, spec.path) } }),
-        responses: { 200: { description: 'The value, exactly as written', type: 'text/plain' } },
+        responses: { 200: { description: 'The value, exactly as written', type: 'text/plain', schema } },
         handler: async (rc) => {
           const stored = () =>
             rc.preloaded?.rows
@@ -36,7 +41,7 @@ export function entryRoutes(routes: ResourceRoutes, kind: ResourceKind, spec: En
       summary: spec.summary ?? `Write ${spec.path}`,
       need: 'w',
       ...(spec.writePreload ? { preload: spec.writePreload } : {}),
-      body: { type: 'text/plain' },
+      body: { type: 'text/plain', schema },
       responses: {
         204: { description: 'Written' },
         400: { description: 'Invalid value, or a reference the writer may not read' },

@@ -4,6 +4,7 @@
  */
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
+import { text } from '../examples';
 import { resources } from '../../db/schema';
 import { deleteBlobs } from '../entries';
 import { badRequest } from '../errors';
@@ -48,7 +49,11 @@ export function folderRoutes(routes: ResourceRoutes, kind: ResourceKind): void {
       rows: callerTagsQuery,
       ...(kind.copyRead ? { extra: [kind.copyRead] } : {}),
     },
-    body: { type: 'text/plain', description: 'The new name; or application/json {name, copy}' },
+    body: {
+      type: 'text/plain',
+      description: 'The new name; or application/json {name, copy}',
+      schema: text('q3_report_final'),
+    },
     responses: {
       200: { description: 'Renamed', type: 'application/json', schema: listingItemSchema },
       201: { description: 'Copied', type: 'application/json', schema: listingItemSchema },

@@ -55,6 +55,11 @@ export interface EntrySpec {
   access: 'rw' | 'r' | 'w';
   /** What the entry reads as when never written (or cleared). */
   default?: string;
+  /**
+   * What a value reads like: the example of its GET and POST bodies in the OpenAPI
+   * document (examples.ts). Without it, the default when that is not empty.
+   */
+  example?: string;
   /** Largest body accepted, in bytes (413 above it). */
   limit?: number;
   /** Rejects a value with a message (400), or throws an HttpError of its own. */

@@ -1,6 +1,7 @@
 /** A resource's log (kinds with `log`): the lines its routes append, served at <resource>/log. */
 import { z } from 'zod';
-import { appendLog, LOG_PAGE_MAX, logPageQuery, logResponse, readLog } from '../log';
+import { text } from '../examples';
+import { appendLog, LOG_PAGE_MAX, LOG_TEXT_EXAMPLE, logPageQuery, logResponse, readLog } from '../log';
 import type { ResourceCtx, ResourceKind, ResourceRoutes } from './kind';
 
 /** Appends a line to the resource's log when its kind keeps one. */
@@ -14,7 +15,11 @@ export function logRoute(routes: ResourceRoutes, kind: ResourceKind): void {
     need: 'r',
     query: z.object({ limit: z.string().optional(), before: z.string().optional(), cursor: z.string().optional() }),
     responses: {
-      200: { description: 'Log, oldest line first; X-Log-Before when older lines exist', type: 'text/plain' },
+      200: {
+        description: 'Log, oldest line first; X-Log-Before when older lines exist',
+        type: 'text/plain',
+        schema: text(LOG_TEXT_EXAMPLE),
+      },
       400: { description: 'A limit or before that is not one' },
     },
     handler: async (rc) => {

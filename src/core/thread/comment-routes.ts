@@ -11,13 +11,13 @@ import { mayWrite, threadOf, type ThreadHost } from './host';
 import { commentNamed } from './lookup';
 import { checkCommentId, checkCommentSlug, mayRemove, parseCommentPath, parseCommentStep } from './rules';
 import { threadComments } from './schema';
-import { commentAdded, created, existing, insertComment, readComment } from './writes';
+import { commentAdded, commentText, created, existing, insertComment, readComment } from './writes';
 
 /** POST <base>/threads/:topic: a comment named by its id. */
 export function commentPostRoute<C extends Ctx>(scope: Scope<C, object>, host: ThreadHost<C>): void {
   scope.post('/threads/:topic', {
     summary: `Comment in a thread on a ${host.noun} (text/plain, at most 16 KiB; the comment is named by its id)`,
-    body: { type: 'text/plain', description: 'The comment' },
+    body: { type: 'text/plain', description: 'The comment', schema: commentText },
     responses: {
       201: created('Added: carries the comment id'),
       400: { description: 'Empty comment or invalid topic' },
@@ -92,7 +92,7 @@ async function loadComment<C extends Ctx>(host: ThreadHost<C>, c: C) {
 export function commentReadRoute<C extends Ctx>(scope: Scope<C, object>, host: ThreadHost<C>): void {
   scope.get('/threads/:topic/:comment', {
     summary: `Read one comment of a thread on a ${host.noun} (text/plain, as written; :comment is its id)`,
-    responses: { 200: { description: 'The comment', type: 'text/plain' } },
+    responses: { 200: { description: 'The comment', type: 'text/plain', schema: commentText } },
     handler: async (c) => {
       host.rights(c);
       return textResponse((await loadComment(host, c)).text);

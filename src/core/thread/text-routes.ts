@@ -12,7 +12,7 @@ import { mayWrite, threadOf, type ThreadHost } from './host';
 import { commentNamed } from './lookup';
 import { parseCommentPath, parseCommentStep, parseOpenedTopic } from './rules';
 import { threadComments, threads } from './schema';
-import { commentAdded, created, existing, insertComment, readComment } from './writes';
+import { commentAdded, commentText, created, existing, insertComment, readComment } from './writes';
 
 /**
  * Writes the text of a topic or comment (`table`'s row `id`) its author owns; rewriting a
@@ -55,7 +55,7 @@ const textResponses = {
 export function topicTextRoute<C extends Ctx>(scope: Scope<C, object>, host: ThreadHost<C>): void {
   scope.post('/threads/:ref/msg', {
     summary: `Write the text of a topic of a ${host.noun}: :ref is @<author>~<topic>; only its author writes, a rewrite marks it edited (text/plain, at most 16 KiB)`,
-    body: { type: 'text/plain', description: 'The text' },
+    body: { type: 'text/plain', description: 'The text', schema: commentText },
     responses: textResponses,
     handler: async (c) => {
       host.rights(c);
@@ -71,7 +71,7 @@ export function topicTextRoute<C extends Ctx>(scope: Scope<C, object>, host: Thr
 export function commentTextRoute<C extends Ctx>(scope: Scope<C, object>, host: ThreadHost<C>): void {
   scope.post('/threads/:topic/comments/:path+/msg', {
     summary: `Write the text of a comment on a topic of a ${host.noun} (:path ends with @<author>~<slug>; only its author writes, a rewrite marks it edited), or reply to a comment named by its id (text/plain, at most 16 KiB)`,
-    body: { type: 'text/plain', description: 'The text' },
+    body: { type: 'text/plain', description: 'The text', schema: commentText },
     responses: { ...textResponses, 201: created('A reply to the comment id: carries the reply id') },
     handler: async (c) => {
       host.rights(c);

@@ -7,6 +7,7 @@
 import type { RouterType } from 'itty-router';
 import { authenticate, type Authenticated } from './auth';
 import type { DbSession } from './context';
+import { cacheRule } from './cache-rule';
 import { HttpError, notFound, toErrorResponse } from './errors';
 import { enforceRateLimit } from './ratelimit';
 import { requestIdOf, withRequestId } from './request-id';
@@ -39,7 +40,8 @@ export async function serveRequest(
     } catch (err) {
       res = toErrorResponse(err);
     }
-    return withHeaders(res, { ...EVERY_ANSWER, 'X-Request-Id': id });
+    const caching = cacheRule(req, res.status, res.headers.get('Cache-Control'));
+    return withHeaders(res, { ...EVERY_ANSWER, 'X-Request-Id': id, 'Cache-Control': caching });
   });
 }
 

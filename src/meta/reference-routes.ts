@@ -4,6 +4,7 @@
  */
 import { htmlPage, text } from '../core/examples';
 import { z } from 'zod';
+import { BUILD_TIME } from '../core/cache-rule';
 import type { Api } from '../core/api';
 import { INTRODUCTION } from './introduction';
 import { BUNDLE_PATH, bundleResponse, referenceResponse } from './reference';
@@ -44,7 +45,7 @@ export function referenceRoutes(api: Api): void {
     },
     handler: ({ env }) =>
       new Response((json ??= JSON.stringify(apiDocument(api, env))), {
-        headers: { 'Content-Type': 'application/json' },
+        headers: { 'Content-Type': 'application/json', 'Cache-Control': BUILD_TIME },
       }),
   });
   api.get('/v1/docs', {
@@ -52,7 +53,11 @@ export function referenceRoutes(api: Api): void {
     tag: 'meta',
     auth: 'none',
     responses: { 200: { description: 'HTML page', type: 'text/html', schema: htmlPage('Edge platform API') } },
-    handler: ({ url }) => referenceResponse(url.origin),
+    handler: ({ url }) => {
+      const page = referenceResponse(url.origin);
+      page.headers.set('Cache-Control', BUILD_TIME);
+      return page;
+    },
   });
   api.get(BUNDLE_PATH, {
     summary: "The API reference's script (Scalar's standalone bundle, served from here)",

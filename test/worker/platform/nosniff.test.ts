@@ -1,4 +1,5 @@
-// Every answer of the platform carries `X-Content-Type-Options: nosniff`, whatever produced it
+// Every answer of the platform carries `X-Content-Type-Options: nosniff` and a `Cache-Control`
+// rule (public only for build-time answers, never with a token), whatever produced it
 // (a route, the GraphQL endpoint and its explorer, a static file, HEAD, 404, 405, an error
 // before routing): a browser never reads an answer as another type than the one declared,
 // so a user's text (a public variable's text/plain value) never runs as a same-origin
@@ -20,11 +21,28 @@ async function send(method: string, path: string, headers: Record<string, string
   return res;
 }
 
+/** Answers that are the same for everyone until a deployment: the only ones that may be `public`. */
+const BUILD_TIME_PATHS = new Set(['/v1/openapi.json', '/v1/docs', '/v1/docs/scalar.js']);
+
+/**
+ * What is wrong with an answer's caching rule (core/cache-rule.ts): none at all (left to a
+ * cache's heuristics), `public` on an answer to a request with a token, or on anything
+ * that is not a build-time answer.
+ */
+function cacheFault(res: Response, path: string, headers: Record<string, string> = {}): string | null {
+  const rule = res.headers.get('Cache-Control');
+  if (!rule) return 'no Cache-Control';
+  if (res.status >= 400 && rule !== 'no-store') return `an error with ${rule}`;
+  if (!/\bpublic\b/i.test(rule)) return null;
+  if ('Authorization' in headers) return `public with a token: ${rule}`;
+  return BUILD_TIME_PATHS.has(new URL(path, 'http://x.test').pathname) ? null : `public: ${rule}`;
+}
+
 /** An answer without nosniff, or without its request id (every answer names it: core/request-id.ts). */
 const sniffable = (res: Response) =>
   res.headers.get('X-Content-Type-Options')?.toLowerCase() !== 'nosniff' || !res.headers.get('X-Request-Id');
 
-describe('X-Content-Type-Options: nosniff on every answer', () => {
+describe('X-Content-Type-Options: nosniff and a caching rule on every answer', () => {
   it('a public text variable (text/plain) is answered with nosniff, so it never runs as a script', async () => {
     const u = await makeUser({ profile_public: true });
     const doc = unique('d');
@@ -42,7 +60,7 @@ describe('X-Content-Type-Options: nosniff on every answer', () => {
     expect(res.headers.get('X-Content-Type-Options')).toBe('nosniff');
   });
 
-  it('every route of the OpenAPI document, /gql, static files, HEAD, 404, 405 and early errors', async () => {
+  it('every route of the OpenAPI document, /gql, static files, HEAD, 404, 405 and early errors (nosniff, Cache-Control)', async () => {
     const owner = await makeUser({ profile_public: true }, 'ns');
     const names = await walkWorld(owner, 'n', true);
     expect((await call('PUT', `/v1/vis/docs/${names.doc}/vars/title`, { token: owner.token })).status).toBe(201);
@@ -79,17 +97,27 @@ describe('X-Content-Type-Options: nosniff on every answer', () => {
       ['GET', `/u/${owner.username}/d/${names.doc}`],
       ['GET', `/v1/u/${owner.username}/d/${names.doc}/v/title/txt`],
     );
-    if (scalar) shots.push(['GET', scalar], ['GET', `${scalar}?v=1`]);
+    if (scalar)
+      shots.push(
+        ['GET', scalar],
+        ['GET', `${scalar}?v=1`],
+        ['GET', scalar, { Authorization: `Bearer ${owner.token}` }],
+      );
 
     const missing: string[] = [];
+    const caching: string[] = [];
     for (let i = 0; i < shots.length; i += 8) {
       const batch = shots.slice(i, i + 8);
       const answers = await Promise.all(batch.map(([m, p, h, b]) => send(m, p, h, b)));
       answers.forEach((res, j) => {
-        if (sniffable(res)) missing.push(`${batch[j]![0]} ${batch[j]![1]} → ${res.status}`);
+        const [method, path, headers] = batch[j]!;
+        if (sniffable(res)) missing.push(`${method} ${path} → ${res.status}`);
+        const fault = cacheFault(res, path, headers);
+        if (fault) caching.push(`${method} ${path} → ${res.status}: ${fault}`);
       });
     }
     expect(shots.length).toBeGreaterThan(routes.length);
     expect(missing).toEqual([]);
+    expect(caching, 'every answer states a caching rule; public only for build-time answers').toEqual([]);
   });
 });

@@ -9,6 +9,7 @@
 import { nowIso } from '../core/clock';
 import { dbFor } from '../core/context';
 import { sweepExpiredTokens } from '../core/tokens';
+import { archiveTrees, dayOf, type ArchivedRun } from '../jobs/run-archive';
 import { INLINE_OUTPUT, outputKey } from '../jobs/run-output';
 import {
   mayContinue,
@@ -117,13 +118,24 @@ const mailBatch: Batch = async (env, step, limit) => {
   return changes(del!);
 };
 
-interface TreeRow {
-  id: number;
-  name: string;
-  job_id: number;
-  top: number;
-  output_size: number | null;
+/** A run of a tree past retention: its row as archived, and the id of its top-level run. */
+interface TreeRow extends ArchivedRun {
   top_id: number;
+}
+
+/** Archives whole trees by their top-level run's job and day (run-archive.ts), one day object at a time. */
+async function archiveRows(bucket: R2Bucket, rows: TreeRow[]): Promise<void> {
+  const tops = new Map(rows.filter((r) => r.id === r.top_id).map((r) => [r.id, r]));
+  const groups = new Map<string, { jobId: number; day: string; runs: ArchivedRun[] }>();
+  for (const { top_id, ...run } of rows) {
+    const top = tops.get(top_id) ?? run;
+    const day = dayOf(top.name);
+    const key = `${top.job_id} ${day}`;
+    const group = groups.get(key) ?? { jobId: top.job_id, day, runs: [] };
+    group.runs.push(run);
+    groups.set(key, group);
+  }
+  for (const g of groups.values()) await archiveTrees(bucket, g.jobId, g.day, g.runs);
 }
 
 /**
@@ -148,7 +160,8 @@ const runsBatch: Batch = async (env, step, limit) => {
       `WITH RECURSIVE tree(id, top_id) AS (
          SELECT value, value FROM json_each(?1)
          UNION ALL SELECT c.id, tree.top_id FROM job_runs c JOIN tree ON c.parent_id = tree.id)
-       SELECT j.id, j.name, j.job_id, j.top, j.output_size, tree.top_id FROM tree JOIN job_runs j ON j.id = tree.id`,
+       SELECT j.*, tree.top_id, r.name AS job, r.shortname AS job_shortname
+       FROM tree JOIN job_runs j ON j.id = tree.id JOIN resources r ON r.id = j.job_id`,
     )
       .bind(JSON.stringify(tops))
       .all<TreeRow>()
@@ -166,6 +179,8 @@ const runsBatch: Batch = async (env, step, limit) => {
     total += n;
   }
   const rows = tree.filter((r) => taken.has(r.top_id));
+  // Their summaries to the archive before anything goes: status, stats and the listing stay readable.
+  await archiveRows(env.BLOBS, rows);
   // Outputs first: a crash after this leaves rows whose output is already past its 30-day retention (410 either way).
   const keys = rows.filter((r) => (r.output_size ?? 0) > INLINE_OUTPUT).map((r) => outputKey(r.job_id, r.name));
   if (keys.length) await env.BLOBS.delete(keys);

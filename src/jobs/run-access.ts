@@ -17,12 +17,15 @@ import { findUser, loadResource, type ResourceCtx } from '../core/resource';
 import { resources } from '../db/schema';
 import { jobKind } from './kind';
 import { RUN_NAME } from './run-name';
-import { runQuery } from './run-reads';
+import { archivedRun, type ArchivedRun } from './run-archive';
+import { runQuery, type ChildStats } from './run-reads';
 import { jobRuns, type RunRow } from './schema';
 
 export interface RunCtx extends ResourceCtx {
   /** The run; `access` is the caller's access to it (see runAccess). */
   run: RunRow;
+  /** The run's children, when the run was read from the archive (run-archive.ts). */
+  archivedChildren?: ChildStats[];
 }
 
 const NEVER_PUBLIC = 'runs, logs and outputs of a job are never public: they need a share or ownership';
@@ -59,6 +62,9 @@ export async function loadRunCtx(ctx: Ctx): Promise<RunCtx> {
   }
   const own = forRuns(rc.access);
   const row = RUN_NAME.test(name) ? ((rc.preloaded?.rows as RunRow[] | undefined)?.[0] ?? null) : null;
+  // Past retention a run's row is in the archive: one R2 read, for those who may read the job's runs.
+  const archived = !row && own && RUN_NAME.test(name) ? await archivedRun(ctx.env.BLOBS, rc.resource.id, name) : null;
+  if (archived) return { ...rc, access: own!, run: archived.run, archivedChildren: archived.children.map(childStats) };
   if (!row) {
     if (!own) throw forbidden(NEVER_PUBLIC);
     throw notFound(`no such run: ${name}`);
@@ -98,3 +104,16 @@ async function childOfHiddenJob(ctx: Ctx, name: string, hidden: HttpError): Prom
     : `/v1/${jobKind.collection}/${job}`;
   return { ...ctx, resource: found.job, owner, access, kind: jobKind, base, run: found.run };
 }
+
+/** An archived child as its parent's stats list it (as childrenOf reads a live one). */
+const childStats = (r: ArchivedRun): ChildStats => ({
+  name: r.name,
+  shortname: r.shortname,
+  job: r.job,
+  job_shortname: r.job_shortname,
+  parent_step: r.parent_step,
+  status: r.status,
+  started_on: r.started_on,
+  completed_on: r.completed_on,
+  duration: r.duration,
+});

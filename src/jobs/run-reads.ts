@@ -6,6 +6,7 @@
 import { and, desc, eq, or, sql, type SQL } from 'drizzle-orm';
 import { resources } from '../db/schema';
 import type { Db } from '../core/context';
+import { archivedTops } from './run-archive';
 import { pageOf, type KeyShape, type Page, type PageRequest } from '../core/paging';
 import { jobRunDays, jobRuns, type RunRow } from './schema';
 
@@ -82,7 +83,16 @@ export async function childrenOf(db: Db, runId: number): Promise<ChildStats[]> {
   return rows;
 }
 
-export async function runStats(db: Db, row: RunRow, job: { name: string; shortname: string }): Promise<RunStats> {
+/**
+ * A run's stats; `children` given for an archived run (run-archive.ts: its children are in
+ * the archive, not in D1).
+ */
+export async function runStats(
+  db: Db,
+  row: RunRow,
+  job: { name: string; shortname: string },
+  children?: ChildStats[],
+): Promise<RunStats> {
   return {
     name: row.name,
     shortname: row.shortname,
@@ -96,7 +106,7 @@ export async function runStats(db: Db, row: RunRow, job: { name: string; shortna
     source: row.source,
     has_output: row.output_name !== null,
     created_by: row.created_by,
-    children: await childrenOf(db, row.id),
+    children: children ?? (await childrenOf(db, row.id)),
   };
 }
 
@@ -124,24 +134,39 @@ export const RUNS_KEY: KeyShape = ['string', 'number'];
 /** A page of a job's top-level runs, newest first, from the index; keyed by (started_on, id). */
 export async function recentRuns(
   db: Db,
+  bucket: R2Bucket,
   jobId: number,
   page: PageRequest,
-): Promise<Page<{ name: string; started_on: string; completed_on: string | null }>> {
+): Promise<Page<{ id: number; name: string; started_on: string; completed_on: string | null }>> {
   const after = page.after;
-  const rows = await db
-    .select({ id: jobRuns.id, name: jobRuns.name, started_on: jobRuns.started_on, completed_on: jobRuns.completed_on })
-    .from(jobRuns)
-    .where(
-      and(
-        eq(jobRuns.job_id, jobId),
-        eq(jobRuns.top, 1),
-        // Older than the last run answered, in NEWEST_FIRST's order (a row value: one index range).
-        after ? sql`(${jobRuns.started_on}, ${jobRuns.id}) < (${after[0]}, ${after[1]})` : undefined,
-      ),
-    )
-    .orderBy(...NEWEST_FIRST)
-    .limit(page.limit + 1);
-  return pageOf(rows, page, (r) => [r.started_on, r.id]);
+  const [rows, archived] = await db.batch([
+    db
+      .select({
+        id: jobRuns.id,
+        name: jobRuns.name,
+        started_on: jobRuns.started_on,
+        completed_on: jobRuns.completed_on,
+      })
+      .from(jobRuns)
+      .where(
+        and(
+          eq(jobRuns.job_id, jobId),
+          eq(jobRuns.top, 1),
+          // Older than the last run answered, in NEWEST_FIRST's order (a row value: one index range).
+          after ? sql`(${jobRuns.started_on}, ${jobRuns.id}) < (${after[0]}, ${after[1]})` : undefined,
+        ),
+      )
+      .orderBy(...NEWEST_FIRST)
+      .limit(page.limit + 1),
+    // Whether retention archived runs of the job (its rollups): only then is the archive read.
+    db.select({ day: jobRunDays.day }).from(jobRunDays).where(eq(jobRunDays.job_id, jobId)).limit(1),
+  ]);
+  const key = (r: { started_on: string; id: number }) => [r.started_on, r.id];
+  if (rows.length > page.limit || !archived.length) return pageOf(rows, page, key);
+  // The page is not full: the older runs are in the archive (run-archive.ts).
+  const last = rows.at(-1);
+  const older = await archivedTops(bucket, jobId, last ? key(last) : after, page.limit + 1 - rows.length);
+  return pageOf([...rows, ...older], page, key);
 }
 
 export async function latestRun(db: Db, jobId: number): Promise<RunRow | null> {

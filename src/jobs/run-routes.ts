@@ -84,7 +84,12 @@ export function runRoutes(r: ResourceRoutes, runs: RunRoutes): void {
     responses: listingResponses,
     handler: async (rc) => {
       requireRunReader(rc);
-      const { items, next } = await recentRuns(rc.db, rc.resource.id, pageRequest(rc.url, RUNS_KEY, RUNS_PAGE));
+      const { items, next } = await recentRuns(
+        rc.db,
+        rc.env.BLOBS,
+        rc.resource.id,
+        pageRequest(rc.url, RUNS_KEY, RUNS_PAGE),
+      );
       const actions = rc.access.x ? (['GET', 'POST'] as const) : (['GET'] as const);
       return listingResponse(rc.url, {
         next,
@@ -181,7 +186,7 @@ export function runRoutes(r: ResourceRoutes, runs: RunRoutes): void {
     handler: async (rc) => {
       const row = rc.run;
       const job = row.job_id === rc.resource.id ? rc.resource : await jobOf(rc, row.job_id);
-      const stats = await runStats(rc.db, row, job);
+      const stats = await runStats(rc.db, row, job, rc.archivedChildren);
       return wantsJson(rc.req) ? jsonResponse(stats, { nvmType: 'file' }) : textResponse(statsText(stats));
     },
   });

@@ -108,7 +108,35 @@ describe('retention', () => {
     const runs = (await (await call('GET', `${J}/busy/runs`, { token: u.token })).json()) as unknown[];
     expect(runs.length).toBe(30);
     expect((await call('GET', `${J}/busy/runs/${names[50]}/stats`, { token: u.token })).status).toBe(200);
-    expect((await call('GET', `${J}/busy/runs/${names[49]}/stats`, { token: u.token })).status).toBe(404);
+
+    // The 50 swept runs left D1 for the archive (R2): their status, stats and folder answer as a
+    // live run's do, the log and output 410 (past 30 days), and the listing pages into them.
+    const archived = `${J}/busy/runs/${names[49]}`;
+    expect(await (await call('GET', `${archived}/status`, { token: u.token })).text()).toBe('success');
+    const oldest = await call('GET', `${J}/busy/runs/${names[0]}/stats`, {
+      token: u.token,
+      headers: { Accept: 'application/json' },
+    });
+    expect(oldest.status).toBe(200);
+    const oldestStats = (await oldest.json()) as { name: string; status: string; children: { job: string }[] };
+    expect(oldestStats).toMatchObject({ name: names[0], status: 'failed', children: [{ job: 'busy' }] });
+    expect((await call('GET', archived, { token: u.token })).status).toBe(200);
+    expect((await call('GET', `${archived}/log`, { token: u.token })).status).toBe(410);
+    expect((await call('GET', `${archived}/output`, { token: u.token })).status).toBe(410);
+    expect((await call('GET', `${J}/busy/runs/20200101-000000-nosuchrun`, { token: u.token })).status).toBe(404);
+    const other = await makeUser();
+    expect((await call('GET', `${archived}/status`, { token: other.token })).status).toBe(404);
+    const listed: string[] = [];
+    for (let path: string | null = `${J}/busy/runs?limit=40`; path;) {
+      const page = await call('GET', path, { token: u.token });
+      listed.push(...((await page.json()) as { name: string }[]).map((r) => r.name));
+      const next = /^<([^>]+)>/.exec(page.headers.get('Link') ?? '')?.[1];
+      path = next ? new URL(next).pathname + new URL(next).search : null;
+    }
+    expect(listed).toEqual([...names].reverse());
+    // The archive is the job's: it goes with the job.
+    const archive = async () => (await env.BLOBS.list({ prefix: `r/${jobId}/runs-archive/` })).objects.length;
+    expect(await archive()).toBeGreaterThan(0);
 
     // stats/runs: the kept rows, then the rolled-up days; together they count all 150.
     const stats = (await (
@@ -129,6 +157,9 @@ describe('retention', () => {
     });
     const body = (await gql.json()) as { data: { jobs: { id: string; run_count: number }[] } };
     expect(body.data.jobs.find((j) => j.id === 'busy')?.run_count).toBe(150);
+    expect((await call('DELETE', `${J}/busy`, { token: u.token })).status).toBe(204);
+    for (let i = 0; i < 100 && (await archive()) > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await archive()).toBe(0); // the job's blobs go after its answer (folder-routes.ts)
   });
 
   it('sends past 90 days go, the newest 100 of an e-mail stay, stats/runs reports the rolled-up days first', async () => {

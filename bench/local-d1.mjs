@@ -46,14 +46,16 @@ export function d1(stateDir, sql) {
 
 /**
  * Inserts `count` finished top-level runs of `owner`'s job `job` in one statement (recursive CTE), started
- * `perDay` a day from `from` on (so older history spans count / perDay days).
+ * `perDay` a day from `from` on (so older history spans count / perDay days), each named by its start as the
+ * platform names runs (`<YYYYMMDD>-<HHMMSS>-<job><n>`).
  */
 export function seedRuns(stateDir, owner, job, count, { from = '2025-01-01', perDay = count } = {}) {
   d1(
     stateDir,
     `WITH RECURSIVE seq(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM seq WHERE n < ${count})
      INSERT INTO job_runs (name, shortname, job_id, top, parent_id, root_job_id, parent_step, status, trigger, source, created_by, started_on, completed_on, duration)
-     SELECT printf('20250101-000000-%s%07d', '${job}', n), printf('s%s%07d', '${job}', n), r.id, 1, NULL, r.id, NULL,
+     SELECT strftime('%Y%m%d-%H%M%S', '${from}', '+' || ((n - 1) / ${perDay}) || ' days', '+' || (n % 1440) || ' minutes')
+              || printf('-%s%07d', '${job}', n), printf('s%s%07d', '${job}', n), r.id, 1, NULL, r.id, NULL,
             CASE WHEN n % 10 = 0 THEN 'failed' ELSE 'success' END, 'api', 'bench', '${owner}',
             strftime('%Y-%m-%dT%H:%M:%fZ', '${from}', '+' || ((n - 1) / ${perDay}) || ' days', '+' || (n % 1440) || ' minutes'),
             strftime('%Y-%m-%dT%H:%M:%fZ', '${from}', '+' || ((n - 1) / ${perDay}) || ' days', '+' || (n % 1440) || ' minutes', '+1 seconds'),

@@ -4,6 +4,7 @@
 // into per-day counts (target: within 1.5x of each other, and stats/runs still counting all 100,000).
 // Ticks are driven through GET /__scheduled (npm start serves it); the rows are seeded straight into local D1.
 import { d1, seedRuns, stateDirOf } from '../local-d1.mjs';
+import { interleaved, quantile, record } from '../interleaved.mjs';
 
 export default async function retention(b) {
   const u = await b.makeUser();
@@ -93,6 +94,23 @@ export default async function retention(b) {
     'target: within 1.5x of before',
   );
   const countedAfter = await counted();
+  // The newest run (in D1) and the oldest (archived in R2 by the sweep: seedRuns names run n by its start).
+  const live = (await (await ok('GET', '/v1/code/jobs/history/runs?limit=1')).json())[0].name;
+  const archived = '20250101-000100-history0000001';
+  const statusOf = (name) => ({ method: 'GET', path: `/v1/code/jobs/history/runs/${name}/status`, headers: auth });
+  await b.measure('retention: GET status of an archived run', statusOf(archived).path, { headers: auth });
+  const [liveLat, archivedLat] = await interleaved(b, [statusOf(live), statusOf(archived)], 200);
+  record(b, 'retention: GET status of a live run, interleaved x200', liveLat);
+  record(
+    b,
+    'retention: GET status of an archived run, interleaved x200',
+    archivedLat,
+    'target: within 2x of a live run',
+  );
+  const statusRatio = quantile(archivedLat, 0.5) / quantile(liveLat, 0.5);
+  console.log(
+    `retention: archived / live run status p50 = ${quantile(archivedLat, 0.5).toFixed(2)} / ${quantile(liveLat, 0.5).toFixed(2)} ms = ${statusRatio.toFixed(2)} (target <= 2) ${statusRatio <= 2 ? 'OK' : 'MISSED'}`,
+  );
   console.log(
     `retention: job_runs left ${runs.rows.job_runs}, job_run_days ${runs.rows.job_run_days}; ` +
       `GET runs p50 after/before ${(after.p50_ms / before.p50_ms).toFixed(2)}x; ` +

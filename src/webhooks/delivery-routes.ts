@@ -8,7 +8,7 @@ import { listingQuery } from '../core/listing';
 import { BY_ID, nextLink, pageOf, pageRequest } from '../core/paging';
 import type { Scope } from '../core/scope';
 import { loadEndpoint } from './endpoint-routes';
-import { queuedBody } from './record';
+import { queuedResponses } from './record';
 import type { OwnerCtx } from './owner';
 import { DELIVERY_STATUSES, webhookDeliveries, type Delivery, type Webhook } from './schema';
 import { wake } from './wake';
@@ -131,14 +131,7 @@ export function deliveryRoutes(scope: Scope<OwnerCtx, object>): void {
 
   scope.post('/:name/deliveries/:id/redeliver', {
     summary: 'Attempt a delivery once more (same webhook-id, signed with the current secret); answers its id',
-    responses: {
-      202: {
-        description: 'Queued: {status, delivery} (the delivery id)',
-        type: 'application/json',
-        schema: queuedBody,
-      },
-      409: { description: 'The endpoint is disabled' },
-    },
+    responses: queuedResponses,
     handler: async (ctx) => {
       const { hook, d } = await loadDelivery(ctx);
       if (!hook.enabled) throw conflict(`webhook endpoint ${hook.name} is disabled: enable it first`);

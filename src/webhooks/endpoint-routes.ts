@@ -16,7 +16,7 @@ import type { Scope } from '../core/scope';
 import { endpointOf, endpointsOf, endpointView, type Endpoint } from './endpoints';
 import type { OwnerCtx } from './owner';
 import { webhooks, type Webhook } from './schema';
-import { queued, queuedBody } from './record';
+import { queued, queuedResponses } from './record';
 import { newSecret } from './sign';
 import { wake } from './wake';
 import { endpointUrlRefusal } from './urls';
@@ -231,14 +231,7 @@ export function endpointRoutes(scope: Scope<OwnerCtx, object>): void {
 
   scope.post('/:name/test', {
     summary: 'Send a ping event to the endpoint through the normal delivery path; answers the delivery queued',
-    responses: {
-      202: {
-        description: 'Queued: {status, delivery} (the delivery id)',
-        type: 'application/json',
-        schema: queuedBody,
-      },
-      409: { description: 'The endpoint is disabled' },
-    },
+    responses: queuedResponses,
     handler: async (ctx) => {
       const hook = await loadEndpoint(ctx);
       if (!hook.enabled) throw conflict(`webhook endpoint ${hook.name} is disabled: enable it first`);

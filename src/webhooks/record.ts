@@ -71,7 +71,11 @@ export const recordEvent: EventRecorder = {
 /** The deliveries an event's statements queued, from their results (the second statement's rows). */
 export const queued = (results: unknown[]) => (results[1] ?? []) as { id: number; webhook_id: number }[];
 
-/** What test and redeliver answer: the delivery they queued. */
+/** What test and redeliver answer: the delivery they queued (202), or 409 for a disabled endpoint. */
 export const queuedBody = z
   .object({ status: z.literal('queued'), delivery: z.number().int().describe('The delivery id (deliveries/<id>)') })
   .meta({ id: 'QueuedDelivery', example: { status: 'queued', delivery: 1207 } });
+export const queuedResponses = {
+  202: { description: 'Queued: {status, delivery} (the delivery id)', type: 'application/json', schema: queuedBody },
+  409: { description: 'The endpoint is disabled' },
+};

@@ -16,7 +16,7 @@ import { candidateOrgs } from '../groups/visibility';
 import { candidateGroups, myGroups, shapeGroups, type GqlGroup, type GroupFilter } from './groups';
 import { entryOf, KINDS, listItems, type Item, type ListArgs } from './item-lists';
 import type { Loaders } from './loaders';
-import { page, rfc2822, tagInfo, textOrNull } from './values';
+import { page, rfc2822, slicePage, tagInfo, textOrNull } from './values';
 import { lastRunOf, runStats } from './jobs';
 import { PERSON_COLUMNS, profileShown, type PersonRow } from './people';
 import { mentionsOf, type GqlComment, type GqlTopic } from './topics';
@@ -33,6 +33,8 @@ export interface GqlContext {
 }
 
 type Args<T> = T & Record<string, unknown>;
+/** `limit` and `offset` of a list read whole. */
+type Slice = { limit?: number | null; offset?: number | null };
 
 const itemFields = {
   id: (i: Item) => i.row.name,
@@ -263,10 +265,10 @@ export const resolvers = {
         .limit(limit)
         .offset(offset);
     },
-    groups: async (_: unknown, args: Args<GroupFilter>, c: GqlContext) =>
-      shapeGroups(c.env, c.db, c.caller, await candidateGroups(c.db, c.caller, args)),
-    orgs: async (_: unknown, __: unknown, c: GqlContext) =>
-      shapeGroups(c.env, c.db, c.caller, await candidateOrgs(c.db, c.caller)),
+    groups: async (_: unknown, args: Args<GroupFilter & Slice>, c: GqlContext) =>
+      shapeGroups(c.env, c.db, c.caller, slicePage(await candidateGroups(c.db, c.caller, args), args)),
+    orgs: async (_: unknown, args: Args<Slice>, c: GqlContext) =>
+      shapeGroups(c.env, c.db, c.caller, slicePage(await candidateOrgs(c.db, c.caller), args)),
   },
   Me: {
     username: (m: Me) => m.user.username,
@@ -280,9 +282,9 @@ export const resolvers = {
     admins: async (m: Me) => (await m.groups()).admin,
     superusers: async (m: Me) => (await m.groups()).superuser,
     members: async (m: Me) => (await m.groups()).member,
-    tokens: async (m: Me, _: unknown, c: GqlContext) =>
-      (await listTokens(c.db, c.env, m.user.id, now(), firstPage())).items,
-    webhooks: (m: Me, _: unknown, c: GqlContext) => endpointsOf(c.db, m.user.id),
+    tokens: async (m: Me, args: Args<Slice>, c: GqlContext) =>
+      slicePage((await listTokens(c.db, c.env, m.user.id, now(), firstPage())).items, args),
+    webhooks: async (m: Me, args: Args<Slice>, c: GqlContext) => slicePage(await endpointsOf(c.db, m.user.id), args),
     docs: mine('doc'),
     grids: mine('grid'),
     mails: mine('mail'),

@@ -48,6 +48,12 @@ export function page(args: { limit?: number | null; offset?: number | null; afte
   return { limit, offset, after: args.after ?? null };
 }
 
+/** The `limit` (default: all, up to MAX_LIMIT) items after `offset` of a list read whole (groups, tokens, webhooks). */
+export function slicePage<T>(items: T[], args: { limit?: number | null; offset?: number | null }): T[] {
+  const { limit, offset } = page({ limit: args.limit ?? MAX_LIMIT, offset: args.offset });
+  return items.slice(offset, offset + limit);
+}
+
 export type TagType = 'system' | 'user' | 'category';
 
 /** A stored tag (`fav`, `+mine`, `=finance`) as the API shows it: id as written, bare name, kind. */

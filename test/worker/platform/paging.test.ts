@@ -213,4 +213,25 @@ describe('GraphQL lists take after', () => {
     );
     expect(users.data.users.every((x: { username: string }) => x.username > u.username)).toBe(true);
   });
+
+  it('lists read whole (tokens, webhooks, groups, orgs) take limit and offset', async () => {
+    const u = await makeUser();
+    for (const w of ['w1', 'w2', 'w3'])
+      await call('PUT', `/v1/admin/webhooks/${w}`, {
+        token: u.token,
+        json: { url: 'https://hooks.example.test/x', events: ['*'] },
+      });
+    const res = await call('POST', '/gql', {
+      token: u.token,
+      json: {
+        query:
+          '{ me { webhooks(limit: 1, offset: 1) { name } all: webhooks { name } tokens(limit: 1) { token_name } } }',
+      },
+    });
+    expect((await json(res)).data.me).toEqual({
+      webhooks: [{ name: 'w2' }],
+      all: [{ name: 'w1' }, { name: 'w2' }, { name: 'w3' }],
+      tokens: [expect.objectContaining({ token_name: expect.any(String) })],
+    });
+  });
 });

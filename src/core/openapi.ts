@@ -62,9 +62,17 @@ const ERRORS: Record<number, { name: string; description: string }> = {
       'The caller may see what the path names but not do this, or the token is read-only (scope read) and the route writes',
   },
   404: { name: 'NotFound', description: 'What the path names does not exist or is not visible to the caller' },
-  409: { name: 'Conflict', description: 'It already exists (PUT creates, never updates), or a cap is reached' },
+  409: {
+    name: 'Conflict',
+    description:
+      'It already exists (PUT creates, never updates), a cap is reached, or the first request with this Idempotency-Key is still running',
+  },
   413: { name: 'ContentTooLarge', description: 'The body is larger than the route accepts' },
   415: { name: 'UnsupportedMediaType', description: 'The body has another Content-Type than the route reads' },
+  422: {
+    name: 'UnprocessableContent',
+    description: 'Idempotency-Key already used with another body or on another route (`idempotency_key_reused`)',
+  },
   429: {
     name: 'TooManyRequests',
     description: 'Rate limit of the address or the account exceeded (Retry-After, retry_after_seconds)',
@@ -72,6 +80,18 @@ const ERRORS: Record<number, { name: string; description: string }> = {
 };
 
 const hasParams = (path: string) => /:\w/.test(path);
+
+/** The request header of the routes that act (RouteSpec.idempotent). */
+const idempotencyHeader = z.object({
+  'Idempotency-Key': z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .describe(
+      'A key of your choosing (a random UUID), 1-255 printable ASCII characters: within 24 hours the same key with the same body answers the first answer again (`Idempotent-Replayed: true`) and does nothing twice; with another body or route, 422; while the first request runs, 409 (Retry-After). Keys are per account.',
+    ),
+});
 
 /**
  * The error statuses a route can answer from its declaration alone: what the handler
@@ -91,6 +111,8 @@ export function errorCodes(method: Method, path: string, spec: DeclaredRoute['sp
   if (token && ((method !== 'get' && !spec.reads) || refusable)) codes.add(403);
   if (spec.json || spec.body) codes.add(400).add(413).add(415);
   if (method === 'put') codes.add(409);
+  // Idempotency-Key (idempotency.ts): malformed (400), its first request still running (409), reused (422).
+  if (spec.idempotent) codes.add(400).add(409).add(422);
   if (spec.auth !== 'ops') codes.add(429); // the operator is exempt from rate limits
   return [...codes];
 }
@@ -152,7 +174,12 @@ function registerOperation(registry: OpenAPIRegistry, { method, path, spec }: De
         : spec.auth === 'optional'
           ? [{ bearer: [] }, {}]
           : [],
-    request: { params: paramsSchema(path), query: spec.query, ...(body ? { body } : {}) },
+    request: {
+      params: paramsSchema(path),
+      query: spec.query,
+      ...(spec.idempotent ? { headers: idempotencyHeader } : {}),
+      ...(body ? { body } : {}),
+    },
     responses: responsesOf(method, path, spec),
   });
 }

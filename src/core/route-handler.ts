@@ -7,7 +7,8 @@ import { z, type ZodType } from 'zod';
 import { authenticate, bearerToken, requireOps, usableToken, type Authenticated } from './auth';
 import { DbSession } from './context';
 import { badRequest, invalidToken, unauthorized } from './errors';
-import { DEFAULT_BODY_LIMIT, readJson } from './http';
+import { DEFAULT_BODY_LIMIT, readBytes, readJson } from './http';
+import { idempotencyKeyOf, idempotently } from './idempotency';
 import type { RouteSpec } from './route-spec';
 
 /**
@@ -48,7 +49,7 @@ export function routeHandler<S extends ZodType | undefined>(spec: RouteSpec<S>) 
         ? invalidToken('invalid token: it is unknown or was revoked (sign in again: POST /v1/token)')
         : unauthorized();
     const ctx = {
-      req,
+      req: req as Request,
       env,
       exec,
       url: new URL(req.url),
@@ -57,12 +58,23 @@ export function routeHandler<S extends ZodType | undefined>(spec: RouteSpec<S>) 
       db,
       body: undefined as unknown,
     };
+    // Idempotency-Key: the body is read first, whole (it is compared with the first request's), then handed on.
+    const key = spec.idempotent ? idempotencyKeyOf(req) : null;
+    const options = typeof spec.idempotent === 'object' ? spec.idempotent : {};
+    let bytes = new Uint8Array(0);
+    if (key !== null && req.body) {
+      bytes = (await readBytes(req, options.bodyLimit ?? DEFAULT_BODY_LIMIT)) as Uint8Array<ArrayBuffer>;
+      ctx.req = new Request(req, { body: bytes });
+    }
     if (spec.json) {
-      const parsed = spec.json.safeParse(await readJson(req, DEFAULT_BODY_LIMIT));
+      const parsed = spec.json.safeParse(await readJson(ctx.req, DEFAULT_BODY_LIMIT));
       if (!parsed.success) throw badRequest(describeZodError(parsed.error));
       ctx.body = parsed.data;
     }
-    return spec.handler(ctx as never);
+    const account = key === null ? null : options.account ? await options.account(ctx as never) : (caller?.id ?? null);
+    if (key === null || account === null) return spec.handler(ctx as never);
+    const route = `${req.method} ${ctx.url.pathname}${ctx.url.search}`;
+    return idempotently(db, { key, account, route, body: bytes }, async () => spec.handler(ctx as never));
   };
 }
 

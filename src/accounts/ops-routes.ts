@@ -33,6 +33,7 @@ const removedCounts = z.object({
   mail_runs: z.number().int(),
   job_runs: z.number().int(),
   webhook_deliveries: z.number().int(),
+  idempotency_keys: z.number().int(),
   blobs: z.number().int(),
 });
 

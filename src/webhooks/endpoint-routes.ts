@@ -179,6 +179,7 @@ export function endpointRoutes(scope: Scope<OwnerCtx, object>): void {
   scope.post('/:name/test', {
     summary: 'Send a ping event to the endpoint through the normal delivery path',
     responses: { 202: { description: 'Queued' }, 409: { description: 'The endpoint is disabled' } },
+    idempotent: true,
     handler: async (ctx) => {
       const hook = await loadEndpoint(ctx);
       if (!hook.enabled) throw conflict(`webhook endpoint ${hook.name} is disabled: enable it first`);

@@ -39,7 +39,8 @@ function decodeParams(raw: Record<string, string>): Record<string, string> {
 /** The router's handler of one route. */
 export function routeHandler<S extends ZodType | undefined>(spec: RouteSpec<S>) {
   return async (req: RoutedRequest, ...[env, exec, session, who]: RouteArgs): Promise<Response> => {
-    const db = (session ?? new DbSession(env)).db;
+    const dbSession = session ?? new DbSession(env);
+    const db = dbSession.db;
     if (spec.auth === 'ops') requireOps(env, req);
     const auth = spec.auth === 'none' || spec.auth === 'ops' ? null : await (who ? who() : authenticate(db, req));
     // The token's expiry and scope are checked before anything of the route's own (its 404s too).
@@ -71,10 +72,14 @@ export function routeHandler<S extends ZodType | undefined>(spec: RouteSpec<S>) 
       if (!parsed.success) throw badRequest(describeZodError(parsed.error));
       ctx.body = parsed.data;
     }
+    const enter = () => (spec.enter ? spec.enter(ctx) : Promise.resolve(ctx));
     const account = key === null ? null : options.account ? await options.account(ctx as never) : (caller?.id ?? null);
-    if (key === null || account === null) return spec.handler(ctx as never);
+    if (key === null || account === null) return spec.handler((await enter()) as never);
     const route = `${req.method} ${ctx.url.pathname}${ctx.url.search}`;
-    return idempotently(db, { key, account, route, body: bytes }, async () => spec.handler(ctx as never));
+    const defer = (work: Promise<unknown>) => exec.waitUntil(work);
+    return idempotently(dbSession, defer, { key, account, route, body: bytes }, enter, async (c) =>
+      spec.handler(c as never),
+    );
   };
 }
 

@@ -41,6 +41,12 @@ export interface RouteSpec<S extends ZodType | undefined = undefined, C extends 
    * replayed to a retry (core/idempotency.ts). `true`: keys of the signed-in caller, a body of at most 1 MiB.
    */
   idempotent?: true | Idempotency<S>;
+  /**
+   * What the route checks before it acts, and only reads (a scope's: it loads what the path names and refuses a caller
+   * who may not use it); what it answers is the handler's context. An idempotent route runs it beside the claim of its
+   * key.
+   */
+  enter?: (ctx: Ctx) => Promise<Ctx>;
   handler: (ctx: C & { body: S extends ZodType ? z.infer<S> : undefined }) => Response | Promise<Response>;
 }
 

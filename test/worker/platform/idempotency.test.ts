@@ -70,6 +70,16 @@ describe('a retry with the same Idempotency-Key and body answers the first answe
     expect(await runsOf(u, 'once')).toEqual([a.run]);
   });
 
+  it('a new key costs a trigger no D1 round trip of its own: the claim rides with the load of the job', async () => {
+    const u = await makeUser();
+    await makeJob(u, 'cheap', `export default { async run() { return 'ok'; } }`);
+    const trips = (res: Response) => res.headers.get('Server-Timing');
+    const plain = await call('POST', `${J}/cheap/data`, { token: u.token, json: {} });
+    const fresh = await call('POST', `${J}/cheap/data`, keyed(unique('k'), { token: u.token, json: {} }));
+    expect(fresh.status).toBe(200);
+    expect(trips(fresh)).toBe(trips(plain));
+  });
+
   it('a trigger with Prefer: respond-async: the same 202, run id, Location and X-Run-Id', async () => {
     const u = await makeUser();
     await makeJob(
@@ -197,7 +207,7 @@ describe('a key is for one request', () => {
 
   it('two requests at once with one key: exactly one acts, the other is 409 in progress or its replay', async () => {
     const u = await makeUser();
-    const slow = `export default { async run() { await new Promise((r) => setTimeout(r, 2000)); return 'done ' + Math.random(); } }`;
+    const slow = `export default { async run() { await new Promise((r) => setTimeout(r, 3000)); return 'done ' + Math.random(); } }`;
     await makeJob(u, 'slow', slow);
     const opts = keyed(unique('k'), { token: u.token, json: {} });
     // Sent together: whichever claims first acts.

@@ -38,6 +38,11 @@ const errorBody = z
     row: z.number().int().optional().describe('400 on a grid layout: the row at fault'),
     column: z.number().int().optional().describe('400 on a grid layout: the column at fault'),
     allowed: z.array(z.string()).optional().describe('405: the methods the path answers'),
+    answered: z
+      .number()
+      .int()
+      .optional()
+      .describe('409 `idempotency_answer_not_kept`: the status the first request with the key answered'),
   })
   .passthrough();
 

@@ -5,12 +5,13 @@
 
 /**
  * Latencies (ms) of each request, sent in turns over one keep-alive connection: every
- * round sends each request once, in an order that alternates between rounds.
+ * round sends each request once, in an order that alternates between rounds. A request's
+ * `headers` may be a function: called per request (a fresh Idempotency-Key each time).
  */
 export async function interleaved(b, requests, samples = 400, warmup = 40) {
   const once = async ({ method, path, headers, body }) => {
     const start = process.hrtime.bigint();
-    const res = await b.request(method, path, { headers, body });
+    const res = await b.request(method, path, { headers: typeof headers === 'function' ? headers() : headers, body });
     if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status}`);
     return Number(process.hrtime.bigint() - start) / 1e6;
   };

@@ -19,6 +19,7 @@ import { threadComments, threads } from '../core/thread';
 import { DELETED_AUTHOR } from '../core/thread/rules';
 import {
   groups,
+  idempotencyKeys,
   members,
   outbox,
   resources,
@@ -229,6 +230,8 @@ const STEPS: Step[] = [
   (_env, db, userId) => unlinkSome(db, webhooks, webhooks.created_by, userId),
   (_env, db, userId) => deleteSome(db, webhookEvents, eq(webhookEvents.owner_id, userId)),
   (_env, db, userId) => deleteSome(db, tokens, eq(tokens.user_id, userId)),
+  // Its Idempotency-Key answers (sealed, but they are its requests').
+  (_env, db, userId) => deleteSome(db, idempotencyKeys, eq(idempotencyKeys.account_id, userId)),
   // Last: the users row and the marker, together (anything a step missed cascades with the row).
   async (_env, db, userId) => {
     await db.batch([

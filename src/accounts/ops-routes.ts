@@ -47,6 +47,7 @@ const removedCounts = z.object({
   mail_runs: z.number().int(),
   job_runs: z.number().int(),
   webhook_deliveries: z.number().int(),
+  idempotency_keys: z.number().int(),
   blobs: z.number().int(),
 });
 
@@ -74,10 +75,25 @@ const retentionReport = z
       settings: retentionSettings({}),
       last_sweep: {
         swept_on: '2025-10-02T03:00:00.412Z',
-        removed: { outbox: 12, resource_log: 340, mail_runs: 0, job_runs: 25, webhook_deliveries: 61, blobs: 3 },
+        removed: {
+          outbox: 12,
+          resource_log: 340,
+          mail_runs: 0,
+          job_runs: 25,
+          webhook_deliveries: 61,
+          idempotency_keys: 7,
+          blobs: 3,
+        },
         duration_ms: 184,
       },
-      rows: { outbox: 88, resource_log: 15230, mail_runs: 42, job_runs: 977, webhook_deliveries: 1204 },
+      rows: {
+        outbox: 88,
+        resource_log: 15230,
+        mail_runs: 42,
+        job_runs: 977,
+        webhook_deliveries: 1204,
+        idempotency_keys: 310,
+      },
     },
   });
 

@@ -3,6 +3,7 @@
  * number), and the plan of one sweep tick: which table, under which cutoff, in batches of how many rows, within the
  * tick's row budget. The I/O (D1 deletes, R2 blobs, the sweep record) is retention.ts.
  */
+import { IDEMPOTENCY_WINDOW_MS } from '../core/idempotency';
 
 export interface RetentionSettings {
   enabled: boolean;
@@ -65,7 +66,8 @@ export function retentionSettings(env: Vars): RetentionSettings {
   return out;
 }
 
-export type RetentionTable = 'outbox' | 'resource_log' | 'mail_runs' | 'job_runs' | 'webhook_deliveries';
+export type RetentionTable =
+  'outbox' | 'resource_log' | 'mail_runs' | 'job_runs' | 'webhook_deliveries' | 'idempotency_keys';
 
 /** What one tick sweeps: each table's cutoff (ISO; older rows may go) and how many of its newest rows always stay. */
 export interface SweepStep {
@@ -86,6 +88,8 @@ export function planSweep(s: RetentionSettings, nowMs: number): SweepStep[] {
     { table: 'mail_runs', cutoff: cutoff(s.runs_days), keep: s.runs_keep },
     { table: 'job_runs', cutoff: cutoff(s.runs_days), keep: s.runs_keep },
     { table: 'webhook_deliveries', cutoff: cutoff(s.webhooks_days), keep: 0 },
+    // Idempotency-Key answers: their 24 hours are what the API promises, no var changes them.
+    { table: 'idempotency_keys', cutoff: new Date(nowMs - IDEMPOTENCY_WINDOW_MS).toISOString(), keep: 0 },
   ];
 }
 

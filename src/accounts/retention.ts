@@ -214,12 +214,24 @@ const webhooksBatch: Batch = async (env, step, limit) => {
   return changes(deliveries!) + changes(events!);
 };
 
+// Idempotency-Key answers past their 24 hours (core/idempotency.ts), a claim still pending too.
+const idempotencyBatch: Batch = async (env, step, limit) =>
+  changes(
+    await env.DB.prepare(
+      `DELETE FROM idempotency_keys WHERE rowid IN (SELECT rowid FROM idempotency_keys
+       WHERE created_on < ?1 ORDER BY created_on LIMIT ?2)`,
+    )
+      .bind(step.cutoff, limit)
+      .run(),
+  );
+
 const BATCHES: Record<RetentionTable, Batch> = {
   outbox: outboxBatch,
   resource_log: logBatch,
   mail_runs: mailBatch,
   job_runs: runsBatch,
   webhook_deliveries: webhooksBatch,
+  idempotency_keys: idempotencyBatch,
 };
 
 export interface SweepResult {
@@ -243,6 +255,7 @@ export async function sweepRetention(env: Env, at: number, settings?: RetentionS
     mail_runs: 0,
     job_runs: 0,
     webhook_deliveries: 0,
+    idempotency_keys: 0,
     blobs: 0,
     tokens: 0,
   };
@@ -292,6 +305,7 @@ export const RETENTION_TABLES = [
   'job_run_days',
   'mail_run_days',
   'webhook_deliveries',
+  'idempotency_keys',
 ];
 
 /** What GET /v1/ops/retention answers: the settings, the last sweep, the row count of every table it bounds. */

@@ -111,6 +111,12 @@ export function tokenRoutes(api: Api): void {
         description: `${SIGNIN_MAX_FAILURES} failed sign-ins for this username within ${SIGNIN_WINDOW_MS / 60_000} minutes (Retry-After)`,
       },
     },
+    // Keys are the account's the body names (no caller here): a retry with the same body gets the same token.
+    idempotent: {
+      account: async (ctx) =>
+        (await ctx.db.select({ id: users.id }).from(users).where(eq(users.username, ctx.body.username)).get())?.id ??
+        null,
+    },
     handler: async (ctx) => {
       const {
         username,

@@ -26,8 +26,17 @@ export const ERROR_CODES: Readonly<Record<number, string>> = {
   503: 'unavailable',
   504: 'timeout',
 };
-/** Codes that refine a status's own: a token that was sent but does not authenticate (401). */
-export const FINER_CODES = ['invalid_token'] as const;
+/**
+ * Codes that refine a status's own: a token that was sent but does not authenticate (401); an Idempotency-Key
+ * (core/idempotency.ts) whose first request is still running (409), reused with another body or route (422), or whose
+ * first answer was too large to keep (409).
+ */
+export const FINER_CODES = [
+  'invalid_token',
+  'idempotency_in_progress',
+  'idempotency_key_reused',
+  'idempotency_answer_not_kept',
+] as const;
 
 export class HttpError extends Error {
   constructor(

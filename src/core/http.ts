@@ -73,6 +73,11 @@ export async function readBytes(
     }
     chunks.push(value);
   }
+  return concatBytes(chunks, size);
+}
+
+/** Chunks of a stream as one array (`size`: their total length). */
+export function concatBytes(chunks: Uint8Array[], size: number): Uint8Array {
   if (chunks.length === 1) return chunks[0]!;
   const out = new Uint8Array(size);
   let at = 0;

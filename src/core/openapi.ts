@@ -42,6 +42,11 @@ export const errorBody = z
     row: z.number().int().optional().describe('400 on a grid layout: the row at fault'),
     column: z.number().int().optional().describe('400 on a grid layout: the column at fault'),
     allowed: z.array(z.string()).optional().describe('405: the methods the path answers'),
+    answered: z
+      .number()
+      .int()
+      .optional()
+      .describe('409 `idempotency_answer_not_kept`: the status the first request with the key answered'),
   })
   .passthrough()
   .meta({
@@ -74,9 +79,17 @@ const ERRORS: Record<number, { name: string; description: string }> = {
       'The caller may see what the path names but not do this, or the token is read-only (scope read) and the route writes',
   },
   404: { name: 'NotFound', description: 'What the path names does not exist or is not visible to the caller' },
-  409: { name: 'Conflict', description: 'It already exists (PUT creates, never updates), or a cap is reached' },
+  409: {
+    name: 'Conflict',
+    description:
+      'It already exists (PUT creates, never updates), a cap is reached, or the first request with this Idempotency-Key is still running',
+  },
   413: { name: 'ContentTooLarge', description: 'The body is larger than the route accepts' },
   415: { name: 'UnsupportedMediaType', description: 'The body has another Content-Type than the route reads' },
+  422: {
+    name: 'UnprocessableContent',
+    description: 'Idempotency-Key already used with another body or on another route (`idempotency_key_reused`)',
+  },
   429: {
     name: 'TooManyRequests',
     description: 'Rate limit of the address or the account exceeded (Retry-After, retry_after_seconds)',
@@ -93,6 +106,17 @@ const linkHeader = {
     schema: { type: 'string' as const },
   },
 };
+/** The request header of the routes that act (RouteSpec.idempotent). */
+const idempotencyHeader = z.object({
+  'Idempotency-Key': z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .describe(
+      'A key of your choosing (a random UUID), 1-255 printable ASCII characters: within 24 hours the same key with the same body answers the first answer again (`Idempotent-Replayed: true`) and does nothing twice; with another body or route, 422; while the first request runs, 409 (Retry-After). Keys are per account.',
+    ),
+});
 
 /**
  * The error statuses a route can answer from its declaration alone: what the handler
@@ -113,6 +137,8 @@ export function errorCodes(method: Method, path: string, spec: DeclaredRoute['sp
   if (spec.json || spec.body) codes.add(400).add(413).add(415);
   if (isListing(spec)) codes.add(400); // a limit or cursor that is not one
   if (method === 'put') codes.add(409);
+  // Idempotency-Key (idempotency.ts): malformed (400), its first request still running (409), reused (422).
+  if (spec.idempotent) codes.add(400).add(409).add(422);
   if (spec.auth !== 'ops') codes.add(429); // the operator is exempt from rate limits
   return [...codes];
 }
@@ -191,6 +217,7 @@ function registerOperation(registry: OpenAPIRegistry, { method, path, spec }: De
     request: {
       params: paramsSchema(path),
       query: spec.query ?? (isListing(spec) ? listingQuery : undefined),
+      ...(spec.idempotent ? { headers: idempotencyHeader } : {}),
       ...(body ? { body } : {}),
     },
     responses: responsesOf(method, path, spec),

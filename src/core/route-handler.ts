@@ -7,7 +7,8 @@ import { z, type ZodType } from 'zod';
 import { authenticate, bearerToken, requireOps, usableToken, type Authenticated } from './auth';
 import { DbSession } from './context';
 import { badRequest, invalidToken, unauthorized } from './errors';
-import { DEFAULT_BODY_LIMIT, readJson } from './http';
+import { DEFAULT_BODY_LIMIT, readBytes, readJson } from './http';
+import { idempotencyKeyOf, idempotently } from './idempotency';
 import type { RouteSpec } from './route-spec';
 
 /**
@@ -38,7 +39,8 @@ function decodeParams(raw: Record<string, string>): Record<string, string> {
 /** The router's handler of one route. */
 export function routeHandler<S extends ZodType | undefined>(spec: RouteSpec<S>) {
   return async (req: RoutedRequest, ...[env, exec, session, who]: RouteArgs): Promise<Response> => {
-    const db = (session ?? new DbSession(env)).db;
+    const dbSession = session ?? new DbSession(env);
+    const db = dbSession.db;
     if (spec.auth === 'ops') requireOps(env, req);
     const auth = spec.auth === 'none' || spec.auth === 'ops' ? null : await (who ? who() : authenticate(db, req));
     // The token's expiry and scope are checked before anything of the route's own (its 404s too).
@@ -48,7 +50,7 @@ export function routeHandler<S extends ZodType | undefined>(spec: RouteSpec<S>) 
         ? invalidToken('invalid token: it is unknown or was revoked (sign in again: POST /v1/token)')
         : unauthorized();
     const ctx = {
-      req,
+      req: req as Request,
       env,
       exec,
       url: new URL(req.url),
@@ -57,12 +59,27 @@ export function routeHandler<S extends ZodType | undefined>(spec: RouteSpec<S>) 
       db,
       body: undefined as unknown,
     };
+    // Idempotency-Key: the body is read first, whole (it is compared with the first request's), then handed on.
+    const key = spec.idempotent ? idempotencyKeyOf(req) : null;
+    const options = typeof spec.idempotent === 'object' ? spec.idempotent : {};
+    let bytes = new Uint8Array(0);
+    if (key !== null && req.body) {
+      bytes = (await readBytes(req, options.bodyLimit ?? DEFAULT_BODY_LIMIT)) as Uint8Array<ArrayBuffer>;
+      ctx.req = new Request(req, { body: bytes });
+    }
     if (spec.json) {
-      const parsed = spec.json.safeParse(await readJson(req, DEFAULT_BODY_LIMIT));
+      const parsed = spec.json.safeParse(await readJson(ctx.req, DEFAULT_BODY_LIMIT));
       if (!parsed.success) throw badRequest(describeZodError(parsed.error));
       ctx.body = parsed.data;
     }
-    return spec.handler(ctx as never);
+    const enter = () => (spec.enter ? spec.enter(ctx) : Promise.resolve(ctx));
+    const account = key === null ? null : options.account ? await options.account(ctx as never) : (caller?.id ?? null);
+    if (key === null || account === null) return spec.handler((await enter()) as never);
+    const route = `${req.method} ${ctx.url.pathname}${ctx.url.search}`;
+    const defer = (work: Promise<unknown>) => exec.waitUntil(work);
+    return idempotently(dbSession, defer, { key, account, route, body: bytes }, enter, async (c) =>
+      spec.handler(c as never),
+    );
   };
 }
 

@@ -36,7 +36,29 @@ export interface RouteSpec<S extends ZodType | undefined = undefined, C extends 
   body?: { type: string; description?: string; schema?: ZodType };
   query?: z.ZodObject;
   responses: Record<number, ResponseSpec>;
+  /**
+   * The route acts (triggers, sends, creates): a request that sends `Idempotency-Key` is answered once and its answer
+   * replayed to a retry (core/idempotency.ts). `true`: keys of the signed-in caller, a body of at most 1 MiB.
+   */
+  idempotent?: true | Idempotency<S>;
+  /**
+   * What the route checks before it acts, and only reads (a scope's: it loads what the path names and refuses a caller
+   * who may not use it); what it answers is the handler's context. An idempotent route runs it beside the claim of its
+   * key.
+   */
+  enter?: (ctx: Ctx) => Promise<Ctx>;
   handler: (ctx: C & { body: S extends ZodType ? z.infer<S> : undefined }) => Response | Promise<Response>;
+}
+
+/** How an idempotent route counts its keys, when not as `true` does. */
+export interface Idempotency<S extends ZodType | undefined = undefined> {
+  /**
+   * The account whose key it is (null: none, the request is answered as without a key), from the validated request: a
+   * route without a signed-in caller (POST /v1/token: the user named in the body). Default: the caller.
+   */
+  account?: (ctx: Ctx & { body: S extends ZodType ? z.infer<S> : undefined }) => Promise<number | null>;
+  /** The most of a body the route reads (default 1 MiB): the body is read whole before the route, to compare it. */
+  bodyLimit?: number;
 }
 
 /** A route as the table lists it: its declaration less the handler (what the schema tests and docs/ROUTES.md read). */

@@ -9,7 +9,11 @@ import type { Ctx } from './context';
 import type { Auth, Method, RouteSpec } from './route-spec';
 
 /** A route of a scope: the route spec, less what the scope supplies, plus the scope's own fields `X`. */
-export type ScopedSpec<S extends ZodType | undefined, C extends Ctx, X> = Omit<RouteSpec<S, C>, 'tag' | 'auth'> & X;
+export type ScopedSpec<S extends ZodType | undefined, C extends Ctx, X> = Omit<
+  RouteSpec<S, C>,
+  'tag' | 'auth' | 'enter'
+> &
+  X;
 
 export interface Scope<C extends Ctx, X> {
   route<S extends ZodType | undefined = undefined>(method: Method, path: string, spec: ScopedSpec<S, C, X>): void;
@@ -86,7 +90,8 @@ export function scopeOn<C extends Ctx, X>(
         summary: def.summary ? def.summary(spec.summary, prefix) : spec.summary,
         tag: def.tag,
         auth: def.auth?.(spec as X) ?? 'user',
-        handler: async (ctx) => handler(await def.enter(ctx, spec as X, prefix)),
+        enter: (ctx) => def.enter(ctx, spec as X, prefix),
+        handler: (ctx) => handler(ctx as unknown as C),
       });
     }
   });

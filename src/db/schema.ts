@@ -180,6 +180,26 @@ export const tags = sqliteTable(
   (t) => [primaryKey({ columns: [t.resource_id, t.user_id, t.tag] })],
 );
 
+/**
+ * Idempotency-Key claims and the answers they replay (core/idempotency.ts, migration 0031): the key as its SHA-256, the
+ * body as an HMAC, the answer sealed with a key derived from the raw key; null status while the first request runs.
+ */
+export const idempotencyKeys = sqliteTable(
+  'idempotency_keys',
+  {
+    account_id: integer('account_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    key_hash: text('key_hash').notNull(),
+    route: text('route').notNull(),
+    request_hash: text('request_hash').notNull(),
+    status: integer('status'),
+    answer: text('answer'),
+    created_on: text('created_on').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.account_id, t.key_hash] }), index('idempotency_keys_created').on(t.created_on)],
+);
+
 export type User = typeof users.$inferSelect;
 export type Resource = typeof resources.$inferSelect;
 export type Group = typeof groups.$inferSelect;

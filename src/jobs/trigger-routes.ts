@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { HttpError } from '../core/errors';
 import { noContent, USER_BYTES_HEADERS } from '../core/http';
 import type { ResourceRoutes } from '../core/resource';
-import { bundleResponse, checkTriggerType, readTriggerInput } from './files';
+import { bundleResponse, checkTriggerType, INPUT_LIMIT, readTriggerInput } from './files';
 import { launchRun, rejectRun, startRun } from './trigger';
 import type { RunOutcome } from './run-machine';
 
@@ -20,6 +20,8 @@ export function triggerRoutes(r: ResourceRoutes): void {
     summary:
       'Trigger a run: JSON (input.json) or multipart files; answers the result when the run ends, or 202 at once with `Prefer: respond-async`',
     need: 'r',
+    // A retry with the first request's Idempotency-Key answers that run again (its input is read whole: the limit).
+    idempotent: { bodyLimit: INPUT_LIMIT },
     body: {
       type: 'application/json',
       description: 'A JSON document (stored as input.json), or multipart/form-data files',

@@ -48,6 +48,7 @@ export function statusRoutes(r: ResourceRoutes): void {
       429: { description: 'More than 10 sends of this content in 30 minutes (retry_after_seconds)' },
     },
     preload: { entries: true, caller: true },
+    idempotent: true,
     handler: send,
   });
 }

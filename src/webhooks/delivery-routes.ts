@@ -132,6 +132,7 @@ export function deliveryRoutes(scope: Scope<OwnerCtx, object>): void {
   scope.post('/:name/deliveries/:id/redeliver', {
     summary: 'Attempt a delivery once more (same webhook-id, signed with the current secret); answers its id',
     responses: queuedResponses,
+    idempotent: true,
     handler: async (ctx) => {
       const { hook, d } = await loadDelivery(ctx);
       if (!hook.enabled) throw conflict(`webhook endpoint ${hook.name} is disabled: enable it first`);

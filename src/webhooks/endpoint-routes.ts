@@ -232,6 +232,7 @@ export function endpointRoutes(scope: Scope<OwnerCtx, object>): void {
   scope.post('/:name/test', {
     summary: 'Send a ping event to the endpoint through the normal delivery path; answers the delivery queued',
     responses: queuedResponses,
+    idempotent: true,
     handler: async (ctx) => {
       const hook = await loadEndpoint(ctx);
       if (!hook.enabled) throw conflict(`webhook endpoint ${hook.name} is disabled: enable it first`);

@@ -84,6 +84,8 @@ export function collectionRoutes(api: Api, kind: ResourceKind): void {
       201: { description: 'Created', type: 'application/json', schema: listingItemSchema },
       409: { description: 'Already exists' },
     },
+    // A retry with the first request's Idempotency-Key answers its 201 again, not 409.
+    idempotent: true,
     handler: async (ctx) => {
       const name = resourceName(ctx.params[kind.param]!, `${kind.noun} name`);
       const r = await createResource(ctx, kind, ctx.caller!, name);

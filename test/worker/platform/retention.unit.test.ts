@@ -36,8 +36,17 @@ describe('retention plan', () => {
   it('cutoffs are days before now; a batch is never larger than the budget left', () => {
     const at = Date.parse('2026-06-01T00:00:00.000Z');
     const plan = planSweep(RETENTION_DEFAULTS, at);
-    expect(plan.map((p) => p.table)).toEqual(['outbox', 'resource_log', 'mail_runs', 'job_runs', 'webhook_deliveries']);
+    expect(plan.map((p) => p.table)).toEqual([
+      'outbox',
+      'resource_log',
+      'mail_runs',
+      'job_runs',
+      'webhook_deliveries',
+      'idempotency_keys',
+    ]);
     expect(plan[4]).toEqual({ table: 'webhook_deliveries', cutoff: '2026-05-02T00:00:00.000Z', keep: 0 });
+    // Idempotency-Key answers: 24 hours, whatever the vars say.
+    expect(plan[5]).toEqual({ table: 'idempotency_keys', cutoff: '2026-05-31T00:00:00.000Z', keep: 0 });
     expect(plan[0]).toEqual({ table: 'outbox', cutoff: '2026-05-02T00:00:00.000Z', keep: 0 });
     expect(plan[3]).toEqual({ table: 'job_runs', cutoff: '2026-03-03T00:00:00.000Z', keep: 100 });
     const s = { ...RETENTION_DEFAULTS, batch: 500, tick_rows: 1200 };

@@ -10,7 +10,7 @@
 import type { SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { now } from './clock';
-import { dbFor, type Db } from './context';
+import type { Db } from './context';
 
 export const EVENT_TYPES = [
   'run.succeeded',
@@ -119,27 +119,4 @@ export async function batchWithEvent(
   const results = await db.batch([first, ...rest]);
   write?.recorded(results);
   return results.slice(0, statements.length);
-}
-
-/**
- * Records the event on its own (a batch of its statements alone) and starts its delivery in
- * the background. Never throws: an event that cannot be recorded is logged, not the
- * caller's failure.
- */
-export async function emit(env: Env, bg: Background, event: PlatformEvent): Promise<void> {
-  try {
-    await batchWithEvent(env, dbFor(env), bg, [], event);
-  } catch (err) {
-    console.error('event not recorded', event.type, err);
-  }
-}
-
-/**
- * emit, for callers without a request to outlive (a Durable Object's alarm, the scheduled
- * tick): answers once the event is also handed to its endpoints.
- */
-export async function emitNow(env: Env, event: PlatformEvent): Promise<void> {
-  const pending: Promise<unknown>[] = [];
-  await emit(env, { waitUntil: (p) => void pending.push(p) }, event);
-  await Promise.all(pending);
 }

@@ -61,7 +61,7 @@ export class MailObject extends DurableObject<Env> {
       const job: MailJob = { ...head, attempts: (head.attempts ?? 0) + 1 };
       this.kv.put('queue', [job, ...queue.slice(1)]);
       try {
-        await runJob(this.env, job);
+        await runJob(this.env, job, undefined, this.ctx);
       } catch (err) {
         console.error('mail delivery', err);
       }

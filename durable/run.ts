@@ -32,7 +32,6 @@ import {
 import { INLINE_OUTPUT, outputKey, putLargeOutput } from '../src/jobs/run-output';
 import { childRunsRefusal, LOG_PAGE, LOG_TRUNCATED, logFull, oneLine } from '../src/jobs/caps';
 import type { LogPage } from '../src/jobs/run-log';
-import { emitRunEnd } from '../src/jobs/run-events';
 import { RunSteps } from '../src/jobs/run-steps';
 import { insertRejected, insertStarted, markCanceling, recordEnd } from '../src/jobs/run-writes';
 import { RETENTION_MS } from '../src/jobs/run-reads';
@@ -400,8 +399,8 @@ export class RunObject extends DurableObject<Env> {
     }
     this.setStatus(status);
     const finished = nowIso();
-    await recordEnd(this.env, this.db, head, status, out, finished, (m, s) => this.log(m, s));
-    if (head.top) await emitRunEnd(this.env, this.db, this.ctx, head, status, finished);
+    // A top-level run's event is recorded with its row; its delivery is this object's background.
+    await recordEnd(this.env, this.db, this.ctx, head, status, out, finished, (m, s) => this.log(m, s));
     this.log(
       `run ${status}${out ? ` (output ${out.filename}, ${out.data.byteLength} bytes)` : ''}`,
       status === 'success' ? 'info' : status === 'failed' ? 'error' : 'warning',

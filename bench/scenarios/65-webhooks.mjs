@@ -1,6 +1,8 @@
 // Webhooks. Targets: events per second from trigger to receiver >= 200/s locally (2 cores),
-// and added latency on the triggering request <= 1 ms p50 (recording the event is one D1
-// statement; delivery never runs inside the request). The receiver is a Node server on
+// and added latency on the triggering request <= 1 ms p50 (the event's statements join the
+// change's own batch: no D1 round trip more; delivery never runs inside the request), for a
+// document write and for a comment; and the end-to-end rate >= 0.9 of the same writes' rate
+// without an endpoint. The receiver is a Node server on
 // loopback (npm start lets endpoints be http://127.0.0.1).
 import { createServer } from 'node:http';
 
@@ -27,50 +29,60 @@ export default async function webhooks(b) {
     const without = await b.makeUser();
     const hook = await b.http('PUT', '/v1/admin/webhooks/bench', {
       token: withHook.token,
-      json: { url, events: ['document.updated'] },
+      json: { url, events: ['document.updated', 'comment.created'] },
     });
     if (hook.status !== 201) throw new Error(`webhook create: ${hook.status}`);
-    for (const u of [withHook, without]) await b.http('PUT', '/v1/vis/docs/bench_hook', { token: u.token });
+    for (const u of [withHook, without]) {
+      await b.http('PUT', '/v1/vis/docs/bench_hook', { token: u.token });
+      await b.http('PUT', '/v1/vis/docs/bench_hook/threads/bench', { token: u.token });
+    }
     const write = (u, i) =>
       b.request('POST', '/v1/vis/docs/bench_hook/summary', { token: u.token, text: `summary ${i}` });
+    const comment = (u, i) =>
+      b.request('POST', '/v1/vis/docs/bench_hook/threads/bench', { token: u.token, text: `comment ${i}` });
     // The throughput writers run concurrently (b.request shares one socket: it would serialise them).
     const writeConcurrently = async (u, i) => {
       const r = await b.http('POST', '/v1/vis/docs/bench_hook/summary', { token: u.token, text: `summary ${i}` });
       await r.arrayBuffer();
     };
 
-    // Added latency: the same write by an owner with an endpoint and by one without,
+    // Added latency: the same request by an owner with an endpoint and by one without,
     // interleaved so that both share the machine's state; deliveries run meanwhile.
-    const timed = { with: [], without: [] };
-    for (let i = 0; i < 200; i++) {
-      for (const [key, u] of i % 2
-        ? [
-            ['with', withHook],
-            ['without', without],
-          ]
-        : [
-            ['without', without],
-            ['with', withHook],
-          ]) {
-        const t = performance.now();
-        await write(u, i);
-        timed[key].push(performance.now() - t);
-      }
-    }
     const p50 = (ms) => [...ms].sort((a, c) => a - c)[Math.floor(ms.length / 2)];
-    const added = +(p50(timed.with) - p50(timed.without)).toFixed(2);
-    b.results.push({
-      name: 'webhooks: added latency of an event (p50, ms)',
-      rps: '',
-      p50_ms: added,
-      p99_ms: '',
-      errors: 0,
-      ratio: '',
-      target: 'target: <= 1 ms p50',
-    });
-    console.log(
-      `${'webhooks: added latency of an event'.padEnd(48)}   p50 with ${p50(timed.with).toFixed(2)} ms, without ${p50(timed.without).toFixed(2)} ms: +${added} ms  target: <= 1 ms p50`,
-    );
+    const addedLatency = async (label, send) => {
+      const timed = { with: [], without: [] };
+      for (let i = 0; i < 200; i++) {
+        for (const [key, u] of i % 2
+          ? [
+              ['with', withHook],
+              ['without', without],
+            ]
+          : [
+              ['without', without],
+              ['with', withHook],
+            ]) {
+          const t = performance.now();
+          await send(u, i);
+          timed[key].push(performance.now() - t);
+        }
+      }
+      const added = +(p50(timed.with) - p50(timed.without)).toFixed(2);
+      const name = `webhooks: added latency of ${label}`;
+      b.results.push({
+        name: `${name} (p50, ms)`,
+        rps: '',
+        p50_ms: added,
+        p99_ms: '',
+        errors: 0,
+        ratio: '',
+        target: 'target: <= 1 ms p50',
+      });
+      console.log(
+        `${name.padEnd(48)}   p50 with ${p50(timed.with).toFixed(2)} ms, without ${p50(timed.without).toFixed(2)} ms: +${added} ms  target: <= 1 ms p50`,
+      );
+    };
+    await addedLatency('an event', write);
+    await addedLatency('comment.created', comment);
 
     // Throughput: 1000 events from 10 concurrent writers, until the receiver has them all;
     // end to end (bounded by the writes' own rate on a shared machine), then the drain rate of
@@ -100,20 +112,23 @@ export default async function webhooks(b) {
       const got = received - start;
       const seconds = (lastAt - from) / 1000;
       const rate = Math.round(got / seconds);
+      // End to end, against the same writes without an endpoint (measured just before): >= 0.9.
+      const ofCeiling = held ? '' : +(rate / ceiling).toFixed(2);
       b.results.push({
         name: `webhooks: ${label}`,
         rps: rate,
         p50_ms: '',
         p99_ms: '',
         errors: N - got,
-        ratio: '',
-        target: 'target: >= 200/s',
+        ratio: ofCeiling,
+        target: held ? 'target: >= 200/s' : 'target: >= 200/s, >= 0.9 of the no-endpoint writes',
       });
       console.log(
-        `${`webhooks: ${label}`.padEnd(48)}   ${got}/${N} in ${seconds.toFixed(2)} s (writes took ${((triggered - t0) / 1000).toFixed(2)} s): ${rate}/s  target: >= 200/s`,
+        `${`webhooks: ${label}`.padEnd(48)}   ${got}/${N} in ${seconds.toFixed(2)} s (writes took ${((triggered - t0) / 1000).toFixed(2)} s): ${rate}/s${held ? '' : ` = ${ofCeiling} of the no-endpoint writes (target >= 0.9)`}  target: >= 200/s`,
       );
     };
     // The ceiling of the end-to-end rate: the same 1000 writes by the owner without an endpoint.
+    let ceiling = 0;
     {
       const t0 = performance.now();
       let next = 0;
@@ -123,6 +138,7 @@ export default async function webhooks(b) {
         }),
       );
       const rate = Math.round(N / ((performance.now() - t0) / 1000));
+      ceiling = rate;
       b.results.push({
         name: 'webhooks: the same writes, no endpoint (writes/s)',
         rps: rate,

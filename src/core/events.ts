@@ -1,14 +1,16 @@
 /**
- * Platform events (what webhooks deliver): their types, `emit` (an area calls it when
- * something happened) and `eventWrite` (the same, inside the batch of the change itself).
- * Either has the event recorded before the caller answers, by the recorder the Worker
- * registered (src/webhooks: the event with its deliveries, in the same D1 round trip), and
- * leaves delivery to the background. This module is all an emitting area imports:
- * recording and delivery live above it.
+ * Platform events (what webhooks deliver): their types and `eventWrite` / `batchWithEvent`,
+ * which record an event inside the batch of the change it reports (one D1 round trip, one
+ * transaction: no change without its event, and the other way), by the recorder the Worker
+ * registered (src/webhooks: the event with its deliveries), and leave delivery to the
+ * background. Every event is recorded so; only a test ping (src/webhooks), which reports no
+ * change, is a batch of its own. This module is all an emitting area imports: recording and
+ * delivery live above it.
  */
+import type { SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { now } from './clock';
-import { dbFor, type Db } from './context';
+import type { Db } from './context';
 
 export const EVENT_TYPES = [
   'run.succeeded',
@@ -45,8 +47,17 @@ export interface PlatformEvent {
   groupId?: number | null;
   /** Only this endpoint gets it (a test ping). */
   webhookId?: number;
-  /** Thin: ids, names, status, the item's url; never content or outputs. */
+  /**
+   * Thin: ids, names, status, the item's url; never content or outputs. A value may be SQL,
+   * read when the event is recorded, after the change in its batch: what only the batch
+   * knows (the id the change's insert took: `last_insert_rowid()`, a name read from a row).
+   */
   data: Record<string, unknown>;
+  /**
+   * Recorded only when this holds, read after the change in its batch (the change took
+   * effect: `changes() = 1` right after its insert, its row exists as written).
+   */
+  when?: SQL;
 }
 
 /**
@@ -108,27 +119,4 @@ export async function batchWithEvent(
   const results = await db.batch([first, ...rest]);
   write?.recorded(results);
   return results.slice(0, statements.length);
-}
-
-/**
- * Records the event on its own (a batch of its statements alone) and starts its delivery in
- * the background. Never throws: an event that cannot be recorded is logged, not the
- * caller's failure.
- */
-export async function emit(env: Env, bg: Background, event: PlatformEvent): Promise<void> {
-  try {
-    await batchWithEvent(env, dbFor(env), bg, [], event);
-  } catch (err) {
-    console.error('event not recorded', event.type, err);
-  }
-}
-
-/**
- * emit, for callers without a request to outlive (a Durable Object's alarm, the scheduled
- * tick): answers once the event is also handed to its endpoints.
- */
-export async function emitNow(env: Env, event: PlatformEvent): Promise<void> {
-  const pending: Promise<unknown>[] = [];
-  await emit(env, { waitUntil: (p) => void pending.push(p) }, event);
-  await Promise.all(pending);
 }

@@ -13,7 +13,7 @@ import { yesNoText } from '../core/examples';
 import { jsonResponse, readYesNo } from '../core/http';
 import { listingResponse, listingResponses, listingSchema } from '../core/listing';
 import type { Group, Role } from '../db/schema';
-import { memberEvent } from './member-events';
+import { memberEvent, noMemberEvent } from './member-events';
 import { answerInvite, groupByRef, membershipOf, pendingInvites } from './members';
 import { parseGroupRef } from './model';
 import { membershipSchema } from './responses';
@@ -90,9 +90,10 @@ export function inviteRoutes(api: Api): void {
     handler: async (ctx) => {
       const { group, role } = await pendingInvite(ctx);
       const yes = await readYesNo(ctx.req);
-      if (!(await answerInvite(ctx.db, group.id, ctx.caller!.id, yes)))
-        throw notFound(`you have no pending invite to ${group.ref}`);
-      if (yes) await memberEvent(ctx, 'member.joined', group, ctx.caller!.username, role);
+      const event = yes ? memberEvent(ctx, 'member.joined', group, ctx.caller!.username, role) : noMemberEvent;
+      const results = await answerInvite(ctx.db, group.id, ctx.caller!.id, yes, event.also);
+      if (!results) throw notFound(`you have no pending invite to ${group.ref}`);
+      event.recorded(results);
       return jsonResponse({
         group: group.ref,
         username: ctx.caller!.username,

@@ -180,18 +180,8 @@ export async function moveMembership(
   await writeMembership(db, groupId, userId, from, to);
 }
 
-/** Inserts a new membership; 409 when one appeared meanwhile. */
-export async function addMembership(
-  db: Db,
-  groupId: number,
-  userId: number,
-  to: Membership & { invited_by: number | null },
-): Promise<void> {
-  await writeMembership(db, groupId, userId, null, to);
-}
-
 /**
- * Adds (`from` null) or moves a membership as addMembership and moveMembership do, with
+ * Inserts a membership (`from` null; 409 when one appeared meanwhile) or moves one as moveMembership does, with
  * further statements in the same batch (one D1 round trip, one transaction): `also` gets
  * the SQL condition "this write took effect" for statements that must only act then.
  * Their results come back in order.
@@ -236,25 +226,51 @@ export async function writeMembership(
   return results.slice(1);
 }
 
-/** Removes a membership held in exactly `from`; 403 for the group's owner, 409 for its last founder or a race. */
-export async function removeMembership(db: Db, groupId: number, userId: number, from: Membership): Promise<void> {
-  const row = await db
-    .delete(members)
-    .where(and(heldAs(groupId, userId, from), keeps(groupId, null)))
-    .returning({ user_id: members.user_id })
-    .get();
-  if (!row) throw await refusal(db, groupId, userId, from);
+/** "The statement just before took effect on one row", for `also` right after a single-row change. */
+const changedOne = sql`changes() = 1`;
+
+/**
+ * Removes a membership held in exactly `from`; 403 for the group's owner, 409 for its last founder or a race. `also`
+ * as for writeMembership; their results are answered.
+ */
+export async function removeMembership(
+  db: Db,
+  groupId: number,
+  userId: number,
+  from: Membership,
+  also: (written: SQL) => BatchItem<'sqlite'>[] = () => [],
+): Promise<unknown[]> {
+  const [removed, ...results] = await db.batch([
+    db
+      .delete(members)
+      .where(and(heldAs(groupId, userId, from), keeps(groupId, null)))
+      .returning({ user_id: members.user_id }),
+    ...also(changedOne),
+  ]);
+  if (!removed.length) throw await refusal(db, groupId, userId, from);
+  return results;
 }
 
-/** Answers the caller's pending invite: active (yes) or declined (no). False when none is pending. */
-export async function answerInvite(db: Db, groupId: number, userId: number, accept: boolean): Promise<boolean> {
-  const row = await db
-    .update(members)
-    .set({ state: accept ? 'active' : 'declined', last_modified: nowIso() })
-    .where(and(eq(members.group_id, groupId), eq(members.user_id, userId), eq(members.state, 'pending')))
-    .returning({ user_id: members.user_id })
-    .get();
-  return !!row;
+/**
+ * Answers the caller's pending invite: active (yes) or declined (no); null when none is pending, else the results of
+ * `also` (as for writeMembership).
+ */
+export async function answerInvite(
+  db: Db,
+  groupId: number,
+  userId: number,
+  accept: boolean,
+  also: (written: SQL) => BatchItem<'sqlite'>[] = () => [],
+): Promise<unknown[] | null> {
+  const [answered, ...results] = await db.batch([
+    db
+      .update(members)
+      .set({ state: accept ? 'active' : 'declined', last_modified: nowIso() })
+      .where(and(eq(members.group_id, groupId), eq(members.user_id, userId), eq(members.state, 'pending')))
+      .returning({ user_id: members.user_id }),
+    ...also(changedOne),
+  ]);
+  return answered.length ? results : null;
 }
 
 /** Pending invites of a user with the group and who invited them. */

@@ -18,8 +18,8 @@ import { groupEntries } from './schema';
 import { type GroupCtx, type GroupPreload, type GroupRoutes } from './context';
 import { inviteMail } from './invite-mail';
 import { groupEntry } from './group-listing';
-import { memberEvent } from './member-events';
-import { addMembership, moveMembership, removeMembership, roleHolders, writeMembership } from './members';
+import { memberEvent, noMemberEvent } from './member-events';
+import { moveMembership, removeMembership, roleHolders, writeMembership } from './members';
 import { checkUsername, decideRoleDelete, decideRolePut, parseRole, type Membership } from './model';
 import { membershipSchema } from './responses';
 
@@ -60,10 +60,18 @@ const callerMembership = (gc: GroupCtx): Membership | null =>
 async function invite(gc: GroupCtx, target: User, current: Membership | null, role: Role): Promise<boolean> {
   const pending: Membership = { role, state: 'pending' };
   const mail = inviteMail(gc.env, gc, target, role);
-  // The invitation's outbox row joins the membership's batch, written only when the invite is.
-  await writeMembership(gc.db, gc.group.id, target.id, current, { ...pending, invited_by: gc.caller!.id }, (written) =>
-    mail ? [outboxInsert(gc.env, gc.db, mail, written)] : [],
+  const event = memberEvent(gc, 'member.invited', gc.group, target.username, role);
+  // The invitation's outbox row and the member.invited event join the membership's batch, written only when the
+  // invite is.
+  const results = await writeMembership(
+    gc.db,
+    gc.group.id,
+    target.id,
+    current,
+    { ...pending, invited_by: gc.caller!.id },
+    (written) => [...(mail ? [outboxInsert(gc.env, gc.db, mail, written)] : []), ...event.also(written)],
   );
+  event.recorded(results);
   if (!mail) return false;
   try {
     await handOff(gc.env, mail);
@@ -159,13 +167,14 @@ export function roleRoutes(g: GroupRoutes): void {
         );
       if (move.kind === 'invite' || move.kind === 'reinvite') {
         const sent = await invite(gc, target, current, role);
-        await memberEvent(gc, 'member.invited', gc.group, target.username, role);
         return answer('pending', { invitation_sent: sent });
       }
-      if (current) await moveMembership(gc.db, gc.group.id, target.id, current, { role, state: 'active' });
-      else await addMembership(gc.db, gc.group.id, target.id, { role, state: 'active', invited_by: null });
       // A promotion or demotion of an active member is no join.
-      if (current?.state !== 'active') await memberEvent(gc, 'member.joined', gc.group, target.username, role);
+      const event =
+        current?.state === 'active' ? noMemberEvent : memberEvent(gc, 'member.joined', gc.group, target.username, role);
+      event.recorded(
+        await writeMembership(gc.db, gc.group.id, target.id, current, { role, state: 'active' }, event.also),
+      );
       return answer('active');
     },
   });
@@ -189,8 +198,11 @@ export function roleRoutes(g: GroupRoutes): void {
           ok.status,
           ok.status === 404 ? `${target.username} does not hold the role ${role} in ${gc.group.ref}` : ok.message,
         );
-      await removeMembership(gc.db, gc.group.id, target.id, current!);
-      if (current!.state === 'active') await memberEvent(gc, 'member.left', gc.group, target.username, current!.role);
+      const event =
+        current!.state === 'active'
+          ? memberEvent(gc, 'member.left', gc.group, target.username, current!.role)
+          : noMemberEvent;
+      event.recorded(await removeMembership(gc.db, gc.group.id, target.id, current!, event.also));
       return noContent();
     },
   });

@@ -6,9 +6,11 @@
 import { and, eq, gt, sql } from 'drizzle-orm';
 import type { Db } from '../core/context';
 import { writeEntry } from '../core/entries';
+import { batchWithEvent, type Background } from '../core/events';
 import { newShortname } from '../core/names';
 import { resources } from '../db/schema';
 import type { Bundle } from './files';
+import { runEndEvent } from './run-events';
 import type { RunHead, RunOutcome, RunRecordSpec, RunSpec } from './run-machine';
 import { durationOf } from './run-reads';
 import { jobMeta, jobRuns, jobSchedules } from './schema';
@@ -71,10 +73,14 @@ export async function markCanceling(db: Db, runId: number, log: Log): Promise<vo
   }
 }
 
-/** The row of an ended run, and the failure streak of its job (top-level runs only). Never throws. */
+/**
+ * The row of an ended run (a top-level one's with its run.* event, delivered in `bg`), and
+ * the failure streak of its job (top-level runs only). Never throws.
+ */
 export async function recordEnd(
   env: Env,
   db: Db,
+  bg: Background,
   head: RunHead,
   status: RunOutcome['status'],
   out: Bundle | null,
@@ -93,18 +99,26 @@ export async function recordEnd(
         output_size: out?.data.byteLength ?? null,
       })
       .where(eq(jobRuns.name, head.name));
-    // A successful top-level run ends any failure streak: in the same round trip as its row
-    // (conditional, so the common case writes nothing more).
-    if (!head.top) await row;
-    else if (status === 'success')
-      await db.batch([
-        row,
-        db
-          .update(jobMeta)
-          .set({ failures: 0 })
-          .where(and(eq(jobMeta.job_id, head.jobId), gt(jobMeta.failures, 0))),
-      ]);
-    else await Promise.all([row, countFailures(env, db, head.jobId, status, log)]);
+    if (!head.top) return void (await row);
+    // A top-level run's row and its run.* event (run-events.ts) in one batch. A successful one
+    // ends any failure streak there too (conditional, so the common case writes nothing more).
+    const event = runEndEvent(env, head, status, completed);
+    if (status === 'success')
+      await batchWithEvent(
+        env,
+        db,
+        bg,
+        [
+          row,
+          db
+            .update(jobMeta)
+            .set({ failures: 0 })
+            .where(and(eq(jobMeta.job_id, head.jobId), gt(jobMeta.failures, 0))),
+        ],
+        event,
+      );
+    else
+      await Promise.all([batchWithEvent(env, db, bg, [row], event), countFailures(env, db, head.jobId, status, log)]);
   } catch (err) {
     log(`the run record could not be updated: ${(err as Error).message}`, 'error');
   }

@@ -9,7 +9,7 @@ import { eq, sql } from 'drizzle-orm';
 import { now, nowIso } from '../core/clock';
 import { dbFor, type Db } from '../core/context';
 import { entriesQuery, entryAuthorship, entryValues, type StoredAuthorship } from '../core/entries';
-import { emitNow } from '../core/events';
+import { batchWithEvent, type Background, type PlatformEvent } from '../core/events';
 import { appendLog, logInsert } from '../core/log';
 import { deliver, messageIdFor, type Attachment, type OutboundMail } from '../core/mailer';
 import { resources, users, type Resource, type User } from '../db/schema';
@@ -115,9 +115,15 @@ function triggerTarget(job: MailJob): string {
 
 /**
  * Delivers one job and records it (the trigger line first: the log reads in order); returns the final status (null when
- * the mail is gone).
+ * the mail is gone). `bg` runs the delivery of its mail.sent event (the MailObject's own background); without it, that
+ * is awaited before the answer.
  */
-export async function runJob(env: Env, job: MailJob, transport: Transport = deliver): Promise<string | null> {
+export async function runJob(
+  env: Env,
+  job: MailJob,
+  transport: Transport = deliver,
+  bg?: Background,
+): Promise<string | null> {
   const db = dbFor(env);
   let resource: Resource | undefined;
   const tally: Tally = { recipients: 0, delivered: 0, suppressed: 0, skipped: 0, failed: 0 };
@@ -232,41 +238,52 @@ export async function runJob(env: Env, job: MailJob, transport: Transport = deli
   }
   const status = runStatus(tally);
   const done = now();
+  // The send's row, its log line and (a send, not a test) its mail.sent event: one batch.
+  const event: PlatformEvent | null =
+    job.action === 'send'
+      ? {
+          type: 'mail.sent',
+          resourceId: resource.id,
+          data: {
+            mail: resource.name,
+            run: job.id,
+            status,
+            delivered: tally.delivered,
+            skipped: tally.skipped + tally.suppressed,
+            failed: tally.failed,
+          },
+        }
+      : null;
+  const pending: Promise<unknown>[] = [];
   try {
-    await db.batch([
-      db.insert(mailRuns).values({
-        resource_id: resource.id,
-        action: job.action,
-        adhoc: !!job.to,
-        created_by: job.callerName,
-        started_on: new Date(job.acceptedOn).toISOString(),
-        completed_on: nowIso(),
-        duration: Math.round(Math.max(0, done - job.acceptedOn) / 10) / 100,
-        status,
-        ...tally,
-        send_id: job.id,
-      }),
-      logInsert(
-        db,
-        resource.id,
-        `send ${job.id} (${job.action}) ${status}: ${tally.delivered} delivered, ${tally.suppressed} suppressed, ${tally.skipped} skipped, ${tally.failed} failed`,
-      ),
-    ]);
+    await batchWithEvent(
+      env,
+      db,
+      bg ?? { waitUntil: (p) => void pending.push(p) },
+      [
+        db.insert(mailRuns).values({
+          resource_id: resource.id,
+          action: job.action,
+          adhoc: !!job.to,
+          created_by: job.callerName,
+          started_on: new Date(job.acceptedOn).toISOString(),
+          completed_on: nowIso(),
+          duration: Math.round(Math.max(0, done - job.acceptedOn) / 10) / 100,
+          status,
+          ...tally,
+          send_id: job.id,
+        }),
+        logInsert(
+          db,
+          resource.id,
+          `send ${job.id} (${job.action}) ${status}: ${tally.delivered} delivered, ${tally.suppressed} suppressed, ${tally.skipped} skipped, ${tally.failed} failed`,
+        ),
+      ],
+      event,
+    );
   } catch (err) {
     console.error('mail run not recorded', err);
   }
-  if (job.action === 'send')
-    await emitNow(env, {
-      type: 'mail.sent',
-      resourceId: resource.id,
-      data: {
-        mail: resource.name,
-        run: job.id,
-        status,
-        delivered: tally.delivered,
-        skipped: tally.skipped + tally.suppressed,
-        failed: tally.failed,
-      },
-    });
+  await Promise.all(pending);
   return status;
 }

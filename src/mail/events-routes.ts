@@ -6,7 +6,6 @@
 import { z } from 'zod';
 import type { Api } from '../core/api';
 import type { Ctx } from '../core/context';
-import { emit } from '../core/events';
 import { badRequest } from '../core/errors';
 import { jsonResponse, KiB, readBytes } from '../core/http';
 import { mailEventBody, parseEvent, recordEvent, verifySignature } from './events';
@@ -26,15 +25,8 @@ export async function receiveMailEvent(ctx: Ctx): Promise<Response> {
     throw err;
   }
   const id = await verifySignature(ctx.env, ctx.req.headers, body);
-  const { outcome, reported } = await recordEvent(ctx.db, id, parseEvent(body));
-  // The mail's owner hears of it (webhooks): which send, and whether a bounce or a complaint; never the address.
-  if (reported)
-    await emit(ctx.env, ctx.exec, {
-      type: 'mail.bounced',
-      resourceId: reported.resourceId,
-      data: { mail: reported.mail, run: reported.run, kind: reported.type },
-    });
-  return jsonResponse(outcome);
+  // The mail's owner hears of it (webhooks: mail.bounced), recorded with the report.
+  return jsonResponse(await recordEvent(ctx.env, ctx.db, ctx.exec, id, parseEvent(body)));
 }
 
 export function mailEventRoutes(api: Api): void {

@@ -13,6 +13,7 @@ import { now, nowIso } from '../core/clock';
 import type { Db } from '../core/context';
 import { timingSafeEqual, webhookHmac } from '../core/crypto';
 import { badRequest, HttpError, notFound } from '../core/errors';
+import { batchWithEvent, type Background } from '../core/events';
 import { logInsert } from '../core/log';
 import { outbox, resources } from '../db/schema';
 import { normaliseAddress } from './rules';
@@ -44,14 +45,6 @@ export const mailEventBody = z
 export type MailEvent = z.infer<typeof mailEventBody>;
 
 export type EventOutcome = { status: 'recorded' | 'duplicate' | 'ignored'; reason?: string };
-
-/** What a recorded report is about, for the `mail.bounced` event (thin: never the address). */
-export interface Reported {
-  resourceId: number;
-  mail: string;
-  run: string;
-  type: 'bounced' | 'complained';
-}
 
 const enc = new TextEncoder();
 
@@ -110,19 +103,17 @@ export function parseEvent(body: string): MailEvent {
 const sendOf = (messageId: string) => /^<([^.@<>\s]+)\.[0-9a-f]+@/.exec(messageId)?.[1] ?? null;
 
 /**
- * Records one verified report: suppression, the send's count and a log line; unknown messages are ignored.
- * `reported` is set when it was recorded (not for a duplicate or an ignored one).
+ * Records one verified report: suppression, the send's count and a log line, with the
+ * mail's owner's `mail.bounced` event (which send, and whether a bounce or a complaint;
+ * never the address) in the same batch, delivered in `bg`; unknown messages are ignored.
  */
 export async function recordEvent(
+  env: Env,
   db: Db,
+  bg: Background,
   eventId: string,
   e: MailEvent,
-): Promise<{ outcome: EventOutcome; reported?: Reported }> {
-  const outcome = await recordReport(db, eventId, e);
-  return 'resourceId' in outcome ? { outcome: { status: 'recorded' }, reported: outcome } : { outcome };
-}
-
-async function recordReport(db: Db, eventId: string, e: MailEvent): Promise<EventOutcome | Reported> {
+): Promise<EventOutcome> {
   if (e.type === 'bounce' && e.bounce_type === 'soft') return { status: 'ignored', reason: 'a soft bounce' };
   const row = await db
     .select({
@@ -148,14 +139,20 @@ async function recordReport(db: Db, eventId: string, e: MailEvent): Promise<Even
     .returning({ id: mailEvents.id });
   if (!inserted) return { status: 'duplicate' };
   const what = type === 'bounced' ? 'hard-bounced' : 'complained (marked it as spam)';
-  await db.batch([
-    suppressionInsert(db, 0, address, type),
-    logInsert(
-      db,
-      row.resource_id,
-      `send ${sendId}: a recipient ${what}; no platform e-mail goes to that address any more`,
-      'warning',
-    ),
-  ]);
-  return { resourceId: row.resource_id, mail: row.name, run: sendId, type };
+  await batchWithEvent(
+    env,
+    db,
+    bg,
+    [
+      suppressionInsert(db, 0, address, type),
+      logInsert(
+        db,
+        row.resource_id,
+        `send ${sendId}: a recipient ${what}; no platform e-mail goes to that address any more`,
+        'warning',
+      ),
+    ],
+    { type: 'mail.bounced', resourceId: row.resource_id, data: { mail: row.name, run: sendId, kind: type } },
+  );
+  return { status: 'recorded' };
 }

@@ -15,9 +15,9 @@
  * the organisation and its groups whoever created them. Nothing is written when no enabled
  * endpoint of the owner exists.
  */
-import { sql } from 'drizzle-orm';
+import { is, SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { EventRecorder } from '../core/events';
+import type { EventRecorder, PlatformEvent } from '../core/events';
 import { webhookDeliveries, webhookEvents } from './schema';
 import { wake } from './wake';
 
@@ -25,7 +25,7 @@ import { wake } from './wake';
 export const recordEvent: EventRecorder = {
   statements(db, event, at) {
     const createdOn = new Date(at).toISOString();
-    const body = JSON.stringify({ type: event.type, timestamp: createdOn, data: event.data });
+    const body = bodyOf(event, createdOn);
     const resourceId = event.resourceId ?? null;
     const groupId = event.groupId ?? null;
     return [
@@ -36,7 +36,7 @@ export const recordEvent: EventRecorder = {
           (SELECT owner_id FROM resources WHERE id = ${resourceId}),
           (SELECT coalesce(g.owner_id, p.owner_id) FROM groups g LEFT JOIN groups p ON p.id = g.parent_id
             WHERE g.id = ${groupId})) AS owner) o
-        WHERE EXISTS (SELECT 1 FROM webhooks WHERE owner_id = o.owner AND enabled = 1)`),
+        WHERE EXISTS (SELECT 1 FROM webhooks WHERE owner_id = o.owner AND enabled = 1)${event.when ? sql` AND (${event.when})` : sql``}`),
       // Its deliveries, one per endpoint that takes it. The event is the row the statement just before inserted
       // (last_insert_rowid, same transaction); changes() = 1, its time and its type make sure one was inserted.
       db
@@ -67,6 +67,21 @@ export const recordEvent: EventRecorder = {
     return async () => void (await Promise.all(endpoints.map((id) => wake(env, id))));
   },
 };
+
+/**
+ * The body as SQL: the JSON of the event, its SQL data values (read in the batch) set in
+ * their places (a JSON null until then, so the keys keep their order).
+ */
+function bodyOf(event: PlatformEvent, createdOn: string): SQL {
+  const computed = Object.entries(event.data).filter((e): e is [string, SQL] => is(e[1], SQL));
+  const data = Object.fromEntries(Object.entries(event.data).map(([k, v]) => [k, is(v, SQL) ? null : v]));
+  const json = JSON.stringify({ type: event.type, timestamp: createdOn, data });
+  if (!computed.length) return sql`${json}`;
+  return sql`json_set(${json}, ${sql.join(
+    computed.map(([k, v]) => sql`${`$.data.${k}`}, (${v})`),
+    sql`, `,
+  )})`;
+}
 
 /** The deliveries an event's statements queued, from their results (the second statement's rows). */
 export const queued = (results: unknown[]) => (results[1] ?? []) as { id: number; webhook_id: number }[];

@@ -11,7 +11,7 @@ import { mayWrite, threadOf, type ThreadHost } from './host';
 import { commentNamed } from './lookup';
 import { checkCommentId, checkCommentSlug, mayRemove, parseCommentPath, parseCommentStep } from './rules';
 import { threadComments } from './schema';
-import { commentAdded, commentText, created, existing, insertComment, readComment } from './writes';
+import { addComment, commentAdded, commentText, created, existing, insertComment, readComment } from './writes';
 
 /** POST <base>/threads/:topic: a comment named by its id. */
 export function commentPostRoute<C extends Ctx>(scope: Scope<C, object>, host: ThreadHost<C>): void {
@@ -30,9 +30,11 @@ export function commentPostRoute<C extends Ctx>(scope: Scope<C, object>, host: T
       host.rights(c);
       const t = threadOf(host, c, c.params.topic!);
       await mayWrite(host, c);
-      const row = await insertComment(c, t.id, null, await readComment(c.req), null).get();
-      if (!row) throw notFound(`no such thread: ${c.params.topic}`);
-      return commentAdded(c, row.id, `${host.base(c)}/threads/${t.topic}/${row.id}`, host.subject(c));
+      const uri = { at: `${host.base(c)}/threads/${t.topic}/`, byId: true };
+      const insert = insertComment(c, t.id, null, await readComment(c.req), null);
+      const { id } = await addComment(c, host.subject(c), insert, uri);
+      if (id === null) throw notFound(`no such thread: ${c.params.topic}`);
+      return commentAdded(id, uri);
     },
   });
 }
@@ -55,13 +57,13 @@ export function commentPutRoute<C extends Ctx>(scope: Scope<C, object>, host: Th
       const t = threadOf(host, c, c.params.topic!);
       const parent = segments.length ? commentNamed(t.id, segments.map(parseCommentStep)) : null;
       await mayWrite(host, c);
-      const [inserted, exists] = await c.db.batch([
-        insertComment(c, t.id, parent, '', slug),
+      const path = [...segments, `@${c.caller!.username}~${slug}`].join('/comments/');
+      const uri = { at: `${host.base(c)}/threads/${c.params.topic}/comments/${path}`, byId: false };
+      const { id, also } = await addComment(c, host.subject(c), insertComment(c, t.id, parent, '', slug), uri, [
         existing(c, parent ?? t.id),
       ]);
-      const row = inserted[0];
-      if (!row) {
-        if (exists[0]?.id == null)
+      if (id === null) {
+        if ((also[0] as { id: number | null }[])[0]?.id == null)
           throw notFound(
             segments.length
               ? `no comment ${segments.join('/comments/')} in thread ${c.params.topic}`
@@ -69,8 +71,7 @@ export function commentPutRoute<C extends Ctx>(scope: Scope<C, object>, host: Th
           );
         throw conflict(`comment '${slug}' already exists`);
       }
-      const path = [...segments, `@${c.caller!.username}~${slug}`].join('/comments/');
-      return commentAdded(c, row.id, `${host.base(c)}/threads/${c.params.topic}/comments/${path}`, host.subject(c));
+      return commentAdded(id, uri);
     },
   });
 }

@@ -12,7 +12,7 @@ import { mayWrite, threadOf, type ThreadHost } from './host';
 import { commentNamed } from './lookup';
 import { parseCommentPath, parseCommentStep, parseOpenedTopic } from './rules';
 import { threadComments, threads } from './schema';
-import { commentAdded, commentText, created, existing, insertComment, readComment } from './writes';
+import { addComment, commentAdded, commentText, created, existing, insertComment, readComment } from './writes';
 
 /**
  * Writes the text of a topic or comment (`table`'s row `id`) its author owns; rewriting a
@@ -82,9 +82,11 @@ export function commentTextRoute<C extends Ctx>(scope: Scope<C, object>, host: T
       const last = steps.at(-1)!;
       if ('slug' in last) return writeText(c, 'comment', comment);
       // A comment named by its id (comments added without a slug): a reply to it, as before slugs.
-      const row = await insertComment(c, t.id, comment, await readComment(c.req), null).get();
-      if (!row) throw notFound(`no comment ${last.id} in thread ${c.params.topic}`);
-      return commentAdded(c, row.id, `${host.base(c)}/threads/${t.topic}/${row.id}`, host.subject(c));
+      const uri = { at: `${host.base(c)}/threads/${t.topic}/`, byId: true };
+      const insert = insertComment(c, t.id, comment, await readComment(c.req), null);
+      const { id } = await addComment(c, host.subject(c), insert, uri);
+      if (id === null) throw notFound(`no comment ${last.id} in thread ${c.params.topic}`);
+      return commentAdded(id, uri);
     },
   });
 }

@@ -1,8 +1,10 @@
 /**
  * Writing comments: reading a comment's text from the request, adding one in a single
- * statement (nothing stored when its thread or parent is gone meanwhile), and the answers.
+ * statement (nothing stored when its thread or parent is gone meanwhile) with its
+ * comment.created event in the same batch, and the answers.
  */
 import { and, eq, sql, type SQL } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
 import { z } from 'zod';
 import { users } from '../../db/schema';
 import { nowIso } from '../clock';
@@ -10,7 +12,7 @@ import type { Ctx } from '../context';
 import { badRequest } from '../errors';
 import { text } from '../examples';
 import { jsonResponse, readText } from '../http';
-import { emit } from '../events';
+import { batchWithEvent, type PlatformEvent } from '../events';
 import { COMMENT_LIMIT, commentProblem, type ThreadSubject } from './rules';
 import { threadComments, threads } from './schema';
 
@@ -78,12 +80,56 @@ export function existing(c: Ctx, row: SQL) {
     .where(eq(users.id, c.caller!.id));
 }
 
-/** The 201 answer, after the comment.created event (core/events.ts) about the thread's subject is recorded. */
-export async function commentAdded(c: Ctx, id: number, uri: string, subject: ThreadSubject): Promise<Response> {
-  await emit(c.env, c.exec, {
+/** Where a new comment is: `at` followed by its id, or `at` itself (a comment named by its slug). */
+export interface CommentUri {
+  at: string;
+  byId: boolean;
+}
+
+/**
+ * The comment.created event (core/events.ts) about the thread's subject, of the comment
+ * the statement just before it in the batch inserted (its id is that statement's rowid);
+ * none when that statement inserted nothing.
+ */
+function commentEvent(c: Ctx, subject: ThreadSubject, uri: CommentUri): PlatformEvent {
+  const url = `${c.env.PUBLIC_ORIGIN}${uri.at}`;
+  return {
     type: 'comment.created',
     ...('resource_id' in subject ? { resourceId: subject.resource_id } : { groupId: subject.group_id }),
-    data: { comment: id, author: c.caller!.username, url: `${c.env.PUBLIC_ORIGIN}${uri}` },
-  });
-  return jsonResponse({ status: 201, message: `comment ${id} added`, id, uri }, { status: 201 });
+    data: {
+      comment: sql`last_insert_rowid()`,
+      author: c.caller!.username,
+      url: uri.byId ? sql`${url} || last_insert_rowid()` : url,
+    },
+    // Read right after the insert (`also` holds reads only): whether it stored the comment.
+    when: sql`changes() = 1`,
+  };
+}
+
+/**
+ * Runs `insert` (insertComment), then `also` (reads only), then the comment's
+ * comment.created event, in one batch: the comment and its event are stored together.
+ * Answers the new comment's id (null when nothing was stored) and the results of `also`.
+ */
+export async function addComment(
+  c: Ctx,
+  subject: ThreadSubject,
+  insert: ReturnType<typeof insertComment>,
+  uri: CommentUri,
+  also: BatchItem<'sqlite'>[] = [],
+): Promise<{ id: number | null; also: unknown[] }> {
+  const [inserted, ...rest] = await batchWithEvent(
+    c.env,
+    c.db,
+    c.exec,
+    [insert, ...also],
+    commentEvent(c, subject, uri),
+  );
+  return { id: (inserted as { id: number }[])[0]?.id ?? null, also: rest };
+}
+
+/** The 201 answer naming the comment added (addComment). */
+export function commentAdded(id: number, uri: CommentUri): Response {
+  const at = uri.byId ? `${uri.at}${id}` : uri.at;
+  return jsonResponse({ status: 201, message: `comment ${id} added`, id, uri: at }, { status: 201 });
 }

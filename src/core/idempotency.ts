@@ -11,7 +11,9 @@
  * request's path, which the 1 ms budget of a trigger needs); until then the claim stays pending, and a retry with the
  * same body waits for it (about 1 s at most, then 409). An answer that says to retry (a 5xx, 425 or 429, or an error
  * thrown) releases the key instead, before it is sent, so the retry acts.
- * A claim whose request never answered (its Worker was killed) is taken over after PENDING_STALE_MS.
+ * A claim whose request never answered (its Worker was killed) is never taken over: that request may have acted,
+ * so after PENDING_STALE_MS a retry with its key answers 409 `idempotency_answer_not_kept` (check, then act with a
+ * new key) rather than acting a second time.
  *
  * What is stored: the key only as its SHA-256, the body only as an HMAC under a key derived from the raw key, and the
  * answer sealed with AES-GCM under another key derived from it: a reader of the database learns neither the key, nor
@@ -30,7 +32,7 @@ export const IDEMPOTENCY_KEY = 'Idempotency-Key';
 export const REPLAYED = 'Idempotent-Replayed';
 /** How long a key answers with its first answer (the retention tick removes it after). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
-/** A claim still pending after this is taken over: its request is long gone (the longest run step is 15 minutes). */
+/** A claim still pending after this lost its request (the longest run step is 15 minutes): it is not answered again. */
 export const PENDING_STALE_MS = 3600 * 1000;
 /** The most of an answer's body kept for replays. */
 export const KEPT_BODY_LIMIT = 64 * KiB;
@@ -152,6 +154,7 @@ interface KeyRow {
   request_hash: string;
   status: number | null;
   answer: string | null;
+  created_on: string;
 }
 
 const NULL_BODY = new Set([101, 204, 205, 304]);
@@ -235,8 +238,10 @@ export async function idempotently<C>(
   const d1 = d1Of(session.db);
   const row = [r.account, m.hash] as const;
   const where = `WHERE account_id = ?1 AND key_hash = ?2`;
-  const read = d1.prepare(`SELECT route, request_hash, status, answer FROM idempotency_keys ${where}`).bind(...row);
-  // Claimed: a new row, or one whose time is past (expired, or a pending claim whose request is long gone). It rides
+  const read = d1
+    .prepare(`SELECT route, request_hash, status, answer, created_on FROM idempotency_keys ${where}`)
+    .bind(...row);
+  // Claimed: a new row, or one past the window (a pending one too: its request may have acted, see above). It rides
   // with the first batch of the route's checks (a resource's load): a new key costs no round trip of its own.
   const claim = session.ride(
     d1
@@ -246,17 +251,9 @@ export async function idempotently<C>(
          ON CONFLICT (account_id, key_hash) DO UPDATE SET route = excluded.route,
            request_hash = excluded.request_hash, status = NULL, answer = NULL, created_on = excluded.created_on
          WHERE idempotency_keys.created_on < ?6
-           OR (idempotency_keys.status IS NULL AND idempotency_keys.created_on < ?7)
          RETURNING 1 AS claimed`,
       )
-      .bind(
-        ...row,
-        r.route,
-        hash,
-        new Date(at).toISOString(),
-        new Date(at - IDEMPOTENCY_WINDOW_MS).toISOString(),
-        new Date(at - PENDING_STALE_MS).toISOString(),
-      ),
+      .bind(...row, r.route, hash, new Date(at).toISOString(), new Date(at - IDEMPOTENCY_WINDOW_MS).toISOString()),
   );
   // Settles either way (when the key is not claimed, what the checks found is not answered); checks that read
   // nothing send the claim alone.
@@ -276,7 +273,7 @@ export async function idempotently<C>(
       await new Promise((done) => setTimeout(done, pause));
       found = (await read.first<KeyRow>()) ?? undefined;
     }
-    return answerAgain(m, r, hash, found);
+    return answerAgain(m, r, hash, found, at);
   }
 
   let res: Response;
@@ -317,13 +314,19 @@ export async function idempotently<C>(
 }
 
 /** A key already held: its answer again when this is the same request, else why not. */
-async function answerAgain(m: KeyMaterial, r: IdempotentRequest, hash: string, row: KeyRow | undefined) {
+async function answerAgain(m: KeyMaterial, r: IdempotentRequest, hash: string, row: KeyRow | undefined, at: number) {
   const code = { code: 'idempotency_key_reused' };
   const fresh = 'send a new key for a new request';
   if (row && row.route !== r.route)
     throw new HttpError(422, `this ${IDEMPOTENCY_KEY} was used for ${row.route}: ${fresh}`, code);
   if (row && row.request_hash !== hash)
     throw new HttpError(422, `this ${IDEMPOTENCY_KEY} was used with another body: ${fresh}`, code);
+  if (row && row.status === null && Date.parse(row.created_on) < at - PENDING_STALE_MS)
+    throw new HttpError(
+      409,
+      `the first request with this ${IDEMPOTENCY_KEY} stopped before its answer was kept: it may have acted; check, then ${fresh}`,
+      { code: 'idempotency_answer_not_kept' },
+    );
   if (!row || row.status === null || row.answer === null) {
     throw new HttpError(
       409,

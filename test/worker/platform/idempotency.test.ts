@@ -234,7 +234,7 @@ describe('a key is for one request', () => {
     expect(await runsOf(u, 'slow')).toHaveLength(2);
   });
 
-  it('a claim whose request never answered is taken over after an hour', async () => {
+  it('a claim whose request never answered is never acted on again: after an hour it answers not kept', async () => {
     const u = await makeUser();
     const key = unique('k');
     const doc = `/v1/vis/docs/${unique('d')}`;
@@ -248,6 +248,12 @@ describe('a key is for one request', () => {
     await insert(10 * 60_000).run();
     expect((await call('PUT', doc, keyed(key, { token: u.token }))).status).toBe(409);
     await insert(2 * HOUR).run();
+    const lost = await call('PUT', doc, keyed(key, { token: u.token }));
+    expect(lost.status).toBe(409);
+    expect(await lost.json()).toMatchObject({ code: 'idempotency_answer_not_kept' });
+    expect((await call('GET', doc, { token: u.token })).status).toBe(404); // nothing acted
+    // Past 24 hours the key is free again.
+    await insert(25 * HOUR).run();
     expect((await call('PUT', doc, keyed(key, { token: u.token }))).status).toBe(201);
   });
 

@@ -93,3 +93,14 @@ export async function startedRun(
   await waitStatus(u.token, `/v1/code/jobs/${job}`, run, (s) => s === 'processing');
   return { data, run };
 }
+
+/** A job that ran once and succeeded: its path and the run's name. */
+export async function succeededRun(u: TestUser, job: string): Promise<{ base: string; run: string }> {
+  await makeJob(u, job, 'export default { async run() { return { ok: true }; } };');
+  const base = `/v1/code/jobs/${job}`;
+  const res = await trigger(u.token, base);
+  if (res.status >= 300) throw new Error(`trigger: ${res.status} ${await res.text()}`);
+  const run = await newestRun(u.token, job);
+  await waitStatus(u.token, base, run, (s) => s === 'success');
+  return { base, run };
+}

@@ -8,7 +8,7 @@ import { sweepWebhooks } from '../../../src/webhooks/sweep';
 import { until } from '../../client';
 import { call, OPS, unique, type TestUser } from '../helpers';
 import { join, orgWorld, person, userGroupWorld } from '../groups/fixtures';
-import { makeJob, newestRun, trigger, waitStatus } from '../jobs/fixtures';
+import { succeededRun, trigger } from '../jobs/fixtures';
 
 const FAILING = 'https://steps.jobs.test/fail';
 const json = async <T = any>(res: Response): Promise<T> => (await res.json()) as T;
@@ -117,11 +117,7 @@ describe('webhook events', () => {
     const u = await person('r');
     await endpoint(u, '/v1/admin/webhooks', 'runs', ['run.succeeded', 'run.failed']);
     const job = unique('j');
-    await makeJob(u, job, 'export default { async run() { return { ok: true }; } };');
-    const base = `/v1/code/jobs/${job}`;
-    expect((await trigger(u.token, base)).status).toBeLessThan(300);
-    const run = await newestRun(u.token, job);
-    await waitStatus(u.token, base, run, (s) => s === 'success');
+    const { base, run } = await succeededRun(u, job);
     await putFailing(u, job);
     await trigger(u.token, base); // a failed run answers its failure (5xx)
     const rows = await until('both run events', async () => {

@@ -9,7 +9,7 @@ import { recordEvent } from '../../../src/webhooks/record';
 import { until } from '../../client';
 import { call, unique, type TestUser } from '../helpers';
 import { json, person } from '../groups/fixtures';
-import { makeJob, newestRun, trigger, waitStatus } from '../jobs/fixtures';
+import { succeededRun } from '../jobs/fixtures';
 
 afterEach(() => onEvents(recordEvent));
 
@@ -153,11 +153,7 @@ describe('events recorded in the batch of their change', () => {
     const u = await person('ru');
     await endpoint(u, ['run.succeeded', 'run.failed']);
     const job = unique('j');
-    await makeJob(u, job, 'export default { async run() { return { ok: true }; } };');
-    const base = `/v1/code/jobs/${job}`;
-    expect((await trigger(u.token, base)).status).toBeLessThan(300);
-    const run = await newestRun(u.token, job);
-    await waitStatus(u.token, base, run, (s) => s === 'success');
+    const { run } = await succeededRun(u, job);
     // The final status is read from the row: its event was in the same batch.
     const events = await recorded('run.succeeded', { resourceId: await resourceId(u, job) });
     expect(events).toEqual([

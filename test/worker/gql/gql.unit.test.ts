@@ -1,18 +1,35 @@
 // Pure rules of the GraphQL API: paging, tags, flags, limits.
 import { describe, expect, it } from 'vitest';
 import { yesNo } from '../../../src/core/yes-no';
-import { DEFAULT_LIMIT, MAX_LIMIT, mentionsIn, page, rfc2822, tagInfo, textOrNull } from '../../../src/gql/values';
+import {
+  DEFAULT_LIMIT,
+  MAX_LIMIT,
+  mentionsIn,
+  page,
+  rfc2822,
+  slicePage,
+  tagInfo,
+  textOrNull,
+} from '../../../src/gql/values';
 import { commentTree } from '../../../src/gql/topics';
 import { rfc2822Utc } from '../../../src/core/dates';
 
-describe('page: limit and offset', () => {
+describe('page: limit, offset and after', () => {
   it('defaults to the first 100', () => {
-    expect(page({})).toEqual({ limit: DEFAULT_LIMIT, offset: 0 });
-    expect(page({ limit: null, offset: null })).toEqual({ limit: 100, offset: 0 });
+    expect(page({})).toEqual({ limit: DEFAULT_LIMIT, offset: 0, after: null });
+    expect(page({ limit: null, offset: null, after: null })).toEqual({ limit: 100, offset: 0, after: null });
   });
-  it('accepts 0..1000 and a non-negative offset', () => {
-    expect(page({ limit: 0, offset: 5 })).toEqual({ limit: 0, offset: 5 });
-    expect(page({ limit: MAX_LIMIT })).toEqual({ limit: 1000, offset: 0 });
+  it('accepts 0..1000, a non-negative offset and the id to page after', () => {
+    expect(page({ limit: 0, offset: 5 })).toEqual({ limit: 0, offset: 5, after: null });
+    expect(page({ limit: MAX_LIMIT, after: 'report' })).toEqual({ limit: 1000, offset: 0, after: 'report' });
+  });
+  it('a list read whole is sliced: all of it (up to 1000) without arguments', () => {
+    const items = Array.from({ length: 1001 }, (_, i) => i);
+    expect(slicePage(items, {})).toHaveLength(MAX_LIMIT);
+    expect(slicePage(items, { limit: 2, offset: 3 })).toEqual([3, 4]);
+    expect(() => slicePage(items, { offset: -1 })).toThrowError(
+      expect.objectContaining({ extensions: { code: 'BAD_USER_INPUT' } }),
+    );
   });
   it.each([{ limit: 1001 }, { limit: -1 }, { offset: -1 }])('rejects %j with BAD_USER_INPUT', (args) => {
     expect(() => page(args)).toThrowError(expect.objectContaining({ extensions: { code: 'BAD_USER_INPUT' } }));

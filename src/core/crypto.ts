@@ -19,6 +19,14 @@ export function base64url(bytes: Uint8Array): string {
   return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
+/** The bytes of standard base64; throws on anything else (atob's rule). */
+export function fromBase64(text: string): Uint8Array<ArrayBuffer> {
+  return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+}
+
+/** The bytes of url-safe base64 (base64url's output: `-`, `_`, no padding); throws on anything else. */
+export const fromBase64url = (text: string) => fromBase64(text.replace(/-/g, '+').replace(/_/g, '/'));
+
 /** Bytes in standard base64 (in slices: a spread of a large array would overflow the call stack). */
 export function toBase64(bytes: Uint8Array): string {
   let bin = '';

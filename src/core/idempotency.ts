@@ -23,7 +23,7 @@
  */
 import { now } from './clock';
 import { d1Of, type DbSession } from './context';
-import { sha256Hex, toBase64, toHex } from './crypto';
+import { fromBase64, sha256Hex, toBase64, toHex } from './crypto';
 import { badRequest, HttpError, toErrorResponse } from './errors';
 import { concatBytes, KiB } from './http';
 
@@ -132,7 +132,7 @@ export async function sealAnswer(m: KeyMaterial, aad: string, a: KeptAnswer): Pr
 }
 
 export async function openAnswer(m: KeyMaterial, aad: string, sealed: string): Promise<KeptAnswer> {
-  const bytes = Uint8Array.from(atob(sealed), (c) => c.charCodeAt(0));
+  const bytes = fromBase64(sealed);
   const plain = await crypto.subtle.decrypt(
     { name: 'AES-GCM', iv: bytes.subarray(0, 12), additionalData: enc.encode(aad) },
     await sealKey(m),

@@ -4,6 +4,7 @@
  * paging), so items added while a client pages neither repeat nor shift what follows.
  * Without `limit` or `cursor` a listing answers as it always has, up to PAGE_MAX items.
  */
+import { base64url, fromBase64url } from './crypto';
 import { badRequest } from './errors';
 
 /** The most items one answer carries, with or without `?limit`. */
@@ -31,12 +32,8 @@ export interface Page<T> {
   next: string | null;
 }
 
-const b64url = (s: string) => btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-
 export function encodeCursor(key: readonly KeyPart[]): string {
-  // Latin-1 only for btoa: names may be any Unicode, so the JSON is UTF-8 bytes first.
-  const bytes = new TextEncoder().encode(JSON.stringify(key));
-  return b64url(String.fromCharCode(...bytes));
+  return base64url(new TextEncoder().encode(JSON.stringify(key)));
 }
 
 /** The key a cursor names, of the listing's `shape`; a cursor this listing did not answer is a 400. */
@@ -45,8 +42,7 @@ export function decodeCursor(cursor: string, shape: KeyShape): KeyPart[] {
   if (!/^[A-Za-z0-9_-]{1,2048}$/.test(cursor)) throw refuse();
   let key: unknown;
   try {
-    const bin = atob(cursor.replace(/-/g, '+').replace(/_/g, '/'));
-    key = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(bin, (c) => c.charCodeAt(0))));
+    key = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(fromBase64url(cursor)));
   } catch {
     throw refuse();
   }

@@ -11,7 +11,7 @@ import { eq, or } from 'drizzle-orm';
 import { z } from 'zod';
 import { now, nowIso } from '../core/clock';
 import type { Db } from '../core/context';
-import { timingSafeEqual, webhookHmac } from '../core/crypto';
+import { fromBase64, timingSafeEqual, webhookHmac } from '../core/crypto';
 import { badRequest, HttpError, notFound } from '../core/errors';
 import { batchWithEvent, type Background } from '../core/events';
 import { logInsert } from '../core/log';
@@ -50,8 +50,7 @@ const enc = new TextEncoder();
 
 function secretKey(secret: string): Uint8Array<ArrayBuffer> {
   try {
-    const bin = atob(secret.replace(/^whsec_/, ''));
-    const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
+    const bytes = fromBase64(secret.replace(/^whsec_/, ''));
     if (bytes.byteLength >= 16) return bytes;
   } catch {
     // not base64

@@ -7,7 +7,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { nowIso } from '../core/clock';
 import type { Db } from '../core/context';
-import { base64url, randomBytes, timingSafeEqual, toHex } from '../core/crypto';
+import { base64url, fromBase64url, randomBytes, timingSafeEqual, toHex } from '../core/crypto';
 import { mailKeys, mailSuppressions } from './schema';
 
 export interface UnsubscribePayload {
@@ -63,10 +63,12 @@ export async function verifyUnsubscribeToken(env: Env, db: Db, token: string): P
   const m = /^([A-Za-z0-9_-]{1,2048})\.([A-Za-z0-9_-]{43})$/.exec(token);
   if (!m || !timingSafeEqual(await mac(env, db, m[1]!), m[2]!)) return null;
   try {
-    const raw = atob(m[1]!.replace(/-/g, '+').replace(/_/g, '/'));
-    const [mail, owner, email, as] = JSON.parse(
-      new TextDecoder().decode(Uint8Array.from(raw, (c) => c.charCodeAt(0))),
-    ) as [number, number, string, string?];
+    const [mail, owner, email, as] = JSON.parse(new TextDecoder().decode(fromBase64url(m[1]!))) as [
+      number,
+      number,
+      string,
+      string?,
+    ];
     return { mail, owner, email, ...(typeof as === 'string' ? { as } : {}) };
   } catch {
     return null;

@@ -3,7 +3,7 @@
  * random bytes; the signature of a message is `v1,` + base64(HMAC-SHA256(key,
  * `<webhook-id>.<webhook-timestamp>.<body>`)), several separated by spaces.
  */
-import { randomBytes, toBase64, webhookHmac } from '../core/crypto';
+import { fromBase64, randomBytes, toBase64, webhookHmac } from '../core/crypto';
 
 const PREFIX = 'whsec_';
 
@@ -13,7 +13,7 @@ export function newSecret(): string {
 
 function keyBytes(secret: string): Uint8Array<ArrayBuffer> {
   const b64 = secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret;
-  return Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+  return fromBase64(b64);
 }
 
 /** One `v1,<signature>` of the message under one secret. */

@@ -147,7 +147,7 @@ describe('other listings page the same way', () => {
         (
           await call('PUT', `/v1/admin/webhooks/${w}`, {
             token: u.token,
-            json: { url: 'https://hooks.example.test/x', events: ['document.created'] },
+            json: { url: 'https://steps.jobs.test/echo', events: ['document.created'] },
           })
         ).status,
       ).toBe(201);
@@ -219,7 +219,7 @@ describe('GraphQL lists take after', () => {
     for (const w of ['w1', 'w2', 'w3'])
       await call('PUT', `/v1/admin/webhooks/${w}`, {
         token: u.token,
-        json: { url: 'https://hooks.example.test/x', events: ['*'] },
+        json: { url: 'https://steps.jobs.test/echo', events: ['*'] },
       });
     const res = await call('POST', '/gql', {
       token: u.token,

@@ -28,6 +28,12 @@ export interface UserCtx extends Ctx {
  */
 export type SessionStart = D1SessionConstraint | D1SessionBookmark;
 
+/** Statements a session's batches carry last (built when each batch goes), and where their results go. */
+export interface Carrier {
+  statements(): D1PreparedStatement[];
+  results(results: D1Result[]): void;
+}
+
 /** The part of a D1 database a session offers (prepare and batch), as drizzle uses it. */
 export type D1Client = Pick<D1Database, 'prepare' | 'batch'>;
 
@@ -43,25 +49,35 @@ class CountedStatement implements D1PreparedStatement {
   first<T = unknown>(colName: string): Promise<T | null>;
   first<T = Record<string, unknown>>(): Promise<T | null>;
   first<T>(column?: string): Promise<T | null> {
-    this.session.flush();
-    this.session.roundTrips++;
-    return column === undefined ? this.inner.first<T>() : this.inner.first<T>(column);
+    return this.session.alone(
+      this.inner,
+      () => (column === undefined ? this.inner.first<T>() : this.inner.first<T>(column)),
+      (r) => {
+        const row = r.results[0] as Record<string, unknown> | undefined;
+        return (row === undefined ? null : column === undefined ? row : (row[column] ?? null)) as T | null;
+      },
+    );
   }
   run<T = Record<string, unknown>>(): Promise<D1Result<T>> {
-    this.session.flush();
-    this.session.roundTrips++;
-    return this.inner.run<T>();
+    return this.session.alone(
+      this.inner,
+      () => this.inner.run<T>(),
+      (r) => r as D1Result<T>,
+    );
   }
   all<T = Record<string, unknown>>(): Promise<D1Result<T>> {
-    this.session.flush();
-    this.session.roundTrips++;
-    return this.inner.all<T>();
+    return this.session.alone(
+      this.inner,
+      () => this.inner.all<T>(),
+      (r) => r as D1Result<T>,
+    );
   }
   raw<T = unknown[]>(options: { columnNames: true }): Promise<[string[], ...T[]]>;
   raw<T = unknown[]>(options?: { columnNames?: false }): Promise<T[]>;
   raw<T>(options?: { columnNames?: boolean }): Promise<[string[], ...T[]] | T[]> {
     this.session.flush();
     this.session.roundTrips++;
+    this.session.carriedLast = false;
     return options?.columnNames ? this.inner.raw<T>({ columnNames: true }) : this.inner.raw<T>();
   }
 }
@@ -74,7 +90,9 @@ const innerOf = (s: D1PreparedStatement) => (s instanceof CountedStatement ? s.i
  * be served by a nearby replica while the session stays sequentially consistent (it never
  * reads older data than it has already seen or written). Counts its D1 round trips: each
  * statement executed (first/run/all/raw) and each batch is one. A statement may ride with
- * the session's next batch (`ride`): two pieces of work, one round trip.
+ * the session's next batch (`ride`): two pieces of work, one round trip. Statements may be
+ * carried last in every batch (`carry`): the edge's purge of a change, in the change's own
+ * transaction (core/edge-cache.ts).
  */
 export class DbSession {
   /** D1 round trips made so far. */
@@ -83,6 +101,10 @@ export class DbSession {
   private readonly d1: D1DatabaseSession;
   /** The statement waiting to go first in the next batch, and how its result is handed back. */
   private rider: { stmt: D1PreparedStatement; settle: (result: Promise<D1Result>) => void } | null = null;
+  /** What every batch carries last, and where their results go. */
+  private carrier: Carrier | null = null;
+  /** The last D1 work of the session was a batch that carried the carrier's statements. */
+  carriedLast = false;
 
   constructor(env: Env, start: SessionStart = 'first-primary') {
     this.d1 = env.DB.withSession(start);
@@ -90,13 +112,17 @@ export class DbSession {
       prepare: (query: string) => new CountedStatement(this.d1.prepare(query), this),
       batch: <T = unknown>(statements: D1PreparedStatement[]) => {
         this.roundTrips++;
-        const inner = statements.map(innerOf);
+        const carried = this.carrier?.statements().map(innerOf) ?? [];
         const rider = this.rider;
         this.rider = null;
-        if (!rider) return this.d1.batch<T>(inner);
-        const both = this.d1.batch<T>([rider.stmt, ...inner]);
-        rider.settle(both.then((results) => results[0]! as D1Result));
-        return both.then((results) => results.slice(1));
+        const first = rider ? 1 : 0;
+        const all = this.d1.batch<T>([...(rider ? [rider.stmt] : []), ...statements.map(innerOf), ...carried]);
+        rider?.settle(all.then((results) => results[0]! as D1Result));
+        return all.then((results) => {
+          this.carriedLast = carried.length > 0;
+          if (carried.length) this.carrier!.results(results.slice(results.length - carried.length) as D1Result[]);
+          return results.slice(first, results.length - carried.length);
+        });
       },
     };
     this.db = drizzle(client as D1Database);
@@ -117,7 +143,39 @@ export class DbSession {
     if (!rider) return;
     this.rider = null;
     this.roundTrips++;
+    this.carriedLast = false;
     rider.settle(rider.stmt.all());
+  }
+
+  /**
+   * A statement run on its own: one round trip (after a rider still waiting); with the
+   * carrier's statements, when there are any, in one batch (its result read from the batch's).
+   */
+  async alone<T>(stmt: D1PreparedStatement, run: () => Promise<T>, fromBatch: (r: D1Result) => T): Promise<T> {
+    this.flush();
+    this.roundTrips++;
+    const carried = this.carrier?.statements().map(innerOf) ?? [];
+    this.carriedLast = carried.length > 0;
+    if (!carried.length) return run();
+    const [own, ...rest] = await this.d1.batch([stmt, ...carried]);
+    this.carrier!.results(rest);
+    return fromBatch(own!);
+  }
+
+  /** Carries `carrier`'s statements last in every batch from now on. */
+  carry(carrier: Carrier): void {
+    this.carrier = carrier;
+  }
+
+  /** Runs the carried statements in a batch of their own, unless the last D1 work carried them already. */
+  async carryNow(): Promise<void> {
+    if (this.carriedLast || !this.carrier) return;
+    const carried = this.carrier.statements().map(innerOf);
+    if (!carried.length) return;
+    this.flush();
+    this.roundTrips++;
+    this.carrier.results(await this.d1.batch(carried));
+    this.carriedLast = true;
   }
 
   /** The session's latest bookmark: null until a query ran. */

@@ -45,6 +45,8 @@ export default defineConfig(async () => {
             MAIL_EVENTS_SECRET: 'whsec_dGVzdC1tYWlsLWV2ZW50cy1zZWNyZXQtMzItYnl0ZXM=',
             // Outbound host names resolve through the stub resolver of test/worker/jobs/outbound.ts.
             OUTBOUND_RESOLVER: `https://${DNS_HOST}/dns-query`,
+            // Public reads from the edge through caches.default, as npm start has them.
+            EDGE_CACHE: 'local',
           },
           // The suite's own volume (thousands of requests on few tokens, one address) must not be
           // throttled: RATE_LIMIT and RATE_LIMIT_ADDRESS get limits no test reaches. The test-only

@@ -85,6 +85,9 @@ const dev = spawn(
     // No DNS-over-HTTPS lookups of outbound host names from a local machine (no resolver to reach).
     '--var',
     'OUTBOUND_RESOLVER:off',
+    // Public reads from the edge through caches.default (Workers Cache is not emulated locally).
+    '--var',
+    'EDGE_CACHE:local',
     ...(ownOrigin ? ['--var', `PUBLIC_ORIGIN:${ownOrigin}`] : []),
     ...process.argv.slice(2),
   ],

@@ -3,6 +3,7 @@
  * number), and the plan of one sweep tick: which table, under which cutoff, in batches of how many rows, within the
  * tick's row budget. The I/O (D1 deletes, R2 blobs, the sweep record) is retention.ts.
  */
+import { EDGE_MAX_AGE_MS } from '../core/edge-cache';
 import { IDEMPOTENCY_WINDOW_MS } from '../core/idempotency';
 
 export interface RetentionSettings {
@@ -67,7 +68,7 @@ export function retentionSettings(env: Vars): RetentionSettings {
 }
 
 export type RetentionTable =
-  'outbox' | 'resource_log' | 'mail_runs' | 'job_runs' | 'webhook_deliveries' | 'idempotency_keys';
+  'outbox' | 'resource_log' | 'mail_runs' | 'job_runs' | 'webhook_deliveries' | 'idempotency_keys' | 'edge_cache';
 
 /** What one tick sweeps: each table's cutoff (ISO; older rows may go) and how many of its newest rows always stay. */
 export interface SweepStep {
@@ -90,6 +91,8 @@ export function planSweep(s: RetentionSettings, nowMs: number): SweepStep[] {
     { table: 'webhook_deliveries', cutoff: cutoff(s.webhooks_days), keep: 0 },
     // Idempotency-Key answers: their 24 hours are what the API promises, no var changes them.
     { table: 'idempotency_keys', cutoff: new Date(nowMs - IDEMPOTENCY_WINDOW_MS).toISOString(), keep: 0 },
+    // What the edge keeps, past its s-maxage (and purges older than a read can be): no var either.
+    { table: 'edge_cache', cutoff: new Date(nowMs - EDGE_MAX_AGE_MS).toISOString(), keep: 0 },
   ];
 }
 

@@ -225,6 +225,21 @@ const idempotencyBatch: Batch = async (env, step, limit) =>
       .run(),
   );
 
+// Rows of what the edge keeps past its s-maxage (the answer is gone from the edge), then purge times as old.
+const edgeBatch: Batch = async (env, step, limit) => {
+  const [stored, purges] = await env.DB.batch([
+    env.DB.prepare(
+      `DELETE FROM edge_cache WHERE (owner_id, key) IN (SELECT owner_id, key FROM edge_cache
+       WHERE stored_on < ?1 ORDER BY stored_on LIMIT ?2)`,
+    ).bind(Date.parse(step.cutoff), limit),
+    env.DB.prepare(
+      `DELETE FROM edge_purges WHERE owner_id IN (SELECT owner_id FROM edge_purges
+       WHERE purged_on < ?1 ORDER BY purged_on LIMIT ?2)`,
+    ).bind(Date.parse(step.cutoff), limit),
+  ]);
+  return changes(stored!) + changes(purges!);
+};
+
 const BATCHES: Record<RetentionTable, Batch> = {
   outbox: outboxBatch,
   resource_log: logBatch,
@@ -232,6 +247,7 @@ const BATCHES: Record<RetentionTable, Batch> = {
   job_runs: runsBatch,
   webhook_deliveries: webhooksBatch,
   idempotency_keys: idempotencyBatch,
+  edge_cache: edgeBatch,
 };
 
 export interface SweepResult {
@@ -256,6 +272,7 @@ export async function sweepRetention(env: Env, at: number, settings?: RetentionS
     job_runs: 0,
     webhook_deliveries: 0,
     idempotency_keys: 0,
+    edge_cache: 0,
     blobs: 0,
     tokens: 0,
   };
@@ -306,6 +323,8 @@ export const RETENTION_TABLES = [
   'mail_run_days',
   'webhook_deliveries',
   'idempotency_keys',
+  'edge_cache',
+  'edge_purges',
 ];
 
 /** What GET /v1/ops/retention answers: the settings, the last sweep, the row count of every table it bounds. */

@@ -29,12 +29,15 @@ export class Api {
   readonly router: ApiRouter = Router();
   /** Every route, in registration order (the router's order: the first match answers). */
   readonly table: DeclaredRoute[] = [];
+  /** The patterns of the GET routes whose anonymous answers the edge keeps (core/edge-cache.ts). */
+  readonly edgePaths: RegExp[] = [];
 
   constructor(private readonly options: ApiOptions = {}) {}
 
   route<S extends ZodType | undefined = undefined>(method: Method, path: string, spec: RouteSpec<S>): void {
     this.table.push({ method, path, spec, ...(this.options.recordSources ? declarationSite() : {}) });
     this.router[method](path, routeHandler(spec));
+    if (method === 'get' && spec.edge === 'cache') this.edgePaths.push(this.router.routes.at(-1)![1]);
   }
 
   get<S extends ZodType | undefined = undefined>(path: string, spec: RouteSpec<S>) {
@@ -60,7 +63,7 @@ export class Api {
 
   /** Serves one request (serve.ts). */
   fetch(req: Request, env: Env, exec: ExecutionContext): Promise<Response> {
-    return serveRequest(this.router, req, env, exec);
+    return serveRequest(this.router, req, env, exec, this.edgePaths);
   }
 
   /**

@@ -13,6 +13,7 @@
 import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import { members, shares, type Resource, type User } from '../db/schema';
 import type { Db } from './context';
+import { touchesOwner } from './edge-cache';
 
 export type Perm = 'r' | 'w' | 'd' | 'x';
 
@@ -68,6 +69,7 @@ export function accessFromGrants(kind: Resource['kind'], grants: ShareGrant[]): 
 
 /** What `caller` may do with `resource`: one query unless the caller owns it. */
 export async function accessTo(db: Db, caller: User | null, resource: Resource): Promise<Access> {
+  touchesOwner(resource.owner_id);
   if (caller && caller.id === resource.owner_id) return OWNER_ACCESS;
   const rows = caller
     ? await db

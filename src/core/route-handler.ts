@@ -6,6 +6,7 @@
 import { z, type ZodType } from 'zod';
 import { authenticate, bearerToken, requireOps, usableToken, type Authenticated } from './auth';
 import { DbSession } from './context';
+import { noteRoute } from './edge-cache';
 import { badRequest, invalidToken, unauthorized } from './errors';
 import { DEFAULT_BODY_LIMIT, readBytes, readJson } from './http';
 import { idempotencyKeyOf, idempotently } from './idempotency';
@@ -49,12 +50,14 @@ export function routeHandler<S extends ZodType | undefined>(spec: RouteSpec<S>) 
       throw bearerToken(req)
         ? invalidToken('invalid token: it is unknown or was revoked (sign in again: POST /v1/token)')
         : unauthorized();
+    const params = decodeParams(req.params);
+    noteRoute(spec.edge ?? (spec.reads ? 'keep' : null), caller?.id ?? null, params);
     const ctx = {
       req: req as Request,
       env,
       exec,
       url: new URL(req.url),
-      params: decodeParams(req.params),
+      params,
       caller,
       db,
       body: undefined as unknown,

@@ -5,6 +5,7 @@
  */
 import type { z, ZodType } from 'zod';
 import type { Ctx } from './context';
+import type { EdgeRoute } from './edge-cache';
 
 export type Method = 'get' | 'put' | 'post' | 'patch' | 'delete';
 
@@ -47,6 +48,12 @@ export interface RouteSpec<S extends ZodType | undefined = undefined, C extends 
    * key.
    */
   enter?: (ctx: Ctx) => Promise<Ctx>;
+  /**
+   * The edge (core/edge-cache.ts): `cache`, a GET whose anonymous answers may be stored (a public read, the same for
+   * every anonymous reader); `keep`, a route that changes nothing such an answer shows (no purge). Any other route that
+   * is not a GET purges what its request touched.
+   */
+  edge?: EdgeRoute;
   handler: (ctx: C & { body: S extends ZodType ? z.infer<S> : undefined }) => Response | Promise<Response>;
 }
 

@@ -8,6 +8,20 @@ import type { RouterType } from 'itty-router';
 import { authenticate, type Authenticated } from './auth';
 import type { DbSession } from './context';
 import { cacheRule } from './cache-rule';
+import {
+  carryPurge,
+  edgeHit,
+  edgeKey,
+  edgeMode,
+  edgePurge,
+  edgeStore,
+  isEdgePath,
+  mayPurge,
+  mayStore,
+  newTrace,
+  readBegins,
+  withTrace,
+} from './edge-cache';
 import { HttpError, notFound, toErrorResponse } from './errors';
 import { enforceRateLimit } from './ratelimit';
 import { requestIdOf, withRequestId } from './request-id';
@@ -31,12 +45,13 @@ export async function serveRequest(
   req: Request,
   env: Env,
   exec: ExecutionContext,
+  edgePaths: readonly RegExp[] = [],
 ): Promise<Response> {
   const id = requestIdOf(req);
   return withRequestId(id, async () => {
     let res: Response;
     try {
-      res = await answer(router, req, env, exec);
+      res = await answer(router, req, env, exec, edgePaths);
     } catch (err) {
       res = toErrorResponse(err);
     }
@@ -57,28 +72,57 @@ function withHeaders(res: Response, headers: Readonly<Record<string, string>>): 
   }
 }
 
-async function answer(router: ApiRouter, req: Request, env: Env, exec: ExecutionContext): Promise<Response> {
+async function answer(
+  router: ApiRouter,
+  req: Request,
+  env: Env,
+  exec: ExecutionContext,
+  edgePaths: readonly RegExp[],
+): Promise<Response> {
   // HEAD is GET without the body (RFC 9110 §9.3.2): same status and headers. A body
   // sent with HEAD is ignored unread (never buffered, never copied into the GET).
   if (req.method === 'HEAD') {
     let res: Response;
     try {
-      res = await answer(router, bodiless(req, req.url, 'GET'), env, exec);
+      res = await answer(router, bodiless(req, req.url, 'GET'), env, exec, edgePaths);
     } catch (err) {
       res = toErrorResponse(err);
     }
     await res.body?.cancel();
     return new Response(null, { status: res.status, statusText: res.statusText, headers: res.headers });
   }
+  // An anonymous read of a route the edge keeps (core/edge-cache.ts): locally, a stored answer
+  // is served before anything else (no D1); a miss reads the primary, whose answer may be stored.
+  const mode = edgeMode(env);
+  const normalised = normalisePath(req);
+  const edgeRead =
+    mode !== 'off' && edgeKey(normalised) !== null && isEdgePath(new URL(normalised.url).pathname, edgePaths);
+  if (edgeRead && mode === 'local') {
+    const hit = await edgeHit(normalised);
+    if (hit) return withSessionHeaders(hit, null);
+  }
   // D1 session: every query of the request runs in one; its round trips and bookmark are
   // answered in headers (core/session.ts).
   let session: DbSession;
   try {
-    session = requestSession(req, env);
+    session = requestSession(req, env, edgeRead);
   } catch (err) {
     return withSessionHeaders(toErrorResponse(err), null);
   }
-  return withSessionHeaders(await serve(router, req, env, exec, session), session);
+  const trace = newTrace();
+  if (edgeRead) trace.began = readBegins(session);
+  else if (mode !== 'off' && req.method !== 'GET') carryPurge(session, trace);
+  let res = await withTrace(trace, () => serve(router, req, env, exec, session));
+  if (mode !== 'off') {
+    try {
+      if (edgeRead && mayStore(trace, res.status)) res = await edgeStore(session, env, normalised, res, trace);
+      else await edgePurge(session, env, exec, trace, mayPurge(req.method, trace, res.status));
+    } catch (err) {
+      // The change is made: its answer stands (a stored answer ends with its s-maxage).
+      console.error('edge cache', req.method, new URL(req.url).pathname, err);
+    }
+  }
+  return withSessionHeaders(res, session);
 }
 
 async function serve(

@@ -19,8 +19,12 @@ export const BOOKMARK_HEADER = 'x-d1-bookmark';
 /** D1 bookmarks: four hex groups, `00000000-00000005-00000000-<32 hex digits>`. */
 const BOOKMARK_RE = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/i;
 
-/** The session a request's D1 work runs in (400 for a malformed bookmark). */
-export function requestSession(req: Request, env: Env): DbSession {
+/**
+ * The session a request's D1 work runs in (400 for a malformed bookmark). `primary`: a read
+ * whose answer the edge may keep starts at the primary (a lagging replica's answer would
+ * outlive the purge of a change it has not seen yet).
+ */
+export function requestSession(req: Request, env: Env, primary = false): DbSession {
   const sent = req.headers.get(BOOKMARK_HEADER);
   if (sent !== null) {
     const bookmark = sent.trim();
@@ -31,7 +35,8 @@ export function requestSession(req: Request, env: Env): DbSession {
     }
     return new DbSession(env, bookmark);
   }
-  return new DbSession(env, req.method === 'GET' || req.method === 'HEAD' ? 'first-unconstrained' : 'first-primary');
+  const reads = (req.method === 'GET' || req.method === 'HEAD') && !primary;
+  return new DbSession(env, reads ? 'first-unconstrained' : 'first-primary');
 }
 
 /** Adds the session's round trips (Server-Timing) and bookmark to an answer. */

@@ -200,6 +200,29 @@ export const idempotencyKeys = sqliteTable(
   (t) => [primaryKey({ columns: [t.account_id, t.key_hash] }), index('idempotency_keys_created').on(t.created_on)],
 );
 
+/**
+ * What anonymous answers the edge keeps, per account whose content they read (core/edge-cache.ts, migration 0032):
+ * the urls stored, and when each account's answers were last purged.
+ */
+export const edgeCache = sqliteTable(
+  'edge_cache',
+  {
+    owner_id: integer('owner_id').notNull(),
+    key: text('key').notNull(),
+    stored_on: integer('stored_on').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.owner_id, t.key] }), index('edge_cache_stored').on(t.stored_on)],
+);
+
+export const edgePurges = sqliteTable(
+  'edge_purges',
+  {
+    owner_id: integer('owner_id').primaryKey(),
+    purged_on: integer('purged_on').notNull(),
+  },
+  (t) => [index('edge_purges_purged').on(t.purged_on)],
+);
+
 export type User = typeof users.$inferSelect;
 export type Resource = typeof resources.$inferSelect;
 export type Group = typeof groups.$inferSelect;

@@ -110,6 +110,7 @@ export function aliasRoutes(api: Api): void {
     summary: "List a user's documents visible to the caller (public ones need no token)",
     tag: TAG,
     auth: 'optional',
+    edge: 'cache',
     responses: listingResponses,
     handler: async (ctx) => {
       const owner = await findUser(ctx, ctx.params.user!);
@@ -139,6 +140,7 @@ export function aliasRoutes(api: Api): void {
     summary: "A document's info envelope",
     tag: TAG,
     auth: 'optional',
+    edge: 'cache',
     responses: { 200: { description: 'Info envelope', type: 'application/json', schema: envelopeSchema } },
     handler: async (ctx) => {
       const rc = await loadAliased(ctx);
@@ -165,6 +167,7 @@ export function aliasRoutes(api: Api): void {
       summary: `The ${render} render: documents have none (404)`,
       tag: TAG,
       auth: 'optional',
+      edge: 'cache',
       responses: { 404: { description: `Documents have no ${render} render` } },
       handler: async (ctx) => {
         await loadAliased(ctx);
@@ -177,6 +180,7 @@ export function aliasRoutes(api: Api): void {
     summary: "A document's variables with their formatted values",
     tag: TAG,
     auth: 'optional',
+    edge: 'cache',
     responses: { 200: { description: 'Variables', type: 'application/json', schema: z.array(varSchema) } },
     handler: async (ctx) => {
       const rc = await loadAliased(ctx);
@@ -187,6 +191,7 @@ export function aliasRoutes(api: Api): void {
     summary: 'One variable with its formatted value',
     tag: TAG,
     auth: 'optional',
+    edge: 'cache',
     responses: { 200: { description: 'Variable', type: 'application/json', schema: varSchema } },
     handler: async (ctx) => jsonResponse(varObject(await aliasVar(ctx))),
   });
@@ -194,6 +199,7 @@ export function aliasRoutes(api: Api): void {
     summary: "A variable's formatted value, plain text",
     tag: TAG,
     auth: 'optional',
+    edge: 'cache',
     responses: {
       200: { description: 'Formatted value', type: 'text/plain', schema: text(formatVar(EXAMPLE_VAR).text) },
     },
@@ -203,6 +209,7 @@ export function aliasRoutes(api: Api): void {
     summary: "A variable's formatted value in the ansi colour of its band",
     tag: TAG,
     auth: 'optional',
+    edge: 'cache',
     responses: {
       200: {
         description: 'Formatted value with ansi colours',

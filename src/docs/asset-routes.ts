@@ -93,6 +93,7 @@ export function assetRoutes(r: ResourceRoutes): void {
     summary: 'Download an asset (public documents: no token needed)',
     need: 'r',
     anonymous: true,
+    edge: 'cache',
     responses: {
       200: { description: 'The bytes with their type', type: 'application/octet-stream' },
       304: { description: 'Not modified' },

@@ -88,6 +88,7 @@ export function htmlRoute(r: ResourceRoutes): void {
     summary: 'The dashboard drawn as HTML/CSS (each cell sized by its share); anonymous for public grids',
     need: 'r',
     anonymous: true,
+    edge: 'cache',
     responses: pageResponses,
     preload: pagePreload,
     handler: gridPage,
@@ -101,6 +102,7 @@ export function publicPageRoutes(api: Api): void {
       "A grid's dashboard page by its public url (anonymous for publicly shared grids; same access rules otherwise)",
     tag: gridKind.collection,
     auth: 'optional',
+    edge: 'cache',
     responses: pageResponses,
     handler: async (ctx) => gridPage(await loadUserPath(ctx, gridKind, undefined, pagePreload)),
   });
@@ -110,6 +112,7 @@ export function publicPageRoutes(api: Api): void {
       "A grid's page at its url: its dashboard (anonymous for publicly shared grids; same access rules otherwise)",
     tag: 'pages',
     auth: 'optional',
+    edge: 'cache',
     responses: pageResponses,
     handler: async (ctx) => gridPage(await loadUserPath(ctx, gridKind, undefined, pagePreload)),
   });

@@ -24,6 +24,7 @@ export function jobPageRoute(api: Api): void {
       "A job's page at its url: name, summary, schedule and its latest runs (runs only for readers who may see them)",
     tag: 'pages',
     auth: 'optional',
+    edge: 'cache',
     responses: { 200: { description: 'The job as an HTML page', type: 'text/html', schema: htmlPage('nightly') } },
     handler: async (ctx) => {
       const rc = await loadUserPath(ctx, jobKind, undefined, {

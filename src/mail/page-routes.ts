@@ -21,6 +21,7 @@ export function mailPageRoute(api: Api): void {
     summary: "An e-mail's web view at its url: the message as its recipients see it, without their footer",
     tag: 'pages',
     auth: 'optional',
+    edge: 'cache',
     responses: {
       200: { description: 'The e-mail as an HTML page', type: 'text/html', schema: htmlPage('October newsletter') },
     },

@@ -81,6 +81,7 @@ export function outputRoutes(api: Api, files: ResourceRoutes): void {
       summary: o.summary,
       need: 'r',
       anonymous: true,
+      edge: 'cache',
       preload: { entries: true },
       responses: outputResponses(o.name),
       handler: (rc) => outputResponse(rc, o),
@@ -89,6 +90,7 @@ export function outputRoutes(api: Api, files: ResourceRoutes): void {
       summary: `${o.summary} (read-only alias)`,
       tag: 'alias',
       auth: 'optional',
+      edge: 'cache',
       responses: outputResponses(o.name),
       handler: async (ctx) => outputResponse(await loadAliased(ctx, { entries: true }), o),
     });

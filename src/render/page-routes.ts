@@ -51,6 +51,7 @@ export function pageRoutes(api: Api): void {
       "The document's canonical page: sanitized HTML with its theme and layout, under a strict Content-Security-Policy",
     tag: 'pages',
     auth: 'optional',
+    edge: 'cache',
     responses: {
       200: { description: 'The document as an HTML page', type: 'text/html', schema: htmlPage('Q3 report') },
       304: { description: 'Not modified (If-None-Match)' },
@@ -62,6 +63,7 @@ export function pageRoutes(api: Api): void {
     summary: "A document's short url: redirects to its canonical page (same access rules)",
     tag: 'pages',
     auth: 'optional',
+    edge: 'cache',
     responses: { 302: { description: 'Redirect to /u/<user>/d/<doc>' } },
     handler: shortUrl,
   });

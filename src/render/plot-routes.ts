@@ -111,6 +111,7 @@ export function plotFileRoutes(r: ResourceRoutes): void {
     summary: "List a plot's drawings",
     need: 'r',
     anonymous: true,
+    edge: 'cache',
     responses: listingResponses,
     handler: async (rc) => filesListing(rc, PLOT_FILES),
   });
@@ -118,6 +119,7 @@ export function plotFileRoutes(r: ResourceRoutes): void {
     summary: `The plot as SVG (width and height in px, ${SIZE_RANGE.min}-${SIZE_RANGE.max}; default ${DEFAULT_SIZE.width}x${DEFAULT_SIZE.height}): title, description and a table of its data for screen readers, light and dark themes`,
     need: 'r',
     anonymous: true,
+    edge: 'cache',
     preload: withoutData,
     query: sizeQuery,
     responses: { 200: { description: 'SVG', type: 'image/svg+xml' }, 304: { description: 'Not modified' } },
@@ -127,6 +129,7 @@ export function plotFileRoutes(r: ResourceRoutes): void {
     summary: 'The plot as PNG (the SVG drawn by the browser at twice its size; width and height as for the SVG)',
     need: 'r',
     anonymous: true,
+    edge: 'cache',
     preload: withoutData,
     query: sizeQuery,
     responses: {
@@ -145,6 +148,7 @@ export function plotFileRoutes(r: ResourceRoutes): void {
       summary: `The plot as ${format === 'ansi' ? 'text with ANSI 256 colours' : 'plain text'} for a terminal (width in characters, ${TEXT_RANGE.min}-${TEXT_RANGE.max}; default ${DEFAULT_TEXT_WIDTH})`,
       need: 'r',
       anonymous: true,
+      edge: 'cache',
       preload: withoutData,
       query: widthQuery,
       responses: {
@@ -190,6 +194,7 @@ export function plotPageRoute(api: Api): void {
     summary: "The plot's page at its url: its drawing with its name and description (anonymous for public plots)",
     tag: 'pages',
     auth: 'optional',
+    edge: 'cache',
     responses: {
       200: { description: 'The plot as an HTML page', type: 'text/html', schema: htmlPage('Revenue by month') },
     },

@@ -18,7 +18,8 @@ import { getTableColumns, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { groups, members, resources, users, type ResourceKindName } from '../../db/schema';
 import type { Db } from '../context';
-import { OWNER_ACCESS, type Access, type Perm } from '../perms';
+import { readsUntracked, touchesOwner } from '../edge-cache';
+import { accessFromGrants, OWNER_ACCESS, type Access, type Perm, type ShareGrant } from '../perms';
 import type { CompositionPath, Reference } from './paths';
 import { grantedAccess, grantsColumn } from './visibility';
 
@@ -87,6 +88,15 @@ export function resourceVerdict(row: GrantedRow | undefined, who: readonly numbe
   if (unreadable !== undefined) return { ok: false, missing: unreadable };
   const lacking = who.find((p) => !access(p)[need]);
   return lacking === undefined ? { ok: true, id: row.id, ownerId: row.owner_id } : { ok: false, lacks: lacking };
+}
+
+/** Whether principal `p` reads the resource through its public share alone (no group's grant needed). */
+function readsPublicly(row: GrantedRow, p: number): boolean {
+  const grants = JSON.parse(row.grants.get(p) ?? '[]') as ShareGrant[];
+  return accessFromGrants(
+    row.kind,
+    grants.filter((g) => g.group_id === null),
+  ).r;
 }
 
 /**
@@ -196,9 +206,20 @@ export async function composedReads(
       const lacking = who.find((p) => !memberships.has(`${ref.ref}\u0000${p}`));
       return lacking === undefined ? { ok: true, id: null, ownerId: null } : { ok: false, lacks: lacking };
     }
-    return resourceVerdict(rows.get(referenceKey(ref)), who, ref.need);
+    const row = rows.get(referenceKey(ref));
+    const verdict = resourceVerdict(row, who, ref.need);
+    // A read through a group share hangs on memberships no account's tag follows.
+    if (verdict.ok && !who.every((p) => p === row!.owner_id || readsPublicly(row!, p))) readsUntracked();
+    return verdict;
   };
-  return { verdicts: uses.map((u) => judge(u.principals, u.ref)), also: results.slice(checks) };
+  const verdicts = uses.map((u) => judge(u.principals, u.ref));
+  // The edge keeps an answer by the accounts it drew from; a reference to a group, or one
+  // that does not resolve now (it may later), is followed by no account's tag.
+  for (const v of verdicts) {
+    if (v.ok && v.ownerId !== null) touchesOwner(v.ownerId);
+    else readsUntracked();
+  }
+  return { verdicts, also: results.slice(checks) };
 }
 
 /**

@@ -5,13 +5,16 @@ import { resources, users, type Resource, type User } from '../../db/schema';
 import type { Ctx } from '../context';
 import { entriesQuery, entryAuthorship, entryValues, listEntriesQuery, type StoredEntry } from '../entries';
 import { forbidden, notFound } from '../errors';
+import { touchesOwner } from '../edge-cache';
 import { OWNER_ACCESS, type Perm } from '../perms';
 import type { Preload, Preloaded, ResourceCtx, ResourceKind } from './kind';
 import { grantedAccess, grantsColumn } from './visibility';
 
 export async function findUser(ctx: Pick<Ctx, 'db' | 'caller'>, username: string): Promise<User | null> {
   if (ctx.caller?.username === username) return ctx.caller;
-  return (await ctx.db.select().from(users).where(eq(users.username, username)).get()) ?? null;
+  const user = (await ctx.db.select().from(users).where(eq(users.username, username)).get()) ?? null;
+  touchesOwner(user?.id);
+  return user;
 }
 
 /** SQL condition: the resource of this kind named `name` of the owner (names are unique per owner and kind). */
@@ -66,6 +69,7 @@ export async function loadResource(
   const results = (await ctx.db.batch(batch as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as unknown[][];
   const owner = own ? caller! : (results[at.owner]![0] as User | undefined);
   const row = results[at.resource]![0] as (Resource & { grants: string }) | undefined;
+  touchesOwner(owner?.id);
   if (!owner || !row) throw missing();
   const { grants, ...resource } = row;
   const access = own || caller?.id === resource.owner_id ? OWNER_ACCESS : grantedAccess(resource.kind, grants);

@@ -1,5 +1,6 @@
 // Every answer of the platform carries `X-Content-Type-Options: nosniff` and a `Cache-Control`
-// rule (public only for build-time answers, never with a token), whatever produced it
+// rule (public only for build-time answers and the anonymous reads the edge keeps, never with a
+// token), whatever produced it
 // (a route, the GraphQL endpoint and its explorer, a static file, HEAD, 404, 405, an error
 // before routing): a browser never reads an answer as another type than the one declared,
 // so a user's text (a public variable's text/plain value) never runs as a same-origin
@@ -9,6 +10,8 @@
 import { createExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { platformApi } from '../../../src/app';
+import { EDGE_RULE } from '../../../src/core/edge-cache';
 import worker from '../../../src/index';
 import { call, makeUser, OPS, unique } from '../helpers';
 import { openApiRoutes, realValue, walkWorld } from './route-walk';
@@ -24,10 +27,14 @@ async function send(method: string, path: string, headers: Record<string, string
 /** Answers that are the same for everyone until a deployment: the only ones that may be `public`. */
 const BUILD_TIME_PATHS = new Set(['/v1/openapi.json', '/v1/docs', '/v1/docs/scalar.js']);
 
+/** The patterns of the routes whose anonymous answers the edge keeps (core/edge-cache.ts). */
+const EDGE_PATHS = platformApi().edgePaths;
+
 /**
  * What is wrong with an answer's caching rule (core/cache-rule.ts): none at all (left to a
  * cache's heuristics), `public` on an answer to a request with a token, or on anything
- * that is not a build-time answer.
+ * that is neither a build-time answer nor an anonymous read the edge keeps (the edge's rule,
+ * tagged by account: only an item shared public answers an anonymous read at all).
  */
 function cacheFault(res: Response, path: string, headers: Record<string, string> = {}): string | null {
   const rule = res.headers.get('Cache-Control');
@@ -35,7 +42,10 @@ function cacheFault(res: Response, path: string, headers: Record<string, string>
   if (res.status >= 400 && rule !== 'no-store') return `an error with ${rule}`;
   if (!/\bpublic\b/i.test(rule)) return null;
   if ('Authorization' in headers) return `public with a token: ${rule}`;
-  return BUILD_TIME_PATHS.has(new URL(path, 'http://x.test').pathname) ? null : `public: ${rule}`;
+  const url = new URL(path, 'http://x.test');
+  if (BUILD_TIME_PATHS.has(url.pathname)) return null;
+  const edge = rule === EDGE_RULE && !url.search && EDGE_PATHS.some((re) => re.test(url.pathname));
+  return edge && /^o\d+(,o\d+)*$/.test(res.headers.get('Cache-Tag') ?? '') ? null : `public: ${rule}`;
 }
 
 /** An answer without nosniff, or without its request id (every answer names it: core/request-id.ts). */

@@ -43,10 +43,13 @@ describe('retention plan', () => {
       'job_runs',
       'webhook_deliveries',
       'idempotency_keys',
+      'edge_cache',
     ]);
     expect(plan[4]).toEqual({ table: 'webhook_deliveries', cutoff: '2026-05-02T00:00:00.000Z', keep: 0 });
     // Idempotency-Key answers: 24 hours, whatever the vars say.
     expect(plan[5]).toEqual({ table: 'idempotency_keys', cutoff: '2026-05-31T00:00:00.000Z', keep: 0 });
+    // What the edge keeps: its s-maxage (a minute).
+    expect(plan[6]).toEqual({ table: 'edge_cache', cutoff: '2026-05-31T23:59:00.000Z', keep: 0 });
     expect(plan[0]).toEqual({ table: 'outbox', cutoff: '2026-05-02T00:00:00.000Z', keep: 0 });
     expect(plan[3]).toEqual({ table: 'job_runs', cutoff: '2026-03-03T00:00:00.000Z', keep: 100 });
     const s = { ...RETENTION_DEFAULTS, batch: 500, tick_rows: 1200 };

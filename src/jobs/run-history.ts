@@ -120,50 +120,54 @@ export async function historyPage(
   return { first: first.map(({ id: _id, ...r }) => r), second, next };
 }
 
-const HISTORY_PAGE = 2000;
+/** Runs per round trip of the whole history: SQLite writes their lines, one string a page (~150 bytes a run in JSON). */
+const STREAM_PAGE = 5000;
+/** Before every run: started_on is ISO text, which sorts below '~'. */
+const NEWEST: readonly KeyPart[] = ['~', 0];
 
-/** Every top-level run, newest first, fetched page by page (keyset) so history never sits in memory whole. */
-async function* history(db: Db, jobId: number): AsyncGenerator<HistoryRow[]> {
-  let before: KeyPart[] | null = null;
-  for (;;) {
-    const rows = await runsBefore(db, jobId, before, HISTORY_PAGE);
-    if (!rows.length) return;
-    yield rows.map(({ id: _id, ...r }) => r);
-    if (rows.length < HISTORY_PAGE) return;
-    const last = rows[rows.length - 1]!;
-    before = [last.started_on, last.id];
-  }
+/**
+ * The lines of up to STREAM_PAGE runs older than `before`, newest first, written by SQLite as historyLine writes them
+ * (JSON: as JSON.stringify writes a HistoryRow, up to how a number is written): one string and the last run's key, so
+ * that neither D1 nor the Worker handles the runs one by one. Undefined past the oldest run.
+ */
+function linesBefore(db: Db, jobId: number, before: readonly KeyPart[], json: boolean) {
+  const line = json
+    ? sql`json_object('name', name, 'started_on', started_on, 'trigger', trigger, 'duration', duration, 'status', status)`
+    : sql`printf('%-38s %-24s %-8s %9s %s', name, started_on, trigger,
+        CASE WHEN duration IS NULL THEN '-' ELSE printf('%.2f', duration) END, status) || char(10)`;
+  return db.get<{ text: string; n: number; started_on: string; id: number } | undefined>(sql`
+    WITH page AS MATERIALIZED (SELECT id, name, started_on, trigger, duration, status FROM ${jobRuns}
+      WHERE job_id = ${jobId} AND top = 1 AND (started_on, id) < (${before[0]}, ${before[1]})
+      ORDER BY started_on DESC, id DESC LIMIT ${STREAM_PAGE})
+    SELECT (SELECT group_concat(${line}, ${json ? ',' : ''} ORDER BY started_on DESC, id DESC) FROM page) AS text,
+      (SELECT count(*) FROM page) AS n, last.started_on, last.id
+    FROM (SELECT started_on, id FROM page ORDER BY started_on, id LIMIT 1) AS last`);
 }
 
 /**
- * Streams the history as a text table or a JSON array: the kept runs newest first, then the days of runs retention
- * rolled up (`{ day, status, runs, rolled_up: true }`), so the history still counts every run.
+ * Streams the whole history as a text table or a JSON array: the runs newest first, a page of STREAM_PAGE runs per
+ * round trip (keyset), then the rolled-up days (`{ day, status, runs, rolled_up: true }`), so that it counts every
+ * run and never holds it whole in memory.
  */
 export function historyStream(db: Db, jobId: number, json: boolean): ReadableStream<Uint8Array> {
   const enc = new TextEncoder();
-  const pages = history(db, jobId);
-  let first = true;
-  let started = false;
+  let before: readonly KeyPart[] | null = NEWEST;
+  let comma = '';
   return new ReadableStream<Uint8Array>({
+    start: (controller) => controller.enqueue(enc.encode(json ? '[' : HISTORY_HEADER)),
     async pull(controller) {
-      if (!started) {
-        started = true;
-        controller.enqueue(enc.encode(json ? '[' : HISTORY_HEADER));
-      }
-      const page = await pages.next();
-      if (page.done) {
-        const days = rolledUp(await daysAfter(db, jobId, null));
-        const tail = json
-          ? days.map((r) => (first ? ((first = false), '') : ',') + JSON.stringify(r)).join('')
-          : days.map(rolledUpLine).join('');
-        controller.enqueue(enc.encode(json ? tail + ']' : tail));
-        controller.close();
+      const page = before && (await linesBefore(db, jobId, before, json));
+      if (page) {
+        controller.enqueue(enc.encode(json ? comma + page.text : page.text));
+        comma = ',';
+        // A short page was the oldest: the next pull goes on to the rolled-up days.
+        before = page.n < STREAM_PAGE ? null : [page.started_on, page.id];
         return;
       }
-      const text = json
-        ? page.value.map((r) => (first ? ((first = false), '') : ',') + JSON.stringify(r)).join('')
-        : page.value.map(historyLine).join('');
-      controller.enqueue(enc.encode(text));
+      const days = rolledUp(await daysAfter(db, jobId, null));
+      const tail = days.map((d) => JSON.stringify(d)).join(',');
+      controller.enqueue(enc.encode(json ? `${tail && comma}${tail}]` : days.map(rolledUpLine).join('')));
+      controller.close();
     },
   });
 }

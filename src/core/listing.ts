@@ -1,7 +1,7 @@
 /** Folder listings: the one JSON shape every GET on a folder answers. */
 import { z } from 'zod';
-import { jsonResponse } from './http';
-import { nextLink, PAGE_MAX, pageItems, pageRequest, type KeyShape, type Page } from './paging';
+import { jsonResponse, textResponse, wantsJson } from './http';
+import { nextLink, PAGE_MAX, pageItems, pageRequest, type KeyShape, type Page, type PartsPage } from './paging';
 import type { Perm } from './perms';
 
 export type EntryType = 'dir' | 'file' | 'link';
@@ -96,6 +96,22 @@ export function listingResponse(url: URL, listing: ListingItem[] | Page<ListingI
   const all = new Headers(headers);
   for (const [k, v] of Object.entries(nextLink(url, next))) all.set(k, v);
   return jsonResponse(answered, { nvmType: 'dir', headers: all });
+}
+
+/**
+ * A page of a file that pages as a listing in two parts (a history: stats/runs): JSON, the items of the first part
+ * then those of the second; text, as `text` writes them; the Link header while more remain.
+ */
+export function partsPageResponse<A, B>(
+  req: Request,
+  url: URL,
+  page: PartsPage<A, B>,
+  text: (first: A[], second: B[]) => string,
+): Response {
+  const headers = nextLink(url, page.next);
+  return wantsJson(req)
+    ? jsonResponse([...page.first, ...page.second], { nvmType: 'file', headers })
+    : textResponse(text(page.first, page.second), { headers });
 }
 
 /** A file item's permissions: what its actions let the caller do (GET r, POST/PUT w, DELETE d). */

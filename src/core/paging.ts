@@ -36,23 +36,34 @@ export function encodeCursor(key: readonly KeyPart[]): string {
   return base64url(new TextEncoder().encode(JSON.stringify(key)));
 }
 
-/** The key a cursor names, of the listing's `shape`; a cursor this listing did not answer is a 400. */
-export function decodeCursor(cursor: string, shape: KeyShape): KeyPart[] {
-  const refuse = () => badRequest('cursor: not one this listing answered (pass the Link header of the previous page)');
-  if (!/^[A-Za-z0-9_-]{1,2048}$/.test(cursor)) throw refuse();
+const refused = () => badRequest('cursor: not one this listing answered (pass the Link header of the previous page)');
+
+/** The key parts a cursor holds, of any shape; not one a listing answered is a 400. */
+function parseCursor(cursor: string): unknown[] {
+  if (!/^[A-Za-z0-9_-]{1,2048}$/.test(cursor)) throw refused();
   let key: unknown;
   try {
     key = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(fromBase64url(cursor)));
   } catch {
-    throw refuse();
+    throw refused();
   }
+  if (!Array.isArray(key)) throw refused();
+  return key;
+}
+
+/** `key` as a key of `shape` (a 400 when it is not one). */
+function checkShape(key: unknown[], shape: KeyShape): KeyPart[] {
   if (
-    !Array.isArray(key) ||
     key.length !== shape.length ||
     !key.every((k, i) => typeof k === shape[i] && (typeof k !== 'number' || Number.isSafeInteger(k)))
   )
-    throw refuse();
+    throw refused();
   return key as KeyPart[];
+}
+
+/** The key a cursor names, of the listing's `shape`; a cursor this listing did not answer is a 400. */
+export function decodeCursor(cursor: string, shape: KeyShape): KeyPart[] {
+  return checkShape(parseCursor(cursor), shape);
 }
 
 /**
@@ -60,6 +71,10 @@ export function decodeCursor(cursor: string, shape: KeyShape): KeyPart[] {
  * the listing's `shape`. Anything else is a 400 naming the parameter.
  */
 export function pageRequest(url: URL, shape: KeyShape, fallback = PAGE_MAX, max = PAGE_MAX): PageRequest {
+  return requestOf(url, (cursor) => decodeCursor(cursor, shape), fallback, max);
+}
+
+function requestOf(url: URL, decode: (cursor: string) => KeyPart[], fallback: number, max: number): PageRequest {
   const rawLimit = url.searchParams.get('limit');
   const rawCursor = url.searchParams.get('cursor');
   let limit = fallback;
@@ -67,7 +82,7 @@ export function pageRequest(url: URL, shape: KeyShape, fallback = PAGE_MAX, max 
     limit = /^\d{1,7}$/.test(rawLimit) ? Number(rawLimit) : NaN;
     if (!(limit >= 1 && limit <= max)) throw badRequest(`limit: a whole number from 1 to ${max}`);
   }
-  const after = rawCursor === null ? null : decodeCursor(rawCursor, shape);
+  const after = rawCursor === null ? null : decode(rawCursor);
   return { limit, after, paged: rawLimit !== null || rawCursor !== null };
 }
 
@@ -108,6 +123,66 @@ export function pageItems<T>(items: T[], page: PageRequest, keyOf: (item: T) => 
     page,
     keyOf,
   );
+}
+
+/**
+ * A listing in two parts answered one after the other, each keyset-paged in its own order (a job's runs kept in D1,
+ * then the days retention rolled up): a cursor names the part of the last item answered (0 or 1) and that item's key
+ * within it, of that part's shape. A page reads at most `limit + 1` rows of each part: two index ranges, one batch.
+ */
+export type PartShapes = readonly [KeyShape, KeyShape];
+
+/** A page of a listing in two parts: its items of each part, and the cursor of the next page (null when none remain). */
+export interface PartsPage<A, B> {
+  first: A[];
+  second: B[];
+  next: string | null;
+}
+
+/** The page a request asks for of a listing in `parts`, as pageRequest (`after`: the part, then the key). */
+export function partsPageRequest(url: URL, parts: PartShapes, fallback = PAGE_MAX, max = PAGE_MAX): PageRequest {
+  return requestOf(
+    url,
+    (cursor) => {
+      const [part, ...key] = parseCursor(cursor);
+      if (part !== 0 && part !== 1) throw refused();
+      return [part, ...checkShape(key, parts[part])];
+    },
+    fallback,
+    max,
+  );
+}
+
+/**
+ * Where a page of a listing in two parts reads each: after this key of the part, from its start (null), or, for the
+ * first, not at all ('past': the cursor is in the second).
+ */
+export function partsAfter(page: PageRequest): { first: KeyPart[] | null | 'past'; second: KeyPart[] | null } {
+  const [part, ...key] = page.after ?? [];
+  if (part === undefined) return { first: null, second: null };
+  return part === 0 ? { first: key, second: null } : { first: 'past', second: key };
+}
+
+/**
+ * The page of a listing in two parts, from the rows read of each (up to `limit + 1` from where partsAfter says, none
+ * of a part it says is past): the first part's rows, then the second's, cut to the page, and the next cursor.
+ */
+export function pageOfParts<A, B>(
+  page: PageRequest,
+  first: A[],
+  second: B[],
+  keyOf: readonly [(row: A) => KeyPart[], (row: B) => KeyPart[]],
+): PartsPage<A, B> {
+  const rows: ({ part: 0; row: A } | { part: 1; row: B })[] = [
+    ...first.map((row) => ({ part: 0 as const, row })),
+    ...second.map((row) => ({ part: 1 as const, row })),
+  ];
+  const { items, next } = pageOf(rows, page, (r) => (r.part === 0 ? [0, ...keyOf[0](r.row)] : [1, ...keyOf[1](r.row)]));
+  return {
+    first: items.flatMap((r) => (r.part === 0 ? [r.row] : [])),
+    second: items.flatMap((r) => (r.part === 1 ? [r.row] : [])),
+    next,
+  };
 }
 
 /** The `Link` header of a page with more after it: the request's own URL with the next cursor. */

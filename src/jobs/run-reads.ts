@@ -1,7 +1,7 @@
 /**
- * Reading the D1 rows of runs: a run by name, stats (text and JSON), the listing, the
- * history, and the last-run summary other areas (GraphQL) read; the retention they
- * answer 410 past. The rows are written by run-writes.ts; logs live in the run's object.
+ * Reading the D1 rows of runs: a run by name, stats (text and JSON), the listing, and the
+ * last-run summary other areas (GraphQL) read; the retention they answer 410 past (the
+ * history, stats/runs: run-history.ts). The rows are written by run-writes.ts; logs live in the run's object.
  */
 import { and, desc, eq, or, sql, type SQL } from 'drizzle-orm';
 import { resources } from '../db/schema';
@@ -179,104 +179,6 @@ export async function latestRun(db: Db, jobId: number): Promise<RunRow | null> {
       .limit(1)
       .get()) ?? null
   );
-}
-
-export interface HistoryRow {
-  name: string;
-  started_on: string;
-  trigger: string;
-  duration: number | null;
-  status: string;
-}
-
-const HISTORY_PAGE = 2000;
-
-/** Every top-level run, newest first, fetched page by page (keyset) so history never sits in memory whole. */
-export async function* history(db: Db, jobId: number): AsyncGenerator<HistoryRow[]> {
-  let before: { started_on: string; id: number } | null = null;
-  for (;;) {
-    const after: SQL | undefined =
-      before === null ? undefined : sql`(${jobRuns.started_on}, ${jobRuns.id}) < (${before.started_on}, ${before.id})`;
-    const rows: (HistoryRow & { id: number })[] = await db
-      .select({
-        id: jobRuns.id,
-        name: jobRuns.name,
-        started_on: jobRuns.started_on,
-        trigger: jobRuns.trigger,
-        duration: jobRuns.duration,
-        status: jobRuns.status,
-      })
-      .from(jobRuns)
-      .where(and(eq(jobRuns.job_id, jobId), eq(jobRuns.top, 1), after))
-      .orderBy(...NEWEST_FIRST)
-      .limit(HISTORY_PAGE);
-    if (!rows.length) return;
-    yield rows.map(({ id: _id, ...r }) => r);
-    if (rows.length < HISTORY_PAGE) return;
-    const last = rows[rows.length - 1]!;
-    before = { started_on: last.started_on, id: last.id };
-  }
-}
-
-export const HISTORY_HEADER = `${'run'.padEnd(38)} ${'time'.padEnd(24)} ${'trigger'.padEnd(8)} ${'duration'.padStart(9)} status\n`;
-
-export function historyLine(r: HistoryRow): string {
-  return `${r.name.padEnd(38)} ${r.started_on.padEnd(24)} ${r.trigger.padEnd(8)} ${(r.duration === null ? '-' : r.duration.toFixed(2)).padStart(9)} ${r.status}\n`;
-}
-
-/** Runs retention removed, counted per day and status (newest day first): the history's tail. */
-export interface RolledUpDay {
-  day: string;
-  status: string;
-  runs: number;
-  rolled_up: true;
-}
-
-export async function rolledUpDays(db: Db, jobId: number): Promise<RolledUpDay[]> {
-  const rows = await db
-    .select({ day: jobRunDays.day, status: jobRunDays.status, runs: jobRunDays.runs })
-    .from(jobRunDays)
-    .where(eq(jobRunDays.job_id, jobId))
-    .orderBy(desc(jobRunDays.day), jobRunDays.status);
-  return rows.map((r) => ({ ...r, rolled_up: true as const }));
-}
-
-/** A rolled-up day as a history line: the day in the time column, the count where a run's name stands. */
-export function rolledUpLine(r: RolledUpDay): string {
-  return `${`(${r.runs} ${r.runs === 1 ? 'run' : 'runs'} rolled up)`.padEnd(38)} ${r.day.padEnd(24)} ${'-'.padEnd(8)} ${'-'.padStart(9)} ${r.status}\n`;
-}
-
-/**
- * Streams the history as a text table or a JSON array: the kept runs newest first, then the days of runs retention
- * rolled up (`{ day, status, runs, rolled_up: true }`), so the history still counts every run.
- */
-export function historyStream(db: Db, jobId: number, json: boolean): ReadableStream<Uint8Array> {
-  const enc = new TextEncoder();
-  const pages = history(db, jobId);
-  let first = true;
-  let started = false;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (!started) {
-        started = true;
-        controller.enqueue(enc.encode(json ? '[' : HISTORY_HEADER));
-      }
-      const page = await pages.next();
-      if (page.done) {
-        const days = await rolledUpDays(db, jobId);
-        const tail = json
-          ? days.map((r) => (first ? ((first = false), '') : ',') + JSON.stringify(r)).join('')
-          : days.map(rolledUpLine).join('');
-        controller.enqueue(enc.encode(json ? tail + ']' : tail));
-        controller.close();
-        return;
-      }
-      const text = json
-        ? page.value.map((r) => (first ? ((first = false), '') : ',') + JSON.stringify(r)).join('')
-        : page.value.map(historyLine).join('');
-      controller.enqueue(enc.encode(text));
-    },
-  });
 }
 
 export interface LastRun {

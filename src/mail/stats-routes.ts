@@ -1,10 +1,21 @@
 /**
  * stats/ of an e-mail: stats/runs, one row per send (mail_runs), as a text table or JSON, after the days of sends
- * retention rolled up (mail_run_days).
+ * retention rolled up (mail_run_days): whole, or page by page as every listing pages (core/paging.ts: a listing in
+ * two parts, the days by (day, status), then the sends by id).
  */
-import { asc, eq } from 'drizzle-orm';
+import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import { text } from '../core/examples';
 import { jsonResponse, textResponse, wantsJson } from '../core/http';
+import { listingQuery, partsPageResponse } from '../core/listing';
+import {
+  pageOfParts,
+  partsAfter,
+  partsPageRequest,
+  type KeyPart,
+  type PageRequest,
+  type PartShapes,
+  type PartsPage,
+} from '../core/paging';
 import { fixedFolderRoute, type ResourceCtx, type ResourceRoutes } from '../core/resource';
 import { mailRunDays, mailRuns } from './schema';
 import { countedRunsQuery, type CountedRun } from './sends';
@@ -81,17 +92,55 @@ const rolledUpCells = (d: RolledUpDay): string[] => [
   '-',
 ];
 
-export async function statsRuns(rc: ResourceCtx): Promise<Response> {
-  const [kept, days] = await rc.db.batch([
-    countedRunsQuery(rc.db).where(eq(mailRuns.resource_id, rc.resource.id)).orderBy(asc(mailRuns.id)),
-    rc.db
-      .select()
-      .from(mailRunDays)
-      .where(eq(mailRunDays.resource_id, rc.resource.id))
-      .orderBy(asc(mailRunDays.day), asc(mailRunDays.status)),
+const rolledUp = ({ resource_id: _r, ...d }: typeof mailRunDays.$inferSelect): RolledUpDay => ({
+  ...d,
+  rolled_up: true,
+});
+
+/** stats/runs as a listing in two parts: the rolled-up days by (day, status), then the sends by id, oldest first. */
+const RUNS_PARTS: PartShapes = [['string', 'string'], ['number']];
+
+/** Up to `n` (default: all) rolled-up days of the e-mail after `after` ((day, status); null: from the oldest). */
+const daysAfter = (rc: ResourceCtx, after: readonly KeyPart[] | null, n = -1) =>
+  rc.db
+    .select()
+    .from(mailRunDays)
+    .where(
+      and(
+        eq(mailRunDays.resource_id, rc.resource.id),
+        after ? sql`(${mailRunDays.day}, ${mailRunDays.status}) > (${after[0]}, ${after[1]})` : undefined,
+      ),
+    )
+    .orderBy(asc(mailRunDays.day), asc(mailRunDays.status))
+    .limit(n);
+
+/** Up to `n` (default: all) sends of the e-mail after the send `after` (its id; null: from the oldest). */
+const sendsAfter = (rc: ResourceCtx, after: readonly KeyPart[] | null, n = -1) =>
+  countedRunsQuery(rc.db)
+    .where(and(eq(mailRuns.resource_id, rc.resource.id), after ? gt(mailRuns.id, Number(after[0])) : undefined))
+    .orderBy(asc(mailRuns.id))
+    .limit(n);
+
+/** One page of stats/runs: the rolled-up days and the sends after the cursor, in one batch (one round trip). */
+async function runsPage(rc: ResourceCtx, page: PageRequest): Promise<PartsPage<RolledUpDay, RunRow>> {
+  const from = partsAfter(page);
+  const sends = sendsAfter(rc, from.second, page.limit + 1);
+  const [days, kept] =
+    from.first === 'past' ? [[], await sends] : await rc.db.batch([daysAfter(rc, from.first, page.limit + 1), sends]);
+  const { first, second, next } = pageOfParts(page, days.map(rolledUp), kept, [
+    (d) => [d.day, d.status],
+    (r) => [r.id],
   ]);
+  return { first, second: second.map(runRow), next };
+}
+
+export async function statsRuns(rc: ResourceCtx): Promise<Response> {
+  const page = partsPageRequest(rc.url, RUNS_PARTS);
+  const table = (days: RolledUpDay[], rows: RunRow[]) => runsTable(rows, days);
+  if (page.paged) return partsPageResponse(rc.req, rc.url, await runsPage(rc, page), table);
+  const [days, kept] = await rc.db.batch([daysAfter(rc, null), sendsAfter(rc, null)]);
   const rows = kept.map(runRow);
-  const rolled: RolledUpDay[] = days.map(({ resource_id: _r, ...d }) => ({ ...d, rolled_up: true }));
+  const rolled = days.map(rolledUp);
   return wantsJson(rc.req)
     ? jsonResponse([...rolled, ...rows], { nvmType: 'file' })
     : textResponse(runsTable(rows, rolled));
@@ -120,8 +169,10 @@ const RUNS_TABLE_EXAMPLE = runsTable([
 export function statsRoutes(r: ResourceRoutes): void {
   fixedFolderRoute(r, 'stats', ['runs']);
   r.get('/stats/runs', {
-    summary: 'One row per send: timestamp, duration (s), final status; text table or JSON',
+    summary:
+      'One row per send, oldest first: timestamp, duration (s), final status; text table or JSON; ?limit and ?cursor page it (the Link header)',
     need: 'r',
+    query: listingQuery,
     responses: {
       200: { description: 'Send history, oldest first', type: 'text/plain', schema: text(RUNS_TABLE_EXAMPLE) },
     },

@@ -1,18 +1,23 @@
 /**
  * Pages (pure): a cursor is opaque but names the last key answered, a listing refuses a
  * cursor of another shape and a limit out of range (400), and keyset paging over items in
- * memory neither repeats nor skips when items are added between pages.
+ * memory neither repeats nor skips when items are added between pages; a listing in two parts
+ * (a history) pages through both, its cursor naming the part.
  */
 import { describe, expect, it } from 'vitest';
 import { HttpError } from '../../../src/core/errors';
 import {
+  compareKeys,
   decodeCursor,
   encodeCursor,
   nextLink,
   PAGE_MAX,
   pageItems,
   pageOf,
+  pageOfParts,
   pageRequest,
+  partsAfter,
+  partsPageRequest,
   type KeyPart,
 } from '../../../src/core/paging';
 
@@ -123,5 +128,77 @@ describe('keyset pages', () => {
       Link: '<http://x.test/v1/vis/docs?limit=2&cursor=abc&x=1>; rel="next"',
     });
     expect(nextLink(url(''), null)).toEqual({});
+  });
+});
+
+describe('listings in two parts (a history: runs, then rolled-up days)', () => {
+  const PARTS = [['string', 'number'], ['string']] as const;
+  type Run = { at: string; id: number };
+  type Day = { day: string };
+  /** Reads each part as a database would: its rows after the key partsAfter names, limit + 1 of them. */
+  const read = (runs: Run[], days: Day[], q: string) => {
+    const page = partsPageRequest(url(q), PARTS);
+    const from = partsAfter(page);
+    const newestFirst = [...runs].sort((a, b) => compareKeys([b.at, b.id], [a.at, a.id]));
+    const after = from.first;
+    const r =
+      after === 'past'
+        ? []
+        : newestFirst.filter((x) => !after || compareKeys([x.at, x.id], after) < 0).slice(0, page.limit + 1);
+    const d = [...days]
+      .sort((a, b) => compareKeys([a.day], [b.day]))
+      .filter((x) => !from.second || compareKeys([x.day], from.second) > 0)
+      .slice(0, page.limit + 1);
+    return pageOfParts(page, r, d, [(x) => [x.at, x.id], (x) => [x.day]]);
+  };
+  const walk = (runs: Run[], days: Day[], limit: number, between?: (n: number) => void) => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let n = 0; n < 100; n++) {
+      const { first, second, next } = read(runs, days, `?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(first.length + second.length).toBeLessThanOrEqual(limit);
+      seen.push(...first.map((x) => `${x.at}#${x.id}`), ...second.map((x) => x.day));
+      if (!next) return seen;
+      cursor = next;
+      between?.(n);
+    }
+    throw new Error('did not end');
+  };
+  const run = (at: string, id: number): Run => ({ at, id });
+
+  it('the first part, then the second, each item once, across the border of the parts', () => {
+    const runs = [run('t3', 3), run('t1', 1), run('t2', 2)];
+    const days = [{ day: 'd2' }, { day: 'd1' }];
+    for (const limit of [1, 2, 3, 5, 6])
+      expect(walk(runs, days, limit), `limit ${limit}`).toEqual(['t3#3', 't2#2', 't1#1', 'd1', 'd2']);
+    expect(walk([], days, 1)).toEqual(['d1', 'd2']);
+    expect(walk(runs, [], 2)).toEqual(['t3#3', 't2#2', 't1#1']);
+    expect(walk([], [], 2)).toEqual([]);
+  });
+
+  it('runs added while paging (newer than the cursor) neither repeat nor shift what follows', () => {
+    const runs = [run('t1', 1), run('t2', 2), run('t3', 3), run('t4', 4)];
+    const days = [{ day: 'd1' }];
+    const seen = walk(runs, days, 2, (n) => {
+      if (n === 0) runs.push(run('t5', 5), run('t4', 6)); // newer than every run listed: not in this walk
+    });
+    expect(seen).toEqual(['t4#4', 't3#3', 't2#2', 't1#1', 'd1']);
+  });
+
+  it('a cursor names its part: a key of the other part, or no part, is a 400', () => {
+    expect(partsAfter(partsPageRequest(url(`?cursor=${encodeCursor([0, 't', 1])}`), PARTS))).toEqual({
+      first: ['t', 1],
+      second: null,
+    });
+    expect(partsAfter(partsPageRequest(url(`?cursor=${encodeCursor([1, 'd'])}`), PARTS))).toEqual({
+      first: 'past',
+      second: ['d'],
+    });
+    for (const bad of [[0, 'd'], [1, 't', 1], [2, 'd'], ['t', 1], [0]])
+      expect(
+        status(() => partsPageRequest(url(`?cursor=${encodeCursor(bad)}`), PARTS)),
+        JSON.stringify(bad),
+      ).toBe(400);
+    expect(partsPageRequest(url(''), PARTS)).toEqual({ limit: PAGE_MAX, after: null, paged: false });
   });
 });

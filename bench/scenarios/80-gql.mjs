@@ -1,6 +1,7 @@
 // GraphQL: a `docs` listing of 100 documents with their shares and tags, against the REST
 // listing GET /v1/vis/docs of the same 100 documents.
-// Target: the GraphQL listing's p50 within 2x of the REST listing's p50.
+// Target: the GraphQL listing's p50 within 2x of the REST listing's p50; for 1000 documents
+// with the command line's item fields (thousand, below), within 3x.
 //
 // The ratio is taken from an interleaved latency run: REST and GraphQL requests alternate
 // one at a time over one keep-alive connection, each timed with process.hrtime, so both
@@ -89,6 +90,8 @@ export default async function gql(b) {
 
 const BIG = 1000;
 const BIG_SAMPLES = Number(process.env.BENCH_GQL_BIG_SAMPLES ?? 60);
+/** Target: the 1000-document listing within 3x the REST listing's p50 (issue 38). */
+const BIG_TARGET = 3;
 
 /**
  * The command line's listing (`novem -d`: `me { docs { ITEM } }` with every item field it
@@ -138,8 +141,14 @@ async function thousand(b) {
     10,
   );
   record(b, `gql: REST GET /v1/vis/docs (${BIG}), interleaved x${BIG_SAMPLES}`, restLat);
-  record(b, `gql: GraphQL me { docs } (${BIG}, client item fields), interleaved x${BIG_SAMPLES}`, gqlLat);
+  record(
+    b,
+    `gql: GraphQL me { docs } (${BIG}, client item fields), interleaved x${BIG_SAMPLES}`,
+    gqlLat,
+    `target: p50 <= ${BIG_TARGET}x REST listing p50`,
+  );
+  const ratio = quantile(gqlLat, 0.5) / quantile(restLat, 0.5);
   console.log(
-    `gql: ${BIG} documents: GraphQL p50 / REST p50 = ${quantile(gqlLat, 0.5).toFixed(2)} / ${quantile(restLat, 0.5).toFixed(2)} ms = ${(quantile(gqlLat, 0.5) / quantile(restLat, 0.5)).toFixed(2)}`,
+    `gql: ${BIG} documents: GraphQL p50 / REST p50 = ${quantile(gqlLat, 0.5).toFixed(2)} / ${quantile(restLat, 0.5).toFixed(2)} ms = ${ratio.toFixed(2)} (target <= ${BIG_TARGET}) ${ratio <= BIG_TARGET ? 'OK' : 'MISSED'}`,
   );
 }

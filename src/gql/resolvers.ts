@@ -2,7 +2,7 @@
  * The GraphQL schema: the resolvers over the SDL of schema.graphql. Every resolver reads through the per-request
  * loaders (src/gql/loaders.ts) and the same visibility rules as REST.
  */
-import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import { Kind, type SelectionSetNode } from 'graphql';
 import { createSchema } from 'graphql-yoga';
 import { and, asc, eq, gt, or } from 'drizzle-orm';
 import { now } from '../core/clock';
@@ -14,6 +14,7 @@ import { yesNo } from '../core/yes-no';
 import { users, type User } from '../db/schema';
 import { candidateOrgs } from '../groups/visibility';
 import { candidateGroups, myGroups, shapeGroups, type GqlGroup, type GroupFilter } from './groups';
+import type { FieldInfo } from './fast-plan';
 import { entryOf, KINDS, listItems, type Item, type ListArgs } from './item-lists';
 import type { Loaders } from './loaders';
 import { page, rfc2822, slicePage, tagInfo, textOrNull } from './values';
@@ -73,7 +74,7 @@ const ENTRY_FIELDS: Record<string, string> = {
 const RUN_FIELDS = ['last_run', 'last_run_status', 'last_run_time', 'run_count', 'current_step', 'triggers'];
 
 /** Names of the fields selected below this field (fragments included). */
-export function selectedFields(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>): Set<string> {
+export function selectedFields(info: FieldInfo): Set<string> {
   const out = new Set<string>();
   const visit = (set: SelectionSetNode | undefined) => {
     for (const s of set?.selections ?? []) {
@@ -86,23 +87,22 @@ export function selectedFields(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fr
   return out;
 }
 
-const list =
-  (kind: keyof typeof KINDS) => (_: unknown, args: Args<ListArgs>, c: GqlContext, info: GraphQLResolveInfo) => {
-    const fields = selectedFields(info);
-    return listItems(
-      c,
-      KINDS[kind],
-      { author: args.author, id: args.id, limit: args.limit, offset: args.offset, after: args.after },
-      {
-        paths: [...new Set([...fields].filter((f) => f in ENTRY_FIELDS).map((f) => ENTRY_FIELDS[f]!))],
-        shares: fields.has('public') || fields.has('shared') || RUN_FIELDS.some((f) => fields.has(f)),
-        tags: fields.has('tags'),
-        vars: fields.has('vars'),
-      },
-    );
-  };
+const list = (kind: keyof typeof KINDS) => (_: unknown, args: Args<ListArgs>, c: GqlContext, info: FieldInfo) => {
+  const fields = selectedFields(info);
+  return listItems(
+    c,
+    KINDS[kind],
+    { author: args.author, id: args.id, limit: args.limit, offset: args.offset, after: args.after },
+    {
+      paths: [...new Set([...fields].filter((f) => f in ENTRY_FIELDS).map((f) => ENTRY_FIELDS[f]!))],
+      shares: fields.has('public') || fields.has('shared') || RUN_FIELDS.some((f) => fields.has(f)),
+      tags: fields.has('tags'),
+      vars: fields.has('vars'),
+    },
+  );
+};
 /** The caller's own resources of a kind (`me { docs }`): the root listing without author. */
-const mine = (kind: keyof typeof KINDS) => (_: Me, args: Args<ListArgs>, c: GqlContext, info: GraphQLResolveInfo) =>
+const mine = (kind: keyof typeof KINDS) => (_: Me, args: Args<ListArgs>, c: GqlContext, info: FieldInfo) =>
   list(kind)(null, { limit: args.limit, offset: args.offset, after: args.after }, c, info);
 
 function jobSteps(i: Item): number {

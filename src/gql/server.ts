@@ -20,6 +20,7 @@ import type { Ctx } from '../core/context';
 import { invalidToken } from '../core/errors';
 import { readBytes } from '../core/http';
 import type { User } from '../db/schema';
+import { fastExecute } from './fast-path';
 import { makeLoaders } from './loaders';
 import { maxReplyLevels, onCollapsed } from './reply-levels';
 import { gqlSchema, type GqlContext } from './resolvers';
@@ -42,19 +43,25 @@ const asValidationError = {
 const maxTokens: Plugin = {
   onParse: ({ setParseFn }) => setParseFn((source, options) => parse(source, { ...options, maxTokens: LIMITS.tokens })),
 };
-// graphql-js's own executor instead of yoga's default (@graphql-tools/executor, which adds
-// @defer/@stream this API does not offer): the latter builds two closures per resolved
-// field, which the Worker bundle's keep-names helper makes costly (a third of a 100-item
-// listing's execution time in the bench). Like the default, a request that cannot start
-// (variables of the wrong type) answers 400.
+// The listings' fast path first (fast-path.ts: the same answer without graphql-js's
+// per-field work); every other query, and one it gives up on, runs on graphql-js's own
+// executor instead of yoga's default (@graphql-tools/executor, which adds @defer/@stream
+// this API does not offer): the latter builds two closures per resolved field, which the
+// Worker bundle's keep-names helper makes costly (a third of a 100-item listing's
+// execution time in the bench). Like the default, a request that cannot start (variables
+// of the wrong type) answers 400.
 const graphqlJsExecutor: Plugin = {
   onExecute: ({ setExecuteFn }) =>
     setExecuteFn((args: ExecutionArgs) => {
-      const result = executeGraphql(args);
-      if (!(result instanceof Promise) && !('data' in result)) result.errors?.forEach(asBadRequest);
-      return result;
+      const fast = fastExecute(args);
+      return fast ? fast.then((result) => result ?? graphqlJs(args)) : graphqlJs(args);
     }),
 };
+function graphqlJs(args: ExecutionArgs): ReturnType<typeof executeGraphql> {
+  const result = executeGraphql(args);
+  if (!(result instanceof Promise) && !('data' in result)) result.errors?.forEach(asBadRequest);
+  return result;
+}
 function asBadRequest(err: GraphQLError): void {
   Object.defineProperty(err, 'extensions', { value: { ...err.extensions, http: { status: 400 } } });
 }

@@ -5,71 +5,25 @@ import { parse, validate } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { gqlSchema } from '../../../src/gql/resolvers';
 import {
-  crossVars,
-  getGroupTopics,
-  getTopics,
-  JOB_FIELDS,
   LIST_ORG_GROUP_MEMBERS_QUERY,
   LIST_ORG_GROUPS_QUERY,
   LIST_ORG_MEMBERS_QUERY,
   LIST_ORGS_QUERY,
-  LIST_USERS_QUERY,
-  ME_TIMEZONE,
-  meList,
+  getGroupTopics,
   orgGroupVis,
-  REPLY_DEPTHS,
-  rootList,
-  VIS_FIELDS,
 } from './client-queries';
+import { ALL_KINDS, clientRequests } from './client-requests';
 import { call } from '../helpers';
 import { buildWorld, gql, ok, type World } from './fixtures';
 
 type Row = Record<string, unknown>;
-const KINDS = ['docs', 'grids', 'mails', 'jobs'] as const;
-const ALL_KINDS = ['plots', 'grids', 'mails', 'docs', 'repos', 'jobs'] as const;
-const fieldsOf = (kind: string) => (kind === 'jobs' ? JOB_FIELDS : VIS_FIELDS);
 
 let w: World;
 beforeAll(async () => {
   w = await buildWorld();
 }, 120_000);
 
-/** Each request as the client sends it: [what the user typed, query, variables]. */
-function requests(): [string, string, Record<string, unknown> | undefined][] {
-  const org = { orgId: w.org };
-  return [
-    ...KINDS.map((k): [string, string, undefined] => [`novem -${k[0]} -l`, meList(k, fieldsOf(k)), undefined]),
-    ...KINDS.map((k): [string, string, Row] => [
-      `novem -${k[0]} -l -u <user>`,
-      rootList(k, fieldsOf(k)),
-      { author: w.owner.username },
-    ]),
-    ['timezone', ME_TIMEZONE, undefined],
-    ['novem -u -l', LIST_USERS_QUERY, undefined],
-    ['novem -O -l', LIST_ORGS_QUERY, undefined],
-    ['novem -O <org> -u -l', LIST_ORG_MEMBERS_QUERY, org],
-    ['novem -O <org> -G -l', LIST_ORG_GROUPS_QUERY, org],
-    ['novem -O <org> -G <group> -u -l', LIST_ORG_GROUP_MEMBERS_QUERY, org],
-    ...ALL_KINDS.map((k): [string, string, Row] => [
-      `novem -O <org> -G <group> -${k[0]} -l (${k})`,
-      orgGroupVis(k),
-      org,
-    ]),
-    ...REPLY_DEPTHS.flatMap((depth) =>
-      (['docs', 'grids', 'mails'] as const).map((k): [string, string, Row] => [
-        `novem -${k[0]} <name> --comments (replies ${depth} deep)`,
-        getTopics(k, depth),
-        { id: w.names.team, author: w.owner.username },
-      ]),
-    ),
-    ...REPLY_DEPTHS.map((depth): [string, string, Row] => [
-      `novem -G <group> --comments (replies ${depth} deep)`,
-      getGroupTopics(depth),
-      { name: 'sales', type: 'org_group', parent_group: w.org },
-    ]),
-    ['variables a comment embeds', crossVars([{ user: w.owner.username, field: 'docs', id: w.names.team }]), undefined],
-  ];
-}
+const requests = () => clientRequests(w);
 
 describe('every query the client sends validates against the served schema', () => {
   it('field by field (graphql-js validation of each query text against the schema)', () => {

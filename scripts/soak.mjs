@@ -2,12 +2,14 @@
 // npm run soak [-- --minutes N] [-- --concurrency C] [-- --idle-seconds S]: starts the platform (as npm start does,
 // loopback only, fresh state), runs a mixed workload (reads, writes, document churn, asset
 // uploads, job runs, test sends) at bounded concurrency for N minutes (default 10), and
-// prints every 30 s: throughput, p50/p99 latency, errors (5xx and network failures) and the
-// RSS of workerd. It fails (exit 1) when the RSS of the last third of the run grows by 10%
+// prints every 30 s: throughput, p50/p99 latency, errors (5xx and network failures), the RSS
+// of each process of the server (scripts/soak-probe.mjs) and the V8 heap of the Worker's
+// isolate (read over the runtime's inspector); at the end both series, and how often wrangler
+// reloaded the runtime. It fails (exit 1) when the RSS of the last third of the run grows by 10%
 // or more (no plateau) or when any request answered 5xx (or 429: the soak runs without rate limits).
-// --idle-seconds S: afterwards samples the RSS every 15 s for S seconds without load. Not part of npm test.
-import { execFileSync } from 'node:child_process';
+// --idle-seconds S: afterwards samples memory every 15 s for S seconds without load. Not part of npm test.
 import { startPlatform } from './serve.mjs';
+import { isolateHeapSampler, myProcesses, rssByRole } from './soak-probe.mjs';
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -19,37 +21,14 @@ const REPORT_MS = arg('report-seconds', 30) * 1000;
 /** After the load: keep sampling the RSS this long with no requests (is memory returned when idle?). */
 const IDLE_S = arg('idle-seconds', 0);
 
-/**
- * RSS (KiB) of every workerd process below this one (the server we started), in one `ps`:
- * `total`, and `proxy`, the share of wrangler's own proxy in front of the Worker's runtime
- * (`wrangler dev` runs both; the proxy listens on the public port).
- */
-function workerdRss() {
-  const port = new URL(base).port;
-  const procs = workerdProcesses();
-  const sum = (list) => list.reduce((s, r) => s + r.rss, 0);
-  return { total: sum(procs), proxy: sum(procs.filter((r) => r.args.includes(`entry=127.0.0.1:${port}`))) };
-}
-
-function workerdProcesses() {
-  let out = '';
-  try {
-    out = execFileSync('ps', ['-eo', 'pid=,ppid=,rss=,args='], { encoding: 'utf8' });
-  } catch {
-    return [];
-  }
-  const rows = out
-    .split('\n')
-    .map((l) => /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(.*)$/.exec(l))
-    .filter(Boolean)
-    .map((m) => ({ pid: +m[1], ppid: +m[2], rss: +m[3], args: m[4] }));
-  const mine = new Set([process.pid]);
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const r of rows) if (!mine.has(r.pid) && mine.has(r.ppid)) (mine.add(r.pid), (grew = true));
-  }
-  return rows.filter((r) => mine.has(r.pid) && /workerd/.test(r.args) && / serve /.test(r.args));
-}
+/** RSS (KiB) by role of the server we started (scripts/soak-probe.mjs). */
+const rss = () => rssByRole(myProcesses(), new URL(base).port);
+const heap = isolateHeapSampler();
+const mib = (kib) => (kib / 1024).toFixed(0);
+/** wrangler's answer to a non-GET request when its proxy's fetch to the Worker's runtime failed (docs/PERFORMANCE.md, Memory). */
+const PROXY_503 = /Your worker restarted mid-request/;
+/** Times wrangler restarted the Worker's runtime (a reload: a watched file changed). */
+const reloads = () => server.log.join('').split('Reloading local server').length - 1;
 
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
@@ -162,6 +141,8 @@ let allErrors = 0;
 const samples = [];
 const errorKinds = new Map();
 
+const count = (kind) => errorKinds.set(kind, (errorKinds.get(kind) ?? 0) + 1);
+
 async function worker() {
   while (Date.now() < end && !stopping) {
     seq++;
@@ -171,50 +152,65 @@ async function worker() {
       const r = await action();
       if ((r.status >= 500 && !(name === 'job run' && r.status === 502)) || r.status === 429) {
         errors++;
-        errorKinds.set(`${name} ${r.status}`, (errorKinds.get(`${name} ${r.status}`) ?? 0) + 1);
+        count(`${name} ${r.status}${r.status === 503 && PROXY_503.test(r.text()) ? ' (wrangler proxy)' : ''}`);
       }
     } catch (err) {
       errors++;
-      errorKinds.set(`${name} ${err.cause?.code ?? err.message}`, (errorKinds.get(`${name} ${err.message}`) ?? 0) + 1);
+      count(`${name} ${err.cause?.code ?? err.message}`);
     }
     window.push(performance.now() - t0);
   }
 }
 
 const pct = (xs, p) => (xs.length ? xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] : 0);
-function report() {
+/** RSS by process and the isolate's heap, as printed: "workerd 812 MiB (worker 640, proxy 172), wrangler 310, heap 41/70 MiB". */
+async function memory() {
+  const r = rss();
+  const h = await heap();
+  const hs = h ? `${(h.used / 2 ** 20).toFixed(1)}/${(h.total / 2 ** 20).toFixed(0)}` : 'n/a';
+  const text = `workerd ${mib(r.workerd)} MiB (worker ${mib(r.worker)}, proxy ${mib(r.proxy)}), wrangler node ${mib(r.wrangler)}, isolate heap ${hs} MiB`;
+  return { ...r, heap: h?.used ?? null, text };
+}
+async function report() {
   const lat = window.sort((a, b) => a - b);
-  const { total: rss, proxy } = workerdRss();
+  const rate = (lat.length / (REPORT_MS / 1000)).toFixed(1);
+  window = [];
+  const m = await memory();
   const t = Math.round((Date.now() - started) / 1000);
-  samples.push({ t, rss });
+  samples.push({ t, rss: m.workerd, heap: m.heap });
   console.log(
-    `t=${String(t).padStart(4)}s  ${(lat.length / (REPORT_MS / 1000)).toFixed(1).padStart(6)} req/s  p50 ${pct(lat, 50).toFixed(0).padStart(5)} ms  p99 ${pct(lat, 99).toFixed(0).padStart(5)} ms  errors ${errors}  workerd RSS ${(rss / 1024).toFixed(0)} MiB (wrangler proxy ${(proxy / 1024).toFixed(0)})`,
+    `t=${String(t).padStart(4)}s  ${rate.padStart(6)} req/s  p50 ${pct(lat, 50).toFixed(0).padStart(5)} ms  p99 ${pct(lat, 99).toFixed(0).padStart(5)} ms  errors ${errors}  ${m.text}`,
   );
   allErrors += errors;
-  window = [];
   errors = 0;
 }
 
-console.log(
-  `soak: ${MINUTES} min, ${CONCURRENCY} concurrent, against ${base}; workerd RSS at start ${(workerdRss().total / 1024).toFixed(0)} MiB`,
-);
+console.log(`soak: ${MINUTES} min, ${CONCURRENCY} concurrent, against ${base}; at start ${(await memory()).text}`);
 const timer = setInterval(report, REPORT_MS);
 await Promise.all(Array.from({ length: CONCURRENCY }, worker));
 clearInterval(timer);
-report();
+await report();
 
-// The plateau: RSS over the last third of the run grows by less than 10%.
+// The plateau: RSS over the last third of the run grows by less than 10%; the heap is printed beside it.
 const third = samples.filter((s) => s.t >= (MINUTES * 60 * 2) / 3);
-const from = third[0]?.rss ?? 0;
-const to = Math.max(...third.map((s) => s.rss));
-const growth = from ? (to - from) / from : 0;
+const growth = (key) => {
+  const xs = third.map((s) => s[key]).filter((x) => x !== null);
+  return xs.length && xs[0] ? { from: xs[0], to: Math.max(...xs), g: (Math.max(...xs) - xs[0]) / xs[0] } : null;
+};
+const r = growth('rss');
+const h = growth('heap');
+const series = (key, f) => samples.map((s) => (s[key] === null ? '-' : f(s[key]))).join(' ');
+console.log(`RSS series (workerd, MiB): ${series('rss', mib)}`);
+console.log(`heap series (isolate used, MiB): ${series('heap', (b) => (b / 2 ** 20).toFixed(0))}`);
 console.log(
-  `last third: RSS ${(from / 1024).toFixed(0)} -> ${(to / 1024).toFixed(0)} MiB (${(growth * 100).toFixed(1)}%); errors ${allErrors}${errorKinds.size ? ` (${[...errorKinds].map(([k, v]) => `${k}: ${v}`).join(', ')})` : ''}`,
+  `last third: RSS ${mib(r?.from ?? 0)} -> ${mib(r?.to ?? 0)} MiB (${((r?.g ?? 0) * 100).toFixed(1)}%)` +
+    `, isolate heap ${h ? `${(h.from / 2 ** 20).toFixed(1)} -> ${(h.to / 2 ** 20).toFixed(1)} MiB (${(h.g * 100).toFixed(1)}%)` : 'n/a'}` +
+    `; wrangler reloads ${reloads()}; errors ${allErrors}${errorKinds.size ? ` (${[...errorKinds].map(([k, v]) => `${k}: ${v}`).join(', ')})` : ''}`,
 );
 for (let t = 15; t <= IDLE_S; t += 15) {
-  await new Promise((r) => setTimeout(r, 15_000));
-  console.log(`idle ${String(t).padStart(4)}s  workerd RSS ${(workerdRss().total / 1024).toFixed(0)} MiB`);
+  await new Promise((res) => setTimeout(res, 15_000));
+  console.log(`idle ${String(t).padStart(4)}s  ${(await memory()).text}`);
 }
-const ok = growth < 0.1 && allErrors === 0;
+const ok = (r?.g ?? 0) < 0.1 && allErrors === 0;
 console.log(ok ? 'soak: ok (memory plateaus, no errors)' : 'soak: FAILED');
 await stop(ok ? 0 : 1);

@@ -4,6 +4,7 @@
  */
 import { eq } from 'drizzle-orm';
 import { tokens, users, type User } from '../db/schema';
+import { BoundedCache } from './bounded-cache';
 import { now, nowIso } from './clock';
 import { dbFor, type Ctx, type Db } from './context';
 import { base64url, randomBytes, sha256Hex, timingSafeEqual } from './crypto';
@@ -36,14 +37,14 @@ export const hashToken = (token: string) => sha256Hex(token);
  */
 export const AUTH_CACHE_MS = 10_000;
 const AUTH_CACHE_MAX = 10_000;
-const authCache = new Map<string, { auth: Authenticated; expires: number }>();
+const authCache = new BoundedCache<string, { auth: Authenticated; expires: number }>({ maxEntries: AUTH_CACHE_MAX });
 
 export function forgetToken(hash: string): void {
   authCache.delete(hash);
 }
 
 export function forgetUser(userId: number): void {
-  for (const [hash, e] of authCache) if (e.auth.user.id === userId) authCache.delete(hash);
+  authCache.deleteWhere((e) => e.auth.user.id === userId);
 }
 
 /**
@@ -58,7 +59,6 @@ export async function authenticate(db: Db, req: Request): Promise<Authenticated 
   if (cached && cached.expires > Date.now()) return cached.auth;
   const auth = await lookupToken(db, hash);
   if (auth) {
-    if (authCache.size >= AUTH_CACHE_MAX) authCache.delete(authCache.keys().next().value!);
     authCache.set(hash, { auth, expires: Date.now() + AUTH_CACHE_MS });
   } else authCache.delete(hash);
   return auth;

@@ -8,6 +8,7 @@
  * (a name may answer differently a moment later): Cloudflare's network refuses private
  * targets of a deployed Worker in any case.
  */
+import { BoundedCache } from './bounded-cache';
 import { egressRefusal, isAddressHost, resolvedRefusal } from './egress';
 
 const TIMEOUT_MS = 5_000;
@@ -22,7 +23,7 @@ interface DohAnswer {
 }
 
 const RECORD = { A: 1, AAAA: 28 } as const;
-const cache = new Map<string, { until: number; refusal: string | null }>();
+const cache = new BoundedCache<string, { until: number; refusal: string | null }>({ maxEntries: MAX_CACHED });
 
 /** Why `url`'s host may not be reached by what it resolves to; null when it may (or nothing is resolved). */
 export async function hostRefusal(env: { OUTBOUND_RESOLVER?: string }, url: URL): Promise<string | null> {
@@ -40,7 +41,6 @@ export async function hostRefusal(env: { OUTBOUND_RESOLVER?: string }, url: URL)
   const addresses = answers.filter((a) => a.type === RECORD.A || a.type === RECORD.AAAA).map((a) => a.data);
   const refusal = resolvedRefusal(host, addresses);
   const ttl = Math.min(MAX_TTL_S, Math.max(MIN_TTL_S, ...answers.map((a) => a.TTL ?? MIN_TTL_S)));
-  if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
   cache.set(host, { until: Date.now() + ttl * 1000, refusal });
   return refusal;
 }

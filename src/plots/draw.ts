@@ -5,6 +5,7 @@
  * cached drawing is never stale. Data that no longer parses (written before a rule) draws as
  * the parse error, never as a 500.
  */
+import { BoundedCache } from '../core/bounded-cache';
 import { parseCsv } from './csv';
 import { DEFAULT_SIZE, DEFAULT_TEXT_WIDTH, type Size } from './model';
 import { drawingHash, plotConfigOf } from './stored';
@@ -25,21 +26,12 @@ export interface TextRequest {
 }
 export type DrawRequest = SvgRequest | TextRequest;
 
-/** Bytes of drawings one isolate keeps. */
-const CACHE_BYTES = 16 * 1024 * 1024;
-const cache = new Map<string, string>();
-let cached = 0;
-
-function remember(hash: string, drawing: string): string {
-  cache.set(hash, drawing);
-  cached += drawing.length;
-  for (const [k, v] of cache) {
-    if (cached <= CACHE_BYTES) break;
-    cache.delete(k);
-    cached -= v.length;
-  }
-  return drawing;
-}
+/** Drawings one isolate keeps, by their hash: at most 16 Mi characters of them (and 10,000). */
+const cache = new BoundedCache<string, string>({
+  maxEntries: 10_000,
+  maxWeight: 16 * 1024 * 1024,
+  weigh: (drawing) => drawing.length,
+});
 
 /** What a request draws, as the hash's `what`. */
 export function requestKey(req: DrawRequest): string {
@@ -62,12 +54,7 @@ export async function drawStored(
 ): Promise<{ drawing: string; hash: string }> {
   const hash = await drawingHash(values, name, requestKey(req));
   const hit = cache.get(hash);
-  if (hit !== undefined) {
-    // Most recently used last: the Map's order is the eviction order.
-    cache.delete(hash);
-    cache.set(hash, hit);
-    return { drawing: hit, hash };
-  }
+  if (hit !== undefined) return { drawing: hit, hash };
   const data = values.get('data') ?? (loadData ? await loadData() : '');
   const parsed = parseCsv(data);
   const table = 'table' in parsed ? parsed.table : { header: [''], rows: [] };
@@ -77,5 +64,6 @@ export async function drawStored(
     req.format === 'svg'
       ? drawSvg(table, config, { scope: req.scope ?? 'plot', name, size: req.size ?? DEFAULT_SIZE })
       : drawText(table, config, { width: req.width ?? DEFAULT_TEXT_WIDTH, ansi: req.format === 'ansi' });
-  return { drawing: remember(hash, drawing), hash };
+  cache.set(hash, drawing);
+  return { drawing, hash };
 }

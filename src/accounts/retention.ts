@@ -123,17 +123,30 @@ interface TreeRow extends ArchivedRun {
   top_id: number;
 }
 
-/** Archives whole trees by their top-level run's job and day (run-archive.ts), one day object at a time. */
+/**
+ * Archives whole trees by their top-level run's job and day (run-archive.ts), one day object at a time; a run of
+ * another job inside a tree is archived a second time, with its own subtree, under its own job and day, where that
+ * job's run reads look for it.
+ */
 async function archiveRows(bucket: R2Bucket, rows: TreeRow[]): Promise<void> {
-  const tops = new Map(rows.filter((r) => r.id === r.top_id).map((r) => [r.id, r]));
+  const runs = new Map(rows.map(({ top_id: _, ...run }) => [run.id, run]));
+  const topOf = new Map(rows.map((r) => [r.id, runs.get(r.top_id) ?? runs.get(r.id)!]));
+  const children = new Map<number, ArchivedRun[]>();
+  for (const r of runs.values())
+    if (r.parent_id !== null) children.set(r.parent_id, [...(children.get(r.parent_id) ?? []), r]);
+  const subtree = (r: ArchivedRun): ArchivedRun[] => [r, ...(children.get(r.id) ?? []).flatMap(subtree)];
   const groups = new Map<string, { jobId: number; day: string; runs: ArchivedRun[] }>();
-  for (const { top_id, ...run } of rows) {
-    const top = tops.get(top_id) ?? run;
-    const day = dayOf(top.name);
-    const key = `${top.job_id} ${day}`;
-    const group = groups.get(key) ?? { jobId: top.job_id, day, runs: [] };
-    group.runs.push(run);
+  const add = (jobId: number, day: string, more: ArchivedRun[]) => {
+    const key = `${jobId} ${day}`;
+    const group = groups.get(key) ?? { jobId, day, runs: [] };
+    group.runs.push(...more);
     groups.set(key, group);
+  };
+  for (const run of runs.values()) {
+    const top = topOf.get(run.id)!;
+    add(top.job_id, dayOf(top.name), [run]);
+    const parent = run.parent_id === null ? undefined : runs.get(run.parent_id);
+    if (run.job_id !== top.job_id && parent?.job_id !== run.job_id) add(run.job_id, dayOf(run.name), subtree(run));
   }
   for (const g of groups.values()) await archiveTrees(bucket, g.jobId, g.day, g.runs);
 }

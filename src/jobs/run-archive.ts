@@ -3,7 +3,8 @@
  * into R2, one object per job and day (`r/<job id>/runs-archive/<YYYY-MM-DD>.ndjson`, the day of
  * the run's name: under the job's prefix, so the job's deletion and the orphan walk take it too), so that a run's status, stats and folder stay readable (the log and the
  * output answer 410 as before) while D1 holds only recent runs. Whole trees are archived
- * under their top-level run's job and day. One line per run, sorted by name: a run is found
+ * under their top-level run's job and day; a run of another job in a tree (a chain step)
+ * also under its own job and day, with its subtree. One line per run, sorted by name: a run is found
  * by one R2 read and a string search, without parsing the day's other runs.
  */
 import { blobPrefix } from '../core/entries';

@@ -89,6 +89,16 @@ describe('retention', () => {
     )
       .bind(unique('child'), unique('s'), jobId, oldestId, jobId, iso(Date.now() - 200 * 60_000))
       .run();
+    // A run of another job (a chain step) inside the tree of the second oldest run.
+    await makeJob(u, 'step', `export default { async run() {} }`);
+    const stepId = await resourceId(u, 'step');
+    const stepRun = `${names[1]!}s`;
+    await env.DB.prepare(
+      `INSERT INTO job_runs (name, shortname, job_id, top, parent_id, root_job_id, status, trigger, source, created_by,
+         started_on) SELECT ?, ?, ?, 0, id, ?, 'success', 'chain', 'api', 'x', started_on FROM job_runs WHERE name = ?`,
+    )
+      .bind(stepRun, unique('s'), stepId, jobId, names[1])
+      .run();
     for (const name of [names[0]!, names[149]!]) {
       await env.DB.prepare(`UPDATE job_runs SET output_name = 'o', output_size = ? WHERE name = ?`)
         .bind(INLINE_OUTPUT + 1, name)
@@ -100,7 +110,7 @@ describe('retention', () => {
     expect((await sweepAll(await moveClock(89))).job_runs).toBe(0);
     const at = await moveClock(91);
     const removed = await sweepAll(at);
-    expect(removed.job_runs).toBe(51); // 50 top-level runs and the child
+    expect(removed.job_runs).toBe(52); // 50 top-level runs, the child and the other job's step
     expect(await count(`SELECT count(*) AS n FROM job_runs WHERE job_id = ?`, jobId)).toBe(100);
     expect(await env.BLOBS.head(outputKey(jobId, names[0]!))).toBeNull();
     expect(await env.BLOBS.head(outputKey(jobId, names[149]!))).not.toBeNull();
@@ -124,6 +134,8 @@ describe('retention', () => {
     expect((await call('GET', `${archived}/log`, { token: u.token })).status).toBe(410);
     expect((await call('GET', `${archived}/output`, { token: u.token })).status).toBe(410);
     expect((await call('GET', `${J}/busy/runs/20200101-000000-nosuchrun`, { token: u.token })).status).toBe(404);
+    // The other job's run in that tree answers under its own job too.
+    expect(await (await call('GET', `${J}/step/runs/${stepRun}/status`, { token: u.token })).text()).toBe('success');
     const other = await makeUser();
     expect((await call('GET', `${archived}/status`, { token: other.token })).status).toBe(404);
     const listed: string[] = [];

@@ -206,7 +206,7 @@ describe('jobs: last_run', () => {
     const restPublic = await call('GET', `/v1/users/${w.owner.username}/code/jobs/${w.names.pub}/runs`, {
       token: w.stranger.token,
     });
-    expect(restPublic.status).not.toBe(200);
+    expect(restPublic.status).toBe(403); // runs are never public
   });
 });
 

@@ -1,6 +1,7 @@
 // Creating user groups, organisations and org groups through the real Worker in workerd:
 // who may create what, names, one organisation per account (also under concurrent creates).
 import { describe, expect, it } from 'vitest';
+import { GROUP_NAME } from '../../../src/core/names';
 import { json, person, sharedGroup, sharedOrg, T } from './fixtures';
 import { call, makeUser, unique } from '../helpers';
 
@@ -28,7 +29,11 @@ describe('creating groups and organisations', T, () => {
     for (const bad of ['my%20group', 'Team', 'a~b', '@x~y', '-x']) {
       const res = await call('PUT', `/v1/admin/groups/${bad}`, { token: u.token });
       expect(res.status, bad).toBe(400);
-      expect((await json(res)).message).toBeTruthy();
+      expect((await json(res)).message, bad).toBe(
+        bad.startsWith('@')
+          ? 'create a group with its slug: PUT /v1/admin/groups/<group> creates @<you>~<group>'
+          : `invalid group name '${decodeURIComponent(bad)}': lowercase letters, digits, '-' and '_', no spaces, at most 64 characters (${GROUP_NAME.source})`,
+      );
     }
     expect(await json(await call('GET', '/v1/admin/groups', { token: u.token }))).toEqual([]);
   });

@@ -176,22 +176,33 @@ describe('trigger input', () => {
     const res = await call('POST', `${J}/echo/data`, { token: u.token, body: form });
     expect(await res.text()).toBe('report.csv:text/csv,pic.png:image/png');
   });
+  const SEND = 'send a JSON document (application/json) or files (multipart/form-data)';
+  const EMPTY = `the body is empty: ${SEND}`;
+  const NOT_JSON = `the body is not a JSON document: ${SEND}`;
+  const takes = (type: string) =>
+    `POST data takes Content-Type application/json (a JSON document) or multipart/form-data (files), got ${type}`;
   it.each([
-    ['an empty JSON body', '', 'application/json', 400],
-    ['a non-JSON body', '{nope', 'application/json', 400],
-    ['no body at all', undefined, undefined, 400],
-    ['a JSON body with a charset that is not JSON', '{nope', 'application/json; charset=utf-8', 400],
-    ['a text/plain body that is not JSON', 'hello', 'text/plain', 415],
-    ['a form-urlencoded body', 'a=b', 'application/x-www-form-urlencoded', 415],
-    ['a body of another type that is empty', ' ', 'text/plain', 415],
+    ['an empty JSON body', '', 'application/json', 400, EMPTY],
+    ['a non-JSON body', '{nope', 'application/json', 400, NOT_JSON],
+    ['no body at all', undefined, undefined, 400, EMPTY],
+    ['a JSON body with a charset that is not JSON', '{nope', 'application/json; charset=utf-8', 400, NOT_JSON],
+    ['a text/plain body that is not JSON', 'hello', 'text/plain', 415, takes('text/plain')],
+    [
+      'a form-urlencoded body',
+      'a=b',
+      'application/x-www-form-urlencoded',
+      415,
+      takes('application/x-www-form-urlencoded'),
+    ],
+    ['a body of another type that is empty', ' ', 'text/plain', 415, takes('text/plain')],
   ])(
     'empty or non-JSON body → 400 (spec error table), other content types 415: %s answers %s and starts no run',
-    async (_what, body, type, code) => {
+    async (_what, body, type, code, message) => {
       const u = await makeUser();
       await makeJob(u, 'echo', echo);
       const res = await call('POST', `${J}/echo/data`, { token: u.token, body, type });
       expect(res.status).toBe(code);
-      expect(((await res.json()) as { message: string }).message).toBeTruthy();
+      expect(((await res.json()) as { message: string }).message).toBe(message);
       expect(await (await call('GET', `${J}/echo/runs`, { token: u.token })).json()).toEqual([]);
     },
   );

@@ -696,7 +696,7 @@ describe('chain step: bare name', () => {
         return;
       }
       if (!EXECUTES(a)) expect(res.status).toBe(TRIGGER[a]);
-      else expect(res.status, 'the step fails: the caller may not execute it').not.toBe(200);
+      else expect(res.status, 'the step fails: the caller may not execute it').toBe(502);
       expect(text).not.toContain(SECRET);
       expect(await ranChild(w.owner, relay, run, priv)).toBe(false);
     });
@@ -764,7 +764,7 @@ describe('chain step: @user/job', () => {
         return;
       }
       if (!EXECUTES(a)) expect(res.status).toBe(TRIGGER[a]);
-      else expect(res.status).not.toBe(200);
+      else expect(res.status, 'the step fails: the caller may not execute it').toBe(502);
       expect(text).not.toContain(TOOL);
       expect(await ranChild(w.owner, bridge, res.headers.get('X-Run-Id'), tool)).toBe(false);
     });
@@ -840,7 +840,7 @@ describe('fan-out child', () => {
         return;
       }
       if (!EXECUTES(a)) expect(res.status).toBe(TRIGGER[a]);
-      else expect(res.status).not.toBe(200);
+      else expect(res.status, 'the step fails: the caller may not execute it').toBe(502);
       expect(text).not.toContain(SECRET);
       expect(await ranChild(w.owner, fan, res.headers.get('X-Run-Id'), priv)).toBe(false);
     });

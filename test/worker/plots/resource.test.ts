@@ -15,7 +15,7 @@ describe('the plot resource', () => {
     expect((await call('PUT', path, { token: u.token })).status).toBe(201);
     const again = await call('PUT', path, { token: u.token });
     expect(again.status).toBe(409);
-    expect(((await again.json()) as { message: string }).message).toBeTruthy();
+    expect(((await again.json()) as { message: string }).message).toBe(`plot '${name}' already exists`);
     expect((await call('POST', `${path}/data`, { token: u.token, text: PANDAS_CSV })).status).toBe(204);
     expect(await (await call('GET', `${path}/data`, { token: u.token })).text()).toBe(PANDAS_CSV);
     const listing = (await (await call('GET', path, { token: u.token })).json()) as { name: string }[];

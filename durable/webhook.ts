@@ -1,31 +1,52 @@
 /**
  * WebhookObject: one per webhook endpoint (named by its id), the single deliverer of its
  * deliveries, so they go out one at a time in the order their events happened and a
- * failing endpoint delays no other. `wake` only arms the alarm; the alarm delivers what is
- * due (src/webhooks/deliver.ts) and re-arms itself for the next retry. Alarms survive
- * restarts: an alarm cut off by a kill runs again.
+ * failing endpoint delays no other. `wake` only arms the alarm, GATHER_MS ahead, so a burst
+ * of events goes out in one pass; the alarm delivers what is due (src/webhooks/deliver.ts)
+ * and re-arms itself for the next retry. A wake while a pass runs only asks for one more
+ * pass: no storage write per event. Alarms survive restarts: an alarm cut off by a kill
+ * runs again (and with it the pass it was asked for; the scheduled() sweep catches the rest).
  */
 import { DurableObject } from 'cloudflare:workers';
 import { now } from '../src/core/clock';
 import { runDue } from '../src/webhooks/deliver';
+import { alarmBy, GATHER_MS } from '../src/webhooks/schedule';
 
 export class WebhookObject extends DurableObject<Env> {
+  /** A pass runs (the alarm); `again`: a wake came during it, so one more pass follows. */
+  private running = false;
+  private again = false;
+
   /** Something is due for endpoint `webhookId`: deliver it soon. */
   async wake(webhookId: number): Promise<void> {
     if (this.ctx.storage.kv.get<number>('webhook') !== webhookId) this.ctx.storage.kv.put('webhook', webhookId);
-    const armed = await this.ctx.storage.getAlarm();
-    if (armed === null || armed > Date.now()) await this.ctx.storage.setAlarm(Date.now());
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    await this.armBy(Date.now() + GATHER_MS);
   }
 
   override async alarm(): Promise<void> {
     const webhookId = this.ctx.storage.kv.get<number>('webhook');
     if (webhookId === undefined) return;
-    const next = await runDue(this.env, webhookId);
-    // Platform time (which tests move) to the alarm's wall clock.
-    if (next === null) return;
-    // Never later than an alarm a wake set meanwhile (a delivery recorded while this one ran).
-    const at = Date.now() + Math.max(0, next - now());
-    const armed = await this.ctx.storage.getAlarm();
-    if (armed === null || armed > at) await this.ctx.storage.setAlarm(at);
+    let next: number | null;
+    this.running = true;
+    try {
+      do {
+        this.again = false;
+        next = await runDue(this.env, webhookId);
+      } while (this.again);
+    } finally {
+      this.running = false;
+    }
+    // Platform time (which tests move) to the alarm's wall clock; never later than an alarm
+    // a wake set meanwhile.
+    if (next !== null) await this.armBy(Date.now() + Math.max(0, next - now()));
+  }
+
+  private async armBy(at: number): Promise<void> {
+    const set = alarmBy(await this.ctx.storage.getAlarm(), at);
+    if (set !== null) await this.ctx.storage.setAlarm(set);
   }
 }

@@ -1,11 +1,26 @@
 /**
- * When a failed delivery is tried again (pure): the retry schedule, Retry-After, and the
- * failure streak after which an endpoint is switched off.
+ * When a delivery is attempted (pure): the short wait that gathers a burst of new
+ * deliveries into one pass, the retry schedule, Retry-After, and the failure streak after
+ * which an endpoint is switched off.
  */
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
+
+/**
+ * A wake arms the endpoint's alarm this much later: what is recorded meanwhile (a burst of
+ * events) is delivered in the same pass, for one D1 read and one write of results.
+ */
+export const GATHER_MS = 20;
+
+/**
+ * The alarm to set so that it rings by `at`: `at`, or null when the one armed (null: none)
+ * rings by then already.
+ */
+export function alarmBy(armed: number | null, at: number): number | null {
+  return armed !== null && armed <= at ? null : at;
+}
 
 /** The waits before retries 1 to 7; after the last one fails the delivery is exhausted. */
 export const RETRY_DELAYS_MS = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR];

@@ -1,6 +1,8 @@
-// The retry schedule, Retry-After and the 5-day rule (pure), and the signature against the reference verifier's.
+// The alarm a wake or a pass sets, the retry schedule, Retry-After and the 5-day rule (pure), and the signature
+// against the reference verifier's.
 import { describe, expect, it } from 'vitest';
 import {
+  alarmBy,
   DISABLE_AFTER_MS,
   failedTooLong,
   MAX_RETRY_AFTER_MS,
@@ -8,6 +10,15 @@ import {
   retryAfterMs,
 } from '../../../src/webhooks/schedule';
 import { newSecret, signature } from '../../../src/webhooks/sign';
+
+describe('alarm', () => {
+  it('an alarm is set to ring by the time asked unless one armed rings by then already', () => {
+    expect(alarmBy(null, 1000)).toBe(1000);
+    expect(alarmBy(5000, 1000)).toBe(1000);
+    expect(alarmBy(1000, 1000)).toBeNull();
+    expect(alarmBy(400, 1000)).toBeNull();
+  });
+});
 
 describe('retry schedule', () => {
   it('retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then none (exhausted)', () => {

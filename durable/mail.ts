@@ -32,7 +32,7 @@ export class MailObject extends DurableObject<Env> {
     return mailState(this.inFlight());
   }
 
-  /** Steps 3 to 5 of the validation order, decided atomically; accepts and queues the send. */
+  /** Checks 4 to 6 of the send order (docs/areas/mail.md), decided atomically; accepts and queues the send. */
   trigger(input: TriggerInput): TriggerOutcome {
     const { job, windowKey } = input;
     const inflight = this.inFlight();

@@ -222,7 +222,7 @@ export function varsFromEntries(stored: Map<string, string>): DocVar[] {
     if (!m || !attr || !isVarAttr(attr)) continue;
     const name = m[1]!;
     const v = byName.get(name) ?? { name, ...VAR_DEFAULTS };
-    // A stored type was checked (varProblem) when it was written.
+    // A stored type was checked (varAttrProblem) when it was written.
     if (attr === 'type') v.type = value as DocVar['type'];
     else v[attr] = value;
     byName.set(name, v);

@@ -1,6 +1,6 @@
 /**
  * Routes of the jobs area: the job resource (common routes from resourceRoutes) and, below
- * each job, the entry families in the spec's order.
+ * each job, the entry families in the order docs/areas/jobs.md describes them.
  *
  * Every path below /v1/code/jobs is also served below /v1/users/:owner/code/jobs (the owner's
  * path, as a share grantee sees it), except PUT (create). docs/ROUTES.md lists each route

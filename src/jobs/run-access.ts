@@ -22,7 +22,7 @@ import { runQuery, type ChildStats } from './run-reads';
 import { jobRuns, type RunRow } from './schema';
 
 export interface RunCtx extends ResourceCtx {
-  /** The run; `access` is the caller's access to it (see runAccess). */
+  /** The run; `access` is the caller's access to it (loadRunCtx: the job's, joined with the top-level run's job's). */
   run: RunRow;
   /** The run's children, when the run was read from the archive (run-archive.ts). */
   archivedChildren?: ChildStats[];

@@ -1,6 +1,6 @@
 /**
  * Routes of the mail area: e-mails as resources (common routes from the core), their
- * threads, sending through POST status (validated in the spec's order, decided by the
+ * threads, sending through POST status (checked in the order docs/areas/mail.md gives, decided by the
  * MailObject), stats/runs, assets, the e-mail's web view at its url and the public
  * unsubscribe link, and the signed bounce and complaint reports (POST /v1/ops/mail/events). (The operator's
  * bounce report is under /v1/ops: accounts/routes.ts.)

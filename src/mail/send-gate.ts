@@ -30,7 +30,7 @@ export function mailState(inflight: InFlight): MailState {
   return keys.length ? 'testing' : 'ready';
 }
 
-/** Steps 3 to 5 of the validation order at time `t`: why the send is refused, or null. */
+/** Checks 4 to 6 of the send order (docs/areas/mail.md) at time `t`: why the send is refused, or null. */
 export function refusal(input: TriggerInput, inflight: InFlight, windows: Windows | null, t: number): Refusal | null {
   const { job, windowKey } = input;
   if (inflight[job.key]) {

@@ -148,7 +148,7 @@ const FONT_STYLES: Record<string, Decl> = {
 /** Base styles of the block parts, for e-mail (documents get the same from the `blocksCss` classes). */
 function mailBase(cls: string, callout?: CalloutType): Decl[] {
   // No border-radius, flex or inline-block sizing: Outlook on Windows (Word) renders none of them,
-  // so boxes are table cells (mailBox) and the author block is a two-cell table.
+  // so boxes are one-cell tables (renderBlocks' `box`) and the author block is a two-cell table.
   const c = callout ? CALLOUT_STYLE[callout] : undefined;
   switch (cls) {
     case 'sb-callout':

@@ -26,6 +26,8 @@ export const CHECKS = [
   // The OpenAPI document, generated from the route table in Node, through `redocly lint`
   // (recommended rules, redocly.yaml): no errors, no warnings.
   ['api description', 'api', 'node', ['scripts/openapi.mjs', '--lint']],
+  // One change per commit (CONTRIBUTING.md): subjects and bodies since the rule was written.
+  ['commits', 'style', 'node', ['scripts/commits.mjs']],
 ];
 
 /** Runs the checks of the given groups (all without any); answers the names of those that failed. */

@@ -116,7 +116,8 @@ export async function listItems(
   if (!self) where.push(readableThroughShare(ctx.caller?.id ?? -1));
   if (args.id != null) where.push(eq(resources.name, args.id));
   if (after !== null) where.push(gt(resources.name, after));
-  const page_ = selectItems(ctx, want, and(...where)!)
+  // Every row's owner is the author: named once, not looked up per row.
+  const page_ = selectItems(ctx, want, and(...where)!, author)
     .orderBy(asc(resources.name))
     .limit(limit)
     .offset(offset);
@@ -136,9 +137,10 @@ export async function listItems(
 /**
  * Resources matching `where` (any owners, any kinds) with the entries, sharing rows and
  * tags `want` asks for as JSON columns: one statement whatever the number of items.
- * Callers add their own ordering and paging.
+ * Callers add their own ordering and paging. `owner`: the username of every row's owner
+ * when the caller knows it (one owner's listing), instead of a lookup per row.
  */
-export function selectItems(ctx: Caller, want: Want, where: SQL) {
+export function selectItems(ctx: Caller, want: Want, where: SQL, owner?: string) {
   // Aliased: in a batch, D1 answers rows keyed by column name.
   const none = (as: string) => sql<null>`null`.as(as);
   const rid = sql.raw('"resources"."id"'); // qualified: the subqueries below have their own tables
@@ -146,7 +148,10 @@ export function selectItems(ctx: Caller, want: Want, where: SQL) {
   return ctx.db
     .select({
       ...getTableColumns(resources),
-      owner_name: sql<string>`(select u.username from ${users} u where u.id = "resources"."owner_id")`.as('owner_name'),
+      owner_name: (owner !== undefined
+        ? sql<string>`${owner}`
+        : sql<string>`(select u.username from ${users} u where u.id = "resources"."owner_id")`
+      ).as('owner_name'),
       entries:
         want.paths.length || want.vars
           ? sql<string>`(select json_group_array(json_array(e.path, e.value, e.blob_key)) from ${entries} e

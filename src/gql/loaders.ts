@@ -13,7 +13,7 @@ import { groups, members, resources, users, type ResourceKindName, type Role, ty
 import { groupEntries } from '../groups/schema';
 import { readableSharedWith } from '../groups/shared-items';
 import { optionsOf, shapeGroups, type GqlGroup } from './groups';
-import { selectItems, shapeItems, type Item, type Want } from './item-lists';
+import { itemRows, selectItems, shapeItems, type Item, type Want } from './item-lists';
 import { jobStatsLoader } from './job-stats';
 import { lastRunLoader } from './last-run';
 import { mailSendsLoader } from './mail-sends';
@@ -81,7 +81,10 @@ export function makeLoaders(db: Db, caller: User | null, env: Env) {
           eq(resources.kind, kind),
           or(eq(resources.owner_id, uid), readableThroughShare(uid)),
         )!;
-        const items = await shapeItems(env, await selectItems(ctx, FULL, where).orderBy(asc(resources.name)));
+        const items = await shapeItems(
+          env,
+          await itemRows(ctx, selectItems(ctx, FULL, where).orderBy(asc(resources.name))),
+        );
         return byKey(ownerIds, items, (i) => [i.row.owner_id]);
       }),
   );
@@ -90,7 +93,10 @@ export function makeLoaders(db: Db, caller: User | null, env: Env) {
       new DataLoader(async (groupIds: readonly number[]) => {
         // Only what the caller can read (REST's GET /v1/o/<group ref>/<kind>, the same condition).
         const where = readableSharedWith(kind, groupIds, uid);
-        const items = await shapeItems(env, await selectItems(ctx, FULL, where).orderBy(asc(resources.name)));
+        const items = await shapeItems(
+          env,
+          await itemRows(ctx, selectItems(ctx, FULL, where).orderBy(asc(resources.name))),
+        );
         return byKey(groupIds, items, (i: Item) => [
           ...new Set(
             i.shares

@@ -1,7 +1,7 @@
 /**
  * RunObject: one per run (named by the run id), the single owner of the run's state and
- * log. Its state machine, steps and records live in src/jobs/ (run-machine.ts,
- * run-steps.ts, run-writes.ts, run-output.ts); this class holds the state (its stored
+ * log. Its state machine, steps and records live in src/jobs/ (run/machine.ts,
+ * run/steps.ts, run/writes.ts, run/output.ts); this class holds the state (its stored
  * record: run-state.ts), the live tails, the alarm and the RPC methods.
  *
  * The object executes the run itself (the job's code in a sandbox, or its chain, whose
@@ -28,14 +28,14 @@ import {
   type RunRecordSpec,
   type RunSpec,
   type StepResult,
-} from '../src/jobs/run-machine';
-import { INLINE_OUTPUT, outputKey, putLargeOutput } from '../src/jobs/run-output';
+} from '../src/jobs/run/machine';
+import { INLINE_OUTPUT, outputKey, putLargeOutput } from '../src/jobs/run/output';
 import { childRunsRefusal, LOG_PAGE, LOG_TRUNCATED, logFull, oneLine } from '../src/jobs/caps';
-import type { LogPage } from '../src/jobs/run-log';
-import { RunSteps } from '../src/jobs/run-steps';
-import { insertRejected, insertStarted, markCanceling, recordEnd } from '../src/jobs/run-writes';
-import { RETENTION_MS } from '../src/jobs/run-reads';
-import { runStub } from '../src/jobs/run-stub';
+import type { LogPage } from '../src/jobs/run/log';
+import { RunSteps } from '../src/jobs/run/steps';
+import { insertRejected, insertStarted, markCanceling, recordEnd } from '../src/jobs/run/writes';
+import { RETENTION_MS } from '../src/jobs/run/reads';
+import { runStub } from '../src/jobs/run/stub';
 import type { RunStatus } from '../src/jobs/schema';
 import { loadRunState, saveRunState, type RunState } from './run-state';
 

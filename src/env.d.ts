@@ -37,7 +37,7 @@ declare namespace Cloudflare {
     JOBS_TEST_LIMITS?: string;
     /**
      * Tests only (vitest.config.mts, never wrangler.toml): a longer cancel teardown grace in ms
-     * (src/jobs/run-steps.ts).
+     * (src/jobs/run/steps.ts).
      */
     JOBS_TEST_GRACE_MS?: string;
   }

@@ -90,7 +90,7 @@ export default async function gql(b) {
 
 const BIG = 1000;
 const BIG_SAMPLES = Number(process.env.BENCH_GQL_BIG_SAMPLES ?? 60);
-/** Target: the 1000-document listing within 3x the REST listing's p50 (issue 38). */
+/** Target: the 1000-document listing within 3x the REST listing's p50. */
 const BIG_TARGET = 3;
 
 /**

@@ -34,7 +34,7 @@ import { docKind } from '../docs/kind';
 import { docNotifications } from '../docs/schema';
 import { gridKind } from '../grids/kind';
 import { deleteGroup } from '../groups/members';
-import { forgetRuns } from '../jobs/run-forget';
+import { forgetRuns } from '../jobs/run/forget';
 import { jobKind } from '../jobs/kind';
 import { jobRuns } from '../jobs/schema';
 import { mailKind } from '../mail/kind';

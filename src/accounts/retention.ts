@@ -9,8 +9,8 @@
 import { nowIso } from '../core/clock';
 import { dbFor } from '../core/context';
 import { sweepExpiredTokens } from '../core/tokens';
-import { archiveTrees, dayOf, type ArchivedRun } from '../jobs/run-archive';
-import { INLINE_OUTPUT, outputKey } from '../jobs/run-output';
+import { archiveTrees, dayOf, type ArchivedRun } from '../jobs/run/archive';
+import { INLINE_OUTPUT, outputKey } from '../jobs/run/output';
 import {
   mayContinue,
   nextBatch,
@@ -124,7 +124,7 @@ interface TreeRow extends ArchivedRun {
 }
 
 /**
- * Archives whole trees by their top-level run's job and day (run-archive.ts), one day object at a time; a run of
+ * Archives whole trees by their top-level run's job and day (run/archive.ts), one day object at a time; a run of
  * another job inside a tree is archived a second time, with its own subtree, under its own job and day, where that
  * job's run reads look for it.
  */

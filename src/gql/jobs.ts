@@ -5,7 +5,7 @@
  */
 import { accessFromGrants, OWNER_ACCESS, type Access } from '../core/perms';
 import type { User } from '../db/schema';
-import type { LastRun } from '../jobs/run-reads';
+import type { LastRun } from '../jobs/run/reads';
 import type { Item } from './item-lists';
 import type { JobStats } from './job-stats';
 import type { Loaders } from './loaders';

@@ -1,10 +1,10 @@
 /**
- * The last run of jobs, for many jobs in one statement (src/jobs/run-reads.ts `lastRuns`). Who
+ * The last run of jobs, for many jobs in one statement (src/jobs/run/reads.ts `lastRuns`). Who
  * may see it is src/gql/jobs.ts's rule.
  */
 import DataLoader from 'dataloader';
 import type { Db } from '../core/context';
-import { lastRuns, type LastRun } from '../jobs/run-reads';
+import { lastRuns, type LastRun } from '../jobs/run/reads';
 
 export function lastRunLoader(db: Db): DataLoader<number, LastRun | null> {
   return new DataLoader(async (ids) => {

@@ -10,7 +10,7 @@ import { checkedFetch, EgressError } from '../core/egress-fetch';
 import { HttpError } from '../core/errors';
 import { MiB } from '../core/http';
 import { filesFromResponse, formOf, STEP_ANSWER_LIMIT, type RunFile } from './files';
-import type { StepResult } from './run-machine';
+import type { StepResult } from './run/machine';
 
 export const HTTPS_STEP_MS = 60_000;
 export const HTTPS_STEP_MAX_REDIRECTS = 5;

@@ -13,7 +13,7 @@ import { booleanProblem } from './config';
 import { scheduleProblem } from './cron';
 import { codePrefix, writtenBy } from './code-files';
 import { scheduleStatement } from './schedule';
-import { forgetFinishedRuns } from './run-forget';
+import { forgetFinishedRuns } from './run/forget';
 import { jobMeta } from './schema';
 
 /** Finished runs whose storage a job's DELETE forgets at once (each a Durable Object call, within a request's limits). */

@@ -13,7 +13,7 @@ import { pageHeaders, strictPolicy } from '../markup/strict-page';
 import { yesNo } from '../core/yes-no';
 import { jobKind } from './kind';
 import { JOB_PAGE_RUNS, JOB_PAGE_STYLE, renderJobPage } from './page';
-import { durationOf } from './run-reads';
+import { durationOf } from './run/reads';
 import { jobRuns } from './schema';
 
 const ALLOW = ["img-src 'none'"];

@@ -12,7 +12,7 @@ import { codeRoutes } from './code-routes';
 import { envRoutes } from './env-routes';
 import { jobKind } from './kind';
 import { jobPageRoute } from './page-routes';
-import { runRouter, runRoutes } from './run-routes';
+import { runRouter, runRoutes } from './run/run-routes';
 import { statsRoutes } from './stats-routes';
 import { triggerRoutes } from './trigger-routes';
 

@@ -7,8 +7,8 @@ import { text } from '../core/examples';
 import { wantsJson } from '../core/http';
 import { listingQuery, partsPageResponse } from '../core/listing';
 import { partsPageRequest } from '../core/paging';
-import { requireRunReader } from './run-access';
-import { HISTORY_PARTS, historyPage, historyStream, historyText } from './run-history';
+import { requireRunReader } from './run/access';
+import { HISTORY_PARTS, historyPage, historyStream, historyText } from './run/history';
 
 /** What the history reads like, as historyStream writes it. */
 const HISTORY_EXAMPLE = historyText(

@@ -5,7 +5,7 @@ import { noContent, USER_BYTES_HEADERS } from '../core/http';
 import type { ResourceRoutes } from '../core/resource';
 import { bundleResponse, checkTriggerType, INPUT_LIMIT, readTriggerInput } from './files';
 import { launchRun, rejectRun, startRun } from './trigger';
-import type { RunOutcome } from './run-machine';
+import type { RunOutcome } from './run/machine';
 
 const SOURCE = /^[a-z0-9][a-z0-9._-]{0,31}$/;
 

@@ -3,9 +3,9 @@ import { now } from '../core/clock';
 import type { Resource } from '../db/schema';
 import { withAuthority } from './chain-access';
 import type { RunFile } from './files';
-import type { RunOutcome } from './run-machine';
-import { requestId, runName } from './run-name';
-import { runStub } from './run-stub';
+import type { RunOutcome } from './run/machine';
+import { requestId, runName } from './run/name';
+import { runStub } from './run/stub';
 import type { Trigger } from './schema';
 
 export interface TriggerSpec {

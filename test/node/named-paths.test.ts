@@ -7,7 +7,7 @@
  * - paths from the repository's root (`src/…`, `test/…`, `docs/…`, `scripts/…`, `bench/…`,
  *   `durable/…`, `migrations/…`) in prose; with a file extension also in string literals
  *   (a GraphQL description is served to clients); `src/core/api` may leave out `.ts`;
- * - paths from src/ (`core/perms.ts`, `jobs/run-routes.ts`) with a file extension;
+ * - paths from src/ (`core/perms.ts`, `jobs/run/run-routes.ts`) with a file extension;
  * - a page mentioned by its file name alone (`ARCHITECTURE.md`): a page of this repository;
  * - Markdown links to a relative file, and their `#anchor` when the target is a page.
  * A name with a pattern in it (`src/<area>/routes.ts`, `docs/areas/*.md`, `{d,g}`, `…`) is

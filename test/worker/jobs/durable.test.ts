@@ -6,7 +6,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import type { RunObject } from '../../../durable/run';
-import { INTERRUPTED, WATCHDOG_MS, type RunOutcome } from '../../../src/jobs/run-machine';
+import { INTERRUPTED, WATCHDOG_MS, type RunOutcome } from '../../../src/jobs/run/machine';
 import type { Resource } from '../../../src/db/schema';
 import { startRun } from '../../../src/jobs/trigger';
 import { call, makeUser, type TestUser } from '../helpers';

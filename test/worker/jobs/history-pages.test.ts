@@ -7,7 +7,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../../src/core/paging';
-import { HISTORY_HEADER, historyLine, rolledUpLine, type HistoryRow } from '../../../src/jobs/run-history';
+import { HISTORY_HEADER, historyLine, rolledUpLine, type HistoryRow } from '../../../src/jobs/run/history';
 import { call, makeUser, type TestUser } from '../helpers';
 import { makeJob } from './fixtures';
 

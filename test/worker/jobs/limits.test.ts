@@ -5,7 +5,7 @@
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { teardownGrace } from '../../../src/jobs/run-steps';
+import { teardownGrace } from '../../../src/jobs/run/steps';
 import { stepLimits } from '../../../src/jobs/sandbox';
 import { call, makeUser } from '../helpers';
 import { makeJob, trigger } from './fixtures';

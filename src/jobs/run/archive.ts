@@ -7,8 +7,8 @@
  * also under its own job and day, with its subtree. One line per run, sorted by name: a run is found
  * by one R2 read and a string search, without parsing the day's other runs.
  */
-import { blobPrefix } from '../core/entries';
-import type { RunRow } from './schema';
+import { blobPrefix } from '../../core/entries';
+import type { RunRow } from '../schema';
 
 /** A run as archived: its row, and its job's name and shortname (what its parent's stats name). */
 export interface ArchivedRun extends RunRow {

@@ -1,5 +1,5 @@
 /** A run's name (`<YYYYMMDD>-<HHMMSS>-<request id>`, its id in urls) and its request id. */
-import { randomBytes } from '../core/crypto';
+import { randomBytes } from '../../core/crypto';
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 

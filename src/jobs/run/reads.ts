@@ -1,14 +1,14 @@
 /**
  * Reading the D1 rows of runs: a run by name, stats (text and JSON), the listing, and the
  * last-run summary other areas (GraphQL) read; the retention they answer 410 past (the
- * history, stats/runs: run-history.ts). The rows are written by run-writes.ts; logs live in the run's object.
+ * history, stats/runs: run/history.ts). The rows are written by run/writes.ts; logs live in the run's object.
  */
 import { and, desc, eq, or, sql, type SQL } from 'drizzle-orm';
-import { resources } from '../db/schema';
-import type { Db } from '../core/context';
-import { archivedTops } from './run-archive';
-import { pageOf, type KeyShape, type Page, type PageRequest } from '../core/paging';
-import { jobRunDays, jobRuns, type RunRow } from './schema';
+import { resources } from '../../db/schema';
+import type { Db } from '../../core/context';
+import { archivedTops } from './archive';
+import { pageOf, type KeyShape, type Page, type PageRequest } from '../../core/paging';
+import { jobRunDays, jobRuns, type RunRow } from '../schema';
 
 /** Log and output are kept this long; listing, stats and status stay. */
 export const RETENTION_MS = 30 * 24 * 3600 * 1000;
@@ -25,7 +25,7 @@ export function isExpired(row: Pick<RunRow, 'started_on'>, nowMs: number): boole
 /**
  * The query of a run by name, as seen from job `jobId`: its top-level runs and their
  * descendants (every run's root_job_id is the job of its top-level run), and the job's own
- * child runs in other jobs' trees. Who may read which is src/jobs/run-access.ts, which
+ * child runs in other jobs' trees. Who may read which is src/jobs/run/access.ts, which
  * batches this with the job's own load.
  */
 export function runQuery(db: Db, jobId: number | SQL, name: string) {
@@ -84,7 +84,7 @@ export async function childrenOf(db: Db, runId: number): Promise<ChildStats[]> {
 }
 
 /**
- * A run's stats; `children` given for an archived run (run-archive.ts: its children are in
+ * A run's stats; `children` given for an archived run (run/archive.ts: its children are in
  * the archive, not in D1).
  */
 export async function runStats(
@@ -163,7 +163,7 @@ export async function recentRuns(
   ]);
   const key = (r: { started_on: string; id: number }) => [r.started_on, r.id];
   if (rows.length > page.limit || !archived.length) return pageOf(rows, page, key);
-  // The page is not full: the older runs are in the archive (run-archive.ts).
+  // The page is not full: the older runs are in the archive (run/archive.ts).
   const last = rows.at(-1);
   const older = await archivedTops(bucket, jobId, last ? key(last) : after, page.limit + 1 - rows.length);
   return pageOf([...rows, ...older], page, key);

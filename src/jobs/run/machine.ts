@@ -8,8 +8,8 @@
  *   canceling → failed (only a child's failure decided before the cancel, still on its way: see afterCancel)
  *   canceling + cancel → canceling (200);  success | failed | canceled + cancel → 409
  */
-import type { Bundle, RunFile } from './files';
-import { FINAL_STATUSES, type RunStatus, type Trigger } from './schema';
+import type { Bundle, RunFile } from '../files';
+import { FINAL_STATUSES, type RunStatus, type Trigger } from '../schema';
 
 /**
  * While a run executes, its alarm is a watchdog that fires this often: a live execution

@@ -1,19 +1,19 @@
 /**
  * Writing the D1 row of a run (job_runs: started or rejected, canceling, ended; its object
  * is the only writer) and the job's failure streak that pauses it. The rows are read by
- * run-reads.ts; the log and a small output live in the run's object.
+ * run/reads.ts; the log and a small output live in the run's object.
  */
 import { and, eq, gt, sql } from 'drizzle-orm';
-import type { Db } from '../core/context';
-import { writeEntry } from '../core/entries';
-import { batchWithEvent, type Background } from '../core/events';
-import { newShortname } from '../core/names';
-import { resources } from '../db/schema';
-import type { Bundle } from './files';
-import { runEndEvent } from './run-events';
-import type { RunHead, RunOutcome, RunRecordSpec, RunSpec } from './run-machine';
-import { durationOf } from './run-reads';
-import { jobMeta, jobRuns, jobSchedules } from './schema';
+import type { Db } from '../../core/context';
+import { writeEntry } from '../../core/entries';
+import { batchWithEvent, type Background } from '../../core/events';
+import { newShortname } from '../../core/names';
+import { resources } from '../../db/schema';
+import type { Bundle } from '../files';
+import { runEndEvent } from './events';
+import type { RunHead, RunOutcome, RunRecordSpec, RunSpec } from './machine';
+import { durationOf } from './reads';
+import { jobMeta, jobRuns, jobSchedules } from '../schema';
 
 /** Consecutive failed runs after which a job is paused. */
 export const AUTO_PAUSE_AFTER = 5;
@@ -100,7 +100,7 @@ export async function recordEnd(
       })
       .where(eq(jobRuns.name, head.name));
     if (!head.top) return void (await row);
-    // A top-level run's row and its run.* event (run-events.ts) in one batch. A successful one
+    // A top-level run's row and its run.* event (run/events.ts) in one batch. A successful one
     // ends any failure streak there too (conditional, so the common case writes nothing more).
     const event = runEndEvent(env, head, status, completed);
     if (status === 'success')

@@ -1,11 +1,11 @@
 /**
- * A job's run history (stats/runs): every top-level run, newest first (run-reads.ts's NEWEST_FIRST, on the
+ * A job's run history (stats/runs): every top-level run, newest first (run/reads.ts's NEWEST_FIRST, on the
  * `job_runs_recent` index), then the days of runs retention rolled up (job_run_days), newest day first, so that the
  * history counts every run. Unpaged it streams whole; with `limit` or `cursor` it answers one page of the two parts
  * (core/paging.ts: partsPageRequest), one D1 round trip whatever the history's length.
  */
 import { and, asc, desc, eq, gt, lt, or, sql } from 'drizzle-orm';
-import type { Db } from '../core/context';
+import type { Db } from '../../core/context';
 import {
   pageOfParts,
   partsAfter,
@@ -13,8 +13,8 @@ import {
   type PageRequest,
   type PartShapes,
   type PartsPage,
-} from '../core/paging';
-import { jobRunDays, jobRuns } from './schema';
+} from '../../core/paging';
+import { jobRunDays, jobRuns } from '../schema';
 
 export interface HistoryRow {
   name: string;

@@ -3,20 +3,20 @@
  * runs in their own objects and whose url steps are https calls. The run's object owns one
  * RunSteps, so a cancel (cancel()) reaches the step the run awaits, its sandbox and children.
  */
-import { now } from '../core/clock';
-import type { Db } from '../core/context';
-import type { Severity } from '../core/log';
-import { fanOutRefusal } from './caps';
-import { refusal, stepVerdicts, usernames, withAuthority, type JobRef } from './chain-access';
-import { listCode } from './code-files';
-import type { ChainStep } from './chains';
-import type { JobConfig } from './config';
-import type { RunFile } from './files';
-import { httpsStep } from './https-step';
-import type { RunSpec, StepResult } from './run-machine';
-import { requestId, runName } from './run-name';
-import { runSandbox, SandboxHost, stepLimits } from './sandbox';
-import { runStub } from './run-stub';
+import { now } from '../../core/clock';
+import type { Db } from '../../core/context';
+import type { Severity } from '../../core/log';
+import { fanOutRefusal } from '../caps';
+import { refusal, stepVerdicts, usernames, withAuthority, type JobRef } from '../chain-access';
+import { listCode } from '../code-files';
+import type { ChainStep } from '../chains';
+import type { JobConfig } from '../config';
+import type { RunFile } from '../files';
+import { httpsStep } from '../https-step';
+import type { RunSpec, StepResult } from './machine';
+import { requestId, runName } from './name';
+import { runSandbox, SandboxHost, stepLimits } from '../sandbox';
+import { runStub } from './stub';
 
 /** How long a canceled run's current step may take to stop before it is abandoned. */
 export const TEARDOWN_GRACE_MS = 1_000;

@@ -4,9 +4,9 @@
  * forgets the storage of its newest finished runs at once (forgetFinishedRuns).
  */
 import { and, desc, eq, inArray } from 'drizzle-orm';
-import type { Db } from '../core/context';
-import { runStub } from './run-stub';
-import { FINAL_STATUSES, jobRuns, type RunRow } from './schema';
+import type { Db } from '../../core/context';
+import { runStub } from './stub';
+import { FINAL_STATUSES, jobRuns, type RunRow } from '../schema';
 
 /** Durable Object calls made at once. */
 const PARALLEL = 25;

@@ -1,8 +1,8 @@
 /** Where a run's output lives: small ones in the run's own object, larger ones in R2 under the job's blob prefix. */
-import { blobPrefix } from '../core/entries';
-import type { Bundle } from './files';
-import type { RunRow } from './schema';
-import { runStub } from './run-stub';
+import { blobPrefix } from '../../core/entries';
+import type { Bundle } from '../files';
+import type { RunRow } from '../schema';
+import { runStub } from './stub';
 
 /** Outputs up to this size stay in the run object's storage; larger ones go to R2. */
 export const INLINE_OUTPUT = 128 * 1024;

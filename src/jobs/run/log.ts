@@ -3,8 +3,8 @@
  * a given id) and the answer streams the pages as the client reads them, so a log at its
  * cap (MAX_LOG_ENTRIES, MAX_LOG_BYTES) is never held whole in the Worker's memory.
  */
-import { wantsJson } from '../core/http';
-import { formatLogText, type LogEntry } from '../core/log';
+import { wantsJson } from '../../core/http';
+import { formatLogText, type LogEntry } from '../../core/log';
 
 export type LogPage = (LogEntry & { id: number })[];
 

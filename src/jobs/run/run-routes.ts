@@ -4,25 +4,25 @@
  */
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Api, Scope } from '../core/api';
-import { now } from '../core/clock';
-import { conflict, HttpError } from '../core/errors';
-import { jsonResponse, noContent, readText, textResponse, USER_BYTES_HEADERS, wantsJson } from '../core/http';
-import { listingResponse, listingResponses } from '../core/listing';
-import { formatLogText, logResponse } from '../core/log';
-import { text } from '../core/examples';
-import { pageRequest } from '../core/paging';
-import type { Perm } from '../core/perms';
-import { listingItem, requireAccess, type ResourceCtx, type ResourceRoutes } from '../core/resource';
-import { resources } from '../db/schema';
-import { bundleResponse } from './files';
-import { jobKind } from './kind';
-import { loadRunCtx, requireRunReader, type RunCtx } from './run-access';
-import { logStreamResponse } from './run-log';
-import { readOutput } from './run-output';
-import { isExpired, latestRun, recentRuns, RUNS_KEY, RUNS_PAGE, runStats, statsText } from './run-reads';
-import { RUN_STATUSES, type RunRow } from './schema';
-import { runStub } from './run-stub';
+import type { Api, Scope } from '../../core/api';
+import { now } from '../../core/clock';
+import { conflict, HttpError } from '../../core/errors';
+import { jsonResponse, noContent, readText, textResponse, USER_BYTES_HEADERS, wantsJson } from '../../core/http';
+import { listingResponse, listingResponses } from '../../core/listing';
+import { formatLogText, logResponse } from '../../core/log';
+import { text } from '../../core/examples';
+import { pageRequest } from '../../core/paging';
+import type { Perm } from '../../core/perms';
+import { listingItem, requireAccess, type ResourceCtx, type ResourceRoutes } from '../../core/resource';
+import { resources } from '../../db/schema';
+import { bundleResponse } from '../files';
+import { jobKind } from '../kind';
+import { loadRunCtx, requireRunReader, type RunCtx } from './access';
+import { logStreamResponse } from './log';
+import { readOutput } from './output';
+import { isExpired, latestRun, recentRuns, RUNS_KEY, RUNS_PAGE, runStats, statsText } from './reads';
+import { RUN_STATUSES, type RunRow } from '../schema';
+import { runStub } from './stub';
 
 export type RunRoutes = Scope<RunCtx, { need: Perm }>;
 

@@ -10,21 +10,21 @@
  * same 404 as for a job they cannot see (no existence leak, of the child job either).
  */
 import { and, eq, type SQL } from 'drizzle-orm';
-import type { Ctx } from '../core/context';
-import { forbidden, HttpError, notFound } from '../core/errors';
-import { accessTo, type Access } from '../core/perms';
-import { findUser, loadResource, type ResourceCtx } from '../core/resource';
-import { resources } from '../db/schema';
-import { jobKind } from './kind';
-import { RUN_NAME } from './run-name';
-import { archivedRun, type ArchivedRun } from './run-archive';
-import { runQuery, type ChildStats } from './run-reads';
-import { jobRuns, type RunRow } from './schema';
+import type { Ctx } from '../../core/context';
+import { forbidden, HttpError, notFound } from '../../core/errors';
+import { accessTo, type Access } from '../../core/perms';
+import { findUser, loadResource, type ResourceCtx } from '../../core/resource';
+import { resources } from '../../db/schema';
+import { jobKind } from '../kind';
+import { RUN_NAME } from './name';
+import { archivedRun, type ArchivedRun } from './archive';
+import { runQuery, type ChildStats } from './reads';
+import { jobRuns, type RunRow } from '../schema';
 
 export interface RunCtx extends ResourceCtx {
   /** The run; `access` is the caller's access to it (loadRunCtx: the job's, joined with the top-level run's job's). */
   run: RunRow;
-  /** The run's children, when the run was read from the archive (run-archive.ts). */
+  /** The run's children, when the run was read from the archive (run/archive.ts). */
   archivedChildren?: ChildStats[];
 }
 

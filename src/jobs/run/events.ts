@@ -6,8 +6,8 @@
  * there, so a job deleted during its run (its row gone) records nothing.
  */
 import { sql } from 'drizzle-orm';
-import type { PlatformEvent } from '../core/events';
-import type { RunHead, RunOutcome } from './run-machine';
+import type { PlatformEvent } from '../../core/events';
+import type { RunHead, RunOutcome } from './machine';
 
 const TYPE = { success: 'run.succeeded', failed: 'run.failed', canceled: 'run.canceled' } as const;
 

@@ -8,11 +8,9 @@ import type { EntrySpec, Reference, ResourceCtx, ResourceKind } from '../core/re
 import { contentReferences } from '../docs/references';
 import { templateProblem, templateReferences } from './template';
 import { copyAssets } from './assets';
+import { mailStub } from './stub';
 import { checkRecipientList } from './recipients';
 import { addedRecipients, isAddress, parseRecipientList, RECIPIENT_LISTS, SIZES } from './rules';
-
-/** The MailObject of one e-mail. */
-export const mailObject = (env: Env, resourceId: number) => env.MAILS.get(env.MAILS.idFromName(String(resourceId)));
 
 const oneLine = (max: number) => (v: string) =>
   /[\r\n]/.test(v) ? 'must be one line' : v.length > max ? `at most ${max} characters` : undefined;
@@ -165,6 +163,6 @@ export const mailKind: ResourceKind = {
   folders: ['assets', 'stats', 'threads'],
   copied: (from, to) => copyAssets(from.env, from.resource.id, to.id),
   deleting: async (env, resource) => {
-    await mailObject(env, resource.id).clear();
+    await mailStub(env, resource.id).clear();
   },
 };

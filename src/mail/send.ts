@@ -10,7 +10,7 @@ import type { ResourceCtx } from '../core/resource';
 import { yesNo } from '../core/yes-no';
 import { assetTags } from './assets';
 import { composeStored, contentKey } from './compose';
-import { mailObject } from './kind';
+import { mailStub } from './stub';
 import { listWriters } from './recipients';
 import { parseSendJson, parseSendText, planOf, recipientKey, SendRequestError, type SendRequest } from './rules';
 
@@ -69,7 +69,7 @@ export async function send(rc: ResourceCtx): Promise<Response> {
       `${await contentKey(composed, await assetTags(rc.env, rc.resource.id, composed.assets))}|${key}`,
     );
   }
-  const outcome = await mailObject(rc.env, rc.resource.id).trigger({
+  const outcome = await mailStub(rc.env, rc.resource.id).trigger({
     job: {
       action: req.action,
       key,

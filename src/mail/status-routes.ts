@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { text } from '../core/examples';
 import { textResponse } from '../core/http';
 import type { ResourceRoutes } from '../core/resource';
-import { mailObject } from './kind';
+import { mailStub } from './stub';
 import { send } from './send';
 
 /** The send state of an e-mail (send-gate.ts MailState), as GET status answers it. */
@@ -18,7 +18,7 @@ export function statusRoutes(r: ResourceRoutes): void {
     summary: 'Send state: ready, sending or testing',
     need: 'r',
     responses: { 200: { description: 'ready, sending or testing', type: 'text/plain', schema: sendState } },
-    handler: async (rc) => textResponse(await mailObject(rc.env, rc.resource.id).status()),
+    handler: async (rc) => textResponse(await mailStub(rc.env, rc.resource.id).status()),
   });
   r.post('/status', {
     summary: 'Send: text sent|test, or JSON {action: send|test, to?: [addresses]}',

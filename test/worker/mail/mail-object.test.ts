@@ -3,7 +3,7 @@
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { setClockOffset } from '../../../src/core/clock';
-import { mailObject } from '../../../src/mail/kind';
+import { mailStub } from '../../../src/mail/stub';
 import { call } from '../helpers';
 import { newMail, post, sender, untilReady } from './fixtures';
 
@@ -17,7 +17,7 @@ describe('the MailObject and the clock', () => {
     const u = await sender();
     const { id } = await newMail(u);
     setClockOffset(123_456);
-    expect(await mailObject(env, id).clockOffset()).toBe(123_456);
+    expect(await mailStub(env, id).clockOffset()).toBe(123_456);
   });
   it('deleting an e-mail clears its object state', async () => {
     const u = await sender();
@@ -25,6 +25,6 @@ describe('the MailObject and the clock', () => {
     expect((await post(u, path)).status).toBe(202);
     await untilReady(u, path);
     expect((await call('DELETE', path, { token: u.token })).status).toBe(204);
-    expect(await mailObject(env, id).status()).toBe('ready');
+    expect(await mailStub(env, id).status()).toBe('ready');
   });
 });

@@ -6,7 +6,7 @@ import { eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { setClockOffset } from '../../../src/core/clock';
 import { users } from '../../../src/db/schema';
-import { mailObject } from '../../../src/mail/kind';
+import { mailStub } from '../../../src/mail/stub';
 import type { InFlight } from '../../../src/mail/send-gate';
 import { WINDOW_MS } from '../../../src/mail/rules';
 import { call } from '../helpers';
@@ -24,7 +24,7 @@ afterEach(() => setClockOffset(0));
  */
 async function holdInFlight(id: number, key: string): Promise<() => Promise<void>> {
   const HELD = 'held-by-test';
-  const stub = mailObject(env, id);
+  const stub = mailStub(env, id);
   const update = (change: (inflight: InFlight) => void) =>
     runInDurableObject(stub, (_mail, state) => {
       const inflight = state.storage.kv.get<InFlight>('inflight') ?? {};

@@ -1,18 +1,16 @@
 /**
  * RunObject: one per run (named by the run id), the single owner of the run's state and
- * log. Its state machine, steps and records live in src/jobs/ (run/machine.ts,
- * run/steps.ts, run/writes.ts, run/output.ts); this class holds the state (its stored
- * record: run-state.ts), the live tails, the alarm and the RPC methods.
- *
- * The object executes the run itself (the job's code in a sandbox, or its chain, whose
- * job steps are child runs in their own RunObjects) so that a cancel, arriving while the
- * run awaits a step, is serialised with the run's own end by the object's single thread.
- * The log lives in the object's SQLite storage; live tails are SSE streams fed from here.
+ * log. Its state machine, steps, records and log store live in src/jobs/run/ (machine.ts,
+ * steps.ts, writes.ts, output.ts, log-store.ts); this class holds the state (its stored
+ * record: run-state.ts), the alarm and the RPC methods. It executes the run itself (the
+ * job's code in a sandbox, or its chain, whose job steps are child runs in their own
+ * RunObjects) so that a cancel, arriving while the run awaits a step, is serialised with
+ * the run's own end by the object's single thread.
  */
 import { DurableObject } from 'cloudflare:workers';
 import { nowIso } from '../src/core/clock';
 import { dbFor, type Db } from '../src/core/context';
-import type { LogEntry, Severity } from '../src/core/log';
+import type { Severity } from '../src/core/log';
 import { jobConfig } from '../src/jobs/config';
 import { bundle } from '../src/jobs/files';
 import {
@@ -30,7 +28,8 @@ import {
   type StepResult,
 } from '../src/jobs/run/machine';
 import { INLINE_OUTPUT, outputKey, putLargeOutput } from '../src/jobs/run/output';
-import { childRunsRefusal, LOG_PAGE, LOG_TRUNCATED, logFull, oneLine } from '../src/jobs/caps';
+import { childRunsRefusal, LOG_PAGE } from '../src/jobs/caps';
+import { RunLogStore } from '../src/jobs/run/log-store';
 import type { LogPage } from '../src/jobs/run/log';
 import { RunSteps } from '../src/jobs/run/steps';
 import { insertRejected, insertStarted, markCanceling, recordEnd } from '../src/jobs/run/writes';
@@ -47,13 +46,11 @@ const OUTPUT_KEY = 'output';
 /** How long a final run's instance stays in memory after its last call (see touch). */
 const RELEASE_IDLE_MS = 5_000;
 
-const sse = (event: string, data: unknown) =>
-  new TextEncoder().encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-
 export class RunObject extends DurableObject<Env> {
   /** The stored state, as loaded by the constructor and kept in step by save(). */
   private readonly state: RunState;
-  private readonly tails = new Set<WritableStreamDefaultWriter<Uint8Array>>();
+  /** The log and its live tails (src/jobs/run/log-store.ts). */
+  private readonly logStore: RunLogStore;
   /** True while this instance runs execute(); a reset object has no live execution. */
   private executing = false;
   /** Called once the run's row exists (start: the caller answers then). */
@@ -63,11 +60,6 @@ export class RunObject extends DurableObject<Env> {
   private db: Db;
   private readonly steps: RunSteps;
   private releaseTimer: ReturnType<typeof setTimeout> | undefined;
-  /** Entries and message bytes stored in the log (see MAX_LOG_ENTRIES). */
-  private logCount = 0;
-  private logBytes = 0;
-  /** Tails still reading their backlog (the instance stays in memory for them). */
-  private catchingUp = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -82,16 +74,7 @@ export class RunObject extends DurableObject<Env> {
       claimChildren: async (spec, n) =>
         spec.parentId === null ? this.claimChildren(n) : runStub(env, spec.rootName).claimChildren(n),
     });
-    ctx.storage.sql.exec(
-      'CREATE TABLE IF NOT EXISTS log (id INTEGER PRIMARY KEY AUTOINCREMENT, log_time TEXT NOT NULL, severity TEXT NOT NULL, message TEXT NOT NULL)',
-    );
-    const stored = ctx.storage.sql
-      .exec<{ n: number; bytes: number }>(
-        'SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(CAST(message AS BLOB))), 0) AS bytes FROM log',
-      )
-      .one();
-    this.logCount = stored.n;
-    this.logBytes = stored.bytes;
+    this.logStore = new RunLogStore(ctx.storage.sql);
     this.state = loadRunState(ctx.storage.kv);
     // A new instance never has a live execution: an unfinished run was cut off by a reset.
     if (this.state.status === 'processing' || this.state.status === 'canceling')
@@ -117,44 +100,16 @@ export class RunObject extends DurableObject<Env> {
     this.save({ status });
   }
 
-  // ---- log ----
-
-  /**
-   * Appends to the log, up to its caps: the entry that reaches one is replaced by LOG_TRUNCATED, and nothing follows
-   * it.
-   */
+  /** Appends to the log, up to its caps (RunLogStore): nothing follows the entry that reaches one. */
   log(text: string, severity: Severity | string = 'info'): void {
     if (this.state.logTruncated) return;
-    const message = oneLine(text);
-    const bytes = new TextEncoder().encode(message).byteLength;
-    const full = logFull(this.logCount, this.logBytes, bytes);
-    const entry: LogEntry = full
-      ? { log_time: nowIso(), severity: 'warning', message: LOG_TRUNCATED }
-      : { log_time: nowIso(), severity, message };
-    this.ctx.storage.sql.exec(
-      'INSERT INTO log (log_time, severity, message) VALUES (?, ?, ?)',
-      entry.log_time,
-      entry.severity,
-      entry.message,
-    );
-    this.logCount++;
-    this.logBytes += bytes;
-    if (full) this.save({ logTruncated: true });
-    this.broadcast('log', entry);
+    if (this.logStore.append(text, severity)) this.save({ logTruncated: true });
   }
 
-  /**
-   * One page of the log: the entries after entry `after` (an id; 0 from the start), at most LOG_PAGE, each with its id.
-   */
+  /** One page of the log (RunLogStore.page). */
   readLog(after = 0, limit = LOG_PAGE): LogPage {
     this.touch();
-    return this.ctx.storage.sql
-      .exec<{ id: number; log_time: string; severity: string; message: string }>(
-        'SELECT id, log_time, severity, message FROM log WHERE id > ? ORDER BY id LIMIT ?',
-        after,
-        Math.max(1, Math.min(limit, LOG_PAGE)),
-      )
-      .toArray();
+    return this.logStore.page(after, limit);
   }
 
   /**
@@ -201,50 +156,14 @@ export class RunObject extends DurableObject<Env> {
     return this.state.status;
   }
 
-  private broadcast(event: string, data: unknown): void {
-    const chunk = sse(event, data);
-    for (const w of this.tails) w.write(chunk).catch(() => this.tails.delete(w));
-  }
-
   /** A live tail: every log entry so far, then new ones as they come, then `end` with the final status. */
   liveLog(): ReadableStream<Uint8Array> {
     this.touch();
-    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-    const writer = writable.getWriter();
-    void this.catchUp(writer).catch(() => undefined);
-    return readable;
+    return this.logStore.follow(
+      () => this.state.status,
+      () => this.touch(),
+    );
   }
-
-  /**
-   * A tail's backlog, page by page as the reader takes it (never the whole log in memory);
-   * then, once caught up (no await between the last read and joining), the live entries.
-   */
-  private async catchUp(writer: WritableStreamDefaultWriter<Uint8Array>): Promise<void> {
-    this.catchingUp++;
-    try {
-      let after = 0;
-      for (;;) {
-        const page = this.readLog(after);
-        if (!page.length) break;
-        for (const { id: _id, ...e } of page) await writer.write(sse('log', e));
-        after = page[page.length - 1]!.id;
-      }
-      if (!isFinal(this.state.status)) return void this.tails.add(writer);
-      await writer.write(sse('end', { status: this.state.status }));
-      await writer.close();
-    } finally {
-      this.catchingUp--;
-      this.touch();
-    }
-  }
-
-  private endTails(): void {
-    this.broadcast('end', { status: this.state.status });
-    for (const w of this.tails) void w.close().catch(() => undefined);
-    this.tails.clear();
-  }
-
-  // ---- rejected runs ----
 
   /** Records a run that never starts (permission check blocked it). */
   async reject(spec: RunRecordSpec, reason: string): Promise<void> {
@@ -264,13 +183,10 @@ export class RunObject extends DurableObject<Env> {
    */
   async forget(): Promise<void> {
     if (this.state.status === 'processing') this.steps.cancel();
-    for (const w of this.tails) w.close().catch(() => undefined);
-    this.tails.clear();
+    this.logStore.end();
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
   }
-
-  // ---- cancel ----
 
   /** A cancel from the API (the route has already refused child runs). */
   async cancel(by: string): Promise<CancelAnswer> {
@@ -306,8 +222,6 @@ export class RunObject extends DurableObject<Env> {
   private recordCanceling(): Promise<void> {
     return markCanceling(this.db, this.state.runId, (m, s) => this.log(m, s));
   }
-
-  // ---- execution ----
 
   /**
    * Starts the run and answers once its row exists, its status readable; the run goes on in
@@ -405,7 +319,7 @@ export class RunObject extends DurableObject<Env> {
       `run ${status}${out ? ` (output ${out.filename}, ${out.data.byteLength} bytes)` : ''}`,
       status === 'success' ? 'info' : status === 'failed' ? 'error' : 'warning',
     );
-    this.endTails();
+    this.logStore.end(this.state.status);
     this.ctx.waitUntil(this.retain());
     this.touch();
     return { name: head.name, status, files, bundle: out, message, ...(status === 'failed' ? { decidedAt } : {}) };
@@ -440,13 +354,7 @@ export class RunObject extends DurableObject<Env> {
   }
 
   private idleAndFinal(): boolean {
-    return (
-      this.state.status !== null &&
-      isFinal(this.state.status) &&
-      !this.executing &&
-      !this.tails.size &&
-      !this.catchingUp
-    );
+    return this.state.status !== null && isFinal(this.state.status) && !this.executing && !this.logStore.followed();
   }
 
   /** The retention alarm of a final run; remembers when it is due (see alarm). */

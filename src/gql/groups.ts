@@ -8,7 +8,8 @@ import { and, asc, eq, like, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../core/context';
 import { groups, members, type Group, type User } from '../db/schema';
 import { groupEntries } from '../groups/schema';
-import { groupInfos, viewsOf, type GroupInfo } from '../groups/visibility';
+import { groupInfos, type GroupInfo } from '../groups/group-info';
+import { viewsOf } from '../groups/visibility';
 import { inJson } from './values';
 import { COMMON_OPTIONS } from '../groups/model';
 

@@ -15,7 +15,8 @@ import { groupEntry, groupItem } from './group-listing';
 import { createGroup, deleteGroup, groupsOfMember, type NewGroup } from './members';
 import { checkSlug, isManager, orgGroupRef, orgRef, userGroupRef } from './model';
 import { infoSchema } from './responses';
-import { adminPath, decideView, groupInfo, visibleGroups } from './visibility';
+import { adminPath, groupInfo } from './group-info';
+import { decideView, visibleGroups } from './visibility';
 
 const tag = 'groups';
 const created = { 201: { description: 'Created', type: 'application/json', schema: infoSchema } };

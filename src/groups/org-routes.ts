@@ -19,7 +19,8 @@ import { orgSection } from './org-sections';
 import { servePicture } from './profile';
 import { infoSchema, orgSchema } from './responses';
 import { sharedItemSchema } from './shared-items';
-import { candidateOrgs, groupInfo, viewsOf, visibleGroups, type GroupView } from './visibility';
+import { groupInfo } from './group-info';
+import { candidateOrgs, viewsOf, visibleGroups, type GroupView } from './visibility';
 
 const tag = 'groups';
 

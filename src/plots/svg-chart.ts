@@ -10,49 +10,30 @@
  * slices (the smallest gathered in "Other") of its first MAX_CATEGORIES rows.
  */
 import { arc, pie } from 'd3-shape';
-import { chartPaints, sliceColor, type ChartPaints } from './color-apply';
-import { chartData, donutSlices, type ChartData, type Series } from './chart-data';
+import { chartPaints, sliceColor } from './color-apply';
+import { chartData, donutSlices, type ChartData } from './chart-data';
 import { MAX_BARS, MAX_CATEGORIES, MAX_POINTS } from './limits';
-import type { ColorConfig } from './colors';
 import { decimate } from './decimate';
-import type { Legend } from './legend';
 import type { PlotType, Table } from './model';
 import { cellFormat } from './number-format';
 import type { Shade } from './palette';
-import {
-  baseline,
-  continuous,
-  isContinuous,
-  labelWidth,
-  xAxisBands,
-  xAxisValues,
-  yAxis,
-  yAxisBands,
-  type Continuous,
-} from './svg-axes';
-import { layoutLegend, type LegendItem } from './svg-legend';
-import { attrs, FONT, SMALL, text, theme, type Box, type Ink } from './svg-parts';
+import { baseline, continuous, isContinuous, xAxisBands, xAxisValues, yAxis, yAxisBands } from './svg-axes';
+import { type LegendItem } from './svg-legend';
+import { attrs, FONT, SMALL, text, theme, type Box } from './svg-parts';
 import { num, textWidth } from './xml';
+import {
+  axisTitles,
+  extentOf,
+  fmtCount,
+  frame,
+  message,
+  names,
+  seriesItems,
+  valueFrame,
+  type DrawContext,
+  type Drawn,
+} from './chart-frame';
 
-export interface DrawContext {
-  scope: string;
-  ink: Ink;
-  colors: ColorConfig;
-  legend: Legend;
-}
-
-export interface Drawn {
-  svg: string;
-  /** One line saying what is drawn (the document's description when there is no caption). */
-  summary: string;
-  /** What was left out. */
-  notes: string[];
-}
-
-const NOTE_H = 14;
-const fmtCount = (n: number) => n.toLocaleString('en-US');
-
-/** A chart of `table` in `box`. */
 export function drawChart(table: Table, type: PlotType, box: Box, ctx: DrawContext): Drawn {
   const data = chartData(table);
   if (data.series.length === 0 || data.rows === 0)
@@ -68,126 +49,6 @@ export function drawChart(table: Table, type: PlotType, box: Box, ctx: DrawConte
     default:
       return bars(data, table, type, box, ctx);
   }
-}
-
-/** A message in the middle of the box instead of a chart. */
-export function message(scope: string, box: Box, msg: string): string {
-  return text(
-    scope,
-    box.x + box.w / 2,
-    box.y + box.h / 2,
-    msg,
-    ['message', 'muted'],
-    ' text-anchor="middle" dy="0.32em"',
-    theme.muted,
-  );
-}
-
-const names = (series: Series[]) => {
-  const shown = series.slice(0, 5).map((s) => s.name || `column ${s.column}`);
-  return shown.join(', ') + (series.length > 5 ? ` and ${series.length - 5} more` : '');
-};
-
-/** Splits the box into the plot, the legend and the notes; returns the plot's box and the markup around it. */
-function frame(
-  box: Box,
-  ctx: DrawContext,
-  items: LegendItem[],
-  notes: string[],
-  force = false,
-): { plot: Box; around: string } {
-  let around = '';
-  const notesH = notes.length * NOTE_H;
-  notes.forEach((n, i) => {
-    around += text(
-      ctx.scope,
-      box.x,
-      box.y + box.h - notesH + i * NOTE_H + 10,
-      n,
-      ['note', 'muted'],
-      ` font-size="${SMALL}"`,
-      theme.muted,
-    );
-  });
-  let plot: Box = { x: box.x, y: box.y, w: box.w, h: Math.max(10, box.h - notesH - (notesH ? 4 : 0)) };
-  const { position, explicit } = ctx.legend;
-  if (position !== 'none' && items.length > 0 && (items.length > 1 || explicit || force)) {
-    const placed = layoutLegend(ctx.scope, ctx.ink, items, ctx.legend, plot);
-    if (position === 'top') {
-      around += placed.draw(plot.x, plot.y);
-      plot = { ...plot, y: plot.y + placed.h + 8, h: plot.h - placed.h - 8 };
-    } else if (position === 'bottom') {
-      around += placed.draw(plot.x, plot.y + plot.h - placed.h);
-      plot = { ...plot, h: plot.h - placed.h - 8 };
-    } else if (position === 'left') {
-      around += placed.draw(plot.x, plot.y);
-      plot = { ...plot, x: plot.x + placed.w + 16, w: plot.w - placed.w - 16 };
-    } else {
-      around += placed.draw(plot.x + plot.w - placed.w, plot.y);
-      plot = { ...plot, w: plot.w - placed.w - 16 };
-    }
-  }
-  return { plot: { ...plot, w: Math.max(10, plot.w), h: Math.max(10, plot.h) }, around };
-}
-
-function seriesItems(data: ChartData, paints: ChartPaints): LegendItem[] {
-  return data.series.map((s, i) => ({
-    label: s.name || `column ${s.column}`,
-    color: paints.series[i]!,
-    labelColor: paints.label[i],
-    classes: [`series-${s.column}`],
-  }));
-}
-
-/** The value axis's extent over the given values (NaN skipped), with zero when asked. */
-function extentOf(values: Iterable<number>, zero: boolean): [number, number] {
-  let lo = zero ? 0 : Infinity;
-  let hi = zero ? 0 : -Infinity;
-  for (const v of values) {
-    if (Number.isNaN(v)) continue;
-    if (v < lo) lo = v;
-    if (v > hi) hi = v;
-  }
-  return lo <= hi ? [lo, hi] : [0, 1];
-}
-
-/** The plot's inner box once the y labels (left) and x labels (below) have room; and the value axis over it. */
-function valueFrame(plot: Box, lo: number, hi: number, xTitle = '', yTitle = ''): { inner: Box; y: Continuous } {
-  const bottom = 22 + (xTitle ? 16 : 0);
-  const h = Math.max(10, plot.h - bottom);
-  const probe = continuous('number', lo, hi, plot.y + h, plot.y, h / 40, true);
-  const left = Math.min(plot.w * 0.3, labelWidth(probe.ticks) + 10) + (yTitle ? 18 : 0);
-  // Room on the right for half of the last x label.
-  const inner = { x: plot.x + left, y: plot.y, w: Math.max(10, plot.w - left - 18), h };
-  return { inner, y: continuous('number', lo, hi, inner.y + inner.h, inner.y, inner.h / 40, true) };
-}
-
-function axisTitles(scope: string, inner: Box, plot: Box, xTitle: string, yTitle: string): string {
-  let out = '';
-  if (xTitle)
-    out += text(
-      scope,
-      inner.x + inner.w / 2,
-      inner.y + inner.h + 34,
-      xTitle,
-      ['axis-title', 'muted'],
-      ' text-anchor="middle"',
-      theme.muted,
-    );
-  if (yTitle) {
-    const cx = plot.x + 8;
-    const cy = inner.y + inner.h / 2;
-    out += text(
-      scope,
-      cx,
-      cy,
-      yTitle,
-      ['axis-title', 'muted'],
-      ` text-anchor="middle" transform="rotate(-90 ${num(cx)} ${num(cy)})"`,
-      theme.muted,
-    );
-  }
-  return out;
 }
 
 // ------------------------------------------------------------------ line, area

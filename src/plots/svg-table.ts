@@ -14,7 +14,7 @@ import { cellPaints } from './color-apply';
 import { tableStyles, type CellStyle } from './cell';
 import { MAX_TABLE_CELLS, MAX_TABLE_ROWS } from './limits';
 import type { PlotConfig, Table } from './model';
-import type { Drawn, DrawContext } from './svg-chart';
+import type { Drawn, DrawContext } from './chart-frame';
 import { attrs, FONT, theme, type Box, type Ink, type InkUse } from './svg-parts';
 import { esc, num, textWidth, truncate } from './xml';
 

@@ -3,7 +3,7 @@
  * optional YAML front matter between `---` lines (title, author, date, subtitle, theme),
  * a line `{{ page }}` that starts a new page (a new slide for `pres`), and variable
  * references `{/u/<user>/d/<doc>/v/<var>}` that render as the variable's formatted value
- * (never inside code). Output HTML is sanitized (xss): no script, no event handlers, no
+ * (never inside code). Output HTML is sanitized (sanitize.ts): no script, no event handlers, no
  * javascript: urls, data: urls only as an image's source, no input but a disabled
  * checkbox. Blocks (`{{ callout ... }}` ... `{{ /callout }}`, block-parser.ts) are
  * parsed before markdown; their bodies render as markdown, each piece sanitized, inside
@@ -11,9 +11,10 @@
  * `renderMarkdown` for e-mail bodies.
  */
 import { Marked, type MarkedExtension, type Tokens, type TokensList } from 'marked';
-import * as xssModule from 'xss';
 import { parse as parseYaml } from 'yaml';
 import { escapeHtml } from './escape';
+import { htmlToText } from './html-text';
+import { sanitizeHtml } from './sanitize';
 import { boundMarkdown } from './markdown-bounds';
 import { blockRefs, parseBlocks, type ContentNode, type DocRef, type TextNode } from './block-parser';
 import { renderBlocks, type BlockContext, type RenderedBlocks } from './block-renderer';
@@ -287,160 +288,6 @@ export function contentRefs(source: string): ContentRefs {
     plots: [...plots.keys()],
     uses: { vars: uses, authors: authorBlocks, plots },
   };
-}
-
-// CommonJS module: its namespace may arrive as `default` depending on the bundler (its typings declare none).
-const xss = ('default' in xssModule && xssModule.default ? xssModule.default : xssModule) as typeof xssModule;
-
-const whiteList = (() => {
-  const w = xss.getDefaultWhiteList();
-  for (const tag of ['span', 'div', 'code', 'pre', 'section', 'p', 'table', 'td', 'th'])
-    w[tag] = [...(w[tag] ?? []), 'class'];
-  w.span = [...w.span!, 'title'];
-  // Inputs are rebuilt whole by onTag (inputTag): this entry only marks them as known.
-  w.input = [];
-  w.ol = ['start'];
-  return w;
-})();
-
-/**
- * An `<input>` as it may stay: a disabled checkbox, as a GFM task list draws it (checked or
- * not), and nothing else. Any other input (a missing or other `type`, drawn as a text box
- * that asks for a password, a submit button, an image) is removed whole, with every
- * attribute but `checked` (a name, a value, a form target).
- */
-function inputTag(html: string): string {
-  const attrs = new Map<string, string>();
-  const inside = html.replace(/^<input/i, '').replace(/\/?>$/, '');
-  xss.parseAttr(inside, (name, value) => {
-    if (!attrs.has(name)) attrs.set(name, xss.friendlyAttrValue(value).trim().toLowerCase());
-    return '';
-  });
-  if (attrs.get('type') !== 'checkbox') return '';
-  return attrs.has('checked') ? '<input checked disabled type="checkbox">' : '<input disabled type="checkbox">';
-}
-
-/** Attributes whose value is a URL a browser loads or follows. */
-const URL_ATTRS = new Set(['href', 'src', 'srcset', 'poster', 'cite', 'background', 'action', 'formaction']);
-
-/** Whether a URL attribute's value (as a browser reads it: entities decoded, blanks trimmed) is a data: URL. */
-const isDataUrl = (name: string, value: string) =>
-  URL_ATTRS.has(name) && /^data:/i.test(xss.friendlyAttrValue(value).trim());
-
-const sanitizer = new xss.FilterXSS({
-  whiteList,
-  stripIgnoreTag: true,
-  stripIgnoreTagBody: ['script', 'style', 'iframe', 'object', 'embed', 'noscript', 'template'],
-  allowCommentTag: false,
-  onTag(tag: string, html: string, info: { isClosing?: boolean }) {
-    if (tag === 'input') return info.isClosing ? '' : inputTag(html);
-    return undefined;
-  },
-  onTagAttr(tag: string, name: string, value: string) {
-    // data: URLs only as an image's source (inlined pictures); never a link, a video, a poster.
-    if (isDataUrl(name, value) && !(tag === 'img' && name === 'src')) return '';
-    return undefined;
-  },
-});
-
-/**
- * HTML with only the allowed tags and attributes: no script, no event handlers, no javascript: urls, data: urls
- * only as an image's source, inputs only as disabled checkboxes.
- */
-export function sanitizeHtml(html: string): string {
-  return sanitizer.process(html);
-}
-
-const ENTITIES: Record<string, string> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-  nbsp: '\u00a0',
-  '#39': "'",
-};
-
-/**
- * Every tag `<` head `[^>]*` `>` of `s` (head: a sticky pattern of what follows `<`)
- * replaced by `by`, in one pass. The regex `/<head[^>]*>/g` would rescan to the end of
- * the text from every `<` of a run that no `>` closes: quadratic.
- */
-function replaceTags(s: string, head: RegExp, by: string): string {
-  let out = '';
-  let done = 0;
-  let gt = -1;
-  for (let lt = s.indexOf('<'); lt >= 0; lt = s.indexOf('<', lt + 1)) {
-    head.lastIndex = lt + 1;
-    if (!head.test(s)) continue;
-    if (gt < head.lastIndex) gt = s.indexOf('>', head.lastIndex);
-    if (gt < 0) break;
-    out += s.slice(done, lt) + by;
-    done = gt + 1;
-    lt = gt;
-  }
-  return done ? out + s.slice(done) : s;
-}
-
-/**
- * Spaces and tabs before each line break dropped (`/[ \t]+\n/g`, which is quadratic on a long run not followed by one).
- */
-function trimLineEnds(s: string): string {
-  const lines = s.split('\n');
-  for (let i = 0; i < lines.length - 1; i++) {
-    const line = lines[i]!;
-    let end = line.length;
-    while (end > 0 && (line[end - 1] === ' ' || line[end - 1] === '\t')) end--;
-    if (end < line.length) lines[i] = line.slice(0, end);
-  }
-  return lines.join('\n');
-}
-
-/**
- * Each link whose target is an absolute url (http, https, mailto) with that url after its
- * text, as `text <url>` (the brackets as entities, so the tag stripping keeps them), unless the
- * text is the url; a button (a `mail-button` table) on a line of its own. One pass: each tag
- * is read once, each `</a>` found once.
- */
-function keepLinks(html: string): string {
-  const lower = html.toLowerCase();
-  let out = '';
-  let done = 0;
-  let close = -1;
-  for (let lt = lower.indexOf('<a', 0); lt >= 0; lt = lower.indexOf('<a', lt + 2)) {
-    if (!/[\s]/.test(lower[lt + 2] ?? '')) continue;
-    const gt = html.indexOf('>', lt);
-    if (gt < 0) break;
-    if (close < gt) close = lower.indexOf('</a>', gt);
-    if (close < 0) break;
-    const href = /\shref="([^"]*)"/i.exec(html.slice(lt, gt + 1))?.[1];
-    if (!href || !/^(https?:|mailto:)/i.test(href) || html.slice(gt + 1, close).trim() === href) continue;
-    out += html.slice(done, close) + ` &lt;${href}&gt;`;
-    done = close;
-    lt = close;
-  }
-  return (out + html.slice(done)).replace(/<table\s[^>]*>/gi, (tag) => (tag.includes('mail-button') ? '\n' : tag));
-}
-
-/**
- * A readable plain-text rendition of sanitized HTML. Linear in its input. `links`: keep each
- * link's url after its text (an e-mail's text part, where nothing else shows it).
- */
-export function htmlToText(html: string, opts: { links?: boolean } = {}): string {
-  let s = replaceTags(opts.links ? keepLinks(html) : html, /li/iy, '\n- ');
-  s = replaceTags(s, /[bh]r/iy, '\n');
-  // Cells first: the whitespace a cell's end swallows must not be the line break its row's end adds.
-  s = s.replace(/<\/t[dh]>\s*/gi, '\t').replace(/<\/(p|div|h[1-6]|li|tr|pre|blockquote|table|section|ul|ol)>/gi, '\n');
-  s = replaceTags(s, /[^>]/y, '').replace(/&(#x[0-9a-f]+|#\d+|[a-z0-9]+);/gi, (all, e: string) => {
-    if (e[0] === '#') {
-      const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
-      return Number.isFinite(code) && code > 0 && code < 0x110000 ? String.fromCodePoint(code) : all;
-    }
-    return ENTITIES[e.toLowerCase()] ?? all;
-  });
-  return trimLineEnds(s)
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
 }
 
 /** Renders the platform's markdown to sanitized HTML, page by page. */

@@ -8,14 +8,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseBlocks } from '../../src/markup/block-parser';
-import {
-  assetRefs,
-  contentRefs,
-  htmlToText,
-  renderMarkdown,
-  splitFrontMatter,
-  varRefs,
-} from '../../src/markup/markdown';
+import { assetRefs, contentRefs, renderMarkdown, splitFrontMatter, varRefs } from '../../src/markup/markdown';
+import { htmlToText } from '../../src/markup/html-text';
 import { prepareCustomCss } from '../../src/markup/page';
 import { formatVar, varAttrProblem, VAR_DEFAULTS, type DocVar } from '../../src/docs/vars';
 import { parseLayout, LayoutError } from '../../src/grids/layout';

@@ -1,13 +1,8 @@
 /** Pure parts of rendering: the platform's markdown, sanitization, themes, page building, geometry. */
 import { describe, expect, it } from 'vitest';
-import {
-  assetRefs,
-  htmlToText,
-  renderMarkdown,
-  sanitizeHtml,
-  splitFrontMatter,
-  varRefs,
-} from '../../../src/markup/markdown';
+import { htmlToText } from '../../../src/markup/html-text';
+import { assetRefs, renderMarkdown, splitFrontMatter, varRefs } from '../../../src/markup/markdown';
+import { sanitizeHtml } from '../../../src/markup/sanitize';
 import { keepAliveMs } from '../../../src/render/browser-sessions';
 import { pdfPageCount } from '../../../src/render/pdf';
 import { fitImage } from '../../../src/render/pptx';

@@ -7,7 +7,8 @@
 import { sha256Base64 } from '../core/crypto';
 import { escapeHtml } from './escape';
 import { renderMarkdown, splitFrontMatter, type RenderedMarkdown, type VarView } from './markdown';
-import { blocksCss, type AuthorProfile } from './block-renderer';
+import type { AuthorProfile } from './block-renderer';
+import { blocksCss } from './block-styles';
 import { strictPage, strictPolicy } from './strict-page';
 import {
   layoutCss,

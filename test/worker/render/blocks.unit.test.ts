@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { renderMarkdown } from '../../../src/markup/markdown';
 import { buildPage, type PageInput } from '../../../src/markup/page';
 import { blockRefs, parseBlocks, parseDocRef, type BlockNode } from '../../../src/markup/block-parser';
-import { commonDecls } from '../../../src/markup/block-renderer';
+import { commonDecls } from '../../../src/markup/block-styles';
 
 const doc = (src: string, profiles?: Map<string, { username: string; name?: string; bio?: string }>) =>
   renderMarkdown(src, { blocks: { target: 'document', profiles } });

@@ -1,12 +1,12 @@
 /**
  * MailObject: one per e-mail, the single owner of its send state (ready, sending,
- * testing), the in-flight lock and the content-keyed rate window. `trigger` decides
+ * testing), the in-flight lock and the content-keyed rate window. `accept` decides
  * synchronously on the object's storage (no await before the decision), so concurrent
  * requests are decided exactly; delivery runs later in the alarm.
  */
 import { DurableObject } from 'cloudflare:workers';
 import { clockOffset, now } from '../src/core/clock';
-import { runJob, type MailJob } from '../src/mail/delivery';
+import { deliverSend, type QueuedSend } from '../src/mail/delivery';
 import {
   mailState,
   refusal,
@@ -14,8 +14,8 @@ import {
   stamped,
   type InFlight,
   type MailState,
-  type TriggerInput,
-  type TriggerOutcome,
+  type SendInput,
+  type SendOutcome,
   type Windows,
 } from '../src/mail/send-gate';
 
@@ -33,7 +33,7 @@ export class MailObject extends DurableObject<Env> {
   }
 
   /** Checks 4 to 6 of the send order (docs/areas/mail.md), decided atomically; accepts and queues the send. */
-  trigger(input: TriggerInput): TriggerOutcome {
+  accept(input: SendInput): SendOutcome {
     const { job, windowKey } = input;
     const inflight = this.inFlight();
     const t = now();
@@ -41,7 +41,7 @@ export class MailObject extends DurableObject<Env> {
     const refused = refusal(input, inflight, windows, t);
     if (refused) return refused;
     const id = sendId(t);
-    const queue = this.kv.get<MailJob[]>('queue') ?? [];
+    const queue = this.kv.get<QueuedSend[]>('queue') ?? [];
     queue.push({ ...job, id, acceptedOn: t });
     inflight[job.key] = id;
     this.kv.put('queue', queue);
@@ -53,21 +53,21 @@ export class MailObject extends DurableObject<Env> {
 
   override async alarm(): Promise<void> {
     for (;;) {
-      const queue = this.kv.get<MailJob[]>('queue') ?? [];
+      const queue = this.kv.get<QueuedSend[]>('queue') ?? [];
       const head = queue[0];
       if (!head) return;
       // Counted durably before delivery starts: a send interrupted by a hard kill is resumed
-      // by the next alarm as attempt 2 (its recipients' hand-offs are idempotent, see runJob).
-      const job: MailJob = { ...head, attempts: (head.attempts ?? 0) + 1 };
+      // by the next alarm as attempt 2 (its recipients' hand-offs are idempotent, see deliverSend).
+      const job: QueuedSend = { ...head, attempts: (head.attempts ?? 0) + 1 };
       this.kv.put('queue', [job, ...queue.slice(1)]);
       try {
-        await runJob(this.env, job, undefined, this.ctx);
+        await deliverSend(this.env, job, undefined, this.ctx);
       } catch (err) {
         console.error('mail delivery', err);
       }
       this.kv.put(
         'queue',
-        (this.kv.get<MailJob[]>('queue') ?? []).filter((j) => j.id !== job.id),
+        (this.kv.get<QueuedSend[]>('queue') ?? []).filter((j) => j.id !== job.id),
       );
       const inflight = this.inFlight();
       if (inflight[job.key] === job.id) delete inflight[job.key];

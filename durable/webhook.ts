@@ -2,14 +2,14 @@
  * WebhookObject: one per webhook endpoint (named by its id), the single deliverer of its
  * deliveries, so they go out one at a time in the order their events happened and a
  * failing endpoint delays no other. `wake` only arms the alarm, GATHER_MS ahead, so a burst
- * of events goes out in one pass; the alarm delivers what is due (src/webhooks/deliver.ts)
+ * of events goes out in one pass; the alarm delivers what is due (src/webhooks/attempts.ts)
  * and re-arms itself for the next retry. A wake while a pass runs only asks for one more
  * pass: no storage write per event. Alarms survive restarts: an alarm cut off by a kill
  * runs again (and with it the pass it was asked for; the scheduled() sweep catches the rest).
  */
 import { DurableObject } from 'cloudflare:workers';
 import { now } from '../src/core/clock';
-import { runDue } from '../src/webhooks/deliver';
+import { runDue } from '../src/webhooks/attempts';
 import { alarmBy, GATHER_MS } from '../src/webhooks/schedule';
 
 export class WebhookObject extends DurableObject<Env> {

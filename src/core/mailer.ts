@@ -102,7 +102,7 @@ export async function handOff(env: Env, mail: OutboundMail): Promise<string | nu
  * The outbox row is the durable record of the hand-off, written before the binding sends;
  * the id the binding answers is added to it after (bounce reports may name either).
  */
-export async function deliver(env: Env, db: Db, mail: OutboundMail): Promise<boolean> {
+export async function sendMail(env: Env, db: Db, mail: OutboundMail): Promise<boolean> {
   const row = await outboxInsert(env, db, mail).get();
   if (!row) return false;
   const providerId = await handOff(env, mail);

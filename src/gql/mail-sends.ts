@@ -7,7 +7,7 @@
 import DataLoader from 'dataloader';
 import { asc } from 'drizzle-orm';
 import type { Db } from '../core/context';
-import { countedRunsQuery } from '../mail/sends';
+import { countedRunsQuery } from '../mail/send-history';
 import { mailRuns } from '../mail/schema';
 import { rfc2822, inJson } from './values';
 

@@ -11,7 +11,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import PostalMime from 'postal-mime';
 import { dbFor, type Db } from '../core/context';
-import { deliver } from '../core/mailer';
+import { sendMail } from '../core/mailer';
 import { MiB } from '../core/http';
 import { resources, shares, type Group, type Resource } from '../db/schema';
 import { groupForInboundAddress } from '../groups/inbound';
@@ -106,7 +106,7 @@ async function reply(
   attachments: Attachment[] = [],
 ) {
   try {
-    await deliver(env, db, {
+    await sendMail(env, db, {
       kind: 'reply',
       ownerId,
       to: [to],

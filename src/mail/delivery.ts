@@ -11,7 +11,7 @@ import { dbFor, type Db } from '../core/context';
 import { entriesQuery, entryAuthorship, entryValues, type StoredAuthorship } from '../core/entries';
 import { batchWithEvent, type Background, type PlatformEvent } from '../core/events';
 import { appendLog, logInsert } from '../core/log';
-import { deliver, messageIdFor, type Attachment, type OutboundMail } from '../core/mailer';
+import { sendMail, messageIdFor, type Attachment, type OutboundMail } from '../core/mailer';
 import { resources, users, type Resource, type User } from '../db/schema';
 import { cachedPng } from '../render/plot-png';
 import { getAsset } from './assets';
@@ -23,7 +23,7 @@ import { mailRuns } from './schema';
 import { suppressedAmong, unsubscribeUrl } from './unsubscribe';
 
 /** One accepted send, as the MailObject queues it. */
-export interface MailJob {
+export interface QueuedSend {
   id: string;
   action: SendAction;
   /** The in-flight key (rules.recipientKey). */
@@ -88,7 +88,7 @@ export async function embedded(
  */
 async function recipientsOf(
   db: Db,
-  job: MailJob,
+  job: QueuedSend,
   owner: User,
   caller: User | undefined,
   stored: Map<string, string>,
@@ -106,7 +106,7 @@ async function recipientsOf(
 }
 
 /** What a send goes to, as the log's trigger line names it (ad-hoc addresses as the sender wrote them). */
-function triggerTarget(job: MailJob): string {
+function triggerTarget(job: QueuedSend): string {
   if ((job.attempts ?? 1) > 1)
     return `resumed after an interruption (attempt ${job.attempts}); recipients already handed off are skipped`;
   if (job.action === 'test') return `test to the sender's own address (@${job.callerName})`;
@@ -118,10 +118,10 @@ function triggerTarget(job: MailJob): string {
  * the mail is gone). `bg` runs the delivery of its mail.sent event (the MailObject's own background); without it, that
  * is awaited before the answer.
  */
-export async function runJob(
+export async function deliverSend(
   env: Env,
-  job: MailJob,
-  transport: Transport = deliver,
+  job: QueuedSend,
+  transport: Transport = sendMail,
   bg?: Background,
 ): Promise<string | null> {
   const db = dbFor(env);

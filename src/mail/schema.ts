@@ -2,8 +2,8 @@
 import { index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { resources } from '../db/schema';
 
-export const RUN_STATUSES = ['delivered', 'partial', 'failed'] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
+export const SEND_STATUSES = ['delivered', 'partial', 'failed'] as const;
+export type SendStatus = (typeof SEND_STATUSES)[number];
 
 export const mailRuns = sqliteTable(
   'mail_runs',
@@ -18,7 +18,7 @@ export const mailRuns = sqliteTable(
     started_on: text('started_on').notNull(),
     completed_on: text('completed_on').notNull(),
     duration: real('duration').notNull(),
-    status: text('status', { enum: RUN_STATUSES }).notNull(),
+    status: text('status', { enum: SEND_STATUSES }).notNull(),
     recipients: integer('recipients').notNull(),
     delivered: integer('delivered').notNull(),
     suppressed: integer('suppressed').notNull(),

@@ -3,11 +3,11 @@
  * send per recipient key at a time) and the content-keyed rate window. Pure: the object
  * reads its storage, asks here, and writes back what changed.
  */
-import type { MailJob } from './delivery';
+import type { QueuedSend } from './delivery';
 import { checkWindow } from './rules';
 
-export interface TriggerInput {
-  job: Omit<MailJob, 'id' | 'acceptedOn'>;
+export interface SendInput {
+  job: Omit<QueuedSend, 'id' | 'acceptedOn'>;
   /** Rate window key (content and, for ad-hoc sends, recipient set); null for test sends. */
   windowKey: string | null;
   /** config/enabled is not falsy (ignored for test sends). */
@@ -15,7 +15,7 @@ export interface TriggerInput {
 }
 
 export type Refusal = { status: 425 | 429 | 403; message: string; retry_after_seconds?: number };
-export type TriggerOutcome = { status: 202; id: string; state: string } | Refusal;
+export type SendOutcome = { status: 202; id: string; state: string } | Refusal;
 
 export type MailState = 'ready' | 'sending' | 'testing';
 
@@ -31,7 +31,7 @@ export function mailState(inflight: InFlight): MailState {
 }
 
 /** Checks 4 to 6 of the send order (docs/areas/mail.md) at time `t`: why the send is refused, or null. */
-export function refusal(input: TriggerInput, inflight: InFlight, windows: Windows | null, t: number): Refusal | null {
+export function refusal(input: SendInput, inflight: InFlight, windows: Windows | null, t: number): Refusal | null {
   const { job, windowKey } = input;
   if (inflight[job.key]) {
     const what =

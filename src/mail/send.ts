@@ -69,7 +69,7 @@ export async function send(rc: ResourceCtx): Promise<Response> {
       `${await contentKey(composed, await assetTags(rc.env, rc.resource.id, composed.assets))}|${key}`,
     );
   }
-  const outcome = await mailStub(rc.env, rc.resource.id).trigger({
+  const outcome = await mailStub(rc.env, rc.resource.id).accept({
     job: {
       action: req.action,
       key,

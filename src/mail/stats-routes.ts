@@ -18,7 +18,7 @@ import {
 } from '../core/paging';
 import { fixedFolderRoute, type ResourceCtx, type ResourceRoutes } from '../core/resource';
 import { mailRunDays, mailRuns } from './schema';
-import { countedRunsQuery, type CountedRun } from './sends';
+import { countedRunsQuery, type CountedRun } from './send-history';
 
 /** One send as stats/runs answers it: the mail_runs row, its start named timestamp, its bounces and complaints. */
 export type RunRow = Omit<CountedRun, 'id' | 'resource_id' | 'started_on' | 'completed_on'> & { timestamp: string };

@@ -243,10 +243,10 @@ describe('operator interface', () => {
   });
 
   it('GET /v1/ops/outbox lists what the transport was handed; DELETE empties it', async () => {
-    const { deliver } = await import('../../../src/core/mailer');
+    const { sendMail } = await import('../../../src/core/mailer');
     const { dbFor } = await import('../../../src/core/context');
     await call('DELETE', '/v1/ops/outbox', { token: OPS });
-    await deliver(env, dbFor(env), {
+    await sendMail(env, dbFor(env), {
       kind: 'invite',
       to: ['a@example.com'],
       subject: 'Hi',

@@ -4,7 +4,7 @@ import { env } from 'cloudflare:workers';
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it, vi } from 'vitest';
 import { members, users } from '../../../src/db/schema';
-import { runJob } from '../../../src/mail/delivery';
+import { deliverSend } from '../../../src/mail/delivery';
 import { call, makeUser, unique } from '../helpers';
 import {
   addMember,
@@ -150,8 +150,8 @@ describe('delivery', () => {
     const failing = async (_e: Env, _d: unknown, m: { to: string[] }) => {
       if (m.to.includes(bad)) throw new Error('relay said no');
     };
-    expect(await runJob(env, job, failing)).toBe('partial');
-    expect(await runJob(env, { ...job, id: 'j2' }, async () => Promise.reject(new Error('down')))).toBe('failed');
+    expect(await deliverSend(env, job, failing)).toBe('partial');
+    expect(await deliverSend(env, { ...job, id: 'j2' }, async () => Promise.reject(new Error('down')))).toBe('failed');
     const rows = await runs(u, path);
     expect(rows.map((r) => [r.status, r.delivered, r.failed])).toEqual([
       ['partial', 1, 1],

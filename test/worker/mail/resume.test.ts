@@ -5,9 +5,9 @@ import { env } from 'cloudflare:workers';
 import { and, eq } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/d1';
 import { describe, expect, it } from 'vitest';
-import { deliver, messageIdFor, type OutboundMail } from '../../../src/core/mailer';
+import { sendMail, messageIdFor, type OutboundMail } from '../../../src/core/mailer';
 import { outbox, resources, users } from '../../../src/db/schema';
-import { runJob, type MailJob } from '../../../src/mail/delivery';
+import { deliverSend, type QueuedSend } from '../../../src/mail/delivery';
 import { mailRuns } from '../../../src/mail/schema';
 import { call, makeUser, OPS, unique } from '../helpers';
 
@@ -28,7 +28,7 @@ describe('idempotent delivery', () => {
       .from(resources)
       .where(and(eq(resources.owner_id, owner.id), eq(resources.name, name)))
       .get())!;
-    const job: MailJob = {
+    const job: QueuedSend = {
       id: unique('send'),
       action: 'send',
       key: 'list',
@@ -41,14 +41,14 @@ describe('idempotent delivery', () => {
 
     // Attempt 1: three messages are handed off, then the process "dies" (the rest never settle).
     let handed = 0;
-    const dying = (e: Env, d: Parameters<typeof deliver>[1], m: OutboundMail) =>
-      handed++ < 3 ? deliver(e, d, m) : new Promise<boolean>(() => {});
-    void runJob(env, job, dying);
+    const dying = (e: Env, d: Parameters<typeof sendMail>[1], m: OutboundMail) =>
+      handed++ < 3 ? sendMail(e, d, m) : new Promise<boolean>(() => {});
+    void deliverSend(env, job, dying);
     for (let i = 0; i < 200 && handed < 4; i++) await new Promise((r) => setTimeout(r, 10));
     await new Promise((r) => setTimeout(r, 100));
 
     // Attempt 2: the alarm resumes the same send.
-    expect(await runJob(env, { ...job, attempts: 2 }, deliver)).toBe('delivered');
+    expect(await deliverSend(env, { ...job, attempts: 2 }, sendMail)).toBe('delivered');
     const all = (await (await call('GET', '/v1/ops/outbox', { token: OPS })).json()) as { to: string[] }[];
     for (const a of to)
       expect(
@@ -79,8 +79,8 @@ describe('idempotent delivery', () => {
       html: 'h',
       messageId: `<${unique('id')}@example.com>`,
     };
-    expect(await deliver(env, db(), m)).toBe(true);
-    expect(await deliver(env, db(), m)).toBe(false);
+    expect(await sendMail(env, db(), m)).toBe(true);
+    expect(await sendMail(env, db(), m)).toBe(false);
     expect(await db().select().from(outbox).where(eq(outbox.message_id, m.messageId!))).toHaveLength(1);
   });
 });

@@ -4,7 +4,7 @@ import { env } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it, vi } from 'vitest';
 import { users } from '../../../src/db/schema';
-import { runJob } from '../../../src/mail/delivery';
+import { deliverSend } from '../../../src/mail/delivery';
 import { call, OPS, unique } from '../helpers';
 import { db, logOf, logWhen, makeGroup, newMail, outboxTo, post, runs, sender, untilReady } from './fixtures';
 
@@ -115,7 +115,7 @@ describe('the log names recipients as written, never the address of an @user or 
       callerName: u.username,
       acceptedOn: Date.now(),
     };
-    expect(await runJob(env, job, async () => Promise.reject(new Error('relay said no')))).toBe('failed');
+    expect(await deliverSend(env, job, async () => Promise.reject(new Error('relay said no')))).toBe('failed');
     const log = await logOf(u, path);
     expect(log.some((l) => l.includes(`transport refused @${erin.username}: relay said no`))).toBe(true);
     expect(leaks(log, erin.email)).toEqual([]);

@@ -13,7 +13,7 @@ import { Webhook } from 'standardwebhooks';
 import { describe, expect, it, vi } from 'vitest';
 import { handOff, type OutboundMail } from '../../../src/core/mailer';
 import { outbox, users } from '../../../src/db/schema';
-import { runJob, type MailJob } from '../../../src/mail/delivery';
+import { deliverSend, type QueuedSend } from '../../../src/mail/delivery';
 import { call, unique } from '../helpers';
 import { db, newMail, PNG, sender } from './fixtures';
 
@@ -40,7 +40,7 @@ async function mailJob(to: string[], content = 'Hello ![logo](assets/logo.png)')
   });
   expect(put.status).toBe(201);
   const owner = (await db().select().from(users).where(eq(users.username, u.username)).get())!;
-  const job: MailJob = {
+  const job: QueuedSend = {
     id: `20260101000000-${unique('s')
       .replace(/[^a-z0-9]/g, '')
       .slice(-8)}`,
@@ -67,7 +67,7 @@ describe('the send_email transport (Cloudflare Email Sending, structured)', () =
     const to = [`${unique('a')}@example.com`, `${unique('b')}@example.com`];
     const { job } = await mailJob(to);
     const o = observed('send_email');
-    expect(await runJob(o.env, job)).toBe('delivered');
+    expect(await deliverSend(o.env, job)).toBe('delivered');
     expect(o.calls).toHaveLength(2);
     const first = o.calls.find((c) => 'to' in c && c.to[0] === to[0]) as Exclude<Sent, EmailMessage>;
     expect(first).toMatchObject({ from: env.MAIL_FROM, to: [to[0]], replyTo: 'desk@example.com' });
@@ -110,8 +110,8 @@ describe('the send_email transport (Cloudflare Email Sending, structured)', () =
     const to = [`${unique('once')}@example.com`];
     const { job } = await mailJob(to);
     const o = observed('send_email');
-    expect(await runJob(o.env, job)).toBe('delivered');
-    expect(await runJob(o.env, { ...job, attempts: 2 })).toBe('delivered');
+    expect(await deliverSend(o.env, job)).toBe('delivered');
+    expect(await deliverSend(o.env, { ...job, attempts: 2 })).toBe('delivered');
     expect(o.calls).toHaveLength(1);
     expect(await rowsTo(to[0]!)).toHaveLength(1);
   });
@@ -138,7 +138,7 @@ describe('the capture transport (local)', () => {
     const to = [`${unique('cap')}@example.com`];
     const { job } = await mailJob(to);
     const o = observed('capture');
-    expect(await runJob(o.env, job)).toBe('delivered');
+    expect(await deliverSend(o.env, job)).toBe('delivered');
     expect(o.calls).toHaveLength(0);
     const rows = await rowsTo(to[0]!);
     expect(rows).toHaveLength(1);

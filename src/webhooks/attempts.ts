@@ -10,7 +10,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { and, asc, eq, isNotNull, lte, min } from 'drizzle-orm';
 import { now, nowIso } from '../core/clock';
 import { dbFor, type Db } from '../core/context';
-import { deliver } from '../core/mailer';
+import { sendMail } from '../core/mailer';
 import { hostRefusal } from '../core/resolve';
 import { users } from '../db/schema';
 import { escapeHtml } from '../markup/escape';
@@ -201,7 +201,7 @@ async function tellOwner(env: Env, db: Db, hook: Webhook, reason: string): Promi
   if (!owner?.email) return;
   const text = `Your webhook endpoint "${hook.name}" (${hook.url}) has been disabled: ${reason}.\n\nTurn it back on with POST /v1/admin/webhooks/${hook.name} {"enabled": true} once it answers again.`;
   try {
-    await deliver(env, db, {
+    await sendMail(env, db, {
       kind: 'notice',
       to: [owner.email],
       subject: `Webhook endpoint ${hook.name} disabled`,

@@ -40,6 +40,11 @@ export function plotRoutes(api: Api): void {
   // GET|POST|DELETE /v1/vis/plots/:plot/config/custom/custom.css
   // GET|POST|DELETE /v1/vis/plots/:plot/config/custom/custom.js
   // GET /v1/vis/plots/:plot/config
+  // GET /v1/vis/plots/:plot/config/colors
+  // GET /v1/vis/plots/:plot/config/legend
+  // GET /v1/vis/plots/:plot/config/table
+  // GET /v1/vis/plots/:plot/config/table/cell
+  // GET /v1/vis/plots/:plot/config/custom
   // GET /v1/vis/plots/:plot/shared
   // PUT|DELETE /v1/vis/plots/:plot/shared/:entry
   // GET /v1/vis/plots/:plot/tags

@@ -6,7 +6,8 @@
  * public ones need no token; anything the caller may not read is 404.
  *
  * Every path below /v1/vis/docs is also served below /v1/users/:owner/vis/docs (the owner's
- * path, as a share grantee sees it), except PUT (create). docs/ROUTES.md lists each route
+ * path, as a share grantee sees it), except PUT (create). Every path below /v1/vis/plots is
+ * also served below /v1/users/:owner/vis/plots likewise. docs/ROUTES.md lists each route
  * with the file that declares it.
  */
 import type { Api } from '../core/api';

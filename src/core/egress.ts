@@ -129,7 +129,7 @@ const IPV4_REFUSED: [number, number, string][] = [
 
 const dotted = (n: number) => [24, 16, 8, 0].map((s) => (n >>> s) & 255).join('.');
 
-export function ipv4Refusal(addr: number): string | null {
+function ipv4Refusal(addr: number): string | null {
   for (const [net, bits, what] of IPV4_REFUSED) {
     const mask = bits === 0 ? 0 : (~0 << (32 - bits)) >>> 0;
     if ((addr & mask) >>> 0 === net) return `${dotted(addr)} is ${what}`;

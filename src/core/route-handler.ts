@@ -86,6 +86,6 @@ export function routeHandler<S extends ZodType | undefined>(spec: RouteSpec<S>) 
   };
 }
 
-export function describeZodError(err: z.ZodError): string {
+function describeZodError(err: z.ZodError): string {
   return err.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
 }

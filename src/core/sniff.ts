@@ -4,8 +4,8 @@
  * their magic numbers; SVG must be well-formed UTF-8 XML whose root element is <svg>. Pure.
  */
 
-export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/svg+xml', 'image/webp'] as const;
-export const FONT_TYPES = ['font/woff', 'font/woff2', 'font/ttf', 'font/otf'] as const;
+const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/svg+xml', 'image/webp'] as const;
+const FONT_TYPES = ['font/woff', 'font/woff2', 'font/ttf', 'font/otf'] as const;
 export const ASSET_TYPES = [...IMAGE_TYPES, ...FONT_TYPES] as const;
 export type AssetType = (typeof ASSET_TYPES)[number];
 

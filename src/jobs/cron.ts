@@ -10,7 +10,7 @@ export interface Schedule {
   timezone: string;
 }
 
-export class ScheduleError extends Error {}
+class ScheduleError extends Error {}
 
 /** Parses a schedule; empty (or comment-only) means no schedule (null). */
 export function parseSchedule(text: string): Schedule | null {

@@ -49,7 +49,7 @@ export function uniqueNames(files: RunFile[]): RunFile[] {
 }
 
 /** Reads a multipart body's parts into files (file parts keep their name; text fields become <field>.txt). */
-export async function filesFromForm(form: FormData): Promise<RunFile[]> {
+async function filesFromForm(form: FormData): Promise<RunFile[]> {
   const out: RunFile[] = [];
   for (const [field, value] of form.entries()) {
     if (typeof value === 'string')
@@ -141,7 +141,7 @@ export function bundle(files: RunFile[], zipName = 'output.zip'): Bundle | null 
 }
 
 /** Content-Disposition for a download, with an RFC 5987 name for non-ASCII filenames. */
-export function contentDisposition(filename: string): string {
+function contentDisposition(filename: string): string {
   const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }

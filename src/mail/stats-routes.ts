@@ -134,7 +134,7 @@ async function runsPage(rc: ResourceCtx, page: PageRequest): Promise<PartsPage<R
   return { first, second: second.map(runRow), next };
 }
 
-export async function statsRuns(rc: ResourceCtx): Promise<Response> {
+async function statsRuns(rc: ResourceCtx): Promise<Response> {
   const page = partsPageRequest(rc.url, RUNS_PARTS);
   const table = (days: RolledUpDay[], rows: RunRow[]) => runsTable(rows, days);
   if (page.paged) return partsPageResponse(rc.req, rc.url, await runsPage(rc, page), table);

@@ -27,11 +27,11 @@ import { cellFormat, type CellFormat } from './number-format';
 import { namedColor, THEME, type Shade } from './palette';
 import { axisMask, clip, parseInstructions, type Instruction } from './selector';
 
-export type HAlign = 'left' | 'center' | 'right';
-export type VAlign = 'top' | 'middle' | 'bottom';
-export type Side = 'l' | 'r' | 't' | 'b';
+type HAlign = 'left' | 'center' | 'right';
+type VAlign = 'top' | 'middle' | 'bottom';
+type Side = 'l' | 'r' | 't' | 'b';
 
-export interface Border {
+interface Border {
   size: number;
   color: Shade;
 }
@@ -53,14 +53,14 @@ export interface CellStyle {
   color: Shade | undefined;
 }
 
-export interface ColumnWidth {
+interface ColumnWidth {
   min?: number;
   max?: number;
   fixed?: number;
 }
 
 export const CELL_FILES = ['align', 'format', 'border', 'padding', 'text', 'width'] as const;
-export type CellFile = (typeof CELL_FILES)[number];
+type CellFile = (typeof CELL_FILES)[number];
 
 /** What one instruction does to a cell's style (or to its column's width), or why it cannot. */
 type Apply = { style: (s: CellStyle) => void } | { width: (w: ColumnWidth) => void };

@@ -19,7 +19,7 @@ import { attrs, FONT, theme, type Box, type Ink, type InkUse } from './svg-parts
 import { esc, num, textWidth, truncate } from './xml';
 
 /** Data rows drawn of a table with `columns` columns and `rows` rows. */
-export function tableRowsDrawn(rows: number, columns: number): number {
+function tableRowsDrawn(rows: number, columns: number): number {
   return Math.min(rows, MAX_TABLE_ROWS, Math.max(1, Math.floor(MAX_TABLE_CELLS / Math.max(1, columns)) - 1));
 }
 

@@ -55,7 +55,7 @@ export function pad(s: string, w: number, align: 'left' | 'right' | 'center' = '
 const LEVELS = [0, 95, 135, 175, 215, 255];
 
 /** The xterm 256-colour index nearest to `#rrggbb` (the 6×6×6 cube or the grey ramp). */
-export function xterm(hex: string): number {
+function xterm(hex: string): number {
   const v = parseInt(hex.slice(1), 16);
   if (!/^#[0-9a-f]{6}$/i.test(hex) || Number.isNaN(v)) return 7;
   const rgb = [(v >> 16) & 255, (v >> 8) & 255, v & 255];

@@ -158,7 +158,7 @@ export function parseIPv6(text: string): number[] | null {
   if ([...head, ...rest].some((g) => !/^[0-9a-f]{1,4}$/.test(g))) return null;
   const total = head.length + rest.length;
   if (halves.length === 1 ? total !== 8 : total > 7) return null;
-  const fill = new Array<number>(8 - total).fill(0);
+  const fill = Array.from({ length: 8 - total }, () => 0);
   return [...head, ...fill.map(String), ...rest].map((g) => parseInt(g, 16));
 }
 

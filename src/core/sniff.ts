@@ -27,6 +27,7 @@ const MAGIC: [Exclude<AssetType, 'image/svg+xml'>, (b: Uint8Array) => boolean][]
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Characters XML 1.0 never allows (lone surrogates cannot survive the fatal UTF-8 decode). */
+// oxlint-disable-next-line no-control-regex -- the characters XML 1.0 forbids are control characters
 const BAD_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
 const NAME = /[A-Za-z_:\u00C0-\uFFFF][\w.:\-\u00B7\u00C0-\uFFFF]*/y;
 /** The five predefined entities and numeric references: nothing else is declared (no DTD subset). */

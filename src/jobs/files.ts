@@ -29,6 +29,7 @@ export function cleanName(name: string, fallback: string): string {
   const base = name
     .split(/[\\/]/)
     .pop()!
+    // oxlint-disable-next-line no-control-regex -- control characters are what this strips from a file name
     .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069"]/g, '')
     .trim();
   return base && base !== '.' && base !== '..' ? base.slice(0, 200) : fallback;

@@ -55,15 +55,17 @@ export function runsTable(rows: RunRow[], rolled: RolledUpDay[] = []): string {
     'bounced',
     'complained',
   ];
-  const cells = [...rolled.map(rolledUpCells)].concat(
-    rows.map((r) => [
-      r.timestamp,
-      r.duration.toFixed(2),
-      r.status,
-      r.action + (r.adhoc ? '(to)' : ''),
-      ...[r.recipients, r.delivered, r.suppressed, r.skipped, r.failed, r.bounced, r.complained].map(String),
-    ]),
-  );
+  const cells = rolled
+    .map(rolledUpCells)
+    .concat(
+      rows.map((r) => [
+        r.timestamp,
+        r.duration.toFixed(2),
+        r.status,
+        r.action + (r.adhoc ? '(to)' : ''),
+        ...[r.recipients, r.delivered, r.suppressed, r.skipped, r.failed, r.bounced, r.complained].map(String),
+      ]),
+    );
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   return (
     [head, ...cells]

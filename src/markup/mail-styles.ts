@@ -20,7 +20,7 @@ const MAIL_MONO = 'Menlo, Consolas, monospace';
 
 /** The web-safe stack of a theme font (serif themes keep a serif). */
 export const mailFont = (font: string): string =>
-  /serif$/.test(font) && !/sans-serif$/.test(font) ? MAIL_SERIF : MAIL_SANS;
+  font.endsWith('serif') && !font.endsWith('sans-serif') ? MAIL_SERIF : MAIL_SANS;
 
 /** Size of body text in px, and the heading sizes. */
 export const MAIL_TEXT_PX = 16;

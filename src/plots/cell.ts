@@ -78,9 +78,13 @@ function sides(word: string): Side[] | string {
   const out = new Set<Side>();
   for (const c of word) {
     if (c === 'l' || c === 'r' || c === 't' || c === 'b') out.add(c);
-    else if (c === 'x') (out.add('l'), out.add('r'));
-    else if (c === 'y') (out.add('t'), out.add('b'));
-    else if (c === 'a') for (const s of ['l', 'r', 't', 'b'] as const) out.add(s);
+    else if (c === 'x') {
+      out.add('l');
+      out.add('r');
+    } else if (c === 'y') {
+      out.add('t');
+      out.add('b');
+    } else if (c === 'a') for (const s of ['l', 'r', 't', 'b'] as const) out.add(s);
     else return `'${clip(word)}' is not a side (l r t b x y a)`;
   }
   return [...out];
@@ -256,6 +260,7 @@ export function tableStyles(table: Table, cell: PlotConfig['cell'], rowLimit: nu
   const columns = table.header.length;
   const n = table.rows.length + 1;
   const rows = Math.max(0, Math.min(n, rowLimit));
+  // oxlint-disable-next-line unicorn/no-new-array -- preallocates one slot per cell, filled below
   const styles: (CellStyle | undefined)[] = new Array(rows * columns);
   const headerDefault = defaultStyle(true);
   const bodyDefault = defaultStyle(false);

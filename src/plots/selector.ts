@@ -184,6 +184,6 @@ export function parseInstructions(
 
 /** A piece of user text short enough to quote in an error. */
 export function clip(s: string, max = 40): string {
-  const cps = [...s.slice(0, max * 2)];
+  const cps = Array.from(s.slice(0, max * 2));
   return cps.length > max ? cps.slice(0, max).join('') + '…' : cps.join('');
 }

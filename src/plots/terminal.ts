@@ -17,6 +17,7 @@ export interface Seg {
 export type TextLine = Seg[];
 
 // C0 and C1 controls, DEL, and the bidirectional embeddings, overrides and isolates.
+// oxlint-disable-next-line no-control-regex -- the controls are what it strips
 const CONTROL = /[\0-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g;
 
 /** User text made safe for a terminal: no control characters, whitespace runs as one space. */

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run lint: formatting, import layering, unused exports (knip), the type check of every TypeScript project,
+// npm run lint: formatting, import layering, unused exports (knip), oxlint, the type check of every TypeScript project,
 // that worker-configuration.d.ts still matches wrangler.toml, and the OpenAPI document's lint. Every check runs even when an
 // earlier one fails, so all failures are reported; exits non-zero on any. npm test runs the
 // same checks first (scripts/test.mjs). Arguments pick checks by group: `node scripts/lint.mjs
@@ -19,6 +19,9 @@ export const CHECKS = [
   // Unused files, and exports (values and types) that no other file imports (knip.json names
   // the entry points): one used only in its own file is not exported, one used nowhere is deleted.
   ['unused exports', 'style', 'knip', ['--no-progress']],
+  // oxlint's correctness rules and a few suspicious ones (.oxlintrc.json): no errors, no
+  // warnings; an intended exception is a disable comment on its line that says why.
+  ['oxlint', 'style', 'oxlint', ['--deny-warnings', '.']],
   // One tsc per project: the Worker with its workerd tests, the e2e suite (Node), and the
   // job sandbox's runtime (plain JavaScript, checked through its JSDoc).
   ['types: worker', 'types', 'tsc', ['--noEmit', '-p', 'tsconfig.json']],

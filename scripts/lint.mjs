@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// npm run lint: formatting, import layering, the type check of every TypeScript project,
+// npm run lint: formatting, import layering, unused exports (knip), oxlint, the type check of every TypeScript project,
 // that worker-configuration.d.ts still matches wrangler.toml, and the OpenAPI document's lint. Every check runs even when an
 // earlier one fails, so all failures are reported; exits non-zero on any. npm test runs the
 // same checks first (scripts/test.mjs). Arguments pick checks by group: `node scripts/lint.mjs
 // types` (npm run typecheck) runs only the type checks.
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { wranglerEnv } from './wrangler-env.mjs';
@@ -15,6 +16,12 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const CHECKS = [
   ['format', 'style', 'prettier', ['--check', '.']],
   ['layering', 'style', 'depcruise', ['src', 'durable', '--config', '.dependency-cruiser.cjs']],
+  // Unused files, and exports (values and types) that no other file imports (knip.json names
+  // the entry points): one used only in its own file is not exported, one used nowhere is deleted.
+  ['unused exports', 'style', 'knip', ['--no-progress']],
+  // oxlint's correctness rules and a few suspicious ones (.oxlintrc.json): no errors, no
+  // warnings; an intended exception is a disable comment on its line that says why.
+  ['oxlint', 'style', 'oxlint', ['--deny-warnings', '.']],
   // One tsc per project: the Worker with its workerd tests, the e2e suite (Node), and the
   // job sandbox's runtime (plain JavaScript, checked through its JSDoc).
   ['types: worker', 'types', 'tsc', ['--noEmit', '-p', 'tsconfig.json']],
@@ -38,7 +45,13 @@ export function lint(groups = []) {
   for (const [name, group, tool, args] of CHECKS) {
     if (groups.length && !groups.includes(group)) continue;
     console.log(`\n=== lint: ${name} (${tool} ${args.join(' ')})`);
-    const r = spawnSync(tool === 'node' ? process.execPath : join(root, 'node_modules', '.bin', tool), args, {
+    const bin = tool === 'node' ? process.execPath : join(root, 'node_modules', '.bin', tool);
+    if (!existsSync(bin)) {
+      console.error(`${tool} is not installed (no node_modules/.bin/${tool}): run npm install`);
+      failures.push(name);
+      continue;
+    }
+    const r = spawnSync(bin, args, {
       cwd: root,
       env,
       stdio: 'inherit',

@@ -25,7 +25,11 @@ export function descendants(rows, root) {
   const mine = new Set([root]);
   for (let grew = true; grew;) {
     grew = false;
-    for (const r of rows) if (!mine.has(r.pid) && mine.has(r.ppid)) (mine.add(r.pid), (grew = true));
+    for (const r of rows)
+      if (!mine.has(r.pid) && mine.has(r.ppid)) {
+        mine.add(r.pid);
+        grew = true;
+      }
   }
   return rows.filter((r) => mine.has(r.pid));
 }

@@ -144,6 +144,7 @@ const errorKinds = new Map();
 const count = (kind) => errorKinds.set(kind, (errorKinds.get(kind) ?? 0) + 1);
 
 async function worker() {
+  // oxlint-disable-next-line no-unmodified-loop-condition -- the SIGINT handler sets `stopping` while the loop awaits
   while (Date.now() < end && !stopping) {
     seq++;
     const [, name, action] = pick();

@@ -4,7 +4,7 @@
 // Pure work, timed in this Node process: src/mail/compose.ts bundled with esbuild (the
 // `cloudflare:*` imports replaced by the Node suite's stubs, as in test/node).
 import { build } from 'esbuild';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';

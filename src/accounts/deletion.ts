@@ -59,7 +59,7 @@ const STEP_RUNS = 50;
  * Steps a DELETE request runs itself before leaving the rest to the scheduled() tick (answering 202), and steps one
  * tick runs over all accounts being deleted: ACCOUNT_DELETION_STEPS (a whole number ≥ 1), else 100.
  */
-export function deletionSteps(env: Env): number {
+function deletionSteps(env: Env): number {
   // Not in Env while wrangler.toml leaves it commented out.
   const v = (env as unknown as Partial<Record<string, unknown>>).ACCOUNT_DELETION_STEPS;
   const n = typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v.trim()) : NaN;
@@ -76,7 +76,7 @@ const deletedName = (id: number) => `deleted:${id}`;
  * just goes (a user group keeps its owner as a founder; an organisation group left without one is administered by the
  * organisation's founders and admins, who claim any role in it).
  */
-export async function ownedOrganisations(db: Db, userId: number): Promise<string[]> {
+async function ownedOrganisations(db: Db, userId: number): Promise<string[]> {
   const rows = await db
     .select({ ref: groups.ref })
     .from(groups)

@@ -20,9 +20,9 @@ interface FieldSpec {
 }
 
 /** Display name: one line of at most 128 characters. */
-export const NAME_MAX_CHARS = 128;
+const NAME_MAX_CHARS = 128;
 /** Bio: at most 4 KiB of text (any lines). */
-export const BIO_LIMIT = 4 * KiB;
+const BIO_LIMIT = 4 * KiB;
 
 /** Pure checks of the profile text entries. */
 export const PROFILE_FIELDS: Record<TextField, FieldSpec> = {

@@ -22,12 +22,12 @@ import {
 } from './retention-plan';
 
 /** Rows removed per table, `blobs`: orphan R2 objects the walk removed, and `tokens`: expired tokens. */
-export type Removed = Record<RetentionTable | 'blobs' | 'tokens', number>;
+type Removed = Record<RetentionTable | 'blobs' | 'tokens', number>;
 
 /** R2 keys the orphan walk looks at per tick (one list call). */
-export const ORPHAN_PAGE = 500;
+const ORPHAN_PAGE = 500;
 /** An object younger than this is never an orphan: its row may be on its way (or its owner mid-deletion). */
-export const ORPHAN_MIN_AGE_MS = 3600 * 1000;
+const ORPHAN_MIN_AGE_MS = 3600 * 1000;
 
 const RESOURCE_KEY = /^r\/(\d+)\//;
 const RUN_OUTPUT_KEY = /^r\/\d+\/runs\/([^/]+)\/output$/;
@@ -327,7 +327,7 @@ export async function sweepRetention(env: Env, at: number, settings?: RetentionS
   return result;
 }
 
-export const RETENTION_TABLES = [
+const RETENTION_TABLES = [
   'outbox',
   'resource_log',
   'mail_runs',

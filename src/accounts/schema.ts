@@ -8,16 +8,6 @@ export const signinFailures = sqliteTable('signin_failures', {
   failures: integer('failures').notNull(),
 });
 
-/** The last retention sweep (migration 0022): one row, id 1; `removed` is { table: rows }. */
-export const retentionSweeps = sqliteTable('retention_sweeps', {
-  id: integer('id').primaryKey(),
-  swept_on: text('swept_on').notNull(),
-  removed: text('removed', { mode: 'json' }).$type<Record<string, number>>().notNull(),
-  duration_ms: integer('duration_ms').notNull(),
-  /** Where the orphan-blob walk of R2 goes on; null: from the start. */
-  blob_cursor: text('blob_cursor'),
-});
-
 /**
  * Accounts being deleted (migration 0023): the marker the removal resumes from (accounts/deletion.ts). `username` is
  * the name the account had before it was renamed out of reach.

@@ -15,7 +15,7 @@ import { scopeOn, type Scope, type ScopeDef } from './scope';
 import { serveRequest, type ApiRouter } from './serve';
 
 export type { Auth, Method, ResponseSpec, RouteSpec } from './route-spec';
-export type { Scope, ScopeDef, ScopedSpec } from './scope';
+export type { Scope, ScopeDef } from './scope';
 
 export interface ApiOptions {
   /**

@@ -35,7 +35,7 @@ export const hashToken = (token: string) => sha256Hex(token);
  * costs far more than the request it authenticates. Logout and account updates evict
  * their entries here at once; other isolates see them within AUTH_CACHE_MS.
  */
-export const AUTH_CACHE_MS = 10_000;
+const AUTH_CACHE_MS = 10_000;
 const AUTH_CACHE_MAX = 10_000;
 const authCache = new BoundedCache<string, { auth: Authenticated; expires: number }>({ maxEntries: AUTH_CACHE_MAX });
 

@@ -11,13 +11,13 @@
  * docs/SCALING.md, "Caching", has the table.
  */
 
-export const NO_STORE = 'no-store';
-export const PRIVATE_NO_STORE = 'private, no-store';
+const NO_STORE = 'no-store';
+const PRIVATE_NO_STORE = 'private, no-store';
 /** Answers that only change with a deployment (the API description, the reference page). */
 export const BUILD_TIME = 'public, max-age=300';
 
 /** Whether the request carried a credential (a bearer token, or any Authorization). */
-export const carriesToken = (req: Request): boolean => req.headers.has('Authorization');
+const carriesToken = (req: Request): boolean => req.headers.has('Authorization');
 
 /** The Cache-Control an answer leaves with, from the request, the status and the route's own rule (or null). */
 export function cacheRule(req: Request, status: number, own: string | null): string {

@@ -31,7 +31,7 @@ export function canonicalEntries(kind: () => ResourceKind): EntrySpec[] {
  * `config/type` of grids and jobs: a lowercase word (at most 32 characters), stored for the clients; nothing renders by
  * it.
  */
-export const TYPE_WORD = /^[a-z][a-z0-9_-]{0,31}$/;
+const TYPE_WORD = /^[a-z][a-z0-9_-]{0,31}$/;
 export function typeWordProblem(value: string): string | undefined {
   return TYPE_WORD.test(value)
     ? undefined

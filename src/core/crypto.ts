@@ -57,7 +57,7 @@ export async function sha256Base64(text: string): Promise<string> {
 }
 
 /** Workers caps PBKDF2 at 100,000 iterations; that is our cost. */
-export const PBKDF2_ITERATIONS = 100_000;
+const PBKDF2_ITERATIONS = 100_000;
 
 export async function hashPassword(password: string, saltHex: string): Promise<string> {
   const key = await crypto.subtle.importKey('raw', enc.encode(password), 'PBKDF2', false, ['deriveBits']);

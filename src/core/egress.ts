@@ -129,7 +129,7 @@ const IPV4_REFUSED: [number, number, string][] = [
 
 const dotted = (n: number) => [24, 16, 8, 0].map((s) => (n >>> s) & 255).join('.');
 
-export function ipv4Refusal(addr: number): string | null {
+function ipv4Refusal(addr: number): string | null {
   for (const [net, bits, what] of IPV4_REFUSED) {
     const mask = bits === 0 ? 0 : (~0 << (32 - bits)) >>> 0;
     if ((addr & mask) >>> 0 === net) return `${dotted(addr)} is ${what}`;
@@ -158,7 +158,7 @@ export function parseIPv6(text: string): number[] | null {
   if ([...head, ...rest].some((g) => !/^[0-9a-f]{1,4}$/.test(g))) return null;
   const total = head.length + rest.length;
   if (halves.length === 1 ? total !== 8 : total > 7) return null;
-  const fill = new Array<number>(8 - total).fill(0);
+  const fill = Array.from({ length: 8 - total }, () => 0);
   return [...head, ...fill.map(String), ...rest].map((g) => parseInt(g, 16));
 }
 

@@ -14,7 +14,7 @@ import type { OutboundMail } from './outbound';
 export const EMAIL_SENDING_LIMITS = { recipients: 50, bytes: 5 * 1024 * 1024 };
 
 /** The header carrying the platform's stable Message-ID (Email Sending owns `Message-ID`). */
-export const STABLE_ID_HEADER = 'X-Message-ID';
+const STABLE_ID_HEADER = 'X-Message-ID';
 
 export interface StructuredEmail {
   from: string;

@@ -65,7 +65,7 @@ export const unsupportedType = (message: string) => new HttpError(415, message);
  * `{status, message, code, request_id, ...extra}`. An extra field may replace `status` where the
  * body carries another status (the final status of a finished run on cancel), or `code` with a finer one.
  */
-export function errorResponse(err: HttpError): Response {
+function errorResponse(err: HttpError): Response {
   const requestId = currentRequestId();
   return Response.json(
     {
@@ -96,7 +96,7 @@ export function isUniqueViolation(err: unknown): boolean {
 }
 
 /** D1 reports a row that references a deleted row (a write racing a DELETE) as a plain error. */
-export function isForeignKeyViolation(err: unknown): boolean {
+function isForeignKeyViolation(err: unknown): boolean {
   const text = String((err as { message?: string })?.message ?? '') + String((err as { cause?: unknown })?.cause ?? '');
   return /FOREIGN KEY constraint failed/i.test(text);
 }

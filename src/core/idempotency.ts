@@ -27,15 +27,15 @@ import { fromBase64, sha256Hex, toBase64, toHex } from './crypto';
 import { badRequest, HttpError, toErrorResponse } from './errors';
 import { concatBytes, KiB } from './http';
 
-export const IDEMPOTENCY_KEY = 'Idempotency-Key';
+const IDEMPOTENCY_KEY = 'Idempotency-Key';
 /** The header of an answer that was replayed, not made again. */
-export const REPLAYED = 'Idempotent-Replayed';
+const REPLAYED = 'Idempotent-Replayed';
 /** How long a key answers with its first answer (the retention tick removes it after). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
 /** A claim still pending after this lost its request (the longest run step is 15 minutes): it is not answered again. */
-export const PENDING_STALE_MS = 3600 * 1000;
+const PENDING_STALE_MS = 3600 * 1000;
 /** The most of an answer's body kept for replays. */
-export const KEPT_BODY_LIMIT = 64 * KiB;
+const KEPT_BODY_LIMIT = 64 * KiB;
 
 /** 1 to 255 printable ASCII characters (space included). */
 const KEY = /^[\x20-\x7e]{1,255}$/;

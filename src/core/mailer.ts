@@ -16,7 +16,7 @@ import { EMAIL_SENDING_LIMITS, messageBytes, structuredEmail } from './email-sen
 import { buildMime } from './mime';
 import type { OutboundMail } from './outbound';
 
-export type { Attachment, MailKind, OutboundMail } from './outbound';
+export type { Attachment, OutboundMail } from './outbound';
 
 /** The send_email_mime transport: one raw EmailMessage per envelope recipient (the binding takes one each). */
 async function sendRawMime(binding: SendEmail, mail: OutboundMail & { from: string }): Promise<string | null> {

@@ -9,6 +9,7 @@ import { toBase64 } from './crypto';
 import type { OutboundMail } from './outbound';
 
 /** Control characters (C0, DEL, C1) and the line separators: never part of a header value. */
+// oxlint-disable-next-line no-control-regex -- the controls are what a header value must not hold
 const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 /** Longest fallback and encoded forms, so `Content-Disposition` stays under the 998-character line limit. */
 const MAX_ASCII = 100;

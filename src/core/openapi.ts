@@ -122,7 +122,7 @@ const idempotencyHeader = z.object({
  * The error statuses a route can answer from its declaration alone: what the handler
  * wrapper (route-handler.ts), the scopes and serve.ts check before the route's own code.
  */
-export function errorCodes(method: Method, path: string, spec: DeclaredRoute['spec']): number[] {
+function errorCodes(method: Method, path: string, spec: DeclaredRoute['spec']): number[] {
   const codes = new Set<number>();
   const token = spec.auth === 'user' || spec.auth === 'optional';
   // A path parameter: malformed percent-encoding (400), nothing visible by that name (404).

@@ -1,5 +1,5 @@
 /** One outbound message as the areas hand it to the mailer and the MIME builder reads it. */
-export type MailKind = 'mail' | 'test' | 'invite' | 'reply' | 'notice';
+type MailKind = 'mail' | 'test' | 'invite' | 'reply' | 'notice';
 
 export interface Attachment {
   filename: string;

@@ -28,7 +28,7 @@ export interface Access {
   viaPublicOnly: boolean;
 }
 
-export const NO_ACCESS: Access = { r: false, w: false, d: false, x: false, owner: false, viaPublicOnly: false };
+const NO_ACCESS: Access = { r: false, w: false, d: false, x: false, owner: false, viaPublicOnly: false };
 export const OWNER_ACCESS: Access = { r: true, w: true, d: true, x: true, owner: true, viaPublicOnly: false };
 
 const EXECUTING_ROLES = new Set(['superusers', 'admins', 'founders']);

@@ -22,7 +22,7 @@ import { timingSafeEqual } from './crypto';
 import { HttpError } from './errors';
 
 /** Must match `simple.period` of both bindings (Cloudflare accepts 10 or 60). */
-export const RATE_LIMIT_PERIOD_SECONDS = 60;
+const RATE_LIMIT_PERIOD_SECONDS = 60;
 
 /** An IPv4 address as is; an IPv6 address as its first 64 bits; anything else as "unknown". */
 export function addressKey(ip: string | null): string {

@@ -68,6 +68,7 @@ export function routeHandler<S extends ZodType | undefined>(spec: RouteSpec<S>) 
     let bytes = new Uint8Array(0);
     if (key !== null && req.body) {
       bytes = (await readBytes(req, options.bodyLimit ?? DEFAULT_BODY_LIMIT)) as Uint8Array<ArrayBuffer>;
+      // oxlint-disable-next-line unicorn/no-invalid-fetch-options -- the method is req's, and a request with a body is not a GET
       ctx.req = new Request(req, { body: bytes });
     }
     if (spec.json) {
@@ -86,6 +87,6 @@ export function routeHandler<S extends ZodType | undefined>(spec: RouteSpec<S>) 
   };
 }
 
-export function describeZodError(err: z.ZodError): string {
+function describeZodError(err: z.ZodError): string {
   return err.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
 }

@@ -58,7 +58,7 @@ export interface RouteSpec<S extends ZodType | undefined = undefined, C extends 
 }
 
 /** How an idempotent route counts its keys, when not as `true` does. */
-export interface Idempotency<S extends ZodType | undefined = undefined> {
+interface Idempotency<S extends ZodType | undefined = undefined> {
   /**
    * The account whose key it is (null: none, the request is answered as without a key), from the validated request: a
    * route without a signed-in caller (POST /v1/token: the user named in the body). Default: the caller.

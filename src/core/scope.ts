@@ -9,11 +9,7 @@ import type { Ctx } from './context';
 import type { Auth, Method, RouteSpec } from './route-spec';
 
 /** A route of a scope: the route spec, less what the scope supplies, plus the scope's own fields `X`. */
-export type ScopedSpec<S extends ZodType | undefined, C extends Ctx, X> = Omit<
-  RouteSpec<S, C>,
-  'tag' | 'auth' | 'enter'
-> &
-  X;
+type ScopedSpec<S extends ZodType | undefined, C extends Ctx, X> = Omit<RouteSpec<S, C>, 'tag' | 'auth' | 'enter'> & X;
 
 export interface Scope<C extends Ctx, X> {
   route<S extends ZodType | undefined = undefined>(method: Method, path: string, spec: ScopedSpec<S, C, X>): void;

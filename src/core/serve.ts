@@ -37,7 +37,7 @@ export type ApiRouter = RouterType<RoutedRequest, RouteArgs>;
  * declares (a user's text/plain value run through <script src=…>, a JSON answer read as
  * HTML). Routes set stricter ones of their own (USER_BYTES_HEADERS, page policies).
  */
-export const EVERY_ANSWER: Readonly<Record<string, string>> = { 'X-Content-Type-Options': 'nosniff' };
+const EVERY_ANSWER: Readonly<Record<string, string>> = { 'X-Content-Type-Options': 'nosniff' };
 
 /** Serves one request: normalise the path, route it, render errors, 404/405 the rest. */
 export async function serveRequest(
@@ -181,6 +181,6 @@ export function normalisePath(req: Request): Request {
  * state matters and the copy cannot throw on it); the runtime discards it. Cancelling it
  * here made wrangler dev's proxy hang or answer 500 (test/e2e/never-500.test.ts).
  */
-export function bodiless(req: Request, url: string, method: 'GET' | 'HEAD'): Request {
+function bodiless(req: Request, url: string, method: 'GET' | 'HEAD'): Request {
   return new Request(url, { method, headers: req.headers });
 }

@@ -14,7 +14,7 @@
 import { DbSession } from './context';
 import { badRequest } from './errors';
 
-export const BOOKMARK_HEADER = 'x-d1-bookmark';
+const BOOKMARK_HEADER = 'x-d1-bookmark';
 
 /** D1 bookmarks: four hex groups, `00000000-00000005-00000000-<32 hex digits>`. */
 const BOOKMARK_RE = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/i;

@@ -4,8 +4,8 @@
  * their magic numbers; SVG must be well-formed UTF-8 XML whose root element is <svg>. Pure.
  */
 
-export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/svg+xml', 'image/webp'] as const;
-export const FONT_TYPES = ['font/woff', 'font/woff2', 'font/ttf', 'font/otf'] as const;
+const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/svg+xml', 'image/webp'] as const;
+const FONT_TYPES = ['font/woff', 'font/woff2', 'font/ttf', 'font/otf'] as const;
 export const ASSET_TYPES = [...IMAGE_TYPES, ...FONT_TYPES] as const;
 export type AssetType = (typeof ASSET_TYPES)[number];
 
@@ -27,6 +27,7 @@ const MAGIC: [Exclude<AssetType, 'image/svg+xml'>, (b: Uint8Array) => boolean][]
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Characters XML 1.0 never allows (lone surrogates cannot survive the fatal UTF-8 decode). */
+// oxlint-disable-next-line no-control-regex -- the characters XML 1.0 forbids are control characters
 const BAD_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
 const NAME = /[A-Za-z_:\u00C0-\uFFFF][\w.:\-\u00B7\u00C0-\uFFFF]*/y;
 /** The five predefined entities and numeric references: nothing else is declared (no DTD subset). */

@@ -38,7 +38,7 @@ export function tokenIdleDays(env: Pick<Env, 'TOKEN_IDLE_DAYS'>): number | null 
 }
 
 /** The instant before which a token's last use (its creation when never used) counts as idle. */
-export function idleCutoff(idleDays: number, nowMs: number): string {
+function idleCutoff(idleDays: number, nowMs: number): string {
   return new Date(nowMs - idleDays * DAY_MS).toISOString();
 }
 

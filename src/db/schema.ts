@@ -106,7 +106,7 @@ export const members = sqliteTable(
   (t) => [primaryKey({ columns: [t.group_id, t.user_id] }), index('members_user').on(t.user_id)],
 );
 
-export const RESOURCE_KINDS = ['doc', 'grid', 'mail', 'job', 'plot'] as const;
+const RESOURCE_KINDS = ['doc', 'grid', 'mail', 'job', 'plot'] as const;
 export type ResourceKindName = (typeof RESOURCE_KINDS)[number];
 
 /** Every shareable thing (document, grid, mail, job) is a resource: a folder of entries. */
@@ -198,29 +198,6 @@ export const idempotencyKeys = sqliteTable(
     created_on: text('created_on').notNull(),
   },
   (t) => [primaryKey({ columns: [t.account_id, t.key_hash] }), index('idempotency_keys_created').on(t.created_on)],
-);
-
-/**
- * What anonymous answers the edge keeps, per account whose content they read (core/edge-cache.ts, migration 0032):
- * the urls stored, and when each account's answers were last purged.
- */
-export const edgeCache = sqliteTable(
-  'edge_cache',
-  {
-    owner_id: integer('owner_id').notNull(),
-    key: text('key').notNull(),
-    stored_on: integer('stored_on').notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.owner_id, t.key] }), index('edge_cache_stored').on(t.stored_on)],
-);
-
-export const edgePurges = sqliteTable(
-  'edge_purges',
-  {
-    owner_id: integer('owner_id').primaryKey(),
-    purged_on: integer('purged_on').notNull(),
-  },
-  (t) => [index('edge_purges_purged').on(t.purged_on)],
 );
 
 export type User = typeof users.$inferSelect;

@@ -32,7 +32,7 @@ const EXAMPLE_VAR: DocVar = {
   threshold: '120000',
 };
 
-export const envelopeSchema = z
+const envelopeSchema = z
   .object({
     name: z.string(),
     doc: z.string(),
@@ -93,7 +93,7 @@ export function loadAliased(ctx: Ctx, preload?: Preload): Promise<ResourceCtx> {
 }
 
 /** Pure: the JSON object of one variable (stored attributes plus its formatted value). */
-export function varObject(v: DocVar) {
+function varObject(v: DocVar) {
   return { ...v, ...formatVar(v) };
 }
 

@@ -15,8 +15,8 @@ import type { ResourceCtx } from '../core/resource';
 import { docAssets } from './schema';
 
 export const ASSET_LIMIT = 5 * MiB;
-export const ASSET_NAME = /^[a-z0-9][a-z0-9-]*(?:\.[a-z0-9]+)?$/;
-export const ASSET_NAME_MAX = 64;
+const ASSET_NAME = /^[a-z0-9][a-z0-9-]*(?:\.[a-z0-9]+)?$/;
+const ASSET_NAME_MAX = 64;
 
 /** The rule of an asset name (documents' and mails'): it is part of the asset's R2 key. */
 export const ASSET_RULE: KeyNameRule = { pattern: ASSET_NAME, max: ASSET_NAME_MAX, what: 'asset name' };

@@ -14,8 +14,6 @@ import { contentReferences } from './references';
 
 /** Document content is capped at 2 MiB. */
 export const CONTENT_LIMIT = 2 * MiB;
-/** The platform default theme (what config/theme reads when unset) is the renderer's. */
-export { DEFAULT_THEME };
 /** The renderer's built-in themes: the only plain names config/theme accepts. */
 export const THEME_NAMES = Object.keys(THEMES);
 

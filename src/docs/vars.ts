@@ -34,7 +34,7 @@ export interface FormattedVar {
   color: string;
 }
 
-export const VAR_TYPES = ['number', 'relative', 'date', 'text'] as const;
+const VAR_TYPES = ['number', 'relative', 'date', 'text'] as const;
 export const VAR_ATTRS = ['value', 'type', 'format', 'about', 'threshold'] as const;
 export type VarAttr = (typeof VAR_ATTRS)[number];
 const isVarAttr = (s: string): s is VarAttr => (VAR_ATTRS as readonly string[]).includes(s);
@@ -44,7 +44,7 @@ export const VAR_NAME = /^[a-z0-9_-]{1,50}$/;
 
 export const VAR_DEFAULTS: Omit<DocVar, 'name'> = { value: '', type: 'number', format: '', about: '', threshold: '' };
 
-export const BAND_COLORS = { up: '#1a7f37', down: '#cf222e', none: '' } as const;
+const BAND_COLORS = { up: '#1a7f37', down: '#cf222e', none: '' } as const;
 const ANSI = { up: '\u001b[32m', down: '\u001b[31m', none: '' } as const;
 const ANSI_RESET = '\u001b[0m';
 const MINUS = '\u2212';
@@ -55,21 +55,21 @@ const DATE_RE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?
 const DATE_DIRECTIVE = /%([-_0]?)([aAbBcdefgGHIjLmMpqQsSuUVwWxXyYZ%])/g;
 
 /** Parses a variable's numeric value (`−` accepted as minus); null when it is not a number. */
-export function parseNumber(value: string): number | null {
+function parseNumber(value: string): number | null {
   const v = value.trim();
   if (!NUMBER_RE.test(v)) return null;
   const n = Number(v.replace(MINUS, '-'));
   return Number.isFinite(n) ? n : null;
 }
 
-export function parseDate(value: string): Date | null {
+function parseDate(value: string): Date | null {
   const v = value.trim();
   if (!DATE_RE.test(v)) return null;
   const d = new Date(v.length === 10 ? `${v}T00:00:00Z` : v.replace(' ', 'T'));
   return Number.isNaN(d.getTime()) ? null : d;
 }
 
-export function parseThreshold(value: string): number[] | null {
+function parseThreshold(value: string): number[] | null {
   if (value.trim() === '') return [];
   const parts = value.split(',').map((p) => parseNumber(p));
   return parts.every((p): p is number => p !== null) ? parts : null;
@@ -92,7 +92,7 @@ function numberSpec(spec: string): ReturnType<typeof formatSpecifier> | null {
 }
 
 /** Why a number format's width or precision is over its bound (undefined when within). */
-export function numberSpecBoundProblem(spec: string): string | undefined {
+function numberSpecBoundProblem(spec: string): string | undefined {
   const s = numberSpec(spec);
   if (s?.width !== undefined && s.width > MAX_FORMAT_WIDTH)
     return `the format's width is at most ${MAX_FORMAT_WIDTH} (got ${s.width})`;

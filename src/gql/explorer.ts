@@ -14,7 +14,7 @@ import EXPLORER_HTML from './explorer.html';
  * origin, never framed by another page (a frame could overlay it to have a token typed in)
  * and without a <base> to move its relative URLs elsewhere.
  */
-export const EXPLORER_CSP =
+const EXPLORER_CSP =
   "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; " +
   "frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 

@@ -61,7 +61,7 @@ export interface Plan {
  * The fields the fast path runs on the root and on `me` (the listings and what the command
  * line asks beside them); below a listing, every field is an item's.
  */
-export const FAST_FIELDS: Readonly<Record<string, ReadonlySet<string>>> = {
+const FAST_FIELDS: Readonly<Record<string, ReadonlySet<string>>> = {
   Query: new Set(['me', 'docs', 'grids', 'mails', 'jobs', 'plots']),
   Me: new Set(['username', 'timezone', 'email', 'docs', 'grids', 'mails', 'jobs', 'plots']),
 };

@@ -13,7 +13,7 @@ import { viewsOf } from '../groups/visibility';
 import { inJson } from './values';
 import { COMMON_OPTIONS } from '../groups/model';
 
-export type GroupType = Group['kind'];
+type GroupType = Group['kind'];
 
 export interface GroupFilter {
   id?: string | null;
@@ -54,7 +54,7 @@ export async function shapeGroups(env: Env, db: Db, caller: User | null, list: G
 }
 
 /** Groups shaped per round of queries. */
-export const GROUP_CHUNK = 40;
+const GROUP_CHUNK = 40;
 
 /**
  * Groups a caller may list: those they hold an active role in and, for an organisation

@@ -39,7 +39,7 @@ export const KINDS: Record<ResourceKindName, KindInfo> = {
 };
 
 /** One sharing row of a listed resource (with the group it names, if any). */
-export interface ShareRow {
+interface ShareRow {
   resource_id: number;
   entry: string;
   group_id: number | null;
@@ -54,7 +54,7 @@ export interface ShareRow {
 }
 
 /** One of the caller's tags on a resource. */
-export interface TagRow {
+interface TagRow {
   id: number;
   tag: string;
 }
@@ -241,7 +241,7 @@ export async function shapeItems(env: Env, rows: ItemRow[], kind?: KindInfo): Pr
 const parseJson = <T>(text: string | null): T[] => (text ? (JSON.parse(text) as T[]) : []);
 
 /** Default of an entry as the kind declares it. */
-export function entryDefault(kind: KindInfo, path: string): string | null {
+function entryDefault(kind: KindInfo, path: string): string | null {
   return kind.entries.find((e) => e.path === path)?.default ?? null;
 }
 

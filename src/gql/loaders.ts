@@ -22,7 +22,7 @@ import { topicsOf } from './topics';
 import { inJson } from './values';
 
 /** Entry paths an item nested in a user or group may show (all item fields). */
-export const ALL_PATHS = ['name', 'config/type', 'summary', 'config/schedule', 'config/enabled', 'config/chains'];
+const ALL_PATHS = ['name', 'config/type', 'summary', 'config/schedule', 'config/enabled', 'config/chains'];
 const FULL: Want = { paths: ALL_PATHS, shares: true, tags: true, vars: true };
 
 /** Rows grouped under the keys each belongs to (in the order of `keys`). */

@@ -11,7 +11,7 @@ import { countedRunsQuery } from '../mail/send-history';
 import { mailRuns } from '../mail/schema';
 import { rfc2822, inJson } from './values';
 
-export const SENDS_SHOWN = 100;
+const SENDS_SHOWN = 100;
 
 export function mailSendsLoader(db: Db) {
   return new DataLoader(async (ids: readonly number[]) => {

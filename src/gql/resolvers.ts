@@ -74,7 +74,7 @@ const ENTRY_FIELDS: Record<string, string> = {
 const RUN_FIELDS = ['last_run', 'last_run_status', 'last_run_time', 'run_count', 'current_step', 'triggers'];
 
 /** Names of the fields selected below this field (fragments included). */
-export function selectedFields(info: FieldInfo): Set<string> {
+function selectedFields(info: FieldInfo): Set<string> {
   const out = new Set<string>();
   const visit = (set: SelectionSetNode | undefined) => {
     for (const s of set?.selections ?? []) {
@@ -233,7 +233,7 @@ async function groupsByRole(c: GqlContext, caller: User) {
   };
 }
 
-export const resolvers = {
+const resolvers = {
   Query: {
     me: (_: unknown, __: unknown, c: GqlContext): Me | null =>
       c.caller ? { user: c.caller, groups: once(() => groupsByRole(c, c.caller!)) } : null,

@@ -11,9 +11,9 @@ import { composedReads, plotIdSql, plotReference, principalsWith, type ResourceC
 import type { MetaData } from './build';
 
 /** Distinct plots one dashboard draws. */
-export const MAX_BOX_PLOTS = 64;
+const MAX_BOX_PLOTS = 64;
 /** Bytes of plot data one dashboard reads. */
-export const MAX_BOX_DATA = 8 * 1024 * 1024;
+const MAX_BOX_DATA = 8 * 1024 * 1024;
 
 export type BoxPlot =
   | { state: 'drawn'; name: string; values: Map<string, string> }

@@ -5,7 +5,7 @@
 import type { LayoutBox, ParsedLayout, Position } from './layout';
 import type { Binding } from './mapping';
 
-export interface Inst {
+interface Inst {
   lid: string;
   position: Position;
   include_header: boolean;
@@ -24,7 +24,7 @@ export interface GridData {
   structure: GridNode;
 }
 
-export interface MetaEntry {
+interface MetaEntry {
   lid: string;
   ref: string;
   params: Record<string, string | boolean>;
@@ -33,7 +33,7 @@ export interface MetaEntry {
 export type MetaData = Record<string, MetaEntry>;
 
 /** The structure of a grid without a layout (never written, or cleared). */
-export const EMPTY_STRUCTURE: GridData = { structure: { type: 'wrapper', width: 0, height: 0, children: [] } };
+const EMPTY_STRUCTURE: GridData = { structure: { type: 'wrapper', width: 0, height: 0, children: [] } };
 
 /** 53-bit string hash (cyrb53): fast, well spread, deterministic. */
 function hash53(text: string): number {

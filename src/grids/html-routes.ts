@@ -22,7 +22,7 @@ import { DATA_PATH, META_PATH, parsedOr } from './store';
 const ALLOW = ["img-src 'none'", "script-src 'none'"];
 
 /** The page's reads (the parse results, the name, who wrote the mapping) batched with the grid's own. */
-export const pagePreload: Preload = {
+const pagePreload: Preload = {
   rows: (ctx, id) =>
     ctx.db
       .select({
@@ -40,7 +40,7 @@ export const pagePreload: Preload = {
  * The dashboard page, with a CSP that allows nothing but its own hashed <style>: each box
  * draws its plot, resolved now with the rights of the grid's owner and the mapping's writer.
  */
-export async function gridPage(rc: ResourceCtx): Promise<Response> {
+async function gridPage(rc: ResourceCtx): Promise<Response> {
   const rows = rc.preloaded!.rows as Parameters<typeof entryValues>[1] & Parameters<typeof entryAuthorship>[0];
   const stored = await entryValues(rc.env, rows);
   const [data, meta, name] = [

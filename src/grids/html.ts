@@ -22,7 +22,7 @@ export interface PlacedCell {
 }
 
 /** Whether a node's children are stacked (rows) or side by side (columns): read off their sizes. */
-export function splitOf(n: GridNode): 'rows' | 'columns' {
+function splitOf(n: GridNode): 'rows' | 'columns' {
   return n.children.length > 1 && n.children.every((c) => c.width === n.width) ? 'rows' : 'columns';
 }
 
@@ -63,7 +63,7 @@ export interface GridPage {
 }
 
 /** The canvas a dashboard's plots are drawn on (each at its cell's share, then scaled to the box by its viewBox). */
-export const CANVAS = { width: 1600, height: 900 };
+const CANVAS = { width: 1600, height: 900 };
 
 const BASE_STYLE =
   'html,body{margin:0;height:100%;overflow:hidden;font:14px/1.3 system-ui,sans-serif;background:#fff;color:#1d2433}' +

@@ -21,7 +21,7 @@ const PARSE_TIME_BATCH = 5;
  * Parsing time one diagnostics request may spend: the cost per character varies ~30x between drawings, so it is
  * measured, not guessed from the size.
  */
-export const PARSE_TIME_BUDGET_MS = 500;
+const PARSE_TIME_BUDGET_MS = 500;
 
 function jsonFile(text: string): Response {
   return new Response(text, { headers: { 'Content-Type': 'application/json', 'X-NVM-Type': 'file' } });

@@ -120,7 +120,7 @@ const MASK = '\uE000';
  * nearest `}` after it (no other `{` in between) nothing is a line, so `{A:|}` or `{A:+}`
  * never splits a box nor reads as a divider stub. Rows without braces are returned as is.
  */
-export function maskInstructions(row: string): string {
+function maskInstructions(row: string): string {
   let open = row.indexOf('{');
   if (open < 0) return row;
   let out = '';

@@ -37,7 +37,7 @@ export function flag(value: string): boolean {
   return v === 't' || v === 'true';
 }
 
-export function parseMappingLine(raw: string): [string, Binding] | null {
+function parseMappingLine(raw: string): [string, Binding] | null {
   const line = raw.replace(/\s+/g, '');
   const arrow = line.indexOf('=>');
   if (arrow < 0) return null;

@@ -111,7 +111,7 @@ export async function settleParse(rc: ResourceCtx, path: Source, value: string |
  * writer of the parse has always checked after its own write, so the stored parse
  * matches the stored sources once the writes settle.
  */
-export async function reparse(env: Env, db: Db, grid: Resource): Promise<void> {
+async function reparse(env: Env, db: Db, grid: Resource): Promise<void> {
   let sources = await readSources(env, db, grid.id);
   for (let attempt = 0; attempt < 8; attempt++) {
     const { data, meta } = parseGrid(sources[0], sources[1], grid.id);

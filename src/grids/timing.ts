@@ -14,7 +14,7 @@ export interface Timing {
 }
 
 /** The q-quantile (0..1) of numbers, nearest rank; 0 for none. */
-export function quantile(values: number[], q: number): number {
+function quantile(values: number[], q: number): number {
   if (!values.length) return 0;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;

@@ -70,7 +70,7 @@ export const SCOPES: Record<GroupKind, GroupBase> = {
     path: (ctx) => `/v1/admin/orgs/${ctx.params.org}/groups/${ctx.params.group}`,
   },
 };
-export const ALL_KINDS: GroupKind[] = ['user_group', 'org', 'org_group'];
+const ALL_KINDS: GroupKind[] = ['user_group', 'org', 'org_group'];
 
 const userGroupRefOf = SCOPES.user_group.ref;
 /**
@@ -100,7 +100,7 @@ export const THREAD_BASES: GroupBase[] = [
 ];
 
 /** What a route needs from the caller's view of the group. */
-export type Need = 'see' | 'profile' | 'description' | 'roster' | 'insider' | 'manage';
+type Need = 'see' | 'profile' | 'description' | 'roster' | 'insider' | 'manage';
 
 const REFUSALS: Record<Exclude<Need, 'see'>, string> = {
   profile: 'the profile of this group is not shown to you',
@@ -110,7 +110,7 @@ const REFUSALS: Record<Exclude<Need, 'see'>, string> = {
   manage: 'only founders and admins of the group may change this',
 };
 
-export function requireView(view: GroupView, need: Need): void {
+function requireView(view: GroupView, need: Need): void {
   if (need === 'see' || view[need]) return;
   throw forbidden(REFUSALS[need]);
 }
@@ -134,7 +134,7 @@ export async function loadGroup(ctx: Ctx, scope: GroupBase, preload?: GroupPrelo
   return { ...ctx, group, view, base: scope.path(ctx), ...(extra.length ? { preloaded } : {}) };
 }
 
-export interface GroupRouteSpec<S extends ZodType | undefined = undefined> extends Omit<
+interface GroupRouteSpec<S extends ZodType | undefined = undefined> extends Omit<
   RouteSpec<S, GroupCtx>,
   'auth' | 'tag' | 'handler'
 > {
@@ -149,7 +149,7 @@ export interface GroupRouteSpec<S extends ZodType | undefined = undefined> exten
 
 /** Routes below a group (`g.get('/roles', ...)`), under the base of every kind in `spec.kinds`. */
 export type GroupRoutes = Scope<GroupCtx, GroupScoped>;
-export type GroupScoped = Pick<GroupRouteSpec, 'need' | 'auth' | 'kinds' | 'preload'>;
+type GroupScoped = Pick<GroupRouteSpec, 'need' | 'auth' | 'kinds' | 'preload'>;
 
 /**
  * The group scope: loads the group and the caller's view of it, and refuses what the view does not allow (`bases`: the

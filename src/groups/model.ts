@@ -7,15 +7,15 @@ import { badRequest } from '../core/errors';
 import { GROUP_NAME, USERNAME } from '../core/names';
 
 export type GroupKind = Group['kind'];
-export type MemberState = 'pending' | 'active' | 'declined';
+type MemberState = 'pending' | 'active' | 'declined';
 export interface Membership {
   role: Role;
   state: MemberState;
 }
 
 /** Higher is more privileged: founders > admins > superusers > members. */
-export const ROLE_RANK: Record<Role, number> = { founders: 4, admins: 3, superusers: 2, members: 1 };
-export const MANAGING_ROLES: readonly Role[] = ['founders', 'admins'];
+const ROLE_RANK: Record<Role, number> = { founders: 4, admins: 3, superusers: 2, members: 1 };
+const MANAGING_ROLES: readonly Role[] = ['founders', 'admins'];
 export const isManager = (role: Role | null | undefined): boolean => !!role && MANAGING_ROLES.includes(role);
 
 export function parseRole(value: string): Role {
@@ -54,9 +54,9 @@ export function parseGroupRef(ref: string): { kind: GroupKind; ref: string } {
 // ---------------------------------------------------------------- options
 
 export const COMMON_OPTIONS = ['public', 'show_profile', 'show_description', 'show_members', 'is_open'] as const;
-export const PREMIUM_OPTIONS = ['show_profile', 'show_description', 'show_members'] as const;
+const PREMIUM_OPTIONS = ['show_profile', 'show_description', 'show_members'] as const;
 /** Org-group options that make inbound mail need a passing DKIM / SPF result (src/jobs/mail-auth.ts). */
-export const MAIL_VERIFY_OPTIONS = ['mail_verify_dkim', 'mail_verify_spf'] as const;
+const MAIL_VERIFY_OPTIONS = ['mail_verify_dkim', 'mail_verify_spf'] as const;
 export type OptionName =
   (typeof COMMON_OPTIONS)[number] | 'enable_subdomain' | 'allow_inbound_mail' | (typeof MAIL_VERIFY_OPTIONS)[number];
 

@@ -53,10 +53,10 @@ export const sharedItemSchema = z
       updated: '2025-10-02T16:03:10.507Z',
     },
   });
-export type SharedItem = z.infer<typeof sharedItemSchema>;
+type SharedItem = z.infer<typeof sharedItemSchema>;
 
 /** Pure: a sharing entry as the clients list it (`id` the entry as written, `name` the group reference). */
-export function shareTarget(entry: string): SharedItem['shared'][number] {
+function shareTarget(entry: string): SharedItem['shared'][number] {
   const ref = parseShareEntry(entry);
   return { id: entry, name: ref.groupRef ?? 'public', type: ref.groupType ?? 'public' };
 }

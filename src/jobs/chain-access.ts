@@ -43,9 +43,8 @@ export async function stepVerdicts(
   return (await composedReads(db, uses)).verdicts;
 }
 
-export const missingJob = (ref: JobRef): string => `no such job: ${refText(ref)}`;
-export const noExecute = (username: string, ref: JobRef): string =>
-  `${username} has no execute access to ${refText(ref)}`;
+const missingJob = (ref: JobRef): string => `no such job: ${refText(ref)}`;
+const noExecute = (username: string, ref: JobRef): string => `${username} has no execute access to ${refText(ref)}`;
 
 /**
  * Why a refused step does not run, as its log line says it: a job missing to any of the

@@ -24,10 +24,10 @@ export interface ChainStep {
   fanOut: boolean;
 }
 
-export const MAX_STEPS = 32;
+const MAX_STEPS = 32;
 const LABEL = /^[a-z][a-z0-9_]{0,63}$/;
 
-export class ChainError extends Error {}
+class ChainError extends Error {}
 
 /** A ref as written: `name`, `@user/job` or `https://...`; null when it is none of them. */
 export function parseRef(text: string): StepRef | null {

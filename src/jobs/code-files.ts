@@ -17,7 +17,7 @@ export const MAX_CODE_FILES = 32;
 /** The custom metadata naming a code file's writer. */
 export const writtenBy = (userId: number) => ({ written_by: String(userId) });
 
-export interface CodeFile {
+interface CodeFile {
   key: string;
   name: string;
   etag: string;
@@ -36,7 +36,7 @@ export interface CodeListing {
 }
 
 /** The code version of files (pure but for hashing): the same names and etags, the same version. */
-export async function codeVersion(files: readonly Pick<CodeFile, 'name' | 'etag'>[]): Promise<string> {
+async function codeVersion(files: readonly Pick<CodeFile, 'name' | 'etag'>[]): Promise<string> {
   const lines = files.map((f) => `${f.name}\t${f.etag}`).sort();
   return (await sha256Hex(lines.join('\n'))).slice(0, 20);
 }

@@ -10,7 +10,7 @@ export interface Schedule {
   timezone: string;
 }
 
-export class ScheduleError extends Error {}
+class ScheduleError extends Error {}
 
 /** Parses a schedule; empty (or comment-only) means no schedule (null). */
 export function parseSchedule(text: string): Schedule | null {
@@ -29,6 +29,7 @@ export function parseSchedule(text: string): Schedule | null {
     throw new ScheduleError(`unknown time zone '${timezone}': use an IANA name such as Europe/Paris`);
   const expr = fields.join(' ');
   try {
+    // oxlint-disable-next-line no-new -- constructing a paused Cron is how croner checks an expression
     new Cron(expr, { timezone, paused: true });
   } catch (err) {
     throw new ScheduleError(`invalid cron expression '${expr}': ${(err as Error).message}`);

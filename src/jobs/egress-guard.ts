@@ -18,7 +18,7 @@ import { targetRefusal } from '../core/resolve';
 /** Marks the guard's own refusals; stripped from forwarded answers so a remote host cannot forge one. */
 export const EGRESS_REFUSED_HEADER = 'X-NVM-Egress';
 
-export function refusalResponse(method: string, url: string, reason: string): Response {
+function refusalResponse(method: string, url: string, reason: string): Response {
   const message = `outbound request refused: ${method} ${url}: ${reason}`;
   return Response.json({ status: 403, message }, { status: 403, headers: { [EGRESS_REFUSED_HEADER]: 'refused' } });
 }

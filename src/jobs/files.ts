@@ -29,6 +29,7 @@ export function cleanName(name: string, fallback: string): string {
   const base = name
     .split(/[\\/]/)
     .pop()!
+    // oxlint-disable-next-line no-control-regex -- control characters are what this strips from a file name
     .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069"]/g, '')
     .trim();
   return base && base !== '.' && base !== '..' ? base.slice(0, 200) : fallback;
@@ -49,7 +50,7 @@ export function uniqueNames(files: RunFile[]): RunFile[] {
 }
 
 /** Reads a multipart body's parts into files (file parts keep their name; text fields become <field>.txt). */
-export async function filesFromForm(form: FormData): Promise<RunFile[]> {
+async function filesFromForm(form: FormData): Promise<RunFile[]> {
   const out: RunFile[] = [];
   for (const [field, value] of form.entries()) {
     if (typeof value === 'string')
@@ -141,7 +142,7 @@ export function bundle(files: RunFile[], zipName = 'output.zip'): Bundle | null 
 }
 
 /** Content-Disposition for a download, with an RFC 5987 name for non-ASCII filenames. */
-export function contentDisposition(filename: string): string {
+function contentDisposition(filename: string): string {
   const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }

@@ -12,7 +12,7 @@ import { MiB } from '../core/http';
 import { filesFromResponse, formOf, STEP_ANSWER_LIMIT, type RunFile } from './files';
 import type { StepResult } from './run/machine';
 
-export const HTTPS_STEP_MS = 60_000;
+const HTTPS_STEP_MS = 60_000;
 export const HTTPS_STEP_MAX_REDIRECTS = 5;
 export const HTTPS_STEP_MAX_BYTES = STEP_ANSWER_LIMIT;
 

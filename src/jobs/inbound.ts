@@ -24,7 +24,7 @@ import { cleanName, textFile, uniqueNames, type RunFile } from './files';
 import { rejectRun, startRun } from './trigger';
 
 /** Larger messages are refused before parsing. */
-export const INBOUND_LIMIT = 25 * MiB;
+const INBOUND_LIMIT = 25 * MiB;
 
 export interface InboundMessage {
   /** The From header's address (the authenticated identity), else the envelope sender. */

@@ -6,7 +6,7 @@
 import { escapeHtml } from '../markup/escape';
 import { strictPage } from '../markup/strict-page';
 
-export interface JobPageRun {
+interface JobPageRun {
   status: string;
   trigger: string;
   started_on: string;

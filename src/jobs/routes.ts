@@ -16,8 +16,6 @@ import { runRouter, runRoutes } from './run/run-routes';
 import { statsRoutes } from './stats-routes';
 import { triggerRoutes } from './trigger-routes';
 
-export { jobKind };
-
 export function jobRoutes(api: Api): void {
   // GET /v1/code/jobs
   // PUT|GET|PATCH|DELETE /v1/code/jobs/:job

@@ -10,9 +10,9 @@ import type { CodeListing } from './code-files';
 import { cleanName, type RunFile } from './files';
 import RUNTIME_SOURCE from './sandbox-runtime/runtime.js';
 
-export const SANDBOX_CPU_MS = 30_000;
+const SANDBOX_CPU_MS = 30_000;
 /** Wall-time bound of one sandbox or https step (a job step is bounded by its own run). */
-export const STEP_WALL_MS = 15 * 60_000;
+const STEP_WALL_MS = 15 * 60_000;
 
 export interface StepLimits {
   cpuMs: number;
@@ -29,7 +29,7 @@ export function stepLimits(env: Env): StepLimits {
   const ok = (n: number | undefined): n is number => n !== undefined && Number.isInteger(n) && n > 0;
   return { cpuMs: ok(cpu) ? cpu : SANDBOX_CPU_MS, wallMs: ok(wall) ? wall : STEP_WALL_MS };
 }
-export const SANDBOX_COMPAT_DATE = '2026-04-20';
+const SANDBOX_COMPAT_DATE = '2026-04-20';
 /** The sandbox's main module: the runtime (sandbox-runtime/runtime.js, text by wrangler.toml's [[rules]]). */
 const RUNTIME = '__nvm_runtime.js';
 /** The platform's constants the runtime imports (typed by sandbox-runtime/__nvm_platform.d.ts). */
@@ -92,13 +92,13 @@ function moduleFor(name: string, data: ArrayBuffer): WorkerLoaderModule | string
   }
 }
 
-export const MISSING_CODE = 'the job has no code/index.js (and no config/chains)';
+const MISSING_CODE = 'the job has no code/index.js (and no config/chains)';
 
 /**
  * Loads the job's code files from R2 as sandbox modules: exactly the versions `code` listed
  * (the ones the run's trust decision saw), or it fails when one changed since.
  */
-export async function loadCode(env: Env, code: CodeListing): Promise<Record<string, WorkerLoaderModule | string>> {
+async function loadCode(env: Env, code: CodeListing): Promise<Record<string, WorkerLoaderModule | string>> {
   const modules: Record<string, WorkerLoaderModule | string> = {};
   await Promise.all(
     code.files.map(async (f) => {

@@ -12,7 +12,7 @@ import { jobSchedules } from './schema';
 import { startRun } from './trigger';
 
 /** Due jobs started per tick (the rest start on the next tick). */
-export const TICK_BATCH = 200;
+const TICK_BATCH = 200;
 
 /**
  * Brings the index row of one job in line with its config/schedule and config/enabled: a statement for the write's

@@ -6,7 +6,7 @@ import { appendLog } from '../core/log';
 import { listingItem, type ResourceCtx, type ResourceRoutes } from '../core/resource';
 import { assetName, deleteAsset, getAsset, listAssets, putAsset } from './assets';
 
-export async function assetListing(rc: ResourceCtx): Promise<Response> {
+async function assetListing(rc: ResourceCtx): Promise<Response> {
   const actions = rc.access.w ? (['GET', 'POST', 'DELETE'] as const) : (['GET'] as const);
   const items = (await listAssets(rc.env, rc.resource.id)).map((o) =>
     listingItem(
@@ -22,7 +22,7 @@ export async function assetListing(rc: ResourceCtx): Promise<Response> {
   return listingResponse(rc.url, items);
 }
 
-export async function assetDownload(rc: ResourceCtx): Promise<Response> {
+async function assetDownload(rc: ResourceCtx): Promise<Response> {
   const obj = await getAsset(rc.env, rc.resource.id, rc.params.asset!);
   if (!obj) throw notFound(`no asset ${rc.params.asset}`);
   return new Response(obj.body, {
@@ -35,13 +35,13 @@ export async function assetDownload(rc: ResourceCtx): Promise<Response> {
   });
 }
 
-export async function assetUpload(rc: ResourceCtx): Promise<Response> {
+async function assetUpload(rc: ResourceCtx): Promise<Response> {
   const created = await putAsset(rc, rc.params.asset!);
   await appendLog(rc.db, rc.resource.id, `asset ${rc.params.asset} ${created ? 'uploaded' : 'replaced'}`);
   return created ? jsonResponse({ status: 201, message: `uploaded ${rc.params.asset}` }, { status: 201 }) : noContent();
 }
 
-export async function assetRemoval(rc: ResourceCtx): Promise<Response> {
+async function assetRemoval(rc: ResourceCtx): Promise<Response> {
   await deleteAsset(rc.env, rc.resource.id, rc.params.asset!);
   await appendLog(rc.db, rc.resource.id, `asset ${rc.params.asset} removed`);
   return noContent();

@@ -8,11 +8,11 @@ import { readUpload } from '../core/http';
 import type { ResourceCtx } from '../core/resource';
 import { ASSET_LIMIT, assetNameProblem } from '../docs/assets';
 
-export const MAX_ASSETS = 25;
+const MAX_ASSETS = 25;
 
 const assetKey = (resourceId: number, name: string) => `${blobPrefix(resourceId)}assets/${name}`;
 
-export function checkAssetName(name: string): string {
+function checkAssetName(name: string): string {
   const problem = assetNameProblem(name);
   if (problem) throw badRequest(problem);
   return name;

@@ -19,10 +19,10 @@ import { documentPages } from '../render/source';
 import type { Composed } from './compose';
 
 /** Documents one mail may attach. */
-export const MAX_DOCUMENTS = 5;
+const MAX_DOCUMENTS = 5;
 
 /** A file name for the attachment: the block's `name`, made safe, ending in `.pdf`. */
-export function attachmentName(name: string): string {
+function attachmentName(name: string): string {
   const base =
     name
       .replace(/\.pdf$/i, '')

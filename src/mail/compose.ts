@@ -54,7 +54,7 @@ export interface Composed {
 }
 
 /** A plot a mail's vis block shows: drawn as a PNG (mail programs show no SVG), embedded as `cid:<filename>`. */
-export interface Visual {
+interface Visual {
   filename: string;
   plotId: number;
   /** What was drawn (the PNG's cache key). */

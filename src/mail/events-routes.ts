@@ -15,7 +15,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 /** Largest report accepted (413 above). */
 const LIMIT = 64 * KiB;
 
-export async function receiveMailEvent(ctx: Ctx): Promise<Response> {
+async function receiveMailEvent(ctx: Ctx): Promise<Response> {
   // The signature covers the bytes as sent: the body is read raw (any content type), decoded once.
   let body: string;
   try {

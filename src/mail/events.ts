@@ -21,7 +21,7 @@ import { mailEvents } from './schema';
 import { suppressionInsert } from './unsubscribe';
 
 /** How far a report's timestamp may be from the platform clock (Standard Webhooks' usual 5 minutes). */
-export const TOLERANCE_SECONDS = 5 * 60;
+const TOLERANCE_SECONDS = 5 * 60;
 
 export const mailEventBody = z
   .object({

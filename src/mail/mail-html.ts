@@ -45,7 +45,7 @@ export interface MailDocInput {
 }
 
 /** Width of the content column inside the message's padding. */
-export const contentWidth = (width: number) => width - 2 * GUTTER;
+const contentWidth = (width: number) => width - 2 * GUTTER;
 
 /** The hidden preheader: inbox previews show it, the opened message does not. */
 function preheader(preview: string): string {
@@ -55,7 +55,7 @@ function preheader(preview: string): string {
 }
 
 /** A button as one filled table cell around a link (the one shape Outlook on Windows draws). */
-export function mailButtonHtml(href: string, label: string, themeName: string): string {
+function mailButtonHtml(href: string, label: string, themeName: string): string {
   const s = mailElementStyles(resolveTheme(themeName).theme);
   const { accent } = resolveTheme(themeName).theme;
   return (

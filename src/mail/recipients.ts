@@ -19,7 +19,7 @@ import {
 } from './rules';
 
 /** The reason for a group line that names no group the mail's owner holds an active role in (unknown ones alike). */
-export const noSuchGroup = (ref: string) =>
+const noSuchGroup = (ref: string) =>
   `no such group: ${ref} (a mail goes only to groups its owner holds an active role in)`;
 
 /** IN lists of at most 90 values: D1 binds at most 100 parameters, the rest of the query included. */

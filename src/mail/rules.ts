@@ -59,7 +59,7 @@ const USER_GROUP_RE = new RegExp(`^@${USERNAME.source.slice(1, -1)}~${GROUP_NAME
 const ORG_GROUP_RE = new RegExp(`^\\+${GROUP_NAME.source.slice(1, -1)}~${GROUP_NAME.source.slice(1, -1)}$`);
 
 /** One whitespace-separated item of a recipient list. */
-export function parseRecipientItem(token: string): RecipientItem | { reason: string } {
+function parseRecipientItem(token: string): RecipientItem | { reason: string } {
   if (token === 'me' || token === 'self') return { kind: 'me' };
   if (token.startsWith('@')) {
     if (USER_GROUP_RE.test(token)) return { kind: 'group', ref: token };
@@ -177,7 +177,7 @@ export function recipientKey(req: SendRequest): string {
 // ---------------------------------------------------------------- rate window
 
 export const WINDOW_MS = 30 * 60 * 1000;
-export const WINDOW_MAX = 10;
+const WINDOW_MAX = 10;
 
 export type WindowCheck = { ok: true; kept: number[] } | { ok: false; kept: number[]; retryAfterSeconds: number };
 

@@ -2,8 +2,7 @@
 import { index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { resources } from '../db/schema';
 
-export const SEND_STATUSES = ['delivered', 'partial', 'failed'] as const;
-export type SendStatus = (typeof SEND_STATUSES)[number];
+const SEND_STATUSES = ['delivered', 'partial', 'failed'] as const;
 
 export const mailRuns = sqliteTable(
   'mail_runs',

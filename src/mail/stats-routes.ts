@@ -55,15 +55,17 @@ export function runsTable(rows: RunRow[], rolled: RolledUpDay[] = []): string {
     'bounced',
     'complained',
   ];
-  const cells = [...rolled.map(rolledUpCells)].concat(
-    rows.map((r) => [
-      r.timestamp,
-      r.duration.toFixed(2),
-      r.status,
-      r.action + (r.adhoc ? '(to)' : ''),
-      ...[r.recipients, r.delivered, r.suppressed, r.skipped, r.failed, r.bounced, r.complained].map(String),
-    ]),
-  );
+  const cells = rolled
+    .map(rolledUpCells)
+    .concat(
+      rows.map((r) => [
+        r.timestamp,
+        r.duration.toFixed(2),
+        r.status,
+        r.action + (r.adhoc ? '(to)' : ''),
+        ...[r.recipients, r.delivered, r.suppressed, r.skipped, r.failed, r.bounced, r.complained].map(String),
+      ]),
+    );
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   return (
     [head, ...cells]
@@ -134,7 +136,7 @@ async function runsPage(rc: ResourceCtx, page: PageRequest): Promise<PartsPage<R
   return { first, second: second.map(runRow), next };
 }
 
-export async function statsRuns(rc: ResourceCtx): Promise<Response> {
+async function statsRuns(rc: ResourceCtx): Promise<Response> {
   const page = partsPageRequest(rc.url, RUNS_PARTS);
   const table = (days: RolledUpDay[], rows: RunRow[]) => runsTable(rows, days);
   if (page.paged) return partsPageResponse(rc.req, rc.url, await runsPage(rc, page), table);

@@ -28,13 +28,13 @@ import { contentReferences } from '../docs/references';
 /** The placeholder the mail's content replaces (spaces inside the braces are optional). */
 const PLACEHOLDER = /\{\{\s*content\s*\}\}/g;
 
-export interface TemplateRef {
+interface TemplateRef {
   user: string;
   doc: string;
 }
 
 /** The document a `config/template` value names (null: none), or a message when it names none. */
-export function parseTemplate(value: string, owner: string): TemplateRef | null | string {
+function parseTemplate(value: string, owner: string): TemplateRef | null | string {
   const v = value.trim();
   if (!v) return null;
   const m = /^\/u\/([^/]+)\/d\/([^/]+)$/.exec(v);

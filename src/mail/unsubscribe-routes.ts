@@ -9,7 +9,7 @@ import { appendLog } from '../core/log';
 import { resources } from '../db/schema';
 import { suppress, verifyUnsubscribeToken } from './unsubscribe';
 
-export async function unsubscribe(ctx: Ctx): Promise<Response> {
+async function unsubscribe(ctx: Ctx): Promise<Response> {
   const p = await verifyUnsubscribeToken(ctx.env, ctx.db, ctx.params.token!);
   if (!p) throw notFound('this unsubscribe link is not valid');
   await suppress(ctx.db, p.owner, p.email, 'unsubscribed');

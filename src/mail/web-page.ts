@@ -13,7 +13,7 @@ import type { ImageSize } from './image-size';
 import { mailDocument } from './mail-html';
 
 /** Distinct style values a page's policy lists at most (a header stays small); others are not applied. */
-export const MAX_STYLE_HASHES = 256;
+const MAX_STYLE_HASHES = 256;
 
 export interface PageImage {
   /** data: url of the picture. */

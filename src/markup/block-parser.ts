@@ -21,8 +21,7 @@
  * only a block when its closer follows, else its lines stay text); `{{ page }}` inside a
  * block is dropped. So no line of a known block's syntax reaches a reader.
  */
-export const BLOCK_KINDS = ['callout', 'preview', 'paragraph', 'author', 'attachment', 'html', 'vis', 'page'] as const;
-export type BlockKind = (typeof BLOCK_KINDS)[number];
+const BLOCK_KINDS = ['callout', 'preview', 'paragraph', 'author', 'attachment', 'html', 'vis', 'page'] as const;
 
 export interface TextNode {
   type: 'text';
@@ -40,7 +39,7 @@ export interface BlockNode {
   positional: string[];
   children: ContentNode[];
 }
-export interface PageNode {
+interface PageNode {
   type: 'page';
   params: Map<string, string>;
 }
@@ -48,7 +47,7 @@ export type ContentNode = TextNode | BlockNode | PageNode;
 
 const KNOWN = new Set<string>(BLOCK_KINDS);
 /** Deepest nesting of blocks; an opener deeper than this is dropped (its body stays). */
-export const MAX_DEPTH = 16;
+const MAX_DEPTH = 16;
 /** Longest header (parameter lines) of one block. */
 const MAX_HEADER_LINES = 64;
 

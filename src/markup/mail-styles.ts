@@ -16,11 +16,11 @@ import type { Theme } from './themes';
 /** Web-safe font stacks: the themes' system-ui stacks are for browsers; Outlook falls back to Times on unknown names. */
 export const MAIL_SANS = "Arial, Helvetica, 'Segoe UI', Roboto, sans-serif";
 export const MAIL_SERIF = "Georgia, 'Times New Roman', Times, serif";
-export const MAIL_MONO = 'Menlo, Consolas, monospace';
+const MAIL_MONO = 'Menlo, Consolas, monospace';
 
 /** The web-safe stack of a theme font (serif themes keep a serif). */
 export const mailFont = (font: string): string =>
-  /serif$/.test(font) && !/sans-serif$/.test(font) ? MAIL_SERIF : MAIL_SANS;
+  font.endsWith('serif') && !font.endsWith('sans-serif') ? MAIL_SERIF : MAIL_SANS;
 
 /** Size of body text in px, and the heading sizes. */
 export const MAIL_TEXT_PX = 16;

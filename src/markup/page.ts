@@ -91,7 +91,7 @@ function header(meta: Record<string, string>): string {
 }
 
 /** The theme name a document asks for: config/theme, else its front matter's `theme` (may be empty or unknown). */
-export function requestedTheme(configTheme: string, meta: Record<string, string>): string {
+function requestedTheme(configTheme: string, meta: Record<string, string>): string {
   return configTheme.trim() || meta.theme || '';
 }
 

@@ -5,7 +5,7 @@
 
 export type DocType = 'doc' | 'docs' | 'pres' | 'blog' | 'web';
 export const DOC_TYPES: readonly DocType[] = ['doc', 'docs', 'pres', 'blog', 'web'];
-export const DEFAULT_TYPE: DocType = 'doc';
+const DEFAULT_TYPE: DocType = 'doc';
 
 export interface Theme {
   name: string;

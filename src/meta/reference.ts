@@ -10,7 +10,7 @@ export { BUNDLE_PATH };
 /**
  * The page's settings for Scalar: same-origin "try it" with the bearer scheme, system fonts, nothing fetched elsewhere.
  */
-export const REFERENCE_CONFIG = {
+const REFERENCE_CONFIG = {
   withDefaultFonts: false, // Scalar's default fonts come from fonts.scalar.com: use the system's
   telemetry: false,
   agent: { disabled: true },
@@ -27,7 +27,7 @@ export const REFERENCE_CONFIG = {
  * The page shell: Scalar reads the document url and its settings from the script tag; no
  * inline code runs. `origin` (the page's own) is the server of code samples and "try it".
  */
-export function referencePage(origin: string): string {
+function referencePage(origin: string): string {
   const config = JSON.stringify({ ...REFERENCE_CONFIG, servers: [{ url: origin, description: 'this deployment' }] })
     .replace(/&/g, '&amp;')
     .replace(/'/g, '&#39;')

@@ -27,11 +27,11 @@ import { cellFormat, type CellFormat } from './number-format';
 import { namedColor, THEME, type Shade } from './palette';
 import { axisMask, clip, parseInstructions, type Instruction } from './selector';
 
-export type HAlign = 'left' | 'center' | 'right';
-export type VAlign = 'top' | 'middle' | 'bottom';
-export type Side = 'l' | 'r' | 't' | 'b';
+type HAlign = 'left' | 'center' | 'right';
+type VAlign = 'top' | 'middle' | 'bottom';
+type Side = 'l' | 'r' | 't' | 'b';
 
-export interface Border {
+interface Border {
   size: number;
   color: Shade;
 }
@@ -53,14 +53,14 @@ export interface CellStyle {
   color: Shade | undefined;
 }
 
-export interface ColumnWidth {
+interface ColumnWidth {
   min?: number;
   max?: number;
   fixed?: number;
 }
 
 export const CELL_FILES = ['align', 'format', 'border', 'padding', 'text', 'width'] as const;
-export type CellFile = (typeof CELL_FILES)[number];
+type CellFile = (typeof CELL_FILES)[number];
 
 /** What one instruction does to a cell's style (or to its column's width), or why it cannot. */
 type Apply = { style: (s: CellStyle) => void } | { width: (w: ColumnWidth) => void };
@@ -78,9 +78,13 @@ function sides(word: string): Side[] | string {
   const out = new Set<Side>();
   for (const c of word) {
     if (c === 'l' || c === 'r' || c === 't' || c === 'b') out.add(c);
-    else if (c === 'x') (out.add('l'), out.add('r'));
-    else if (c === 'y') (out.add('t'), out.add('b'));
-    else if (c === 'a') for (const s of ['l', 'r', 't', 'b'] as const) out.add(s);
+    else if (c === 'x') {
+      out.add('l');
+      out.add('r');
+    } else if (c === 'y') {
+      out.add('t');
+      out.add('b');
+    } else if (c === 'a') for (const s of ['l', 'r', 't', 'b'] as const) out.add(s);
     else return `'${clip(word)}' is not a side (l r t b x y a)`;
   }
   return [...out];
@@ -256,6 +260,7 @@ export function tableStyles(table: Table, cell: PlotConfig['cell'], rowLimit: nu
   const columns = table.header.length;
   const n = table.rows.length + 1;
   const rows = Math.max(0, Math.min(n, rowLimit));
+  // oxlint-disable-next-line unicorn/no-new-array -- preallocates one slot per cell, filled below
   const styles: (CellStyle | undefined)[] = new Array(rows * columns);
   const headerDefault = defaultStyle(true);
   const bodyDefault = defaultStyle(false);

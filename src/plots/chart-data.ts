@@ -31,6 +31,7 @@ export interface ChartData {
 
 export function chartData(table: Table): ChartData {
   const rows = table.rows.length;
+  // oxlint-disable-next-line unicorn/no-new-array -- preallocates one label per row, filled below
   const labels = new Array<string>(rows);
   const xn = new Float64Array(rows);
   const xt = new Float64Array(rows);

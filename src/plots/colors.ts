@@ -23,13 +23,13 @@
 import { namedColor, type Shade } from './palette';
 import { clip, parseInstructions, MAX_INSTRUCTIONS, type Axis } from './selector';
 
-export type Scale = 'lin' | 'pow' | 'exp' | 'log';
+type Scale = 'lin' | 'pow' | 'exp' | 'log';
 
 export type Paint =
   | { kind: 'static'; shade: Shade }
   | { kind: 'dynamic'; light: string[]; dark: string[]; domain: (number | undefined)[]; scale: Scale };
 
-export interface ColorRule {
+interface ColorRule {
   line: number;
   rows: Axis;
   cols: Axis;

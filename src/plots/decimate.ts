@@ -34,7 +34,10 @@ export function decimate(x: Float64Array, y: Float64Array, width: number): Point
   while (i < n) {
     // Points before the first known x: a gap before anything is drawn.
     if (Number.isNaN(x[i]!)) {
-      if (o > 0 && !Number.isNaN(oy[o - 1]!)) ((ox[o] = NaN), (oy[o++] = NaN));
+      if (o > 0 && !Number.isNaN(oy[o - 1]!)) {
+        ox[o] = NaN;
+        oy[o++] = NaN;
+      }
       i++;
       continue;
     }
@@ -62,7 +65,10 @@ export function decimate(x: Float64Array, y: Float64Array, width: number): Point
         oy[o++] = y[c]!;
       }
     }
-    if (gap && o > 0 && !Number.isNaN(oy[o - 1]!)) ((ox[o] = NaN), (oy[o++] = NaN));
+    if (gap && o > 0 && !Number.isNaN(oy[o - 1]!)) {
+      ox[o] = NaN;
+      oy[o++] = NaN;
+    }
   }
   return { x: ox.subarray(0, o), y: oy.subarray(0, o) };
 }

@@ -12,15 +12,15 @@ import { drawingHash, plotConfigOf } from './stored';
 import { drawSvg } from './svg';
 import { drawText } from './text';
 
-export type TextFormat = 'txt' | 'ansi';
+type TextFormat = 'txt' | 'ansi';
 
-export interface SvgRequest {
+interface SvgRequest {
   format: 'svg';
   size?: Size;
   /** Prefix of ids, classes and CSS (unique on the page the SVG goes into). */
   scope?: string;
 }
-export interface TextRequest {
+interface TextRequest {
   format: TextFormat;
   width?: number;
 }

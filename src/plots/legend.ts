@@ -15,7 +15,7 @@ import type { PlotConfig } from './model';
 import { cellFormat } from './number-format';
 import { clip } from './selector';
 
-export type LegendPosition = 'top' | 'bottom' | 'left' | 'right' | 'none';
+type LegendPosition = 'top' | 'bottom' | 'left' | 'right' | 'none';
 
 export interface Legend {
   position: LegendPosition;

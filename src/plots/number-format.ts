@@ -124,9 +124,3 @@ export function cellFormat(spec: string): CellFormat | string {
     return upper ? s.toUpperCase() : s;
   };
 }
-
-/** A number formatter for axis labels and legends from a format spec (undefined when it is not one). */
-export function numberFormat(spec: string): ((v: number) => string) | undefined {
-  const f = spec.trim() ? cellFormat(spec.trim()) : undefined;
-  return typeof f === 'function' ? (v) => f(String(v)) : undefined;
-}

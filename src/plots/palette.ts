@@ -66,7 +66,7 @@ export interface Shade {
 const step = (family: string, s: number) => `#${FAMILIES[family]![STEPS.indexOf(s as (typeof STEPS)[number])]}`;
 
 /** `#rgb` / `#rrggbb` as `#rrggbb`, lower case; undefined for anything else. */
-export function hexColor(text: string): string | undefined {
+function hexColor(text: string): string | undefined {
   const t = text.toLowerCase();
   if (/^#[0-9a-f]{6}$/.test(t)) return t;
   if (/^#[0-9a-f]{3}$/.test(t)) return `#${t[1]}${t[1]}${t[2]}${t[2]}${t[3]}${t[3]}`;
@@ -94,7 +94,7 @@ export function namedColor(text: string): Shade | undefined {
 }
 
 /** The colours series take in order when the plot names none (ten families, a step darker in the light theme). */
-export const SERIES: readonly Shade[] = [
+const SERIES: readonly Shade[] = [
   ['blue', 600],
   ['orange', 500],
   ['emerald', 600],

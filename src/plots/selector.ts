@@ -11,7 +11,7 @@
  */
 
 /** One part of an axis: Python's `start:stop:step` (a single index is a slice of one). */
-export interface Part {
+interface Part {
   start: number | undefined;
   stop: number | undefined;
   step: number;
@@ -58,7 +58,7 @@ export function parseAxis(token: string): Axis | string {
 }
 
 /** Python's slice.indices(n): the concrete start, stop and step of a part over `n` items. */
-export function partRange(p: Part, n: number): { start: number; stop: number; step: number } {
+function partRange(p: Part, n: number): { start: number; stop: number; step: number } {
   if (p.single) {
     const i = p.start! < 0 ? p.start! + n : p.start!;
     return i >= 0 && i < n ? { start: i, stop: i + 1, step: 1 } : { start: 0, stop: 0, step: 1 };
@@ -184,6 +184,6 @@ export function parseInstructions(
 
 /** A piece of user text short enough to quote in an error. */
 export function clip(s: string, max = 40): string {
-  const cps = [...s.slice(0, max * 2)];
+  const cps = Array.from(s.slice(0, max * 2));
   return cps.length > max ? cps.slice(0, max).join('') + '…' : cps.join('');
 }

@@ -7,7 +7,7 @@ import { sha256Hex } from '../core/crypto';
 import { DEFAULT_PLOT_TYPE, PLOT_TYPES, type PlotConfig, type PlotType } from './model';
 
 /** Bump when the same plot draws differently (the drawing code changed). */
-export const DRAWING_VERSION = 'plot-1';
+const DRAWING_VERSION = 'plot-1';
 
 const isType = (t: string): t is PlotType => (PLOT_TYPES as readonly string[]).includes(t);
 
@@ -48,7 +48,7 @@ export function plotConfigOf(values: ReadonlyMap<string, string>): PlotConfig {
 export const DATA_DIGEST = 'files/data.sha256';
 
 /** The digest of the plot's data: the stored one, else (data written before it was kept) computed. */
-export async function dataDigest(values: ReadonlyMap<string, string>): Promise<string> {
+async function dataDigest(values: ReadonlyMap<string, string>): Promise<string> {
   return values.get(DATA_DIGEST) ?? sha256Hex(values.get('data') ?? '');
 }
 

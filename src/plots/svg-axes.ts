@@ -62,12 +62,7 @@ export const labelWidth = (ticks: Tick[]) => Math.max(0, ...ticks.map((t) => tex
  * Labels of `n` bands `band` pixels wide, every `step`-th shown so none overlaps its
  * neighbour (labels cut to the room they get). `horizontal`: the labels sit side by side.
  */
-export function bandLabels(
-  labels: string[],
-  n: number,
-  band: number,
-  horizontal: boolean,
-): { step: number; max: number } {
+function bandLabels(labels: string[], n: number, band: number, horizontal: boolean): { step: number; max: number } {
   if (!horizontal) {
     const step = Math.max(1, Math.ceil(14 / Math.max(band, 1e-6)));
     return { step, max: 40 };

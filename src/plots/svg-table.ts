@@ -19,7 +19,7 @@ import { attrs, FONT, theme, type Box, type Ink, type InkUse } from './svg-parts
 import { esc, num, textWidth, truncate } from './xml';
 
 /** Data rows drawn of a table with `columns` columns and `rows` rows. */
-export function tableRowsDrawn(rows: number, columns: number): number {
+function tableRowsDrawn(rows: number, columns: number): number {
   return Math.min(rows, MAX_TABLE_ROWS, Math.max(1, Math.floor(MAX_TABLE_CELLS / Math.max(1, columns)) - 1));
 }
 
@@ -43,8 +43,9 @@ export function drawTable(table: Table, cell: PlotConfig['cell'], box: Box, ctx:
   const paints = cellPaints(table, ctx.colors, grid);
   const raw = (r: number, c: number) => (r === 0 ? table.header[c] : table.rows[r - 1]![c]) ?? '';
   // The text each cell shows (formatted; blank when styled so), and each column's natural width.
+  // oxlint-disable-next-line unicorn/no-new-array -- preallocates one slot per cell, filled below
   const shown: string[] = new Array(grid * columns);
-  const natural = new Array<number>(columns).fill(24);
+  const natural = Array.from({ length: columns }, () => 24);
   for (let r = 0; r < grid; r++)
     for (let c = 0; c < columns; c++) {
       const st = styles.style(r, c);

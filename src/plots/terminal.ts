@@ -17,6 +17,7 @@ export interface Seg {
 export type TextLine = Seg[];
 
 // C0 and C1 controls, DEL, and the bidirectional embeddings, overrides and isolates.
+// oxlint-disable-next-line no-control-regex -- the controls are what it strips
 const CONTROL = /[\0-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g;
 
 /** User text made safe for a terminal: no control characters, whitespace runs as one space. */
@@ -55,7 +56,7 @@ export function pad(s: string, w: number, align: 'left' | 'right' | 'center' = '
 const LEVELS = [0, 95, 135, 175, 215, 255];
 
 /** The xterm 256-colour index nearest to `#rrggbb` (the 6×6×6 cube or the grey ramp). */
-export function xterm(hex: string): number {
+function xterm(hex: string): number {
   const v = parseInt(hex.slice(1), 16);
   if (!/^#[0-9a-f]{6}$/i.test(hex) || Number.isNaN(v)) return 7;
   const rgb = [(v >> 16) & 255, (v >> 8) & 255, v & 255];

@@ -49,7 +49,7 @@ const locale = formatLocale({ decimal: '.', thousands: ',', grouping: [3], curre
 const big = locale.format('.3~s');
 const small = locale.format(',.4~g');
 
-export function short(v: number): string {
+function short(v: number): string {
   if (!Number.isFinite(v)) return '';
   return Math.abs(v) >= 1e5 ? big(v) : small(v);
 }

@@ -38,8 +38,9 @@ export function textTable(table: Table, cell: PlotConfig['cell'], colors: ColorC
   const raw = (r: number, c: number) => (r === 0 ? table.header[c] : table.rows[r - 1]![c]) ?? '';
   // The columns that fit at MIN_COL characters each (a space either side, a border).
   const columns = Math.max(1, Math.min(all, Math.floor((width - 1) / (MIN_COL + 3))));
+  // oxlint-disable-next-line unicorn/no-new-array -- preallocates one slot per cell, filled below
   const shown: string[] = new Array(grid * columns);
-  const widths = new Array<number>(columns).fill(1);
+  const widths = Array.from({ length: columns }, () => 1);
   for (let r = 0; r < grid; r++)
     for (let c = 0; c < columns; c++) {
       const st = styles.style(r, c);

@@ -8,6 +8,7 @@ const SPECIAL: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
 
 // Characters XML 1.0 has no place for (tab, LF and CR stay).
 const INVALID =
+  // oxlint-disable-next-line no-control-regex -- the characters XML 1.0 forbids are control characters
   /[\0-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** `s` as XML text or attribute value. */

@@ -7,7 +7,7 @@ import { listingResponse, listingResponses } from '../core/listing';
 import { listingItem, type ResourceCtx, type ResourceRoutes } from '../core/resource';
 
 /** What files/ lists: the two rendered outputs, and three renders documents do not have. */
-export const DOC_FILES = ['doc.ansi', 'doc.pdf', 'doc.png', 'doc.pptx', 'doc.txt'];
+const DOC_FILES = ['doc.ansi', 'doc.pdf', 'doc.png', 'doc.pptx', 'doc.txt'];
 const NOT_RENDERED = ['doc.png', 'doc.txt', 'doc.ansi'];
 
 /** The listing of a resource's `files/` folder: `names`, each read with GET, dated as the resource. */

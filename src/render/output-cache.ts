@@ -19,7 +19,7 @@ import { renderPptx } from './pptx';
 import { TooManyPages, type Rendered, type RenderRun } from './print-layout';
 
 /** Bump when the output of the same page changes (layout, renderer options). */
-export const RENDERER_VERSION = 'render-1';
+const RENDERER_VERSION = 'render-1';
 
 export type OutputName = 'doc.pdf' | 'doc.pptx';
 
@@ -39,7 +39,7 @@ export interface RenderLimits {
 }
 const LIMITS: RenderLimits = { maxPages: MAX_RENDER_PAGES, deadlineMs: RENDER_DEADLINE_MS };
 
-export function outputKey(resourceId: number, name: OutputName, hash: string): string {
+function outputKey(resourceId: number, name: OutputName, hash: string): string {
   return `${blobPrefix(resourceId)}render/${name}/${hash}`;
 }
 

@@ -15,7 +15,7 @@ import {
 } from './output-cache';
 import { documentPages } from './source';
 
-export const OUTPUTS: {
+const OUTPUTS: {
   name: OutputName;
   alias: 'pdf' | 'pptx';
   summary: string;
@@ -38,7 +38,7 @@ export const OUTPUTS: {
   },
 ];
 
-export async function outputResponse(rc: ResourceCtx, o: (typeof OUTPUTS)[number]): Promise<Response> {
+async function outputResponse(rc: ResourceCtx, o: (typeof OUTPUTS)[number]): Promise<Response> {
   const t0 = Date.now();
   // The key page names assets by version: a cache hit reads no asset bytes.
   const pages = await documentPages(rc);
@@ -64,7 +64,7 @@ export async function outputResponse(rc: ResourceCtx, o: (typeof OUTPUTS)[number
   return new Response(out.bytes, { headers });
 }
 
-export const outputResponses = (name: OutputName) => ({
+const outputResponses = (name: OutputName) => ({
   200: { description: name, type: OUTPUT_TYPES[name] },
   304: { description: 'Not modified (If-None-Match)' },
   413: { description: `More than ${MAX_RENDER_PAGES} pages` },

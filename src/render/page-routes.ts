@@ -15,7 +15,7 @@ import { docKind } from '../docs/kind';
 import { pageHeaders } from '../markup/strict-page';
 import { documentPages, isPublic } from './source';
 
-export async function canonicalPage(ctx: Ctx): Promise<Response> {
+async function canonicalPage(ctx: Ctx): Promise<Response> {
   const rc = await loadAliased(ctx, { entries: true });
   // A private document's viewer has no token for asset urls in the browser: embed them.
   const [pages, pub] = await Promise.all([documentPages(rc), isPublic(rc)]);
@@ -32,7 +32,7 @@ export async function canonicalPage(ctx: Ctx): Promise<Response> {
   return new Response(built.html, { headers });
 }
 
-export async function shortUrl(ctx: Ctx): Promise<Response> {
+async function shortUrl(ctx: Ctx): Promise<Response> {
   const missing = () => notFound(`no such document: ${ctx.params.shortname}`);
   const row = await ctx.db
     .select({ name: resources.name, owner: users.username })

@@ -12,9 +12,9 @@ import { withBrowser } from './browser-sessions';
 import { STEP_TIMEOUT_MS } from './print-layout';
 
 /** Longest a PNG render may take. */
-export const PNG_DEADLINE_MS = 30_000;
+const PNG_DEADLINE_MS = 30_000;
 /** Device pixels per CSS pixel of the PNG. */
-export const PNG_SCALE = 2;
+const PNG_SCALE = 2;
 
 /** PNGs kept per plot (the newest): the current plot at a few sizes (its file, a mail's, a document's). */
 const KEPT_PNGS = 4;
@@ -27,7 +27,7 @@ function pngPage(svg: string): string {
 }
 
 /** Draws `svg` (of `size`) as PNG bytes in the browser. */
-export async function svgToPng(env: Env, svg: string, size: Size): Promise<Uint8Array<ArrayBuffer>> {
+async function svgToPng(env: Env, svg: string, size: Size): Promise<Uint8Array<ArrayBuffer>> {
   const ctl = new AbortController();
   const timer = setTimeout(() => ctl.abort(), PNG_DEADLINE_MS);
   try {

@@ -25,7 +25,7 @@ import { hoistStyle } from '../plots/svg-style';
 import { filesListing } from './file-routes';
 import { cachedPng } from './plot-png';
 
-export const PLOT_FILES = ['plot.ansi', 'plot.png', 'plot.svg', 'plot.txt'] as const;
+const PLOT_FILES = ['plot.ansi', 'plot.png', 'plot.svg', 'plot.txt'] as const;
 
 /** Sizes a request may ask for: width and height in CSS px, text width in characters. */
 const SIZE_RANGE = { min: 100, max: 4000 };

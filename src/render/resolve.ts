@@ -20,10 +20,10 @@ import { contentRefs, type ContentRefs, type VarView } from '../markup/markdown'
 import { profileOf, profilesQuery, type ProfileRow } from './block-data';
 
 /** At most this many distinct authors resolve per composition (the rest show their username). */
-export const MAX_AUTHORS = 100;
+const MAX_AUTHORS = 100;
 /** At most this many distinct plots, and this many bytes of their data, are drawn per composition (the rest show their placeholder). */
-export const MAX_PLOTS = 32;
-export const MAX_PLOT_DATA = 8 * 1024 * 1024;
+const MAX_PLOTS = 32;
+const MAX_PLOT_DATA = 8 * 1024 * 1024;
 
 /** Where references are resolved from: the resource whose content holds them and its owner. */
 export interface VarScope {

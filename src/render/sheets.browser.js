@@ -6,6 +6,7 @@
 // section is cut into sheets, moving the top-level blocks that overflow a sheet onto a new
 // one; a single block taller than a sheet is shrunk (CSS zoom, down to a tenth) to fit.
 // Not paginated (pres): a section is a slide (overflow clipped).
+// oxlint-disable-next-line no-unused-expressions -- the file is one function expression, evaluated as text in Chromium
 (sheetHeight, max, paginate) => {
   const sel = 'main.document > section.page';
   let count = document.querySelectorAll(sel).length;

@@ -33,7 +33,7 @@ export function cssAssetRefs(css: string): string[] {
 }
 
 /** Path of a document's asset (the documents area serves it; public documents without a token). */
-export function assetPath(owner: string, doc: string, name: string): string {
+function assetPath(owner: string, doc: string, name: string): string {
   return `/v1/users/${owner}/${docKind.collection}/${doc}/assets/${name}`;
 }
 
@@ -58,7 +58,7 @@ async function inlineAssets(rc: ResourceCtx, names: string[]): Promise<Map<strin
  * and version (`doc_assets` last_modified, size, type) without reading any bytes: the
  * page whose hash is the cache key and ETag.
  */
-export type AssetMode = 'link' | 'inline' | 'key';
+type AssetMode = 'link' | 'inline' | 'key';
 
 /** Builds the document's page in any asset mode; entries and variables are read once. */
 export type PageBuilder = (mode: AssetMode) => Promise<BuiltPage>;
@@ -85,7 +85,7 @@ async function storedEntries(rc: ResourceCtx) {
  * The SVGs of the plots vis blocks show (each with its own scope; its style moved into the
  * page's one style element), by plot.
  */
-export async function drawPlots(
+async function drawPlots(
   plots: ReadonlyMap<string, ResolvedPlot>,
 ): Promise<{ svgs: Map<string, string>; css: string }> {
   const svgs = new Map<string, string>();

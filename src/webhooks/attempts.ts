@@ -22,8 +22,8 @@ import { endpointUrlRefusal } from './urls';
 /** Deliveries attempted before their results are written. */
 const PAGE = 50;
 /** How much of a response is kept in the delivery record. */
-export const RESPONSE_KEEP = 4096;
-export const USER_AGENT = 'edge-platform-webhooks/1';
+const RESPONSE_KEEP = 4096;
+const USER_AGENT = 'edge-platform-webhooks/1';
 
 interface Attempt {
   code: number | null;

@@ -21,10 +21,10 @@ import { newSecret } from './sign';
 import { wake } from './wake';
 import { endpointUrlRefusal } from './urls';
 
-export const MAX_ENDPOINTS = 20;
+const MAX_ENDPOINTS = 20;
 /** Both secrets sign deliveries for this long after a rotation. */
-export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
-export const ENDPOINT_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+const ENDPOINT_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 const ENDPOINT_EXAMPLE = {
   name: 'ci',

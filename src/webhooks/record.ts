@@ -87,7 +87,7 @@ function bodyOf(event: PlatformEvent, createdOn: string): SQL {
 export const queued = (results: unknown[]) => (results[1] ?? []) as { id: number; webhook_id: number }[];
 
 /** What test and redeliver answer: the delivery they queued (202), or 409 for a disabled endpoint. */
-export const queuedBody = z
+const queuedBody = z
   .object({ status: z.literal('queued'), delivery: z.number().int().describe('The delivery id (deliveries/<id>)') })
   .meta({ id: 'QueuedDelivery', example: { status: 'queued', delivery: 1207 } });
 export const queuedResponses = {

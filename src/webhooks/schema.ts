@@ -6,7 +6,6 @@ import { integer, sqliteTable, text, unique } from 'drizzle-orm/sqlite-core';
 import { users } from '../db/schema';
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'exhausted'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 export const webhooks = sqliteTable(
   'webhooks',

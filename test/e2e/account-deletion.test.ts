@@ -21,8 +21,14 @@ function client(s: Server) {
     const headers: Record<string, string> = {};
     if (o.token) headers.Authorization = `Bearer ${o.token}`;
     let body: string | undefined;
-    if (o.json !== undefined) ((headers['Content-Type'] = 'application/json'), (body = JSON.stringify(o.json)));
-    if (o.text !== undefined) ((headers['Content-Type'] = 'text/plain'), (body = o.text));
+    if (o.json !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      body = JSON.stringify(o.json);
+    }
+    if (o.text !== undefined) {
+      headers['Content-Type'] = 'text/plain';
+      body = o.text;
+    }
     return fetch(`${s.base}${path}`, { method, headers, body });
   };
 }

@@ -11,7 +11,11 @@ export function killServerHard(): void {
   const mine = new Set([process.pid]);
   for (let grew = true; grew;) {
     grew = false;
-    for (const [pid, ppid] of rows) if (!mine.has(pid) && mine.has(ppid)) (mine.add(pid), (grew = true));
+    for (const [pid, ppid] of rows)
+      if (!mine.has(pid) && mine.has(ppid)) {
+        mine.add(pid);
+        grew = true;
+      }
   }
   mine.delete(process.pid);
   for (const pid of mine) {

@@ -2,7 +2,6 @@
 import { inject } from 'vitest';
 import { createUser, requester, unique as uniqueName, type TestUser } from '../client';
 
-export type { CallOptions } from '../client';
 export type E2EUser = TestUser;
 
 export const base = () => inject('base');

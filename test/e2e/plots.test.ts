@@ -75,7 +75,9 @@ describe("the python library's and CLI's requests, replayed", () => {
     // locally the public origin follows the port the server was started on (PORT)
     expect(answers['GET /v1/vis/plots/price_hist/url']).toBe(`${base()}/u/${u.username}/p/price_hist`);
     const ansi = answers['GET /v1/vis/plots/price_hist/files/plot.ansi']!;
+    // oxlint-disable-next-line no-control-regex -- ANSI colour codes start with ESC
     expect(ansi).toMatch(/\x1b\[38;5;\d+m/);
+    // oxlint-disable-next-line no-control-regex -- ANSI colour codes start with ESC
     expect(ansi.split('\n').every((l) => [...l.replace(/\x1b\[[0-9;]*m/g, '')].length <= 80)).toBe(true);
     expect(answers['GET /v1/vis/plots/sales_bar/config/type']).toBe('bar');
     const listed = JSON.parse(answers['POST /gql']!) as { data: { me: { plots: { id: string; type: string }[] } } };

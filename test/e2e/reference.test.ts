@@ -146,7 +146,9 @@ describe.skipIf(!existsSync(CHROMIUM))(`API reference in headless Chromium (${CH
       const urls = cdp.events
         .filter((e) => e.sessionId === s && e.method === 'Network.requestWillBeSent')
         .map((e) => (e.params.request as { url: string }).url);
-      throw new Error(`${(err as Error).message}; the client shows: ${seen}; requests: ${urls.slice(-5).join(' ')}`);
+      throw new Error(`${(err as Error).message}; the client shows: ${seen}; requests: ${urls.slice(-5).join(' ')}`, {
+        cause: err,
+      });
     }
     const panel = await evaluate<string>(
       cdp,

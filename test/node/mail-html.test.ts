@@ -95,10 +95,7 @@ describe('e-mail HTML that every client renders', () => {
     });
 
   it('a body over the size limit becomes a notice with a button to the web view; the text part stays whole', () => {
-    const big = everyBlockMail(
-      {},
-      'x'.repeat(60) + '\n\n' + '| a | b |\n|---|---|\n' + '| cell | cell |\n'.repeat(4000),
-    );
+    const big = everyBlockMail({}, 'x'.repeat(60) + '\n\n| a | b |\n|---|---|\n' + '| cell | cell |\n'.repeat(4000));
     expect(big.oversize).toBe(true);
     expect(big.htmlBytes).toBeGreaterThan(MAIL_HTML_LIMIT);
     const { html, text } = personalise(big, 'https://example.com/u');

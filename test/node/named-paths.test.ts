@@ -226,6 +226,7 @@ describe('named paths', () => {
     expect(code).toContain(join('src', 'index.ts'));
     expect(code).toContain(join('test', 'node', 'named-paths.test.ts'));
     // The scanner itself: a comment, strings of every kind, a regex literal with a quote in it.
+    // oxlint-disable-next-line no-template-curly-in-string -- JavaScript source for the scanner, template literal included
     const ps = jsPieces('x.ts', "const a = /['\"]/g; // one\nconst b = `t ${'u' + `v`} w`; /* two */");
     expect(ps.map((p) => `${p.kind}:${p.text}`)).toEqual([
       'prose: one',

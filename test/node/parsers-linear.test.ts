@@ -360,6 +360,7 @@ const PARSERS: Parser[] = [
     maxMs: 3000,
     shapes: {
       ...GENERIC,
+      // oxlint-disable-next-line no-template-curly-in-string -- JavaScript source for the parser, template literal included
       statements: fill('let a = [1, { b: `c${d}` }];\n'),
       'nested calls': (size) => 'f('.repeat(size / 4) + ')'.repeat(size / 4),
       'unclosed template': fill('`${'),

@@ -47,12 +47,12 @@ export interface Use {
 }
 
 /** Why a reference does not resolve: it is missing (or unreadable) to a principal, or one lacks the right it needs. */
-export type Refusal = { missing: number } | { lacks: number };
+type Refusal = { missing: number } | { lacks: number };
 
 export type Verdict = { ok: true; id: number | null; ownerId: number | null } | ({ ok: false } & Refusal);
 
 /** The key two references of the same target share, whatever their wording. */
-export function referenceKey(r: Reference): string {
+function referenceKey(r: Reference): string {
   if (r.kind === 'resource' && r.shortname !== undefined) return `s\u0000${r.resource}\u0000${r.shortname}`;
   if (r.kind === 'resource')
     return `r\u0000${r.resource}\u0000${r.name}\u0000${r.ownerId !== undefined ? `#${r.ownerId}` : r.owner}`;

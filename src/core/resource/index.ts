@@ -12,16 +12,7 @@
  * scope below one resource; routes.ts the table of common routes, whose handlers live in
  * <family>-routes.ts (collection, folder, entry, share, tag, log).
  */
-export type {
-  EntrySpec,
-  Preload,
-  Preloaded,
-  ResourceCtx,
-  ResourceKind,
-  ResourceRoutes,
-  ResourceRouteSpec,
-  ResourceScoped,
-} from './kind';
+export type { EntrySpec, Preload, ResourceCtx, ResourceKind, ResourceRoutes } from './kind';
 export { COMPOSITION_PATHS, type CompositionPath, type Reference } from './paths';
 export { plotIdSql, plotReference } from './path-refs';
 export {
@@ -30,16 +21,14 @@ export {
   NOBODY,
   principals,
   principalsWith,
-  referenceKey,
   resourceVerdict,
-  type GrantedRow,
   type Use,
   type Verdict,
 } from './composition';
 export { findUser, loadResource, loadUserPath, requireAccess } from './load';
 export { readableThroughShare, visibleResources, visibleWhere } from './visibility';
-export { folderItems, listingItem } from './listing-items';
+export { listingItem } from './listing-items';
 export { resourceRouter } from './router';
 export { fixedFolderRoute } from './folder-routes';
 export { resourceRoutes } from './routes';
-export { checkTag, SYSTEM_TAGS } from './tag-routes';
+export { checkTag } from './tag-routes';

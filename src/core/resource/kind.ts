@@ -138,7 +138,7 @@ export interface ResourceKind {
 }
 
 /** Area routes below a resource: `path` is relative (`/assets/:asset`). */
-export interface ResourceRouteSpec<S extends ZodType | undefined = undefined> extends Omit<
+interface ResourceRouteSpec<S extends ZodType | undefined = undefined> extends Omit<
   RouteSpec<S, ResourceCtx>,
   'auth' | 'handler' | 'tag'
 > {

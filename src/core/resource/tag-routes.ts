@@ -8,7 +8,7 @@ import { listingResponse, listingResponses } from '../listing';
 import { listingItem } from './listing-items';
 import type { ResourceRoutes } from './kind';
 
-export const SYSTEM_TAGS = ['fav', 'like', 'ignore', 'wip', 'archived'];
+const SYSTEM_TAGS = ['fav', 'like', 'ignore', 'wip', 'archived'];
 const TAG_RE = /^[+=][a-z0-9][a-z0-9_-]{0,63}$/;
 
 export function checkTag(tag: string): string {

@@ -9,7 +9,7 @@ import { threadComments, threads } from './schema';
 
 export const subjectIs = (s: ThreadSubject): SQL =>
   'resource_id' in s ? eq(threads.resource_id, s.resource_id) : eq(threads.group_id, s.group_id);
-export const userIdOf = (username: string): SQL =>
+const userIdOf = (username: string): SQL =>
   sql`(select ${users.id} from ${users} where ${users.username} = ${username})`;
 
 /**

@@ -12,7 +12,7 @@ import { badRequest } from '../errors';
 /** Largest comment accepted, in bytes (413 above it). */
 export const COMMENT_LIMIT = 16 * KiB;
 /** Topic names follow the group-name rule: lowercase letters, digits, `-`, `_`. */
-export const TOPIC_NAME = GROUP_NAME;
+const TOPIC_NAME = GROUP_NAME;
 const COMMENT_ID = /^[1-9]\d{0,15}$/;
 
 export function checkTopic(topic: string): string {
@@ -62,7 +62,7 @@ export function parseCommentStep(segment: string): CommentStep {
 }
 
 /** Most comment levels a path below a topic may name. */
-export const COMMENT_PATH_LEVELS = 64;
+const COMMENT_PATH_LEVELS = 64;
 
 /**
  * The segments of a path below a topic's `comments/`: `<a>`, `<a>/comments/<b>`, ... (each

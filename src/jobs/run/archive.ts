@@ -21,10 +21,10 @@ const prefixOf = (jobId: number) => `${blobPrefix(jobId)}runs-archive/`;
 /** The day a run's name carries (`<YYYYMMDD>-…`: its start, UTC). */
 export const dayOf = (name: string) => `${name.slice(0, 4)}-${name.slice(4, 6)}-${name.slice(6, 8)}`;
 
-export const archiveKey = (jobId: number, day: string) => `${prefixOf(jobId)}${day}.ndjson`;
+const archiveKey = (jobId: number, day: string) => `${prefixOf(jobId)}${day}.ndjson`;
 
 /** The day objects of a job's archive, oldest first (a job keeps a few hundred days: one list page each). */
-export async function archivedDays(bucket: R2Bucket, jobId: number): Promise<string[]> {
+async function archivedDays(bucket: R2Bucket, jobId: number): Promise<string[]> {
   const days: string[] = [];
   let cursor: string | undefined;
   do {
@@ -37,7 +37,7 @@ export async function archivedDays(bucket: R2Bucket, jobId: number): Promise<str
 }
 
 /** The lines of a day object as runs (a listing reads a whole day). */
-export const parseDay = (text: string): ArchivedRun[] =>
+const parseDay = (text: string): ArchivedRun[] =>
   text
     .split('\n')
     .filter(Boolean)

@@ -63,7 +63,7 @@ export interface RunStats {
   children: ChildStats[];
 }
 
-export async function childrenOf(db: Db, runId: number): Promise<ChildStats[]> {
+async function childrenOf(db: Db, runId: number): Promise<ChildStats[]> {
   const rows = await db
     .select({
       name: jobRuns.name,

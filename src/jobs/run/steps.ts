@@ -19,7 +19,7 @@ import { runSandbox, SandboxHost, stepLimits } from '../sandbox';
 import { runStub } from './stub';
 
 /** How long a canceled run's current step may take to stop before it is abandoned. */
-export const TEARDOWN_GRACE_MS = 1_000;
+const TEARDOWN_GRACE_MS = 1_000;
 /**
  * The grace; JOBS_TEST_GRACE_MS (set by vitest.config.mts, never in wrangler.toml) lengthens it for loaded test
  * machines.
@@ -29,7 +29,7 @@ export function teardownGrace(env: Env): number {
   return Number.isInteger(ms) && ms > 0 ? ms : TEARDOWN_GRACE_MS;
 }
 /** Composed jobs may nest this deep (a job that calls itself stops here). */
-export const MAX_DEPTH = 8;
+const MAX_DEPTH = 8;
 
 /** What the steps need of their run. */
 export interface StepHost {

@@ -16,12 +16,12 @@ import { durationOf } from './reads';
 import { jobMeta, jobRuns, jobSchedules } from '../schema';
 
 /** Consecutive failed runs after which a job is paused. */
-export const AUTO_PAUSE_AFTER = 5;
+const AUTO_PAUSE_AFTER = 5;
 
 type Log = (message: string, severity: string) => void;
 
 /** The row of a run as it starts. */
-export function newRunRow(spec: RunRecordSpec, status: 'processing' | 'rejected', started: string) {
+function newRunRow(spec: RunRecordSpec, status: 'processing' | 'rejected', started: string) {
   return {
     name: spec.name,
     shortname: newShortname(),

@@ -8,6 +8,7 @@ export class WorkerEntrypoint<E = unknown> {
     readonly env: E,
   ) {}
 }
+// oxlint-disable-next-line typescript/no-extraneous-class -- stands for the runtime's RpcTarget, a base class to extend
 export class RpcTarget {}
 export class DurableObject<E = unknown> {
   constructor(

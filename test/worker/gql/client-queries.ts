@@ -460,7 +460,7 @@ const COMMENT_FIELDS = `
 `;
 
 /** A comment with `depth` levels of replies below it (the client asks 3, then 6, 9, 12 while replies are cut off). */
-export function commentFragment(depth: number): string {
+function commentFragment(depth: number): string {
   let fragment = COMMENT_FIELDS;
   for (let i = 0; i < depth; i++) fragment = `\n    ${COMMENT_FIELDS}\n    replies {${fragment}\n    }`;
   return fragment;

@@ -27,7 +27,7 @@ export type ClientRequest = [string, string, Row | undefined];
 /** The item listings the client sends (`novem -d -l`, `-g`, `-m`, `-j`). */
 export const LISTED_KINDS = ['docs', 'grids', 'mails', 'jobs'] as const;
 export const ALL_KINDS = ['plots', 'grids', 'mails', 'docs', 'repos', 'jobs'] as const;
-export const fieldsOf = (kind: string) => (kind === 'jobs' ? JOB_FIELDS : VIS_FIELDS);
+const fieldsOf = (kind: string) => (kind === 'jobs' ? JOB_FIELDS : VIS_FIELDS);
 
 /** The client's item listings: the caller's own (`-l`) and another user's (`-l -u <user>`). */
 export function listRequests(w: World): ClientRequest[] {

@@ -359,7 +359,10 @@ function randomLayout(seed: number) {
       cuts.push(at);
       at += int(min, Math.max(min, Math.floor((end - at) / 2)));
     }
-    for (const c of cuts) dir === 'rows' ? hline(c, l, r) : vline(c, t, b);
+    for (const c of cuts) {
+      if (dir === 'rows') hline(c, l, r);
+      else vline(c, t, b);
+    }
     const edges = [dir === 'rows' ? t : l, ...cuts, end];
     const next = dir === 'rows' ? 'columns' : 'rows';
     for (let i = 0; i + 1 < edges.length; i++) {

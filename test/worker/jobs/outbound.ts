@@ -27,7 +27,7 @@ export const PRIVATE_HOST = 'private.jobs.test';
 export const STEP_HOSTS = [STEP_HOST, MIRROR_HOST, DNS_HOST, PRIVATE_HOST];
 
 /** [record type, address] answers by name. */
-export const RESOLVES_TO: Record<string, [1 | 28, string][]> = {
+const RESOLVES_TO: Record<string, [1 | 28, string][]> = {
   [STEP_HOST]: [[1, '93.184.215.14']],
   [MIRROR_HOST]: [
     [1, '93.184.215.15'],

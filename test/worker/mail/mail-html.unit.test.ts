@@ -25,7 +25,7 @@ describe('image sizes from picture headers', () => {
       0xe0,
       0x00,
       0x10,
-      ...new Array(14).fill(0),
+      ...Array.from({ length: 14 }, () => 0),
       0xff,
       0xc0,
       0x00,

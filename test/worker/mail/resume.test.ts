@@ -44,6 +44,7 @@ describe('idempotent delivery', () => {
     const dying = (e: Env, d: Parameters<typeof sendMail>[1], m: OutboundMail) =>
       handed++ < 3 ? sendMail(e, d, m) : new Promise<boolean>(() => {});
     void deliverSend(env, job, dying);
+    // oxlint-disable-next-line no-unmodified-loop-condition -- the stubbed sendMail counts `handed` while the loop awaits
     for (let i = 0; i < 200 && handed < 4; i++) await new Promise((r) => setTimeout(r, 10));
     await new Promise((r) => setTimeout(r, 100));
 

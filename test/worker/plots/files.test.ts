@@ -49,6 +49,7 @@ describe('every type draws as SVG, text and ANSI from the same CSV', () => {
       for (const line of txt.split('\n')) expect([...line].length, line).toBeLessThanOrEqual(60);
       const ansi = await (await call('GET', `${path}/files/plot.ansi`, { token: u.token })).text();
       expect(ansi).toContain('\u001b[');
+      // oxlint-disable-next-line no-control-regex -- ANSI colour codes start with ESC
       const plain = ansi.replace(/\u001b\[[0-9;]*m/g, '');
       for (const line of plain.split('\n')) expect([...line].length, line).toBeLessThanOrEqual(80);
     });
@@ -62,7 +63,7 @@ describe('every type draws as SVG, text and ANSI from the same CSV', () => {
     expect(png.headers.get('Content-Type')).toBe('image/png');
     expect(png.headers.get('X-Render-Cache')).toBe('miss');
     const bytes = new Uint8Array(await png.arrayBuffer());
-    expect([...bytes.slice(0, 8)]).toEqual(PNG_SIGNATURE);
+    expect(Array.from(bytes.slice(0, 8))).toEqual(PNG_SIGNATURE);
     // twice the default 800 x 450
     const view = new DataView(bytes.buffer);
     expect([view.getUint32(16), view.getUint32(20)]).toEqual([1600, 900]);

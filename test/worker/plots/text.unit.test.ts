@@ -25,6 +25,7 @@ describe('every type, every width, with and without colour', () => {
         for (const l of lines(plain)) expect(visible(l), l).toBeLessThanOrEqual(width);
         for (const l of lines(ansi)) expect(visible(l), l).toBeLessThanOrEqual(width);
         expect(plain).not.toContain('\x1b');
+        // oxlint-disable-next-line no-control-regex -- ANSI colour codes start with ESC
         expect(ansi).toMatch(/\x1b\[38;5;\d+m/);
         expect(ansi).toContain('\x1b[0m');
         // The same drawing: the text of plot.txt is plot.ansi without its escapes.
@@ -97,6 +98,7 @@ describe('bounds and hostile input', () => {
         width: 60,
         ansi: true,
       });
+      // oxlint-disable-next-line no-control-regex -- the text must hold no control character
       expect(out.replace(ANSI, ''), type).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202e]/);
     }
   });

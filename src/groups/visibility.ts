@@ -55,7 +55,7 @@ export interface GroupView {
   insider: boolean;
 }
 
-export const HIDDEN: GroupView = {
+const HIDDEN: GroupView = {
   visible: false,
   profile: false,
   description: false,
@@ -68,7 +68,7 @@ export const HIDDEN: GroupView = {
 };
 
 /** Whether an option is in force: show_* options of orgs and org groups need premium. */
-export function optionOn(i: Pick<ViewInput, 'kind' | 'options' | 'premium'>, option: OptionName): boolean {
+function optionOn(i: Pick<ViewInput, 'kind' | 'options' | 'premium'>, option: OptionName): boolean {
   if (!i.options.has(option)) return false;
   if (i.kind !== 'user_group' && option.startsWith('show_')) return i.premium;
   return true;

@@ -68,7 +68,7 @@ export interface RenderedBlocks {
 }
 
 /** The top level split at page breaks (always at least one page). */
-export function splitPages(nodes: ContentNode[]): ContentNode[][] {
+function splitPages(nodes: ContentNode[]): ContentNode[][] {
   const pages: ContentNode[][] = [[]];
   for (const n of nodes) {
     if (n.type === 'page') pages.push([]);

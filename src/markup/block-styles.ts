@@ -7,9 +7,9 @@
 export type Decl = [prop: string, value: string];
 
 /** Colours: `#rgb`, `#rgba`, `#rrggbb`, `#rrggbbaa` or a plain name (letters only). */
-export const COLOR = /^(#[0-9a-fA-F]{3,4}|#[0-9a-fA-F]{6}|#[0-9a-fA-F]{8}|[a-zA-Z]{3,30})$/;
-export const SPACING = ['0', '4px', '8px', '16px', '24px', '32px'];
-export const SIDES: Record<string, string[]> = {
+const COLOR = /^(#[0-9a-fA-F]{3,4}|#[0-9a-fA-F]{6}|#[0-9a-fA-F]{8}|[a-zA-Z]{3,30})$/;
+const SPACING = ['0', '4px', '8px', '16px', '24px', '32px'];
+const SIDES: Record<string, string[]> = {
   l: ['left'],
   r: ['right'],
   t: ['top'],
@@ -60,9 +60,9 @@ export function commonDecls(params: Map<string, string>): Decl[] {
   return out;
 }
 
-export const CALLOUT_TYPES = ['info', 'warning', 'error', 'success'] as const;
+const CALLOUT_TYPES = ['info', 'warning', 'error', 'success'] as const;
 export type CalloutType = (typeof CALLOUT_TYPES)[number];
-export const CALLOUT_ALIASES: Record<string, CalloutType> = {
+const CALLOUT_ALIASES: Record<string, CalloutType> = {
   info: 'info',
   warn: 'warning',
   warning: 'warning',

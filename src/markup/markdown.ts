@@ -67,19 +67,19 @@ export interface RenderOptions {
   blocks?: BlockContext;
 }
 
-export const META_KEYS = ['title', 'author', 'date', 'subtitle', 'theme'] as const;
+const META_KEYS = ['title', 'author', 'date', 'subtitle', 'theme'] as const;
 
 const FRONT_MATTER = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 const PAGE_LINE = /^ {0,3}\{\{[ \t]*page[ \t]*\}\}[ \t]*(?:\r?\n|$)/;
 const VAR_REF = /^\{\/u\/([a-z0-9_]{1,64})\/d\/([a-z0-9][a-z0-9_]{0,127})\/v\/([a-z0-9_-]{1,50})\}/;
 /** Asset references in content and custom CSS: `assets/<name>` or `./assets/<name>`. */
-export const ASSET_REF = /^(?:\.\/)?assets\/([a-z0-9][a-z0-9-]*(?:\.[a-z0-9]+)?)$/;
+const ASSET_REF = /^(?:\.\/)?assets\/([a-z0-9][a-z0-9-]*(?:\.[a-z0-9]+)?)$/;
 
 /**
  * Largest front matter read, in characters: it holds five short fields, and YAML parsing
  * costs microseconds per character. A longer one is dropped like bad YAML.
  */
-export const FRONT_MATTER_LIMIT = 16 * 1024;
+const FRONT_MATTER_LIMIT = 16 * 1024;
 
 /** Splits an optional YAML front matter off the content. Bad or oversized YAML is dropped (meta stays empty). */
 export function splitFrontMatter(source: string): { meta: Record<string, string>; body: string } {
@@ -219,7 +219,7 @@ function lexPiece(marked: Marked, body: string, opts: RenderOptions): TokensList
  * The markdown pieces of a content tree, in order, as the renderer lexes them: the text of
  * every block (nested ones too) except the raw HTML directly inside an `html` block.
  */
-export function markdownPieces(nodes: ContentNode[], raw = false, out: TextNode[] = []): TextNode[] {
+function markdownPieces(nodes: ContentNode[], raw = false, out: TextNode[] = []): TextNode[] {
   for (const n of nodes) {
     if (n.type === 'text' && !raw) out.push(n);
     else if (n.type === 'block') markdownPieces(n.children, n.kind === 'html', out);

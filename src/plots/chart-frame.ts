@@ -27,7 +27,7 @@ export interface Drawn {
   notes: string[];
 }
 
-export const NOTE_H = 14;
+const NOTE_H = 14;
 export const fmtCount = (n: number) => n.toLocaleString('en-US');
 
 /** A chart of `table` in `box`. */

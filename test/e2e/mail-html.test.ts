@@ -7,7 +7,7 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CALLOUT_STYLE } from '../../src/markup/block-renderer';
+import { CALLOUT_STYLE } from '../../src/markup/block-styles';
 import { MAIL_HEADING_PX } from '../../src/markup/mail-styles';
 import { THEMES } from '../../src/markup/themes';
 import { EVERY_BLOCK } from '../worker/mail/every-block-content';

@@ -20,7 +20,7 @@ const SIDES: Record<string, string[]> = {
 };
 
 /** The items of a list parameter: `[l1, t2 red]`, `l1, t2` or one item. */
-export function listItems(v: string): string[] {
+function listItems(v: string): string[] {
   return v
     .replace(/^\s*\[|\]\s*$/g, '')
     .split(',')
@@ -28,7 +28,7 @@ export function listItems(v: string): string[] {
     .filter(Boolean);
 }
 
-export function colorOf(v: string | undefined): string | null {
+function colorOf(v: string | undefined): string | null {
   const c = v?.trim().split(/\s+/)[0];
   return c && COLOR.test(c) ? c : null;
 }

@@ -48,7 +48,8 @@ function commentedRoutes(source: string): Set<string> {
   // The statements of the file's doc comment, its lines joined.
   const prose = source.replace(/^\s*\*\s?/gm, ' ').replace(/\s+/g, ' ');
   for (const [, below, also, exceptCreate] of prose.matchAll(EVERY_PATH)) {
-    for (const r of [...named]) {
+    // A copy: the loop adds to `named`, and must not visit what it adds.
+    for (const r of Array.from(named)) {
       const [method, path] = r.split(' ') as [string, string];
       if (path !== below && !path.startsWith(below! + '/')) continue;
       const rest = path.slice(below!.length);

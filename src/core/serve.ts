@@ -112,7 +112,7 @@ async function answer(
   const trace = newTrace();
   if (edgeRead) trace.began = readBegins(session);
   else if (mode !== 'off' && req.method !== 'GET') carryPurge(session, trace);
-  let res = await withTrace(trace, () => serve(router, req, env, exec, session));
+  let res = await withTrace(trace, () => serve(router, normalised, env, exec, session));
   if (mode !== 'off') {
     try {
       if (edgeRead && mayStore(trace, res.status)) res = await edgeStore(session, env, normalised, res, trace);
@@ -125,9 +125,10 @@ async function answer(
   return withSessionHeaders(res, session);
 }
 
+/** Serves a request whose path is already normalised (normalisePath). */
 async function serve(
   router: ApiRouter,
-  req: Request,
+  normalised: Request,
   env: Env,
   exec: ExecutionContext,
   session: DbSession,
@@ -136,11 +137,10 @@ async function serve(
     // The request's authentication, looked up once: the rate limit keys on the caller's
     // account, and the route gets the same answer (no second lookup).
     let authenticated: Promise<Authenticated | null> | undefined;
-    const who = () => (authenticated ??= authenticate(session.db, req));
+    const who = () => (authenticated ??= authenticate(session.db, normalised));
     // Rate limits: before routing; a token lookup only past the address's ceiling.
-    await enforceRateLimit(req, env, who);
+    await enforceRateLimit(normalised, env, who);
 
-    const normalised = normalisePath(req);
     const path = new URL(normalised.url).pathname;
     // Without OPS_TOKEN the operator interface does not exist: 404 for every method.
     if (!env.OPS_TOKEN && (path === '/v1/ops' || path.startsWith('/v1/ops/'))) throw notFound(`no such route: ${path}`);
@@ -152,7 +152,7 @@ async function serve(
     if (allowed.length) {
       throw new HttpError(
         405,
-        `method ${req.method} not allowed here`,
+        `method ${normalised.method} not allowed here`,
         { allowed },
         { Allow: [...new Set(allowed)].join(', ') },
       );

@@ -15,6 +15,7 @@ import {
   type PartsPage,
 } from '../../core/paging';
 import { jobRunDays, jobRuns } from '../schema';
+import { olderThan } from './reads';
 
 export interface HistoryRow {
   name: string;
@@ -65,14 +66,7 @@ function runsBefore(db: Db, jobId: number, before: readonly KeyPart[] | null, n:
       status: jobRuns.status,
     })
     .from(jobRuns)
-    .where(
-      and(
-        eq(jobRuns.job_id, jobId),
-        eq(jobRuns.top, 1),
-        // A row value: one range of the index.
-        before ? sql`(${jobRuns.started_on}, ${jobRuns.id}) < (${before[0]}, ${before[1]})` : undefined,
-      ),
-    )
+    .where(and(eq(jobRuns.job_id, jobId), eq(jobRuns.top, 1), olderThan(before)))
     .orderBy(desc(jobRuns.started_on), desc(jobRuns.id))
     .limit(n);
 }

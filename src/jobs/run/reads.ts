@@ -7,8 +7,16 @@ import { and, desc, eq, or, sql, type SQL } from 'drizzle-orm';
 import { resources } from '../../db/schema';
 import type { Db } from '../../core/context';
 import { archivedTops } from './archive';
-import { pageOf, type KeyShape, type Page, type PageRequest } from '../../core/paging';
+import { pageOf, type KeyPart, type KeyShape, type Page, type PageRequest } from '../../core/paging';
 import { jobRunDays, jobRuns, type RunRow } from '../schema';
+
+/**
+ * A job's top-level runs older than `key` ((started_on, id): the order runs are listed in,
+ * newest first); no condition without a key. A row value: one range of the index.
+ */
+export function olderThan(key: readonly KeyPart[] | null): SQL | undefined {
+  return key ? sql`(${jobRuns.started_on}, ${jobRuns.id}) < (${key[0]}, ${key[1]})` : undefined;
+}
 
 /** Log and output are kept this long; listing, stats and status stay. */
 export const RETENTION_MS = 30 * 24 * 3600 * 1000;
@@ -148,14 +156,7 @@ export async function recentRuns(
         completed_on: jobRuns.completed_on,
       })
       .from(jobRuns)
-      .where(
-        and(
-          eq(jobRuns.job_id, jobId),
-          eq(jobRuns.top, 1),
-          // Older than the last run answered, in NEWEST_FIRST's order (a row value: one index range).
-          after ? sql`(${jobRuns.started_on}, ${jobRuns.id}) < (${after[0]}, ${after[1]})` : undefined,
-        ),
-      )
+      .where(and(eq(jobRuns.job_id, jobId), eq(jobRuns.top, 1), olderThan(after)))
       .orderBy(...NEWEST_FIRST)
       .limit(page.limit + 1),
     // Whether retention archived runs of the job (its rollups): only then is the archive read.

@@ -1,5 +1,5 @@
 /** The caller's own account: DELETE /v1/admin/account removes it and everything it owns (accounts/deletion.ts). */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Api } from '../core/api';
 import { freshCaller } from '../core/auth';
 import { forbidden } from '../core/errors';

@@ -7,7 +7,7 @@
  */
 import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { AnySQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { z } from 'zod';
+import * as z from 'zod';
 import { forgetUser } from '../core/auth';
 import { nowIso } from '../core/clock';
 import type { Db } from '../core/context';

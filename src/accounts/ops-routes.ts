@@ -3,7 +3,7 @@
  * (the mail area records them).
  */
 import { desc, eq, lt } from 'drizzle-orm';
-import { z } from 'zod';
+import * as z from 'zod';
 import { outbox, users } from '../db/schema';
 import type { Api } from '../core/api';
 import { setClockOffset } from '../core/clock';

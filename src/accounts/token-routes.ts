@@ -3,7 +3,7 @@
  * revoke the one sent, list the caller's tokens and revoke one by name; whoami.
  */
 import { and, eq } from 'drizzle-orm';
-import { z } from 'zod';
+import * as z from 'zod';
 import { tokens, users } from '../db/schema';
 import type { Api } from '../core/api';
 import { bearerToken, forgetToken, hashToken } from '../core/auth';

@@ -1,7 +1,7 @@
 /** Accounts: creating and updating users, checking passwords, issuing tokens. */
 import { eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { z } from 'zod';
+import * as z from 'zod';
 import { tokens, users, type User } from '../db/schema';
 import { forgetUser, hashToken, newToken } from '../core/auth';
 import { now as nowMs, nowIso } from '../core/clock';

@@ -10,7 +10,7 @@
  * file, application/octet-stream) has none: bytes written into the document would be
  * neither readable nor what a client sends; its description says what it is instead.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Whether a body of this media type carries an example (see above). */
 export function takesExample(mediaType: string): boolean {

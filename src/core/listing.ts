@@ -1,5 +1,5 @@
 /** Folder listings: the one JSON shape every GET on a folder answers. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { jsonResponse, textResponse, wantsJson } from './http';
 import { nextLink, PAGE_MAX, pageItems, pageRequest, type KeyShape, type Page, type PartsPage } from './paging';
 import type { Perm } from './perms';

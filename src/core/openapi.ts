@@ -9,7 +9,8 @@
  * has an example (examples.ts).
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { z, type ZodType } from 'zod';
+import * as z from 'zod';
+import type { ZodType } from 'zod';
 import { ERROR_CODES, FINER_CODES } from './errors';
 import { exampleOf, ownExample, takesExample } from './examples';
 import { listingQuery, listingSchema } from './listing';

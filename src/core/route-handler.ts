@@ -3,7 +3,8 @@
  * handler's context (decoded params, caller, database session) and its JSON body
  * validated against the route's schema, then the route's handler.
  */
-import { z, type ZodType } from 'zod';
+import * as z from 'zod';
+import type { ZodType } from 'zod';
 import { authenticate, bearerToken, requireOps, usableToken, type Authenticated } from './auth';
 import { DbSession } from './context';
 import { noteRoute } from './edge-cache';

@@ -4,7 +4,7 @@
  * document the caller may not read answers 404. (Rendering adds /pdf and /pptx.)
  */
 import { and, asc, eq } from 'drizzle-orm';
-import { z } from 'zod';
+import * as z from 'zod';
 import { resources } from '../db/schema';
 import { text } from '../core/examples';
 import type { Api } from '../core/api';

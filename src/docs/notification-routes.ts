@@ -1,6 +1,6 @@
 /** The caller's notification level for a document (ignore, info or important; info when not set). */
 import { and, eq } from 'drizzle-orm';
-import { z } from 'zod';
+import * as z from 'zod';
 import { nowIso } from '../core/clock';
 import { badRequest } from '../core/errors';
 import { noContent, readText, textResponse } from '../core/http';

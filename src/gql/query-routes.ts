@@ -4,7 +4,7 @@
  * it serves the explorer page.
  */
 import { htmlPage } from '../core/examples';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Api } from '../core/api';
 import { explorerPage } from './explorer';
 import { execute } from './server';

@@ -3,7 +3,7 @@
  * the layout or mapping is written) and parse_time, a diagnostic that parses the stored
  * sources again and times it.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { badRequest } from '../core/errors';
 import { listingResponse, listingResponses } from '../core/listing';
 import { permList } from '../core/perms';

@@ -4,7 +4,7 @@
  * an organisation, an org group's info object and its inbound address.
  */
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Api } from '../core/api';
 import type { Ctx } from '../core/context';
 import { forbidden, notFound } from '../core/errors';

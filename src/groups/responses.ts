@@ -1,5 +1,5 @@
 /** Response bodies of the groups area, as the OpenAPI document describes them. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { listingSchema } from '../core/listing';
 import { ROLES } from '../db/schema';
 

@@ -10,7 +10,7 @@
  * Every answer is a bounded number of D1 queries whatever the number of items.
  */
 import { and, asc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Ctx } from '../core/context';
 import { rfc2822Utc } from '../core/dates';
 import { entryValues } from '../core/entries';

@@ -1,5 +1,5 @@
 /** POST `<job>/data`: the trigger of a run by the API; answers the run's output when it ends. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { HttpError } from '../core/errors';
 import { noContent, USER_BYTES_HEADERS } from '../core/http';
 import type { ResourceRoutes } from '../core/resource';

@@ -3,7 +3,7 @@
  * by their Standard Webhooks signature with MAIL_EVENTS_SECRET (no operator token: the
  * sender of the reports holds only that secret). The logic is events.ts.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Api } from '../core/api';
 import type { Ctx } from '../core/context';
 import { badRequest } from '../core/errors';

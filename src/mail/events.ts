@@ -8,7 +8,7 @@
  * once, so a redelivered report changes nothing.
  */
 import { eq, or } from 'drizzle-orm';
-import { z } from 'zod';
+import * as z from 'zod';
 import { now, nowIso } from '../core/clock';
 import type { Db } from '../core/context';
 import { fromBase64, timingSafeEqual, webhookHmac } from '../core/crypto';

@@ -3,7 +3,7 @@
  * the send request body, the content-keyed rate window, plan limits and option values
  * (the yes/no words of config/enabled are the core's: src/core/yes-no.ts).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { GROUP_NAME, USERNAME } from '../core/names';
 
 // ---------------------------------------------------------------- option values

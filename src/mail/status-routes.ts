@@ -1,5 +1,5 @@
 /** status of an e-mail: its send state, and sending it by POST (the send itself: send.ts). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { text } from '../core/examples';
 import { textResponse } from '../core/http';
 import type { ResourceRoutes } from '../core/resource';

@@ -3,7 +3,7 @@
  * reference page of it with its script (reference.ts).
  */
 import { htmlPage, text } from '../core/examples';
-import { z } from 'zod';
+import * as z from 'zod';
 import { BUILD_TIME } from '../core/cache-rule';
 import type { Api } from '../core/api';
 import { INTRODUCTION } from './introduction';

@@ -7,7 +7,7 @@
  */
 import { text } from '../core/examples';
 import { htmlPage } from '../core/examples';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Api } from '../core/api';
 import { sha256Base64 } from '../core/crypto';
 import { badRequest } from '../core/errors';

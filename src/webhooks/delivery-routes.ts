@@ -1,6 +1,6 @@
 /** The delivery log of an endpoint: newest first, one record with its request and response, redelivery. */
 import { and, desc, eq, lt } from 'drizzle-orm';
-import { z } from 'zod';
+import * as z from 'zod';
 import { nowIso } from '../core/clock';
 import { badRequest, conflict, notFound } from '../core/errors';
 import { jsonResponse } from '../core/http';

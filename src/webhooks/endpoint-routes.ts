@@ -4,7 +4,7 @@
  * created it (`created_by`): an organisation's admin, or the owner.
  */
 import { eq } from 'drizzle-orm';
-import { z } from 'zod';
+import * as z from 'zod';
 import { now, nowIso } from '../core/clock';
 import { EVENT_TYPES, eventWrite } from '../core/events';
 import { badRequest, conflict, isUniqueViolation, notFound } from '../core/errors';

@@ -16,7 +16,7 @@
  * endpoint of the owner exists.
  */
 import { is, SQL, sql } from 'drizzle-orm';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { EventRecorder, PlatformEvent } from '../core/events';
 import { webhookDeliveries, webhookEvents } from './schema';
 import { wake } from './wake';

@@ -1,6 +1,6 @@
 /** A text entry of a resource (and its aliases): GET reads it, POST writes it, DELETE clears it. */
 import type { SQL } from 'drizzle-orm';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Ctx } from '../context';
 import { clearEntry, entryQuery, entryValue, readEntry, writeEntry, type Authorship } from '../entries';
 import { badRequest } from '../errors';

@@ -3,7 +3,7 @@
  * its entry paths imply (`config/`); and fixed folders an area serves (`stats/`).
  */
 import { eq } from 'drizzle-orm';
-import { z } from 'zod';
+import * as z from 'zod';
 import { text } from '../examples';
 import { resources } from '../../db/schema';
 import { deleteBlobs } from '../entries';

@@ -1,5 +1,5 @@
 /** A resource's log (kinds with `log`): the lines its routes append, served at <resource>/log. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { text } from '../examples';
 import { appendLog, LOG_PAGE_MAX, LOG_TEXT_EXAMPLE, logPageQuery, logResponse, readLog } from '../log';
 import type { ResourceCtx, ResourceKind, ResourceRoutes } from './kind';

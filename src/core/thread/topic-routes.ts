@@ -3,7 +3,7 @@
  * of a topic's comments, removing a topic with its comments.
  */
 import { asc, eq, max, sql } from 'drizzle-orm';
-import { z } from 'zod';
+import * as z from 'zod';
 import { users } from '../../db/schema';
 import { nowIso } from '../clock';
 import type { Ctx } from '../context';

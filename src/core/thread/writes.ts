@@ -5,7 +5,7 @@
  */
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { z } from 'zod';
+import * as z from 'zod';
 import { users } from '../../db/schema';
 import { nowIso } from '../clock';
 import type { Ctx } from '../context';

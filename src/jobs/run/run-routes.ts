@@ -3,7 +3,7 @@
  * status and its cancel, stats, log, output) and `log`, the latest run's log.
  */
 import { eq } from 'drizzle-orm';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Api, Scope } from '../../core/api';
 import { now } from '../../core/clock';
 import { conflict, HttpError } from '../../core/errors';

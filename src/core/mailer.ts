@@ -20,7 +20,7 @@ export type { Attachment, OutboundMail } from './outbound';
 
 /** The send_email_mime transport: one raw EmailMessage per envelope recipient (the binding takes one each). */
 async function sendRawMime(binding: SendEmail, mail: OutboundMail & { from: string }): Promise<string | null> {
-  const raw = buildMime(mail);
+  const raw = await buildMime(mail);
   let id: string | null = null;
   for (const to of mail.to) {
     // Every call is made (no `??=`: it would skip the send once an id is known).

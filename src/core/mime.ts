@@ -4,7 +4,6 @@
  * name, a header value, a content type) can start a header line: CR/LF never pass, and
  * attachment names are written as RFC 2231 `filename*=` with an ASCII fallback.
  */
-import { createMimeMessage, Mailbox } from 'mimetext';
 import { toBase64 } from './crypto';
 import type { OutboundMail } from './outbound';
 
@@ -54,8 +53,13 @@ export function safeType(type: string): string {
 /** A name that can stand in `Content-ID: <name>` and `cid:name` as it is. */
 export const CID_SAFE = /^[\w.+-]{1,100}$/;
 
-/** The raw RFC 5322 message: text and HTML alternatives, headers, attachments. */
-export function buildMime(mail: OutboundMail & { from: string }): string {
+/**
+ * The raw RFC 5322 message: text and HTML alternatives, headers, attachments. mimetext is
+ * loaded at the first message (with its type table, 400 KiB): only the send_email_mime
+ * transport builds one, and the Worker's startup should not compile it.
+ */
+export async function buildMime(mail: OutboundMail & { from: string }): Promise<string> {
+  const { createMimeMessage, Mailbox } = await import('mimetext');
   const msg = createMimeMessage();
   const line = (v: string) => v.replace(/[\r\n]/g, '');
   msg.setSender(line(mail.from));

@@ -1,5 +1,4 @@
 /** Files that flow through a run: the trigger's input, each step's output, the bundle the caller gets. */
-import { zipSync } from 'fflate';
 import { badRequest, unsupportedType } from '../core/errors';
 import { MiB, mediaType, readBytes } from '../core/http';
 
@@ -127,12 +126,16 @@ export interface Bundle {
   data: ArrayBuffer;
 }
 
-/** What the caller downloads: nothing, the single file as it is, or several files as one zip. */
-export function bundle(files: RunFile[], zipName = 'output.zip'): Bundle | null {
+/**
+ * What the caller downloads: nothing, the single file as it is, or several files as one zip
+ * (fflate, loaded at the first zip: its tables are built then, not at every startup).
+ */
+export async function bundle(files: RunFile[], zipName = 'output.zip'): Promise<Bundle | null> {
   if (!files.length) return null;
   if (files.length === 1) return { filename: files[0]!.name, type: files[0]!.type, data: files[0]!.data };
   const entries: Record<string, Uint8Array> = {};
   for (const f of uniqueNames(files)) entries[f.name] = new Uint8Array(f.data);
+  const { zipSync } = await import('fflate');
   const zipped = zipSync(entries, { level: 6 });
   return {
     filename: zipName,

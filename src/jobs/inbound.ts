@@ -9,7 +9,6 @@
  * forged, and a reply to it would be backscatter.
  */
 import { and, eq, sql } from 'drizzle-orm';
-import PostalMime from 'postal-mime';
 import { dbFor, type Db } from '../core/context';
 import { sendMail } from '../core/mailer';
 import { MiB } from '../core/http';
@@ -45,6 +44,8 @@ export async function parseMessage(
   envelopeTo: string,
   authservId = DEFAULT_AUTHSERV_ID,
 ): Promise<InboundMessage> {
+  // postal-mime (120 KiB) is loaded at the first inbound message, not at every startup.
+  const { default: PostalMime } = await import('postal-mime');
   const email = await PostalMime.parse(raw, { attachmentEncoding: 'arraybuffer' });
   const auth = mailAuth(email.headers, authservId);
   return {

@@ -4,7 +4,13 @@
  * afterwards for the next render of this isolate; without, every render launches a
  * browser and closes it.
  */
-import puppeteer, { type Browser } from '@cloudflare/puppeteer';
+import type { Browser } from '@cloudflare/puppeteer';
+
+/**
+ * The puppeteer client, loaded at the first render: imported at the top, its 650 KiB would
+ * be compiled and run at every start of the Worker, which mostly serves no render.
+ */
+const puppeteer = async () => (await import('@cloudflare/puppeteer')).default;
 
 /** Sessions this isolate released (most recent last): the first candidates for reuse. */
 const released: string[] = [];
@@ -23,7 +29,7 @@ export function keepAliveMs(env: Env): number {
 async function connectTo(env: Env, ids: string[]): Promise<Browser | null> {
   for (const id of ids) {
     try {
-      return await puppeteer.connect(env.BROWSER, id);
+      return await (await puppeteer()).connect(env.BROWSER, id);
     } catch {
       // taken by another render, or gone: try the next one
     }
@@ -56,7 +62,9 @@ export async function withBrowser<T>(
     browser = await connectTo(env, released.splice(0).reverse());
     if (!browser) {
       try {
-        const idle = (await puppeteer.sessions(env.BROWSER)).filter((s) => !s.connectionId).map((s) => s.sessionId);
+        const idle = (await (await puppeteer()).sessions(env.BROWSER))
+          .filter((s) => !s.connectionId)
+          .map((s) => s.sessionId);
         browser = await connectTo(env, idle);
       } catch {
         // session listing unavailable: launch
@@ -64,7 +72,7 @@ export async function withBrowser<T>(
     }
   }
   const session = browser ? 'reused' : 'new';
-  browser ??= await puppeteer.launch(env.BROWSER, keepAlive ? { keep_alive: keepAlive } : undefined);
+  browser ??= await (await puppeteer()).launch(env.BROWSER, keepAlive ? { keep_alive: keepAlive } : undefined);
   const b = browser;
   const abort = () => void b.close().catch(() => undefined);
   if (signal.aborted) abort();

@@ -4,7 +4,6 @@
  * sheet's text as the slide's notes.
  */
 import type { Page } from '@cloudflare/puppeteer';
-import PptxGenJS from 'pptxgenjs';
 import { toBase64 } from '../core/crypto';
 import { geometry, type Geometry } from '../markup/themes';
 import { printViewport, SHEET_VIEW_HEIGHT, withSheets, type Rendered, type RenderRun } from './print-layout';
@@ -67,6 +66,9 @@ export async function renderPptx(run: RenderRun): Promise<Rendered> {
   const slideGeometry: Geometry = flow
     ? { ...g, heightIn: Math.min(MAX_SLIDE_PX, Math.max(96, shots[0]?.height ?? SHEET_VIEW_HEIGHT)) / 96 }
     : g;
+  // Loaded here, not at the top: pptxgenjs and its zip (540 KiB) are for slides only and
+  // would otherwise be compiled and run at every start of the Worker.
+  const { default: PptxGenJS } = await import('pptxgenjs');
   const pptx = new PptxGenJS();
   pptx.defineLayout({ name: 'DOC', width: slideGeometry.widthIn, height: slideGeometry.heightIn });
   pptx.layout = 'DOC';

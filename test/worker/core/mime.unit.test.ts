@@ -34,7 +34,7 @@ describe('MIME attachment file names cannot inject headers', () => {
     'report.txt"; filename="evil.exe',
     'a\\"\r\n\r\n--boundary\r\nContent-Type: text/html\r\n\r\n<script>.txt',
   ])('%j never starts a header line, and no Bcc appears', async (name) => {
-    const raw = mail(name);
+    const raw = await mail(name);
     const names = headerNames(raw);
     expect(names).not.toContain('bcc');
     expect(names).not.toContain('x-evil');
@@ -47,7 +47,7 @@ describe('MIME attachment file names cannot inject headers', () => {
   });
 
   it('a non-ASCII name round-trips through filename* and keeps an ASCII fallback', async () => {
-    const raw = mail('Grüße “Q1” résumé.pdf');
+    const raw = await mail('Grüße “Q1” résumé.pdf');
     expect(raw).toContain(`filename*=UTF-8''Gr%C3%BC%C3%9Fe%20%E2%80%9CQ1%E2%80%9D%20r%C3%A9sum%C3%A9.pdf`);
     expect(raw).toMatch(/filename="Gr__e _Q1_ r_sum_\.pdf"/);
     const parsed = await PostalMime.parse(raw);
@@ -70,8 +70,8 @@ describe('MIME attachment file names cannot inject headers', () => {
     expect(long.ascii.length).toBeLessThanOrEqual(100);
   });
 
-  it('a content type with CR/LF or parameters cannot inject either', () => {
-    const raw = mail('a.txt', {
+  it('a content type with CR/LF or parameters cannot inject either', async () => {
+    const raw = await mail('a.txt', {
       attachments: [
         { filename: 'a.txt', content_type: 'text/plain\r\nBcc: victim@example.com', content: new Uint8Array([1]) },
       ],
@@ -80,8 +80,8 @@ describe('MIME attachment file names cannot inject headers', () => {
     expect(raw).toContain('Content-Type: application/octet-stream; name="a.txt"');
   });
 
-  it('custom header values lose CR and LF', () => {
-    const raw = mail('a.txt', { headers: { 'List-Unsubscribe': '<https://h/u>\r\nBcc: victim@example.com' } });
+  it('custom header values lose CR and LF', async () => {
+    const raw = await mail('a.txt', { headers: { 'List-Unsubscribe': '<https://h/u>\r\nBcc: victim@example.com' } });
     expect(headerNames(raw)).not.toContain('bcc');
     expect(raw).toContain('List-Unsubscribe: <https://h/u>Bcc: victim@example.com');
   });
@@ -94,12 +94,12 @@ describe('MIME attachment file names cannot inject headers', () => {
         attachments: [{ filename: name, content_type: 'image/png', content: new Uint8Array([137, 80, 78, 71]) }],
       });
     for (const name of ['lo go>.png', 'logo>\r\nBcc: v@example.com.png']) {
-      const parsed = await PostalMime.parse(png(name));
+      const parsed = await PostalMime.parse(await png(name));
       expect(parsed.bcc).toBeUndefined();
       expect(parsed.attachments[0]!.contentId).toBeUndefined();
       expect(parsed.attachments[0]!.disposition).toBe('attachment');
     }
-    const ok = await PostalMime.parse(png('logo.png'));
+    const ok = await PostalMime.parse(await png('logo.png'));
     expect(ok.attachments[0]!.contentId).toBe('<logo.png>');
     expect(ok.attachments[0]!.disposition).toBe('inline');
   });

@@ -150,11 +150,11 @@ describe('runs', () => {
 });
 
 describe('outputs', () => {
-  it('no files is no output; one file is returned as it is; several are one zip', () => {
-    expect(bundle([])).toBeNull();
-    const one = bundle([textFile('a.txt', 'A')])!;
+  it('no files is no output; one file is returned as it is; several are one zip', async () => {
+    expect(await bundle([])).toBeNull();
+    const one = (await bundle([textFile('a.txt', 'A')]))!;
     expect(one.filename).toBe('a.txt');
-    const zip = bundle([textFile('a.txt', 'A'), textFile('a.txt', 'B')])!;
+    const zip = (await bundle([textFile('a.txt', 'A'), textFile('a.txt', 'B')]))!;
     expect(zip.type).toBe('application/zip');
     const files = unzipSync(new Uint8Array(zip.data));
     expect(Object.keys(files).sort()).toEqual(['a-2.txt', 'a.txt']);

@@ -163,7 +163,7 @@ describe('composition and the content key', () => {
 
 describe('the MIME message handed to send_email', () => {
   it('has sender, recipient, subject, headers, text and HTML alternatives and attachments', async () => {
-    const raw = buildMime({
+    const raw = await buildMime({
       kind: 'mail',
       from: 'platform@mail.example',
       to: ['ann@example.com'],

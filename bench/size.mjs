@@ -5,53 +5,26 @@
 // upload is), and the largest inputs by bytes in the output (esbuild's metafile). Startup:
 // `wrangler check startup` on that same bundle, offline (a CPU profile of workerd importing
 // the Worker's modules on this machine), as the span of its profile, the median of
-// STARTUP_RUNS (3); the bench's empty Worker (bench/constant) measured the same way beside it.
+// STARTUP_RUNS (5); the bench's empty Worker (bench/constant) measured the same way beside it.
 // Targets: the Worker under 1.5 MiB gzip, its startup under 100 ms.
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { gzipSync } from 'node:zlib';
-import { prepareAssets } from '../scripts/assets.mjs';
 import { root } from '../scripts/serve.mjs';
-import { wranglerEnv } from '../scripts/wrangler-env.mjs';
+import { buildWorker, runWrangler } from '../scripts/worker-build.mjs';
 
-const RUNS = Number(process.env.STARTUP_RUNS ?? 3);
+const RUNS = Number(process.env.STARTUP_RUNS ?? 5);
 const MAX_GZIP = 1.5 * 1024 * 1024;
 const MAX_STARTUP_MS = 100;
-const wrangler = join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
-
-function run(args) {
-  const r = spawnSync(process.execPath, [wrangler, ...args], { cwd: root, env: wranglerEnv(), encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`wrangler ${args.join(' ')} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
-}
-
-/** Builds the Worker of `config` as `wrangler deploy` would: its modules, the upload bundle, the metafile. */
-function build(dir, config) {
-  mkdirSync(dir, { recursive: true });
-  const outdir = join(dir, 'out');
-  const bundle = join(dir, 'worker.bundle');
-  const metafile = join(dir, 'meta.json');
-  run(['deploy', '-c', config, '--dry-run', '--outdir', outdir, '--outfile', bundle, '--metafile', metafile]);
-  // The uploaded modules: everything wrangler writes there but its source maps and README.
-  const modules = readdirSync(outdir).filter((f) => !f.endsWith('.map') && f !== 'README.md');
-  const bytes = modules.map((f) => readFileSync(join(outdir, f)));
-  return {
-    bundle,
-    raw: bytes.reduce((n, b) => n + b.length, 0),
-    gzip: bytes.reduce((n, b) => n + gzipSync(b).length, 0),
-    meta: JSON.parse(readFileSync(metafile, 'utf8')),
-  };
-}
 
 /** Median span (ms) of `wrangler check startup`'s CPU profile over RUNS runs on a built bundle. */
 function startupMs(dir, bundle) {
   const spans = [];
   for (let i = 0; i < RUNS; i++) {
     const profile = join(dir, `startup-${i}.cpuprofile`);
-    run(['check', 'startup', '--worker', bundle, '--outfile', profile]);
+    runWrangler(['check', 'startup', '--worker', bundle, '--outfile', profile]);
     const { startTime, endTime } = JSON.parse(readFileSync(profile, 'utf8'));
     spans.push((endTime - startTime) / 1000);
   }
@@ -78,11 +51,10 @@ function contributors(meta, count) {
 
 /** Measures, prints and returns the rows (name, bytes, gzip_bytes, startup_ms, target). */
 export function measureSize() {
-  prepareAssets(); // `wrangler deploy` reads public/ (wrangler.toml [assets])
   const dir = mkdtempSync(join(tmpdir(), 'bench-size-'));
   try {
-    const worker = build(join(dir, 'platform'), join(root, 'wrangler.toml'));
-    const empty = build(join(dir, 'constant'), join(root, 'bench', 'constant', 'wrangler.toml'));
+    const worker = buildWorker(join(dir, 'platform'));
+    const empty = buildWorker(join(dir, 'constant'), join(root, 'bench', 'constant', 'wrangler.toml'));
     const rows = [
       {
         name: 'Worker bundle (wrangler deploy --dry-run)',

@@ -59,8 +59,14 @@ export const errorBody = z
     },
   });
 
-/** components/schemas/Error, as JSON Schema (every error response refers to it). */
-const { $schema: _dialect, ...ERROR_SCHEMA } = z.toJSONSchema(errorBody, { io: 'output' }) as Record<string, unknown>;
+/**
+ * components/schemas/Error, as JSON Schema (every error response refers to it): made with
+ * the document, not at module load (the JSON Schema converter is not run at startup).
+ */
+function errorSchema(): Record<string, unknown> {
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(errorBody, { io: 'output' }) as Record<string, unknown>;
+  return schema;
+}
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 const errorContent = { 'application/json': { schema: ERROR_REF } };
 const retryAfter = {
@@ -237,7 +243,7 @@ export interface DocumentInfo {
 export function openApiDocument(table: readonly DeclaredRoute[], info?: DocumentInfo): object {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
-  registry.registerComponent('schemas', 'Error', ERROR_SCHEMA);
+  registry.registerComponent('schemas', 'Error', errorSchema());
   registry.registerComponent('responses', 'Error', {
     description: 'Any other error (500: ours)',
     content: errorContent,

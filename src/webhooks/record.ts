@@ -19,7 +19,7 @@ import { is, SQL, sql } from 'drizzle-orm';
 import * as z from 'zod';
 import type { EventRecorder, PlatformEvent } from '../core/events';
 import { webhookDeliveries, webhookEvents } from './schema';
-import { wake } from './wake';
+import { wakeSoon } from './wake';
 
 // Both inserts select every column of their table in the schema's order (drizzle's insert-select names them all).
 export const recordEvent: EventRecorder = {
@@ -64,7 +64,7 @@ export const recordEvent: EventRecorder = {
   after(env, results) {
     const endpoints = queued(results).map((d) => d.webhook_id);
     if (endpoints.length === 0) return null;
-    return async () => void (await Promise.all(endpoints.map((id) => wake(env, id))));
+    return async () => void (await Promise.all(endpoints.map((id) => wakeSoon(env, id))));
   },
 };
 

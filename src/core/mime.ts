@@ -55,7 +55,7 @@ export const CID_SAFE = /^[\w.+-]{1,100}$/;
 
 /**
  * The raw RFC 5322 message: text and HTML alternatives, headers, attachments. mimetext is
- * loaded at the first message (with its type table, 400 KiB): only the send_email_mime
+ * loaded at the first message (with its type table, 260 KiB): only the send_email_mime
  * transport builds one, and the Worker's startup should not compile it.
  */
 export async function buildMime(mail: OutboundMail & { from: string }): Promise<string> {

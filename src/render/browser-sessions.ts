@@ -7,7 +7,7 @@
 import type { Browser } from '@cloudflare/puppeteer';
 
 /**
- * The puppeteer client, loaded at the first render: imported at the top, its 650 KiB would
+ * The puppeteer client, loaded at the first render: imported at the top, its 750 KiB would
  * be compiled and run at every start of the Worker, which mostly serves no render.
  */
 const puppeteer = async () => (await import('@cloudflare/puppeteer')).default;

@@ -32,8 +32,21 @@ interface Attempt {
   retryAfter: number | null;
 }
 
+/**
+ * The endpoint's first PAGE deliveries due now, in the order of their events. Both reads find
+ * the endpoint's pending deliveries by their index (webhook_deliveries_pending), never walking
+ * the delivered ones the endpoint has in retention.
+ */
+export const dueQuery = (db: Db, webhookId: number) =>
+  db
+    .select()
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.webhook_id, webhookId), lte(webhookDeliveries.next_attempt_on, nowIso())))
+    .orderBy(asc(webhookDeliveries.event_id), asc(webhookDeliveries.id))
+    .limit(PAGE);
+
 /** When (platform ms) the endpoint's next delivery falls due: the query, read alone or at the end of a batch. */
-const nextDueQuery = (db: Db, webhookId: number) =>
+export const nextDueQuery = (db: Db, webhookId: number) =>
   db
     .select({ at: min(webhookDeliveries.next_attempt_on) })
     .from(webhookDeliveries)
@@ -50,12 +63,7 @@ export async function runDue(env: Env, webhookId: number): Promise<number | null
   for (;;) {
     const [hooks, due] = await db.batch([
       db.select().from(webhooks).where(eq(webhooks.id, webhookId)),
-      db
-        .select()
-        .from(webhookDeliveries)
-        .where(and(eq(webhookDeliveries.webhook_id, webhookId), lte(webhookDeliveries.next_attempt_on, nowIso())))
-        .orderBy(asc(webhookDeliveries.event_id), asc(webhookDeliveries.id))
-        .limit(PAGE),
+      dueQuery(db, webhookId),
     ]);
     const hook = hooks[0];
     if (!hook?.enabled) return null;

@@ -12,6 +12,7 @@ import { jsonResponse, noContent } from '../core/http';
 import { BY_NAME, byName, listingQuery } from '../core/listing';
 import { nextLink, pageItems, pageRequest } from '../core/paging';
 import { checkName } from '../core/names';
+import { d1Of } from '../core/context';
 import type { Scope } from '../core/scope';
 import { endpointOf, endpointsOf, endpointView, type Endpoint } from './endpoints';
 import type { OwnerCtx } from './owner';
@@ -132,11 +133,12 @@ export function endpointRoutes(scope: Scope<OwnerCtx, object>): void {
       // The cap is checked in the insert itself: concurrent creations cannot pass it together.
       let inserted: Webhook | undefined;
       try {
-        inserted = await ctx.env.DB.prepare(
-          `INSERT INTO webhooks (owner_id, name, url, events, description, secret, created_on, last_modified, created_by)
+        inserted = await d1Of(ctx.db)
+          .prepare(
+            `INSERT INTO webhooks (owner_id, name, url, events, description, secret, created_on, last_modified, created_by)
            SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?9 WHERE (SELECT count(*) FROM webhooks WHERE owner_id = ?1) < ?8
            RETURNING *`,
-        )
+          )
           .bind(ctx.ownerId, name, url, events, description, secret, nowIso(), MAX_ENDPOINTS, ctx.caller.id)
           .first<Webhook>()
           .then((r) => r ?? undefined);

@@ -1,7 +1,8 @@
 // Retention (the sweep in scheduled()): the cost of one sweep tick over a table of 200,000 rows past retention
 // (target: every tick within its budget, RETENTION_TICK_MS and RETENTION_TICK_ROWS: 1,000 ms and 5,000 rows by
 // default), and GET runs and stats/runs over 100,000 runs of history before and after the sweep has rolled them up
-// into per-day counts (target: within 1.5x of each other, and stats/runs still counting all 100,000).
+// into per-day counts (target: within 1.5x of each other, and stats/runs still counting all 100,000), and the ticks
+// over 20,000 runs of one job named the same day (the archive's day of a busy job: every tick within its budget).
 // Ticks are driven through GET /__scheduled (npm start serves it); the rows are seeded straight into local D1.
 import { d1, seedRuns, stateDirOf } from '../local-d1.mjs';
 import { interleaved, quantile, record } from '../interleaved.mjs';
@@ -97,7 +98,11 @@ export default async function retention(b) {
   // The newest run (in D1) and the oldest (archived in R2 by the sweep: seedRuns names run n by its start).
   const live = (await (await ok('GET', '/v1/code/jobs/history/runs?limit=1')).json())[0].name;
   const archived = '20250101-000100-history0000001';
-  const statusOf = (name) => ({ method: 'GET', path: `/v1/code/jobs/history/runs/${name}/status`, headers: auth });
+  const statusOf = (name, job = 'history') => ({
+    method: 'GET',
+    path: `/v1/code/jobs/${job}/runs/${name}/status`,
+    headers: auth,
+  });
   await b.measure('retention: GET status of an archived run', statusOf(archived).path, { headers: auth });
   const [liveLat, archivedLat] = await interleaved(b, [statusOf(live), statusOf(archived)], 200);
   record(b, 'retention: GET status of a live run, interleaved x200', liveLat);
@@ -117,4 +122,15 @@ export default async function retention(b) {
       `stats/runs p50 after/before ${(statsAfter.p50_ms / statsBefore.p50_ms).toFixed(2)}x; ` +
       `stats/runs counts ${countedBefore} before, ${countedAfter} after`,
   );
+
+  // 3. A busy job's day: 20,000 runs named the same day, archived batch by batch into that day.
+  await ok('PUT', '/v1/code/jobs/busyday');
+  seedRuns(stateDir, u.username, 'busyday', 20_000);
+  const busy = await sweep('job_runs, 20,000 runs of one day');
+  const busyStatus = statusOf('20250101-000100-busyday0000001', 'busyday');
+  await b.measure('retention: GET status of a run archived in a busy day', busyStatus.path, {
+    headers: auth,
+    target: 'compare: the archived run of a 1,000-run day above',
+  });
+  console.log(`retention: busy day left job_runs ${busy.rows.job_runs}`);
 }

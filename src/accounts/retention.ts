@@ -124,7 +124,7 @@ interface TreeRow extends ArchivedRun {
 }
 
 /**
- * Archives whole trees by their top-level run's job and day (run/archive.ts), one day object at a time; a run of
+ * Archives whole trees by their top-level run's job and day (run/archive.ts), one segment per job and day; a run of
  * another job inside a tree is archived a second time, with its own subtree, under its own job and day, where that
  * job's run reads look for it.
  */

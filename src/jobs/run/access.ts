@@ -62,7 +62,7 @@ export async function loadRunCtx(ctx: Ctx): Promise<RunCtx> {
   }
   const own = forRuns(rc.access);
   const row = RUN_NAME.test(name) ? ((rc.preloaded?.rows as RunRow[] | undefined)?.[0] ?? null) : null;
-  // Past retention a run's row is in the archive: one R2 read, for those who may read the job's runs.
+  // Past retention a run's row is in the archive: one R2 list and one read, for those who may read the job's runs.
   const archived = !row && own && RUN_NAME.test(name) ? await archivedRun(ctx.env.BLOBS, rc.resource.id, name) : null;
   if (archived) return { ...rc, access: own!, run: archived.run, archivedChildren: archived.children.map(childStats) };
   if (!row) {

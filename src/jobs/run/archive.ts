@@ -1,12 +1,17 @@
 /**
  * Run history past retention: the retention sweep moves the rows of runs it removes from D1
- * into R2, one object per job and day (`r/<job id>/runs-archive/<YYYY-MM-DD>.ndjson`, the day of
- * the run's name: under the job's prefix, so the job's deletion and the orphan walk take it too), so that a run's status, stats and folder stay readable (the log and the
- * output answer 410 as before) while D1 holds only recent runs. Whole trees are archived
- * under their top-level run's job and day; a run of another job in a tree (a chain step)
- * also under its own job and day, with its subtree. One line per run, sorted by name: a run is found
- * by one R2 read and a string search, without parsing the day's other runs.
+ * into R2, so that a run's status, stats and folder stay readable (the log and the output
+ * answer 410 as before) while D1 holds only recent runs. Each batch the sweep archives is
+ * written once, as a segment of its job and day (`r/<job id>/runs-archive/<YYYY-MM-DD>/<hash>.ndjson`,
+ * the day of the top-level run's name; under the job's prefix, so the job's deletion and the
+ * orphan walk take it too): archiving never reads or rewrites what is archived already, so a
+ * busy job's day costs the sweep linear work however many runs it holds. Whole trees are
+ * archived under their top-level run's job and day; a run of another job in a tree (a chain
+ * step) also under its own job and day, with its subtree. One line per run, sorted by name;
+ * a segment's first and last names are its custom metadata, so a run is found by one list of
+ * its day and one read of the segment that spans its name, with a string search.
  */
+import { sha256Hex } from '../../core/crypto';
 import { blobPrefix } from '../../core/entries';
 import type { RunRow } from '../schema';
 
@@ -21,46 +26,72 @@ const prefixOf = (jobId: number) => `${blobPrefix(jobId)}runs-archive/`;
 /** The day a run's name carries (`<YYYYMMDD>-…`: its start, UTC). */
 export const dayOf = (name: string) => `${name.slice(0, 4)}-${name.slice(4, 6)}-${name.slice(6, 8)}`;
 
-const archiveKey = (jobId: number, day: string) => `${prefixOf(jobId)}${day}.ndjson`;
-
-/** The day objects of a job's archive, oldest first (a job keeps a few hundred days: one list page each). */
-async function archivedDays(bucket: R2Bucket, jobId: number): Promise<string[]> {
-  const days: string[] = [];
-  let cursor: string | undefined;
-  do {
-    const prefix = prefixOf(jobId);
-    const page = await bucket.list({ prefix, ...(cursor ? { cursor } : {}) });
-    for (const o of page.objects) days.push(o.key.slice(prefix.length, -'.ndjson'.length));
-    cursor = page.truncated ? page.cursor : undefined;
-  } while (cursor);
-  return days;
+/** A segment of a day: its key and the names of its first and last runs. */
+interface Segment {
+  key: string;
+  first: string;
+  last: string;
 }
 
-/** The lines of a day object as runs (a listing reads a whole day). */
-const parseDay = (text: string): ArchivedRun[] =>
+/**
+ * The segments of a job's day, in key order. A `<day>.ndjson` object (the one object per day
+ * that archives written before segments are) spans every name.
+ */
+async function segmentsOf(bucket: R2Bucket, jobId: number, day: string): Promise<Segment[]> {
+  const prefix = `${prefixOf(jobId)}${day}`;
+  const out: Segment[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await bucket.list({ prefix, include: ['customMetadata'], ...(cursor ? { cursor } : {}) });
+    for (const o of page.objects) {
+      const m = o.customMetadata ?? {};
+      if (o.key === `${prefix}.ndjson`) out.push({ key: o.key, first: '', last: '\uffff' });
+      else if (o.key.startsWith(`${prefix}/`) && m.first && m.last)
+        out.push({ key: o.key, first: m.first, last: m.last });
+    }
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+  return out;
+}
+
+/** The days a job's archive holds, oldest first (one list page per thousand days). */
+async function archivedDays(bucket: R2Bucket, jobId: number): Promise<string[]> {
+  const prefix = prefixOf(jobId);
+  const days = new Set<string>();
+  let cursor: string | undefined;
+  do {
+    const page = await bucket.list({ prefix, delimiter: '/', ...(cursor ? { cursor } : {}) });
+    for (const p of page.delimitedPrefixes) days.add(p.slice(prefix.length, -1));
+    for (const o of page.objects)
+      if (o.key.endsWith('.ndjson')) days.add(o.key.slice(prefix.length, -'.ndjson'.length));
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+  return [...days].sort();
+}
+
+/** The lines of a segment as runs. */
+const parseRuns = (text: string): ArchivedRun[] =>
   text
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as ArchivedRun);
 
 /**
- * Adds `runs` (whole trees, grouped by the day of their top-level run) to the archive of
- * `jobId`. Each day object is rewritten only if nobody else wrote it meanwhile (a conditional
- * put): on a conflict this throws, the sweep's deletes do not run, and the next tick
- * archives the same runs again (lines are unique by run id: a retry never duplicates).
+ * Adds `runs` (whole trees, of one top-level day) to the archive of `jobId` as a segment of
+ * their own, named by the hash of its content and written only if absent: a tick that archived
+ * the batch but did not delete its rows archives the same batch again on the next tick, and
+ * that write changes nothing. A retry of a different batch may repeat a run in two segments;
+ * readers take each run once.
  */
 export async function archiveTrees(bucket: R2Bucket, jobId: number, day: string, runs: ArchivedRun[]): Promise<void> {
-  const key = archiveKey(jobId, day);
-  const existing = await bucket.get(key);
-  const byId = new Map<number, ArchivedRun>();
-  for (const r of existing ? parseDay(await existing.text()) : []) byId.set(r.id, r);
-  for (const r of runs) byId.set(r.id, r);
-  const lines = [...byId.values()].sort((a, b) => (a.name < b.name ? -1 : 1)).map((r) => JSON.stringify(r));
-  const put = await bucket.put(key, `${lines.join('\n')}\n`, {
+  const sorted = [...new Map(runs.map((r) => [r.id, r])).values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+  if (!sorted.length) return;
+  const body = `${sorted.map((r) => JSON.stringify(r)).join('\n')}\n`;
+  await bucket.put(`${prefixOf(jobId)}${day}/${(await sha256Hex(body)).slice(0, 32)}.ndjson`, body, {
     httpMetadata: { contentType: 'application/x-ndjson' },
-    onlyIf: existing ? { etagMatches: existing.etag } : { etagDoesNotMatch: '*' },
+    customMetadata: { first: sorted[0]!.name, last: sorted.at(-1)!.name },
+    onlyIf: { etagDoesNotMatch: '*' },
   });
-  if (put === null) throw new Error(`run archive ${key} changed while the sweep wrote it`);
 }
 
 /**
@@ -72,16 +103,32 @@ export async function archivedRun(
   jobId: number,
   name: string,
 ): Promise<{ run: ArchivedRun; children: ArchivedRun[] } | null> {
-  const obj = await bucket.get(archiveKey(jobId, dayOf(name)));
-  if (!obj) return null;
-  const text = await obj.text();
-  const at = text.indexOf(`"name":${JSON.stringify(name)},`);
-  if (at < 0) return null;
-  const start = text.lastIndexOf('\n', at) + 1;
-  const run = JSON.parse(text.slice(start, text.indexOf('\n', at))) as ArchivedRun;
-  // A tree is archived whole, in its top-level run's day: the children are in this object.
-  const children = text.includes(`"parent_id":${run.id},`) ? parseDay(text).filter((r) => r.parent_id === run.id) : [];
-  return { run, children };
+  for (const s of await segmentsOf(bucket, jobId, dayOf(name))) {
+    if (name < s.first || name > s.last) continue;
+    const obj = await bucket.get(s.key);
+    if (!obj) continue;
+    const text = await obj.text();
+    const at = text.indexOf(`"name":${JSON.stringify(name)},`);
+    if (at < 0) continue;
+    const start = text.lastIndexOf('\n', at) + 1;
+    const run = JSON.parse(text.slice(start, text.indexOf('\n', at))) as ArchivedRun;
+    // A tree is archived whole, in one segment of its top-level run's day: the children are in this one.
+    const children = text.includes(`"parent_id":${run.id},`)
+      ? parseRuns(text).filter((r) => r.parent_id === run.id)
+      : [];
+    return { run, children };
+  }
+  return null;
+}
+
+/** Every run archived under a job's day, each once (a retried batch may repeat some in two segments). */
+async function dayRuns(bucket: R2Bucket, jobId: number, day: string): Promise<ArchivedRun[]> {
+  const byId = new Map<number, ArchivedRun>();
+  for (const s of await segmentsOf(bucket, jobId, day)) {
+    const obj = await bucket.get(s.key);
+    if (obj) for (const r of parseRuns(await obj.text())) byId.set(r.id, r);
+  }
+  return [...byId.values()];
 }
 
 /**
@@ -96,7 +143,7 @@ export async function archivedTops(
 ): Promise<ArchivedRun[]> {
   const older = (r: ArchivedRun) =>
     !before || r.started_on < String(before[0]) || (r.started_on === before[0] && r.id < Number(before[1]));
-  // A day object holds the runs named that day; a run starts the day it is named (or the next, past
+  // A day holds the runs named that day; a run starts the day it is named (or the next, past
   // midnight): no day after `before`'s holds an older run, and one day past the n found settles the order.
   const lastDay = before ? String(before[0]).slice(0, 10) : null;
   const found: ArchivedRun[] = [];
@@ -107,8 +154,7 @@ export async function archivedTops(
       if (spare) break;
       spare = true;
     }
-    const obj = await bucket.get(archiveKey(jobId, day));
-    if (obj) found.push(...parseDay(await obj.text()).filter((r) => r.top === 1 && r.job_id === jobId && older(r)));
+    found.push(...(await dayRuns(bucket, jobId, day)).filter((r) => r.top === 1 && r.job_id === jobId && older(r)));
   }
   return found
     .sort((a, b) => (a.started_on === b.started_on ? b.id - a.id : a.started_on < b.started_on ? 1 : -1))

@@ -121,16 +121,6 @@ export async function archivedRun(
   return null;
 }
 
-/** Every run archived under a job's day, each once (a retried batch may repeat some in two segments). */
-async function dayRuns(bucket: R2Bucket, jobId: number, day: string): Promise<ArchivedRun[]> {
-  const byId = new Map<number, ArchivedRun>();
-  for (const s of await segmentsOf(bucket, jobId, day)) {
-    const obj = await bucket.get(s.key);
-    if (obj) for (const r of parseRuns(await obj.text())) byId.set(r.id, r);
-  }
-  return [...byId.values()];
-}
-
 /**
  * Up to `n` archived top-level runs of `jobId` older than `before` ((started_on, id), the
  * listing's order; null: the newest), newest first: the runs listing past what D1 holds.
@@ -146,17 +136,29 @@ export async function archivedTops(
   // A day holds the runs named that day; a run starts the day it is named (or the next, past
   // midnight): no day after `before`'s holds an older run, and one day past the n found settles the order.
   const lastDay = before ? String(before[0]).slice(0, 10) : null;
-  const found: ArchivedRun[] = [];
+  const newestFirst = (a: ArchivedRun, b: ArchivedRun) =>
+    a.started_on === b.started_on ? b.id - a.id : a.started_on < b.started_on ? 1 : -1;
+  // The newest n found so far, by id (a retried batch may repeat a run in two segments): a busy
+  // day is read a segment at a time, and no more than one segment and the page are held.
+  const found = new Map<number, ArchivedRun>();
+  const take = (runs: ArchivedRun[]) => {
+    for (const r of runs) if (r.top === 1 && r.job_id === jobId && older(r)) found.set(r.id, r);
+    if (found.size <= n) return;
+    const newest = [...found.values()].sort(newestFirst).slice(0, n);
+    found.clear();
+    for (const r of newest) found.set(r.id, r);
+  };
   let spare = false;
   for (const day of (await archivedDays(bucket, jobId)).reverse()) {
     if (lastDay && day > lastDay) continue;
-    if (found.length >= n) {
+    if (found.size >= n) {
       if (spare) break;
       spare = true;
     }
-    found.push(...(await dayRuns(bucket, jobId, day)).filter((r) => r.top === 1 && r.job_id === jobId && older(r)));
+    for (const s of await segmentsOf(bucket, jobId, day)) {
+      const obj = await bucket.get(s.key);
+      if (obj) take(parseRuns(await obj.text()));
+    }
   }
-  return found
-    .sort((a, b) => (a.started_on === b.started_on ? b.id - a.id : a.started_on < b.started_on ? 1 : -1))
-    .slice(0, n);
+  return [...found.values()].sort(newestFirst).slice(0, n);
 }

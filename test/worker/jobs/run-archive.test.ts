@@ -58,6 +58,22 @@ describe('run archive', () => {
     expect(await archivedRun(env.BLOBS, jobId, '20250101-235959-nosuchrun')).toBeNull();
   });
 
+  it('the listing pages through a day of many segments newest first, each run once', async () => {
+    const jobId = nextJob++;
+    const runs = Array.from({ length: 30 }, (_, i) => run(jobId, i));
+    // Batches out of order of time, as a sweep of several jobs' trees may write them.
+    for (const b of [1, 0, 2]) await archiveTrees(env.BLOBS, jobId, '2025-01-01', runs.slice(b * 10, b * 10 + 10));
+    const listed: number[] = [];
+    let before: [string, number] | null = null;
+    for (;;) {
+      const page = await archivedTops(env.BLOBS, jobId, before, 7);
+      listed.push(...page.map((r) => r.id));
+      if (page.length < 7) break;
+      before = [page.at(-1)!.started_on, page.at(-1)!.id];
+    }
+    expect(listed).toEqual([...runs].reverse().map((r) => r.id));
+  });
+
   it('a retried batch writes nothing new, and a run archived twice is listed once', async () => {
     const jobId = nextJob++;
     const runs = Array.from({ length: 12 }, (_, i) => run(jobId, i));

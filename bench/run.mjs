@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { root, startPlatform, startWorker } from '../scripts/serve.mjs';
 import { measureSize } from './size.mjs';
+import { watched } from './watchdog.mjs';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -26,11 +27,12 @@ function load(
   url,
   { method = 'GET', headers = {}, body, connections = CONNECTIONS, duration = DURATION, amount } = {},
 ) {
-  return new Promise((ok, fail) => {
+  const run = new Promise((ok, fail) => {
     autocannon({ url, method, headers, body, connections, ...(amount ? { amount } : { duration }) }, (err, r) =>
       err ? fail(err) : ok(r),
     );
   });
+  return watched(`load ${method} ${url}`, run, amount ? 0 : duration * 1000);
 }
 
 const results = [];
@@ -86,29 +88,32 @@ async function main() {
         body = JSON.stringify(json);
         h['Content-Type'] = type ?? 'application/json';
       }
-      return fetch(platform.base + path, { method, headers: h, body });
+      return watched(`${method} ${path}`, fetch(platform.base + path, { method, headers: h, body }));
     };
     const base = new URL(platform.base);
     const request = (method, path, { token, text, json, body, headers = {} } = {}) =>
-      new Promise((ok, fail) => {
-        const h = { ...headers };
-        if (token) h.Authorization = `Bearer ${token}`;
-        if (text !== undefined) [body, h['Content-Type']] = [text, 'text/plain'];
-        else if (json !== undefined) [body, h['Content-Type']] = [JSON.stringify(json), 'application/json'];
-        if (body !== undefined) h['Content-Length'] = Buffer.byteLength(body);
-        const req = nodeHttp.request(
-          { host: base.hostname, port: base.port, method, path, headers: h, agent },
-          (res) => {
-            const chunks = [];
-            res.on('data', (c) => chunks.push(c));
-            res.on('end', () =>
-              ok({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString() }),
-            );
-          },
-        );
-        req.on('error', fail);
-        req.end(body);
-      });
+      watched(
+        `${method} ${path}`,
+        new Promise((ok, fail) => {
+          const h = { ...headers };
+          if (token) h.Authorization = `Bearer ${token}`;
+          if (text !== undefined) [body, h['Content-Type']] = [text, 'text/plain'];
+          else if (json !== undefined) [body, h['Content-Type']] = [JSON.stringify(json), 'application/json'];
+          if (body !== undefined) h['Content-Length'] = Buffer.byteLength(body);
+          const req = nodeHttp.request(
+            { host: base.hostname, port: base.port, method, path, headers: h, agent },
+            (res) => {
+              const chunks = [];
+              res.on('data', (c) => chunks.push(c));
+              res.on('end', () =>
+                ok({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString() }),
+              );
+            },
+          );
+          req.on('error', fail);
+          req.end(body);
+        }),
+      );
     let n = 0;
     const makeUser = async (fields = {}) => {
       const username = `bench${Date.now().toString(36)}${n++}`;

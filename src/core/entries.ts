@@ -336,13 +336,18 @@ export async function copyEntryStatements(
   return d1Chunks(copies, 9).map((c) => db.insert(entries).values(c));
 }
 
-/** Removes every blob stored under a resource (called when the resource is deleted). */
-export async function deleteBlobs(env: Env, resourceId: number): Promise<void> {
-  const prefix = blobPrefix(resourceId);
+/** Every page of an R2 listing, each listed after the previous one was used (so it may delete what it got). */
+export async function* listPages(bucket: R2Bucket, options: R2ListOptions): AsyncGenerator<R2Objects> {
   let cursor: string | undefined;
   do {
-    const page = await env.BLOBS.list({ prefix, cursor });
-    if (page.objects.length) await env.BLOBS.delete(page.objects.map((o) => o.key));
+    const page = await bucket.list({ ...options, ...(cursor ? { cursor } : {}) });
+    yield page;
     cursor = page.truncated ? page.cursor : undefined;
   } while (cursor);
+}
+
+/** Removes every blob stored under a resource (called when the resource is deleted). */
+export async function deleteBlobs(env: Env, resourceId: number): Promise<void> {
+  for await (const page of listPages(env.BLOBS, { prefix: blobPrefix(resourceId) }))
+    if (page.objects.length) await env.BLOBS.delete(page.objects.map((o) => o.key));
 }

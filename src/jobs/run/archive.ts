@@ -12,7 +12,7 @@
  * its day and one read of the segment that spans its name, with a string search.
  */
 import { sha256Hex } from '../../core/crypto';
-import { blobPrefix } from '../../core/entries';
+import { blobPrefix, listPages } from '../../core/entries';
 import type { RunRow } from '../schema';
 
 /** A run as archived: its row, and its job's name and shortname (what its parent's stats name). */
@@ -40,17 +40,13 @@ interface Segment {
 async function segmentsOf(bucket: R2Bucket, jobId: number, day: string): Promise<Segment[]> {
   const prefix = `${prefixOf(jobId)}${day}`;
   const out: Segment[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await bucket.list({ prefix, include: ['customMetadata'], ...(cursor ? { cursor } : {}) });
+  for await (const page of listPages(bucket, { prefix, include: ['customMetadata'] }))
     for (const o of page.objects) {
       const m = o.customMetadata ?? {};
       if (o.key === `${prefix}.ndjson`) out.push({ key: o.key, first: '', last: '\uffff' });
       else if (o.key.startsWith(`${prefix}/`) && m.first && m.last)
         out.push({ key: o.key, first: m.first, last: m.last });
     }
-    cursor = page.truncated ? page.cursor : undefined;
-  } while (cursor);
   return out;
 }
 
@@ -58,14 +54,11 @@ async function segmentsOf(bucket: R2Bucket, jobId: number, day: string): Promise
 async function archivedDays(bucket: R2Bucket, jobId: number): Promise<string[]> {
   const prefix = prefixOf(jobId);
   const days = new Set<string>();
-  let cursor: string | undefined;
-  do {
-    const page = await bucket.list({ prefix, delimiter: '/', ...(cursor ? { cursor } : {}) });
+  for await (const page of listPages(bucket, { prefix, delimiter: '/' })) {
     for (const p of page.delimitedPrefixes) days.add(p.slice(prefix.length, -1));
     for (const o of page.objects)
       if (o.key.endsWith('.ndjson')) days.add(o.key.slice(prefix.length, -'.ndjson'.length));
-    cursor = page.truncated ? page.cursor : undefined;
-  } while (cursor);
+  }
   return [...days].sort();
 }
 

@@ -1,5 +1,7 @@
-// The import layering `npm run lint` checks (depcruise src durable). Layers, top to bottom:
+// The import layering `npm run lint` checks (depcruise src durable isolates). Layers, top to bottom:
 //   src/index.ts → src/app.ts → durable/ → the areas, level by level (AREA_LEVELS) → src/markup → src/core → src/db
+// isolates/ (the code the Worker Loader runs, built apart: scripts/isolates.mjs) sits beside the top: it
+// imports what it runs from src/, and nothing imports it (the Worker reads its build as text).
 // Every import points down this list; docs/ARCHITECTURE.md ("Layout") draws the same order.
 
 // The areas (src/<area>/) in levels, top to bottom. An area imports only areas on a lower
@@ -43,6 +45,14 @@ module.exports = {
       severity: 'error',
       from: { pathNot: '^src/index\\.ts$' },
       to: { path: '^src/(index|app)\\.ts$' },
+    },
+    {
+      name: 'isolates-not-imported',
+      comment:
+        'isolates/ is built into text the Worker Loader runs (scripts/isolates.mjs): an import of it would put its libraries back into the Worker.',
+      severity: 'error',
+      from: { pathNot: '^isolates/' },
+      to: { path: '^isolates/' },
     },
     {
       name: 'src-not-durable',

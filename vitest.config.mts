@@ -4,6 +4,7 @@ import { fetch as passThrough, Response as MfResponse, type Request as MfRequest
 import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 import { prepareAssets } from './scripts/assets.mjs';
+import { prepareIsolates } from './scripts/isolates.mjs';
 import { DNS_HOST, STEP_HOSTS, stepServer } from './test/worker/jobs/outbound.ts';
 
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = 'false';
@@ -25,6 +26,7 @@ function prebundled(): string[] {
 export default defineConfig(async () => {
   // public/ (wrangler.toml [assets], the ASSETS binding): the pool reads it but runs no [build].
   prepareAssets();
+  await prepareIsolates(); // build/*.isolate.js, which the Worker imports as text
   const migrations = await readD1Migrations('./migrations');
   return {
     plugins: [

@@ -8,6 +8,10 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vitest/config';
+import { prepareIsolates } from './scripts/isolates.mjs';
+
+// build/*.isolate.js: imported as text by the modules the tests load (core/libraries.ts).
+await prepareIsolates();
 
 const stub = (name: string) => fileURLToPath(new URL(`./test/node/stubs/${name}.ts`, import.meta.url));
 

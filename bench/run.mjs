@@ -69,7 +69,7 @@ function record(name, r, target, lat = r, d1 = '', floorRps = floor?.rps) {
 
 async function main() {
   console.log('# size and startup');
-  results.push(...measureSize());
+  results.push(...(await measureSize()));
   console.log('');
   const constant = await startWorker(join(root, 'bench', 'constant', 'wrangler.toml'));
   // The bench sends tens of thousands of requests a minute on one token: no rate limits.

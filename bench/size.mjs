@@ -59,11 +59,11 @@ function contributors(meta, count) {
 }
 
 /** Measures, prints and returns the rows (name, bytes, gzip_bytes, startup_ms, target). */
-export function measureSize() {
+export async function measureSize() {
   const dir = mkdtempSync(join(tmpdir(), 'bench-size-'));
   try {
-    const worker = buildWorker(join(dir, 'platform'));
-    const empty = buildWorker(join(dir, 'constant'), join(root, 'bench', 'constant', 'wrangler.toml'));
+    const worker = await buildWorker(join(dir, 'platform'));
+    const empty = await buildWorker(join(dir, 'constant'), join(root, 'bench', 'constant', 'wrangler.toml'));
     const [workerMs, emptyMs] = startupMs(dir, [worker.bundle, empty.bundle]);
     const rows = [
       {
@@ -98,4 +98,4 @@ export function measureSize() {
   }
 }
 
-if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) measureSize();
+if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) await measureSize();

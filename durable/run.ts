@@ -295,7 +295,7 @@ export class RunObject extends DurableObject<Env> {
     const result = afterCancel(given, this.isCanceling(), this.canceledAt, (m, s) => this.log(m, s));
     let status = statusOf(result);
     let files = result.kind === 'ok' ? result.files : [];
-    let out = status === 'success' ? await bundle(files) : null;
+    let out = status === 'success' ? await bundle(this.env, files) : null;
     let message = result.kind === 'ok' ? 'ok' : result.message;
     const decidedAt = result.kind === 'failed' ? (result.decidedAt ?? Date.now()) : undefined;
     if (result.kind === 'failed') this.log(result.message, 'error');

@@ -15,7 +15,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** [name, group, tool in node_modules/.bin, its arguments]. */
 export const CHECKS = [
   ['format', 'style', 'prettier', ['--check', '.']],
-  ['layering', 'style', 'depcruise', ['src', 'durable', '--config', '.dependency-cruiser.cjs']],
+  ['layering', 'style', 'depcruise', ['src', 'durable', 'isolates', '--config', '.dependency-cruiser.cjs']],
   // Unused files, and exports (values and types) that no other file imports (knip.json names
   // the entry points): one used only in its own file is not exported, one used nowhere is deleted.
   ['unused exports', 'style', 'knip', ['--no-progress']],

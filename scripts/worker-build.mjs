@@ -6,6 +6,7 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { prepareAssets } from './assets.mjs';
+import { prepareIsolates } from './isolates.mjs';
 import { root } from './serve.mjs';
 import { wranglerEnv } from './wrangler-env.mjs';
 
@@ -18,8 +19,9 @@ export function runWrangler(args) {
 }
 
 /** Builds the Worker of `config` into `dir`: { bundle (path), raw, gzip (bytes of the modules), meta }. */
-export function buildWorker(dir, config = join(root, 'wrangler.toml')) {
+export async function buildWorker(dir, config = join(root, 'wrangler.toml')) {
   prepareAssets(); // `wrangler deploy` reads public/ (wrangler.toml [assets])
+  await prepareIsolates(); // and imports build/*.isolate.js
   mkdirSync(dir, { recursive: true });
   const outdir = join(dir, 'out');
   const bundle = join(dir, 'worker.bundle');

@@ -57,3 +57,8 @@ declare module '*.browser.js' {
   const text: string;
   export default text;
 }
+// The code of an isolate the Worker Loader runs (scripts/isolates.mjs builds it into build/).
+declare module '*.isolate.js' {
+  const text: string;
+  export default text;
+}

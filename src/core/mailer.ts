@@ -13,14 +13,18 @@ import { nowIso } from './clock';
 import { sha256Hex } from './crypto';
 import type { Db } from './context';
 import { EMAIL_SENDING_LIMITS, messageBytes, structuredEmail } from './email-sending';
-import { buildMime } from './mime';
+import { libraries } from './libraries';
 import type { OutboundMail } from './outbound';
 
 export type { Attachment, OutboundMail } from './outbound';
 
 /** The send_email_mime transport: one raw EmailMessage per envelope recipient (the binding takes one each). */
-async function sendRawMime(binding: SendEmail, mail: OutboundMail & { from: string }): Promise<string | null> {
-  const raw = await buildMime(mail);
+async function sendRawMime(
+  env: Env,
+  binding: SendEmail,
+  mail: OutboundMail & { from: string },
+): Promise<string | null> {
+  const raw = await libraries(env).buildMime(mail);
   let id: string | null = null;
   for (const to of mail.to) {
     // Every call is made (no `??=`: it would skip the send once an id is known).
@@ -93,7 +97,7 @@ export async function handOff(env: Env, mail: OutboundMail): Promise<string | nu
   if (env.MAIL_TRANSPORT === 'send_email') return sendStructured(env.SEND_EMAIL, { ...mail, from });
   if (env.MAIL_TRANSPORT !== 'send_email_mime') return null;
   const headers = mail.messageId ? { ...mail.headers, 'Message-ID': mail.messageId } : mail.headers;
-  return sendRawMime(env.SEND_EMAIL, { ...mail, from, headers });
+  return sendRawMime(env, env.SEND_EMAIL, { ...mail, from, headers });
 }
 
 /**

@@ -1,11 +1,9 @@
 /**
- * The raw message the send_email transport hands over, built with mimetext. Pure: the
- * mailer (core/mailer.ts) sends it, tests parse it back. Nothing a caller hands in (a file
- * name, a header value, a content type) can start a header line: CR/LF never pass, and
- * attachment names are written as RFC 2231 `filename*=` with an ASCII fallback.
+ * Header values of outbound mail that nothing a caller hands in can break: attachment names
+ * as RFC 2231 `filename*=` with an ASCII fallback, media types, Content-IDs. CR/LF and other
+ * controls never pass. Pure; used by the raw message (mime-message.ts) and the structured
+ * form (email-sending.ts).
  */
-import { toBase64 } from './crypto';
-import type { OutboundMail } from './outbound';
 
 /** Control characters (C0, DEL, C1) and the line separators: never part of a header value. */
 // oxlint-disable-next-line no-control-regex -- the controls are what a header value must not hold
@@ -52,39 +50,3 @@ export function safeType(type: string): string {
 
 /** A name that can stand in `Content-ID: <name>` and `cid:name` as it is. */
 export const CID_SAFE = /^[\w.+-]{1,100}$/;
-
-/**
- * The raw RFC 5322 message: text and HTML alternatives, headers, attachments. mimetext is
- * loaded at the first message (with its type table, 260 KiB): only the send_email_mime
- * transport builds one, and the Worker's startup should not compile it.
- */
-export async function buildMime(mail: OutboundMail & { from: string }): Promise<string> {
-  const { createMimeMessage, Mailbox } = await import('mimetext');
-  const msg = createMimeMessage();
-  const line = (v: string) => v.replace(/[\r\n]/g, '');
-  msg.setSender(line(mail.from));
-  msg.setTo(mail.to.map(line));
-  msg.setSubject(mail.subject);
-  for (const [name, value] of Object.entries(mail.headers ?? {})) {
-    // Address headers are Mailboxes in mimetext; the rest are plain strings. CR/LF never pass.
-    msg.setHeader(line(name), /^(reply-to|cc|bcc)$/i.test(name) ? new Mailbox(line(value)) : line(value));
-  }
-  msg.addMessage({ contentType: 'text/plain', data: mail.text });
-  if (mail.html) msg.addMessage({ contentType: 'text/html', data: mail.html });
-  for (const a of mail.attachments ?? []) {
-    const { ascii, encoded } = filenameParams(a.filename);
-    const inline = CID_SAFE.test(a.filename) && mail.html.includes(`cid:${a.filename}`);
-    const part = msg.addAttachment({
-      filename: ascii,
-      contentType: safeType(a.content_type),
-      data: toBase64(a.content),
-      ...(inline ? { inline: true, headers: { 'Content-ID': `<${a.filename}>` } } : {}),
-    });
-    // mimetext writes only filename="..."; the RFC 2231 form carries the name as it is.
-    part.setHeader(
-      'Content-Disposition',
-      `${inline ? 'inline' : 'attachment'}; filename="${ascii}"; filename*=${encoded}`,
-    );
-  }
-  return msg.asRaw();
-}

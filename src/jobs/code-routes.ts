@@ -9,6 +9,7 @@ import { text } from '../core/examples';
 import { badRequest, conflict, notFound } from '../core/errors';
 import { MiB, noContent, readBytes, readText, USER_BYTES_HEADERS } from '../core/http';
 import { listingResponse, listingResponses } from '../core/listing';
+import { libraries } from '../core/libraries';
 import { appendLog } from '../core/log';
 import { checkName } from '../core/names';
 import { listingItem, type ResourceCtx, type ResourceRoutes } from '../core/resource';
@@ -138,9 +139,8 @@ export function codeRoutes(r: ResourceRoutes): void {
       const key = codePrefix(rc.resource.id) + file;
       const bytes = await readBytes(rc.req, CODE_LIMIT, `a code file is limited to ${CODE_LIMIT} bytes`);
       if (/\.m?js$/.test(file)) {
-        // The parser (acorn, 200 KiB) is loaded at the first code write, not at startup.
-        const { moduleSyntaxProblem } = await import('./code-syntax');
-        const problem = moduleSyntaxProblem(new TextDecoder().decode(bytes));
+        // The parser (acorn, 200 KiB) runs in the libraries isolate: the Worker does not carry it.
+        const problem = await libraries(rc.env).moduleSyntaxProblem(new TextDecoder().decode(bytes));
         if (problem)
           throw badRequest(`code/${file}: line ${problem.line}, column ${problem.column}: ${problem.message}`, {
             line: problem.line,

@@ -2,15 +2,11 @@
  * A job's code file is checked when it is written: a JavaScript module that does not parse
  * is refused (400 naming the line and column), not accepted to fail at its first run. Parsed
  * by acorn (the ECMAScript parser esbuild's and webpack's tools build on; linear in the
- * text), as a module of the newest syntax; nothing of the code runs.
+ * text), as a module of the newest syntax; nothing of the code runs. It runs in the libraries
+ * isolate (core/libraries.ts), never in the Worker.
  */
 import { parse } from 'acorn';
-
-export interface SyntaxProblem {
-  message: string;
-  line: number;
-  column: number;
-}
+import type { SyntaxProblem } from '../core/libraries';
 
 /** Why `source` is not a JavaScript module (1-based line and column), or null when it parses. */
 export function moduleSyntaxProblem(source: string): SyntaxProblem | null {

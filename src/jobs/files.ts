@@ -1,6 +1,7 @@
 /** Files that flow through a run: the trigger's input, each step's output, the bundle the caller gets. */
 import { badRequest, unsupportedType } from '../core/errors';
 import { MiB, mediaType, readBytes } from '../core/http';
+import { libraries } from '../core/libraries';
 
 /** A file as it crosses RPC boundaries (structured-clonable). */
 export interface RunFile {
@@ -128,15 +129,14 @@ export interface Bundle {
 
 /**
  * What the caller downloads: nothing, the single file as it is, or several files as one zip
- * (fflate, loaded at the first zip: its tables are built then, not at every startup).
+ * (fflate, in the libraries isolate: core/libraries.ts).
  */
-export async function bundle(files: RunFile[], zipName = 'output.zip'): Promise<Bundle | null> {
+export async function bundle(env: Env, files: RunFile[], zipName = 'output.zip'): Promise<Bundle | null> {
   if (!files.length) return null;
   if (files.length === 1) return { filename: files[0]!.name, type: files[0]!.type, data: files[0]!.data };
   const entries: Record<string, Uint8Array> = {};
   for (const f of uniqueNames(files)) entries[f.name] = new Uint8Array(f.data);
-  const { zipSync } = await import('fflate');
-  const zipped = zipSync(entries, { level: 6 });
+  const zipped = await libraries(env).zip(entries);
   return {
     filename: zipName,
     type: 'application/zip',

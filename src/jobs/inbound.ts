@@ -1,5 +1,6 @@
 /**
- * Inbound org-group mail (the email() handler): the message is parsed with postal-mime,
+ * Inbound org-group mail (the email() handler): the message is parsed with postal-mime (in
+ * the libraries isolate: core/libraries.ts),
  * the address resolved to its organisation group, the sender (the address of the From
  * header, the identity DKIM and SPF alignment authenticate: mail-auth.ts) checked against
  * the group's accepted members with a verified address; then every job shared with the
@@ -9,7 +10,9 @@
  * forged, and a reply to it would be backscatter.
  */
 import { and, eq, sql } from 'drizzle-orm';
+import type { Email } from 'postal-mime';
 import { dbFor, type Db } from '../core/context';
+import { libraries } from '../core/libraries';
 import { sendMail } from '../core/mailer';
 import { MiB } from '../core/http';
 import { resources, shares, type Group, type Resource } from '../db/schema';
@@ -37,16 +40,13 @@ export interface InboundMessage {
   auth: MailAuth;
 }
 
-/** Parses a raw RFC 822 message (pure but for the parser). */
-export async function parseMessage(
-  raw: ArrayBuffer,
+/** The message of a parsed RFC 822 message (postal-mime's, attachments as ArrayBuffers). */
+export function inboundMessage(
+  email: Email,
   envelopeFrom: string,
   envelopeTo: string,
   authservId = DEFAULT_AUTHSERV_ID,
-): Promise<InboundMessage> {
-  // postal-mime (120 KiB) is loaded at the first inbound message, not at every startup.
-  const { default: PostalMime } = await import('postal-mime');
-  const email = await PostalMime.parse(raw, { attachmentEncoding: 'arraybuffer' });
+): InboundMessage {
   const auth = mailAuth(email.headers, authservId);
   return {
     from: auth.from || envelopeFrom.trim().toLowerCase(),
@@ -133,7 +133,8 @@ export async function handleInbound(
   if (!target) return 'unknown';
   let msg: InboundMessage;
   try {
-    msg = await parseMessage(raw, from, to, env.MAIL_AUTHSERV_ID || DEFAULT_AUTHSERV_ID);
+    const email = await libraries(env).parseMail(raw);
+    msg = inboundMessage(email, from, to, env.MAIL_AUTHSERV_ID || DEFAULT_AUTHSERV_ID);
   } catch (err) {
     // Nothing runs and nobody is replied to: the SMTP rejection tells the sender.
     console.warn(`inbound mail to ${to} from ${from} could not be parsed: ${(err as Error).message}`);

@@ -8,7 +8,15 @@ import { root, startPlatform } from '../../scripts/serve.mjs';
 // A fresh checkout: the repo's files without .dev.vars or any local state (node_modules is linked).
 function freshCheckout(): string {
   const dir = mkdtempSync(join(tmpdir(), 'fresh-checkout-'));
-  const files = ['package.json', 'wrangler.toml', 'tsconfig.json', 'worker-configuration.d.ts', 'src', 'durable'];
+  const files = [
+    'package.json',
+    'wrangler.toml',
+    'tsconfig.json',
+    'worker-configuration.d.ts',
+    'src',
+    'durable',
+    'isolates',
+  ];
   for (const f of [...files, 'migrations', 'scripts']) {
     cpSync(join(root, f), join(dir, f), { recursive: true });
   }

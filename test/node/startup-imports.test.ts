@@ -1,8 +1,10 @@
 // What the Worker compiles and runs when it starts: every module its entry reaches by static
 // imports. Libraries that serve one rare route are imported where they are used (`await
-// import(...)`), so a start that serves a REST read does not build puppeteer's, pptxgenjs's or
-// mimetext's modules; zod is imported as a namespace, without which esbuild keeps every one
-// of its 50 locales. Checked on the bundle `wrangler deploy` builds (esbuild's metafile).
+// import(...)`), so a start that serves a REST read does not build puppeteer's or pptxgenjs's
+// modules; those of the libraries isolate (core/libraries.ts) are not in the upload's code at
+// all, only in the isolate's text. zod is imported as a namespace, without which esbuild keeps
+// every one of its 50 locales. Checked on the bundle `wrangler deploy` builds (esbuild's
+// metafile).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,11 +22,15 @@ const LAZY: Record<string, string> = {
   '@cloudflare/puppeteer': 'render/browser-sessions.ts (PDF, slides)',
   pptxgenjs: 'render/pptx.ts (slides)',
   jszip: 'pptxgenjs',
-  mimetext: 'core/mime.ts (the send_email_mime transport)',
+};
+
+/** Run in the libraries isolate (isolates/libraries.ts), never compiled by the Worker: package → its use. */
+const ISOLATED: Record<string, string> = {
+  mimetext: 'the send_email_mime transport (core/mailer.ts)',
   'mime-db': 'mimetext',
-  'postal-mime': 'jobs/inbound.ts (email())',
-  acorn: 'jobs/code-routes.ts (a job code write)',
-  fflate: 'jobs/files.ts (a run of several output files)',
+  'postal-mime': 'email() (jobs/inbound.ts)',
+  acorn: 'a job code write (jobs/code-routes.ts)',
+  fflate: 'a run of several output files (jobs/files.ts)',
 };
 
 const packageOf = (path: string) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)?.[1];
@@ -34,9 +40,9 @@ let meta: Metafile;
 /** The inputs with code in the bundle (esbuild reads more: what tree shaking drops). */
 let bundled: string[];
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'startup-imports-'));
-  meta = (buildWorker(dir) as { meta: Metafile }).meta;
+  meta = ((await buildWorker(dir)) as { meta: Metafile }).meta;
   bundled = Object.values(meta.outputs).flatMap((o) =>
     Object.entries(o.inputs)
       .filter(([, i]) => i.bytesInOutput > 0)
@@ -65,6 +71,11 @@ describe('startup imports', () => {
     const inBundle = new Set(bundled.map(packageOf));
     expect(Object.keys(LAZY).filter((p) => !inBundle.has(p))).toEqual([]);
     expect(Object.keys(LAZY).filter((p) => atStartup.has(p))).toEqual([]);
+  });
+
+  it('the libraries of the libraries isolate are not in the bundle at all', () => {
+    const inBundle = new Set(bundled.map(packageOf));
+    expect(Object.keys(ISOLATED).filter((p) => inBundle.has(p))).toEqual([]);
   });
 
   it('zod brings its English messages only, not every locale', () => {

@@ -5,7 +5,8 @@
  */
 import PostalMime from 'postal-mime';
 import { describe, expect, it } from 'vitest';
-import { buildMime, filenameParams } from '../../../src/core/mime';
+import { filenameParams } from '../../../src/core/mime';
+import { buildMime } from '../../../src/core/mime-message';
 
 const mail = (filename: string, extra: Partial<Parameters<typeof buildMime>[0]> = {}) =>
   buildMime({

@@ -2,7 +2,7 @@
 import PostalMime from 'postal-mime';
 import { describe, expect, it } from 'vitest';
 import { composeMail, contentKey, personalise } from '../../../src/mail/compose';
-import { buildMime } from '../../../src/core/mime';
+import { buildMime } from '../../../src/core/mime-message';
 import { yesNo } from '../../../src/core/yes-no';
 import {
   checkWindow,

@@ -1,5 +1,5 @@
 /**
- * The libraries of rare work, run in an isolate of their own (a Worker Loader isolate,
+ * The libraries of rare work, run in an isolate of their own (isolates.ts; the code:
  * isolates/libraries.ts): acorn (a job code write), postal-mime (an inbound mail), mimetext
  * with its type table (the send_email_mime transport) and fflate (a run of several output
  * files). In the Worker's own upload they were 0.6 MB that every start compiled and almost no
@@ -10,6 +10,7 @@
 import type { WorkerEntrypoint } from 'cloudflare:workers';
 import type { Email } from 'postal-mime';
 import SOURCE from '../../build/libraries.isolate.js';
+import { isolateEntrypoint } from './isolates';
 import type { OutboundMail } from './outbound';
 
 /** Why a job's code is not a JavaScript module (1-based line and column). */
@@ -31,21 +32,7 @@ export interface Libraries {
   zip(files: Record<string, Uint8Array>): Uint8Array<ArrayBuffer>;
 }
 
-/** The compatibility date the isolate runs at (the Worker's own). */
-const COMPAT_DATE = '2026-04-20';
-/** scripts/isolates.mjs starts the text with `// sha256:<hex>`: a new build is a new isolate. */
-const ID = `libraries-${SOURCE.slice('// sha256:'.length, '// sha256:'.length + 16)}`;
-
 interface LibrariesEntrypoint extends WorkerEntrypoint, Libraries {}
 
 /** The isolate's entrypoint: every call an RPC call, answered once it is loaded (the first call loads it). */
-export function libraries(env: Env) {
-  const worker = env.LOADER.get(ID, async () => ({
-    compatibilityDate: COMPAT_DATE,
-    compatibilityFlags: ['nodejs_compat'],
-    mainModule: 'libraries.js',
-    modules: { 'libraries.js': SOURCE },
-    globalOutbound: null,
-  }));
-  return worker.getEntrypoint<LibrariesEntrypoint>();
-}
+export const libraries = (env: Env) => isolateEntrypoint<LibrariesEntrypoint>(env, 'libraries', SOURCE);

@@ -29,6 +29,17 @@ const nodeBuiltins = {
   },
 };
 
+/** Scripts that run in a browser page (`*.browser.js`) as their text, as wrangler.toml's [[rules]] import them. */
+const textRules = {
+  name: 'text-rules',
+  setup(build) {
+    build.onLoad({ filter: /\.browser\.js$/ }, (args) => ({
+      contents: readFileSync(args.path, 'utf8'),
+      loader: 'text',
+    }));
+  },
+};
+
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const ISOLATES_DIR = join(root, 'build');
 
@@ -46,7 +57,7 @@ export async function prepareIsolates() {
       conditions: ['workerd', 'worker', 'browser'],
       mainFields: ['module', 'main'],
       external: ['cloudflare:*', 'node:*'],
-      plugins: [nodeBuiltins],
+      plugins: [nodeBuiltins, textRules],
       legalComments: 'none',
       logLevel: 'error',
     });

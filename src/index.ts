@@ -18,6 +18,8 @@ export { MailObject } from '../durable/mail';
 export { WebhookObject } from '../durable/webhook';
 // The outbound guard of job sandboxes (their globalOutbound, reached through `exports`).
 export { EgressGuard } from './jobs/egress-guard';
+// The BROWSER binding as the browser isolate reaches it (through `exports`).
+export { BrowserGate } from './render/browser-gate';
 
 // Events emitted by the areas (core/events.ts) are recorded and delivered by the webhooks area.
 onEvents(recordEvent);

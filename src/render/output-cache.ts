@@ -14,9 +14,8 @@ import type { ResourceCtx } from '../core/resource';
 import { resources } from '../db/schema';
 import type { BuiltPage } from '../markup/page';
 import { geometry } from '../markup/themes';
-import { renderPdf } from './pdf';
-import { renderPptx } from './pptx';
-import { TooManyPages, type Rendered, type RenderRun } from './print-layout';
+import { browserIsolate, browserOf, keepAliveMs, printPage, type PrintRun, type RenderAnswer } from './browser';
+import type { Rendered } from './print-layout';
 
 /** Bump when the output of the same page changes (layout, renderer options). */
 const RENDERER_VERSION = 'render-1';
@@ -78,22 +77,31 @@ export async function cachedOutput(
   return { bytes: (await job).bytes, cached: false };
 }
 
-/** Runs the render under the deadline; past it the browser is closed and the render fails. */
+/**
+ * Runs the render (in the browser isolate: browser.ts) under the deadline; past it the answer
+ * is a 504 and the isolate closes the browser, which fails the render.
+ */
 async function renderWithin(
   rc: ResourceCtx,
   name: OutputName,
   built: BuiltPage,
   limits: RenderLimits,
-): Promise<Rendered> {
-  const ctl = new AbortController();
-  const run: RenderRun = { env: rc.env, built, signal: ctl.signal, maxPages: limits.maxPages };
-  const work = name === 'doc.pdf' ? renderPdf(run) : renderPptx(run);
+): Promise<RenderAnswer> {
+  const run: PrintRun = {
+    page: printPage(built),
+    maxPages: limits.maxPages,
+    keepAliveMs: keepAliveMs(rc.env),
+    deadlineMs: limits.deadlineMs,
+  };
+  const isolate = browserIsolate(rc.env);
+  const browser = browserOf(rc.env);
+  const work = name === 'doc.pdf' ? isolate.renderPdf(browser, run) : isolate.renderPptx(browser, run);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      ctl.abort();
-      reject(new HttpError(504, `rendering ${name} took longer than ${limits.deadlineMs} ms`));
-    }, limits.deadlineMs);
+    timer = setTimeout(
+      () => reject(new HttpError(504, `rendering ${name} took longer than ${limits.deadlineMs} ms`)),
+      limits.deadlineMs,
+    );
   });
   work.catch(() => undefined); // settles after the deadline answer: nothing waits for it
   try {
@@ -123,12 +131,10 @@ async function renderAndStore(
   // Known before any browser work: the {{ page }} pages of a paged type.
   const marked = built.markdown.pages.length;
   if (geometry(built.type).heightPx && marked > limits.maxPages) throw await refuse(`${marked} pages`);
-  let out: Rendered;
+  let answer: RenderAnswer;
   try {
-    out = await renderWithin(rc, name, built, limits);
+    answer = await renderWithin(rc, name, built, limits);
   } catch (err) {
-    if (err instanceof TooManyPages)
-      throw await refuse(`more than ${limits.maxPages} ${limits.maxPages === 1 ? 'page' : 'pages'} once laid out`);
     if (err instanceof HttpError && err.status === 504) {
       await appendLog(rc.db, rc.resource.id, `render of ${name} timed out after ${limits.deadlineMs} ms`, 'error');
       throw err;
@@ -137,6 +143,9 @@ async function renderAndStore(
     await appendLog(rc.db, rc.resource.id, `render of ${name} failed: ${reason}`, 'error');
     throw new HttpError(502, `rendering ${name} failed; the document log has the reason`);
   }
+  if (!answer.ok)
+    throw await refuse(`more than ${limits.maxPages} ${limits.maxPages === 1 ? 'page' : 'pages'} once laid out`);
+  const out: Rendered = answer;
   await rc.env.BLOBS.put(key, out.bytes, {
     httpMetadata: { contentType: OUTPUT_TYPES[name] },
     customMetadata: { pages: String(out.pages) },

@@ -1,7 +1,7 @@
 /**
  * A document's PDF, printed by the browser from the print layout: paged types on their
  * own page size (one PDF page per sheet), continuous types as one page as tall as the
- * document.
+ * document. Runs in the browser isolate (isolates/browser.ts).
  */
 import { geometry } from '../markup/themes';
 import { printHeight, printViewport, withSheets, type Rendered, type RenderRun } from './print-layout';
@@ -13,7 +13,7 @@ export function pdfPageCount(pdf: Uint8Array): number {
 }
 
 export async function renderPdf(run: RenderRun): Promise<Rendered> {
-  const g = geometry(run.built.type);
+  const g = geometry(run.page.type);
   // Paged types: the page's own @page size, which is the type's (pageSizeCss comes after custom CSS).
   const { value: pdf, session } = await withSheets(run, printViewport(g), async (page) =>
     g.heightPx === 0

@@ -1,6 +1,7 @@
 /**
- * A plot's PNG: its SVG drawn by the browser (Browser Rendering), at twice its size so it
- * stays sharp on high-density screens and in mail programs, which show no SVG. The PNG is
+ * A plot's PNG: its SVG drawn by the browser (Browser Rendering: png-draw.ts, in the browser
+ * isolate), at twice its size so it stays sharp on high-density screens and in mail
+ * programs, which show no SVG. The PNG is
  * cached in R2 under the plot's blob prefix, keyed by the hash of what was drawn (data,
  * config, size): a write changes the hash, and storing a new PNG removes all but the few
  * newest.
@@ -8,52 +9,26 @@
 import { blobPrefix } from '../core/entries';
 import { HttpError } from '../core/errors';
 import type { Size } from '../plots/model';
-import { withBrowser } from './browser-sessions';
-import { STEP_TIMEOUT_MS } from './print-layout';
+import { browserIsolate, browserOf, keepAliveMs } from './browser';
 
 /** Longest a PNG render may take. */
 const PNG_DEADLINE_MS = 30_000;
-/** Device pixels per CSS pixel of the PNG. */
-const PNG_SCALE = 2;
 
 /** PNGs kept per plot (the newest): the current plot at a few sizes (its file, a mail's, a document's). */
 const KEPT_PNGS = 4;
 
 const pngPrefix = (resourceId: number) => `${blobPrefix(resourceId)}render/plot.png/`;
 
-/** The SVG as the browser's page: nothing but the drawing, on white, at its size. */
-function pngPage(svg: string): string {
-  return `<!doctype html><html><head><meta charset="utf-8"><style>html,body{margin:0;padding:0;background:#fff}svg{display:block}</style></head><body>${svg}</body></html>`;
-}
-
-/** Draws `svg` (of `size`) as PNG bytes in the browser. */
+/** Draws `svg` (of `size`) as PNG bytes in the browser (the browser isolate: png-draw.ts). */
 async function svgToPng(env: Env, svg: string, size: Size): Promise<Uint8Array<ArrayBuffer>> {
-  const ctl = new AbortController();
-  const timer = setTimeout(() => ctl.abort(), PNG_DEADLINE_MS);
+  let answer;
   try {
-    const { value } = await withBrowser(env, ctl.signal, async (browser) => {
-      const page = await browser.newPage();
-      try {
-        page.setDefaultTimeout(STEP_TIMEOUT_MS);
-        await page.setJavaScriptEnabled(false);
-        await page.setViewport({ width: size.width, height: size.height, deviceScaleFactor: PNG_SCALE });
-        await page.setContent(pngPage(svg), { waitUntil: 'load', timeout: STEP_TIMEOUT_MS });
-        const shot = await page.screenshot({
-          type: 'png',
-          clip: { x: 0, y: 0, width: size.width, height: size.height },
-        });
-        return new Uint8Array(shot);
-      } finally {
-        await page.close().catch(() => undefined);
-      }
-    });
-    return value;
+    answer = await browserIsolate(env).drawPng(browserOf(env), keepAliveMs(env), PNG_DEADLINE_MS, svg, size);
   } catch (err) {
-    if (ctl.signal.aborted) throw new HttpError(504, `drawing the PNG took longer than ${PNG_DEADLINE_MS / 1000} s`);
     throw new HttpError(502, `the browser could not draw the PNG: ${(err as Error).message}`);
-  } finally {
-    clearTimeout(timer);
   }
+  if (!answer.ok) throw new HttpError(504, `drawing the PNG took longer than ${PNG_DEADLINE_MS / 1000} s`);
+  return answer.bytes;
 }
 
 const inflight = new Map<string, Promise<Uint8Array<ArrayBuffer>>>();

@@ -1,9 +1,10 @@
 /**
  * A document's PPTX deck: one screenshot of each sheet of the print layout per slide
  * (continuous types: the whole page on one slide, as tall as PowerPoint allows), each
- * sheet's text as the slide's notes.
+ * sheet's text as the slide's notes. Runs in the browser isolate (isolates/browser.ts).
  */
 import type { Page } from '@cloudflare/puppeteer';
+import PptxGenJS from 'pptxgenjs';
 import { toBase64 } from '../core/crypto';
 import { geometry, type Geometry } from '../markup/themes';
 import { printViewport, SHEET_VIEW_HEIGHT, withSheets, type Rendered, type RenderRun } from './print-layout';
@@ -57,8 +58,8 @@ async function screenshots(page: Page, flow: boolean, texts: string[]): Promise<
 }
 
 export async function renderPptx(run: RenderRun): Promise<Rendered> {
-  const { built } = run;
-  const g = geometry(built.type);
+  const { page } = run;
+  const g = geometry(page.type);
   const flow = g.heightPx === 0;
   const { value: shots, session } = await withSheets(run, printViewport(g, flow ? 1 : 1.5), (page, texts) =>
     screenshots(page, flow, texts),
@@ -66,16 +67,13 @@ export async function renderPptx(run: RenderRun): Promise<Rendered> {
   const slideGeometry: Geometry = flow
     ? { ...g, heightIn: Math.min(MAX_SLIDE_PX, Math.max(96, shots[0]?.height ?? SHEET_VIEW_HEIGHT)) / 96 }
     : g;
-  // Loaded here, not at the top: pptxgenjs and its zip (540 KiB) are for slides only and
-  // would otherwise be compiled and run at every start of the Worker.
-  const { default: PptxGenJS } = await import('pptxgenjs');
   const pptx = new PptxGenJS();
   pptx.defineLayout({ name: 'DOC', width: slideGeometry.widthIn, height: slideGeometry.heightIn });
   pptx.layout = 'DOC';
-  pptx.title = built.title;
+  pptx.title = page.title;
   for (const shot of shots) {
     const slide = pptx.addSlide();
-    slide.background = { color: built.theme.bg.replace('#', '') };
+    slide.background = { color: page.bg.replace('#', '') };
     slide.addImage({ data: `image/png;base64,${shot.png}`, ...fitImage(slideGeometry, shot.width, shot.height) });
     if (shot.text.trim()) slide.addNotes(shot.text.trim());
   }

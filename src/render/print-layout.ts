@@ -1,9 +1,9 @@
 /**
  * A built page opened in a browser in print layout and cut into its sheets, what the PDF
- * and PPTX renderers both start from (so PDF pages and slides are the same boxes).
+ * and PPTX renderers both start from (so PDF pages and slides are the same boxes). Runs in
+ * the browser isolate (isolates/browser.ts).
  */
-import type { Page } from '@cloudflare/puppeteer';
-import type { BuiltPage } from '../markup/page';
+import type { BrowserWorker, Page } from '@cloudflare/puppeteer';
 import { A4_SHEET, geometry, type DocType, type Geometry } from '../markup/themes';
 import { withBrowser } from './browser-sessions';
 import SHEETS_SCRIPT from './sheets.browser.js';
@@ -13,10 +13,22 @@ export const STEP_TIMEOUT_MS = 30_000;
 /** Viewport height when the type has no fixed page height (and fallback slide height). */
 export const SHEET_VIEW_HEIGHT = geometry('doc').heightPx;
 
+/** What a render prints of a built page (markup/page.ts BuiltPage): what crosses into the isolate. */
+export interface PrintPage {
+  html: string;
+  type: DocType;
+  /** The PDF's and the deck's title. */
+  title: string;
+  /** The theme's background (`#rrggbb`): the slides' background. */
+  bg: string;
+}
+
 /** One render of a page: what the renderers get. */
 export interface RenderRun {
-  env: Env;
-  built: BuiltPage;
+  /** The BROWSER binding to drive, and how long an idle session is kept for reuse (0: none). */
+  browser: BrowserWorker;
+  keepAliveMs: number;
+  page: PrintPage;
   signal: AbortSignal;
   maxPages: number;
 }
@@ -38,17 +50,17 @@ export async function withSheets<T>(
   viewport: { width: number; height: number; deviceScaleFactor?: number },
   fn: (p: Page, texts: string[]) => Promise<T>,
 ): Promise<{ value: T; session: 'reused' | 'new' }> {
-  return withBrowser(run.env, run.signal, async (browser) => {
+  return withBrowser(run.browser, run.keepAliveMs, run.signal, async (browser) => {
     const page = await browser.newPage();
     try {
       page.setDefaultTimeout(STEP_TIMEOUT_MS);
       await page.setJavaScriptEnabled(false);
       await page.setViewport(viewport);
-      await page.setContent(run.built.html, { waitUntil: 'load', timeout: STEP_TIMEOUT_MS });
+      await page.setContent(run.page.html, { waitUntil: 'load', timeout: STEP_TIMEOUT_MS });
       // PDF and screenshots both see the print layout, so pages and slides are the same boxes.
       await page.emulateMediaType('print');
       // A string, not a function: the bundler may rewrite function source.
-      const laid = JSON.parse(String(await page.evaluate(sheetScript(run.built.type, run.maxPages)))) as {
+      const laid = JSON.parse(String(await page.evaluate(sheetScript(run.page.type, run.maxPages)))) as {
         texts?: string[];
         over?: true;
       };

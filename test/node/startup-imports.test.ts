@@ -1,10 +1,9 @@
-// What the Worker compiles and runs when it starts: every module its entry reaches by static
-// imports. Libraries that serve one rare route are imported where they are used (`await
-// import(...)`), so a start that serves a REST read does not build puppeteer's or pptxgenjs's
-// modules; those of the libraries isolate (core/libraries.ts) are not in the upload's code at
-// all, only in the isolate's text. zod is imported as a namespace, without which esbuild keeps
-// every one of its 50 locales. Checked on the bundle `wrangler deploy` builds (esbuild's
-// metafile).
+// What the Worker compiles when it starts: every module of its upload's code, imported or not
+// (workerd compiles them all). Libraries that serve rare work (puppeteer and pptxgenjs for
+// renders; acorn, postal-mime, mimetext, fflate) run in the Worker's own isolates
+// (core/isolates.ts): they are in the upload only as the isolates' text, never in its code.
+// zod is imported as a namespace, without which esbuild keeps every one of its 50 locales.
+// Checked on the bundle `wrangler deploy` builds (esbuild's metafile).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,15 +16,11 @@ interface Metafile {
   outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>;
 }
 
-/** Loaded on first use, never at startup: package → the code that loads it. */
-const LAZY: Record<string, string> = {
-  '@cloudflare/puppeteer': 'render/browser-sessions.ts (PDF, slides)',
-  pptxgenjs: 'render/pptx.ts (slides)',
-  jszip: 'pptxgenjs',
-};
-
-/** Run in the libraries isolate (isolates/libraries.ts), never compiled by the Worker: package → its use. */
+/** Run in the Worker's own isolates (isolates/), never compiled by the Worker: package → its use. */
 const ISOLATED: Record<string, string> = {
+  '@cloudflare/puppeteer': 'PDF, slides and plot PNGs (the browser isolate: render/browser.ts)',
+  pptxgenjs: 'slides (the browser isolate)',
+  jszip: 'pptxgenjs',
   mimetext: 'the send_email_mime transport (core/mailer.ts)',
   'mime-db': 'mimetext',
   'postal-mime': 'email() (jobs/inbound.ts)',
@@ -51,31 +46,17 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The inputs the entry reaches through import statements and require calls (not `import()`). */
-function staticClosure(entry: string): Set<string> {
-  const seen = new Set([entry]);
-  const todo = [entry];
-  while (todo.length) {
-    for (const im of meta.inputs[todo.pop()!]!.imports) {
-      if (im.external || im.kind === 'dynamic-import' || seen.has(im.path)) continue;
-      seen.add(im.path);
-      todo.push(im.path);
-    }
-  }
-  return seen;
-}
-
 describe('startup imports', () => {
-  it('the libraries of rare routes are in the bundle but not reached by static imports', () => {
-    const atStartup = new Set([...staticClosure('src/index.ts')].map(packageOf));
-    const inBundle = new Set(bundled.map(packageOf));
-    expect(Object.keys(LAZY).filter((p) => !inBundle.has(p))).toEqual([]);
-    expect(Object.keys(LAZY).filter((p) => atStartup.has(p))).toEqual([]);
-  });
-
-  it('the libraries of the libraries isolate are not in the bundle at all', () => {
+  it('the libraries of the isolates are not in the bundle at all', () => {
     const inBundle = new Set(bundled.map(packageOf));
     expect(Object.keys(ISOLATED).filter((p) => inBundle.has(p))).toEqual([]);
+  });
+
+  it('the Worker loads nothing by import(): a library of rare use belongs in an isolate, not in its code', () => {
+    const dynamic = Object.entries(meta.inputs).flatMap(([from, i]) =>
+      i.imports.filter((im) => im.kind === 'dynamic-import' && !im.external).map((im) => `${from} → ${im.path}`),
+    );
+    expect(dynamic.filter((d) => /^(src|durable)\//.test(d))).toEqual([]);
   });
 
   it('zod brings its English messages only, not every locale', () => {

@@ -11,7 +11,7 @@ import { HttpError } from '../../../src/core/errors';
 import { loadResource, type ResourceCtx } from '../../../src/core/resource';
 import { users } from '../../../src/db/schema';
 import { docKind } from '../../../src/docs/kind';
-import { closeReleasedSessions } from '../../../src/render/browser-sessions';
+import { closeReleasedSessions } from '../../../src/render/browser';
 import {
   cachedOutput,
   outputHash,

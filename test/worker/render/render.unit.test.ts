@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { htmlToText } from '../../../src/markup/html-text';
 import { assetRefs, renderMarkdown, splitFrontMatter, varRefs } from '../../../src/markup/markdown';
 import { sanitizeHtml } from '../../../src/markup/sanitize';
-import { keepAliveMs } from '../../../src/render/browser-sessions';
+import { keepAliveMs } from '../../../src/render/browser';
 import { pdfPageCount } from '../../../src/render/pdf';
 import { fitImage } from '../../../src/render/pptx';
 import { sheetScript } from '../../../src/render/print-layout';

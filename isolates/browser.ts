@@ -1,0 +1,74 @@
+/**
+ * The browser isolate (src/render/browser.ts loads it with the Worker Loader): the renders
+ * that drive Browser Rendering with puppeteer, and the deck pptxgenjs builds, as RPC methods.
+ * Each call drives the BROWSER binding the Worker hands the isolate (or a stand-in the call
+ * names) and has a deadline, past which the browser is closed.
+ * Bundled with its libraries by scripts/isolates.mjs into build/browser.isolate.js, which the
+ * Worker imports as text.
+ */
+import { WorkerEntrypoint } from 'cloudflare:workers';
+import type { BrowserRenders, PngAnswer, PrintRun, RenderAnswer } from '../src/render/browser';
+import { closeReleasedSessions } from '../src/render/browser-sessions';
+import { renderPdf } from '../src/render/pdf';
+import { drawPng } from '../src/render/png-draw';
+import { renderPptx } from '../src/render/pptx';
+import { TooManyPages, type Rendered, type RenderRun } from '../src/render/print-layout';
+import type { Size } from '../src/plots/model';
+
+/** Runs `fn` with a signal that aborts at `deadlineMs`. */
+async function within<T>(deadlineMs: number, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const ctl = new AbortController();
+  const timer = setTimeout(() => ctl.abort(), deadlineMs);
+  try {
+    return await fn(ctl.signal);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function render(
+  renderer: (run: RenderRun) => Promise<Rendered>,
+  browser: Fetcher,
+  run: PrintRun,
+): Promise<RenderAnswer> {
+  try {
+    const out = await within(run.deadlineMs, (signal) =>
+      renderer({ browser, keepAliveMs: run.keepAliveMs, page: run.page, signal, maxPages: run.maxPages }),
+    );
+    return { ok: true, ...out };
+  } catch (err) {
+    if (err instanceof TooManyPages) return { ok: false, tooManyPages: true };
+    throw err;
+  }
+}
+
+export default class BrowserIsolate extends WorkerEntrypoint<{ BROWSER: Fetcher }> implements BrowserRenders {
+  renderPdf(browser: Fetcher | undefined, run: PrintRun) {
+    return render(renderPdf, browser ?? this.env.BROWSER, run);
+  }
+  renderPptx(browser: Fetcher | undefined, run: PrintRun) {
+    return render(renderPptx, browser ?? this.env.BROWSER, run);
+  }
+  async drawPng(
+    browser: Fetcher | undefined,
+    keepAliveMs: number,
+    deadlineMs: number,
+    svg: string,
+    size: Size,
+  ): Promise<PngAnswer> {
+    let late = false;
+    try {
+      const bytes = await within(deadlineMs, (signal) => {
+        signal.addEventListener('abort', () => (late = true));
+        return drawPng(browser ?? this.env.BROWSER, keepAliveMs, signal, svg, size);
+      });
+      return { ok: true, bytes };
+    } catch (err) {
+      if (late) return { ok: false, timedOut: true };
+      throw err;
+    }
+  }
+  closeReleasedSessions(browser: Fetcher | undefined) {
+    return closeReleasedSessions(browser ?? this.env.BROWSER);
+  }
+}

@@ -9,25 +9,7 @@ import PostalMime from 'postal-mime';
 import { describe, expect, it } from 'vitest';
 import { libraries } from '../../../src/core/libraries';
 import { bundle, textFile } from '../../../src/jobs/files';
-
-const RAW = [
-  'From: Ann <ann@example.com>',
-  'To: sales@acme.mail.localhost',
-  'Subject: Report',
-  'Content-Type: multipart/mixed; boundary="b"',
-  '',
-  '--b',
-  'Content-Type: text/plain',
-  '',
-  'hello',
-  '--b',
-  'Content-Type: text/csv',
-  'Content-Disposition: attachment; filename="data.csv"',
-  '',
-  'a,b',
-  '--b--',
-  '',
-].join('\r\n');
+import { rawMail } from '../jobs/raw-mail';
 
 describe('the libraries isolate', () => {
   it('a run of no files has no output, one file is returned as it is, several are one zip', async () => {
@@ -51,12 +33,12 @@ describe('the libraries isolate', () => {
   });
 
   it('an inbound message parses as postal-mime parses it, attachments as bytes', async () => {
-    const bytes = new TextEncoder().encode(RAW).buffer as ArrayBuffer;
+    const bytes = rawMail('ann@example.com', 'sales@acme.mail.localhost', 'Report', []);
     const parsed = await libraries(env).parseMail(bytes);
-    const direct = await PostalMime.parse(RAW, { attachmentEncoding: 'arraybuffer' });
+    const direct = await PostalMime.parse(bytes, { attachmentEncoding: 'arraybuffer' });
     expect(parsed.subject).toBe('Report');
     expect(parsed.text).toBe(direct.text);
-    expect(parsed.attachments.map((a) => [a.filename, a.mimeType])).toEqual([['data.csv', 'text/csv']]);
+    expect(parsed.attachments.map((a) => [a.filename, a.mimeType])).toEqual([['rows.csv', 'text/csv']]);
     const text = (a: { content: unknown }) => new TextDecoder().decode(a.content as ArrayBuffer);
     expect(text(parsed.attachments[0]!)).toBe(text(direct.attachments[0]!));
     expect(text(parsed.attachments[0]!).trim()).toBe('a,b');

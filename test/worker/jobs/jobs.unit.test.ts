@@ -10,6 +10,7 @@ import { booleanProblem } from '../../../src/jobs/config';
 import { yesNo as isTruthy } from '../../../src/core/yes-no';
 import { inboundMessage, mailInput } from '../../../src/jobs/inbound';
 import { moduleSyntaxProblem } from '../../../src/jobs/code-syntax';
+import { rawMail } from './raw-mail';
 
 describe('chain grammar', () => {
   it('a chain of one bare ref is allowed', () => {
@@ -188,32 +189,14 @@ describe('options', () => {
 
 describe('inbound mail input', () => {
   it('input.json carries from, to, subject, text, html; attachments are files', async () => {
-    const raw = [
-      'From: Ann <ann@example.com>',
-      'To: sales@acme.mail.localhost',
-      'Subject: Report',
-      'MIME-Version: 1.0',
-      'Content-Type: multipart/mixed; boundary="b"',
-      '',
-      '--b',
-      'Content-Type: text/plain',
-      '',
-      'hello',
-      '--b',
-      'Content-Type: text/csv',
-      'Content-Disposition: attachment; filename="data.csv"',
-      '',
-      'a,b',
-      '--b--',
-      '',
-    ].join('\r\n');
+    const raw = rawMail('ann@example.com', 'sales@acme.mail.localhost', 'Report', []);
     const email = await PostalMime.parse(raw, { attachmentEncoding: 'arraybuffer' });
     const msg = inboundMessage(email, 'ann@example.com', 'sales@acme.mail.localhost');
     const files = mailInput(msg);
-    expect(files.map((f) => f.name)).toEqual(['input.json', 'data.csv']);
+    expect(files.map((f) => f.name)).toEqual(['input.json', 'rows.csv']);
     const json = JSON.parse(new TextDecoder().decode(files[0]!.data));
     expect(json).toMatchObject({ from: 'ann@example.com', to: 'sales@acme.mail.localhost', subject: 'Report' });
-    expect(json.text.trim()).toBe('hello');
+    expect(json.text.trim()).toBe('please process');
     expect(Object.keys(json).sort()).toEqual(['from', 'html', 'subject', 'text', 'to']);
   });
 });

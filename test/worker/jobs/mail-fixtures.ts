@@ -2,6 +2,8 @@
 import { env } from 'cloudflare:workers';
 import { call, makeUser, OPS, unique, type TestUser } from '../helpers';
 
+export { authResults, rawMail } from './raw-mail';
+
 export interface Outbox {
   kind: string;
   to: string[];
@@ -38,43 +40,6 @@ export async function mailGroup(): Promise<{
   await ok(call('POST', `/v1/admin/invites/+${org}~sales/accept`, { token: member.token, text: 'yes' }));
   return { org, owner, member, address: `sales@${org}.${env.ORG_MAIL_DOMAIN}`, email };
 }
-
-/**
- * What the platform's receiver (Cloudflare Email Routing, authserv-id mx.cloudflare.net)
- * prepends to a message whose DKIM signature and SPF check passed for the From domain.
- */
-export const authResults = (from: string) => {
-  const domain = from.slice(from.lastIndexOf('@') + 1);
-  return `Authentication-Results: mx.cloudflare.net; dkim=pass header.d=${domain} header.s=s1; spf=pass smtp.mailfrom=${from}`;
-};
-
-/**
- * A small multipart message with a text part and one CSV attachment, authenticated (the
- * receiver's Authentication-Results for `from` on top) unless `headers` says otherwise.
- */
-export const rawMail = (from: string, to: string, subject: string, headers: string[] = [authResults(from)]) =>
-  new TextEncoder().encode(
-    [
-      ...headers,
-      `From: ${from}`,
-      `To: ${to}`,
-      `Subject: ${subject}`,
-      'MIME-Version: 1.0',
-      'Content-Type: multipart/mixed; boundary="b"',
-      '',
-      '--b',
-      'Content-Type: text/plain',
-      '',
-      'please process',
-      '--b',
-      'Content-Type: text/csv',
-      'Content-Disposition: attachment; filename="rows.csv"',
-      '',
-      'a,b',
-      '--b--',
-      '',
-    ].join('\r\n'),
-  ).buffer as ArrayBuffer;
 
 export async function repliesTo(addr: string): Promise<Outbox[]> {
   const all = (await (await call('GET', '/v1/ops/outbox', { token: OPS })).json()) as Outbox[];

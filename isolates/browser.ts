@@ -7,6 +7,7 @@
  * Worker imports as text.
  */
 import { WorkerEntrypoint } from 'cloudflare:workers';
+import { streamOf } from '../src/core/isolates';
 import type { BrowserRenders, PngAnswer, PrintRun, RenderAnswer } from '../src/render/browser';
 import { closeReleasedSessions } from '../src/render/browser-sessions';
 import { renderPdf } from '../src/render/pdf';
@@ -35,7 +36,7 @@ async function render(
     const out = await within(run.deadlineMs, (signal) =>
       renderer({ browser, keepAliveMs: run.keepAliveMs, page: run.page, signal, maxPages: run.maxPages }),
     );
-    return { ok: true, ...out };
+    return { ok: true, ...out, bytes: streamOf(out.bytes) };
   } catch (err) {
     if (err instanceof TooManyPages) return { ok: false, tooManyPages: true };
     throw err;
@@ -62,7 +63,7 @@ export default class BrowserIsolate extends WorkerEntrypoint<{ BROWSER: Fetcher 
         signal.addEventListener('abort', () => (late = true));
         return drawPng(browser ?? this.env.BROWSER, keepAliveMs, signal, svg, size);
       });
-      return { ok: true, bytes };
+      return { ok: true, bytes: streamOf(bytes) };
     } catch (err) {
       if (late) return { ok: false, timedOut: true };
       throw err;

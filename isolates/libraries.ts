@@ -6,6 +6,7 @@
 import { WorkerEntrypoint } from 'cloudflare:workers';
 import { zipSync } from 'fflate';
 import PostalMime from 'postal-mime';
+import { bytesOf, streamOf } from '../src/core/isolates';
 import type { Libraries } from '../src/core/libraries';
 import { buildMime } from '../src/core/mime-message';
 import type { OutboundMail } from '../src/core/outbound';
@@ -21,7 +22,9 @@ export default class LibrariesIsolate extends WorkerEntrypoint implements Librar
   buildMime(mail: OutboundMail & { from: string }) {
     return buildMime(mail);
   }
-  zip(files: Record<string, Uint8Array>) {
-    return zipSync(files, { level: 6 }) as Uint8Array<ArrayBuffer>;
+  async zip(files: Record<string, ReadableStream<Uint8Array>>) {
+    const entries: Record<string, Uint8Array> = {};
+    for (const [name, stream] of Object.entries(files)) entries[name] = await bytesOf(stream);
+    return streamOf(zipSync(entries, { level: 6 }));
   }
 }

@@ -30,3 +30,13 @@ export function isolateEntrypoint<T extends WorkerEntrypoint>(
   }));
   return worker.getEntrypoint<T>();
 }
+
+/**
+ * Bytes as they cross into or out of an isolate when they may be large: a stream, which the
+ * 32 MiB limit of one RPC message does not bound (a zip of a run's outputs, a PDF, a deck).
+ */
+export const streamOf = (bytes: Uint8Array<ArrayBuffer>): ReadableStream<Uint8Array> => new Response(bytes).body!;
+
+/** The bytes of such a stream, read whole. */
+export const bytesOf = async (stream: ReadableStream<Uint8Array>): Promise<Uint8Array<ArrayBuffer>> =>
+  new Uint8Array(await new Response(stream).arrayBuffer());

@@ -28,8 +28,8 @@ export interface Libraries {
   parseMail(raw: ArrayBuffer): Promise<Email>;
   /** mimetext: the raw RFC 5322 message of an outbound mail. */
   buildMime(mail: OutboundMail & { from: string }): string;
-  /** fflate: the files as one zip. */
-  zip(files: Record<string, Uint8Array>): Uint8Array<ArrayBuffer>;
+  /** fflate: the files as one zip (streams both ways: isolates.ts streamOf). */
+  zip(files: Record<string, ReadableStream<Uint8Array>>): Promise<ReadableStream<Uint8Array>>;
 }
 
 interface LibrariesEntrypoint extends WorkerEntrypoint, Libraries {}

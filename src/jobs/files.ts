@@ -1,6 +1,7 @@
 /** Files that flow through a run: the trigger's input, each step's output, the bundle the caller gets. */
 import { badRequest, unsupportedType } from '../core/errors';
 import { MiB, mediaType, readBytes } from '../core/http';
+import { bytesOf, streamOf } from '../core/isolates';
 import { libraries } from '../core/libraries';
 
 /** A file as it crosses RPC boundaries (structured-clonable). */
@@ -134,14 +135,10 @@ export interface Bundle {
 export async function bundle(env: Env, files: RunFile[], zipName = 'output.zip'): Promise<Bundle | null> {
   if (!files.length) return null;
   if (files.length === 1) return { filename: files[0]!.name, type: files[0]!.type, data: files[0]!.data };
-  const entries: Record<string, Uint8Array> = {};
-  for (const f of uniqueNames(files)) entries[f.name] = new Uint8Array(f.data);
-  const zipped = await libraries(env).zip(entries);
-  return {
-    filename: zipName,
-    type: 'application/zip',
-    data: zipped.buffer.slice(zipped.byteOffset, zipped.byteOffset + zipped.byteLength) as ArrayBuffer,
-  };
+  const entries: Record<string, ReadableStream<Uint8Array>> = {};
+  for (const f of uniqueNames(files)) entries[f.name] = streamOf(new Uint8Array(f.data));
+  const zipped = await bytesOf(await libraries(env).zip(entries));
+  return { filename: zipName, type: 'application/zip', data: zipped.buffer };
 }
 
 /** Content-Disposition for a download, with an RFC 5987 name for non-ASCII filenames. */

@@ -22,11 +22,15 @@ export interface PrintRun {
   deadlineMs: number;
 }
 
-/** A render's answer: the output, or more pages than `maxPages` once laid out. */
-export type RenderAnswer = ({ ok: true } & Rendered) | { ok: false; tooManyPages: true };
+/**
+ * A render's answer: the output (its bytes as a stream: a deck may pass the 32 MiB of one
+ * RPC message), or more pages than `maxPages` once laid out.
+ */
+export type RenderAnswer =
+  ({ ok: true; bytes: ReadableStream<Uint8Array> } & Omit<Rendered, 'bytes'>) | { ok: false; tooManyPages: true };
 
 /** A PNG's answer: the bytes, or the deadline passed first. */
-export type PngAnswer = { ok: true; bytes: Uint8Array<ArrayBuffer> } | { ok: false; timedOut: true };
+export type PngAnswer = { ok: true; bytes: ReadableStream<Uint8Array> } | { ok: false; timedOut: true };
 
 /**
  * What the browser isolate answers over RPC (isolates/browser.ts implements it). `browser`:

@@ -7,6 +7,7 @@
  */
 import { eq } from 'drizzle-orm';
 import { sha256Hex } from '../core/crypto';
+import { bytesOf } from '../core/isolates';
 import { blobPrefix } from '../core/entries';
 import { HttpError, notFound } from '../core/errors';
 import { appendLog } from '../core/log';
@@ -145,7 +146,7 @@ async function renderAndStore(
   }
   if (!answer.ok)
     throw await refuse(`more than ${limits.maxPages} ${limits.maxPages === 1 ? 'page' : 'pages'} once laid out`);
-  const out: Rendered = answer;
+  const out: Rendered = { ...answer, bytes: await bytesOf(answer.bytes) };
   await rc.env.BLOBS.put(key, out.bytes, {
     httpMetadata: { contentType: OUTPUT_TYPES[name] },
     customMetadata: { pages: String(out.pages) },

@@ -8,6 +8,7 @@
  */
 import { blobPrefix } from '../core/entries';
 import { HttpError } from '../core/errors';
+import { bytesOf } from '../core/isolates';
 import type { Size } from '../plots/model';
 import { browserIsolate, browserOf, keepAliveMs } from './browser';
 
@@ -28,7 +29,7 @@ async function svgToPng(env: Env, svg: string, size: Size): Promise<Uint8Array<A
     throw new HttpError(502, `the browser could not draw the PNG: ${(err as Error).message}`);
   }
   if (!answer.ok) throw new HttpError(504, `drawing the PNG took longer than ${PNG_DEADLINE_MS / 1000} s`);
-  return answer.bytes;
+  return bytesOf(answer.bytes);
 }
 
 const inflight = new Map<string, Promise<Uint8Array<ArrayBuffer>>>();

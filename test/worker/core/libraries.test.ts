@@ -60,3 +60,22 @@ describe('the libraries isolate', () => {
     expect(back.attachments.map((a) => a.filename)).toEqual(['r.csv']);
   });
 });
+
+describe('bytes past the 32 MiB of one RPC message', () => {
+  it('a zip of files that together come near 32 MiB, not compressible, is made', async () => {
+    // Random bytes: the zip is as large as its files (plus headers), past the RPC limit.
+    const part = () => {
+      const b = new Uint8Array(16 * 1024 * 1024 - 512);
+      for (let i = 0; i < b.length; i += 65536) crypto.getRandomValues(b.subarray(i, i + 65536));
+      return b;
+    };
+    const files = [
+      { name: 'a.bin', type: 'application/octet-stream', data: part().buffer as ArrayBuffer },
+      { name: 'b.bin', type: 'application/octet-stream', data: part().buffer as ArrayBuffer },
+    ];
+    const zip = (await bundle(env, files))!;
+    expect(zip.data.byteLength).toBeGreaterThan(32 * 1024 * 1024);
+    const back = unzipSync(new Uint8Array(zip.data));
+    expect(back['b.bin']!.byteLength).toBe(16 * 1024 * 1024 - 512);
+  }, 60_000);
+});

@@ -12,7 +12,7 @@ import { builtinModules } from 'node:module';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, context } from 'esbuild';
 
 /**
  * Node's built-in modules as the isolate's runtime has them (nodejs_compat): `require('path')`
@@ -43,28 +43,54 @@ const textRules = {
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const ISOLATES_DIR = join(root, 'build');
 
+const entries = () => readdirSync(join(root, 'isolates')).filter((f) => f.endsWith('.ts'));
+
+/** esbuild's options for the isolate of `entry` (isolates/<entry>). */
+const options = (entry) => ({
+  entryPoints: [join(root, 'isolates', entry)],
+  bundle: true,
+  write: false,
+  format: 'esm',
+  platform: 'neutral',
+  target: 'es2022',
+  // As wrangler resolves packages for the Worker.
+  conditions: ['workerd', 'worker', 'browser'],
+  mainFields: ['module', 'main'],
+  external: ['cloudflare:*', 'node:*'],
+  plugins: [nodeBuiltins, textRules],
+  legalComments: 'none',
+  logLevel: 'error',
+});
+
+/** Writes build/<name>.isolate.js of `entry` when its code changed. */
+function writeIsolate(entry, out) {
+  const text = `// sha256:${createHash('sha256').update(out).digest('hex')}\n${out}`;
+  const dst = join(ISOLATES_DIR, `${basename(entry, '.ts')}.isolate.js`);
+  if (!existsSync(dst) || readFileSync(dst, 'utf8') !== text) writeFileSync(dst, text);
+}
+
 export async function prepareIsolates() {
   mkdirSync(ISOLATES_DIR, { recursive: true });
-  for (const entry of readdirSync(join(root, 'isolates')).filter((f) => f.endsWith('.ts'))) {
-    const built = await build({
-      entryPoints: [join(root, 'isolates', entry)],
-      bundle: true,
-      write: false,
-      format: 'esm',
-      platform: 'neutral',
-      target: 'es2022',
-      // As wrangler resolves packages for the Worker.
-      conditions: ['workerd', 'worker', 'browser'],
-      mainFields: ['module', 'main'],
-      external: ['cloudflare:*', 'node:*'],
-      plugins: [nodeBuiltins, textRules],
-      legalComments: 'none',
-      logLevel: 'error',
-    });
-    const out = built.outputFiles[0].text;
-    const text = `// sha256:${createHash('sha256').update(out).digest('hex')}\n${out}`;
-    const dst = join(ISOLATES_DIR, `${basename(entry, '.ts')}.isolate.js`);
-    if (!existsSync(dst) || readFileSync(dst, 'utf8') !== text) writeFileSync(dst, text);
+  for (const entry of entries()) writeIsolate(entry, (await build(options(entry))).outputFiles[0].text);
+}
+
+/**
+ * prepareIsolates, then again whenever a file an isolate is built from changes (`npm start`):
+ * wrangler dev reloads the Worker when the text it imports changes, as it does for src/.
+ */
+export async function watchIsolates() {
+  await prepareIsolates();
+  for (const entry of entries()) {
+    const written = {
+      name: 'write-isolate',
+      setup(b) {
+        b.onEnd((result) => {
+          if (!result.errors.length && result.outputFiles?.[0]) writeIsolate(entry, result.outputFiles[0].text);
+        });
+      },
+    };
+    const o = options(entry);
+    await (await context({ ...o, plugins: [...o.plugins, written] })).watch();
   }
 }
 

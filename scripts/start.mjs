@@ -12,7 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { prepareAssets } from './assets.mjs';
-import { prepareIsolates } from './isolates.mjs';
+import { watchIsolates } from './isolates.mjs';
 import { localBrowserSetup } from './local-browser.mjs';
 import { wranglerEnv } from './wrangler-env.mjs';
 
@@ -40,7 +40,7 @@ const ownOrigin =
 
 localBrowserSetup();
 prepareAssets(); // public/: the static assets wrangler.toml's [assets] serves
-await prepareIsolates(); // build/: the code of the isolates the Worker Loader runs
+await watchIsolates(); // build/: the code of the isolates the Worker Loader runs, kept current
 
 const migrate = spawnSync(
   process.execPath,

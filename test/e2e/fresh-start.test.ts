@@ -1,4 +1,14 @@
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -60,6 +70,63 @@ describe('npm start on a fresh checkout', () => {
           body: JSON.stringify({ username: 'freshstart', password: 'pw-fresh' }),
         });
         expect(tok.status).toBe(200);
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('npm start keeps the isolates current', () => {
+  it('an edit to a file an isolate is built from reaches the running server, as an edit to src/ does', async () => {
+    const dir = freshCheckout();
+    try {
+      const server = await startPlatform({ dir });
+      try {
+        const ops = /^OPS_TOKEN=(.*)$/m.exec(readFileSync(join(dir, '.dev.vars'), 'utf8'))![1]!;
+        const json = { 'Content-Type': 'application/json' };
+        await fetch(`${server.base}/v1/ops/users/watcher`, {
+          method: 'PUT',
+          headers: { Authorization: `Bearer ${ops}`, ...json },
+          body: JSON.stringify({ password: 'pw-watch' }),
+        });
+        const { token } = (await (
+          await fetch(`${server.base}/v1/token`, {
+            method: 'POST',
+            headers: json,
+            body: JSON.stringify({ username: 'watcher', password: 'pw-watch' }),
+          })
+        ).json()) as { token: string };
+        const auth = { Authorization: `Bearer ${token}` };
+        expect((await fetch(`${server.base}/v1/code/jobs/w`, { method: 'PUT', headers: auth })).status).toBe(201);
+        // The syntax check runs in the libraries isolate (isolates/libraries.ts → src/jobs/code-syntax.ts).
+        const message = async () =>
+          (
+            (await (
+              await fetch(`${server.base}/v1/code/jobs/w/code/index.js`, {
+                method: 'POST',
+                headers: auth,
+                body: 'export default { run() { return 1 +; } }',
+              })
+            ).json()) as { message: string }
+          ).message;
+        expect(await message()).toBe('code/index.js: line 1, column 36: Unexpected token');
+        const file = join(dir, 'src', 'jobs', 'code-syntax.ts');
+        writeFileSync(
+          file,
+          readFileSync(file, 'utf8').replace(
+            'return { message: err.message',
+            "return { message: 'edited: ' + err.message",
+          ),
+        );
+        let seen = '';
+        for (let i = 0; i < 60 && !seen.includes('edited'); i++) {
+          await new Promise((r) => setTimeout(r, 500));
+          seen = await message().catch(() => '');
+        }
+        expect(seen).toBe('code/index.js: line 1, column 36: edited: Unexpected token');
       } finally {
         await server.stop();
       }

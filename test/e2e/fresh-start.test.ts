@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error plain ESM helper shared with the bench
 import { root, startPlatform } from '../../scripts/serve.mjs';
+import { userOn } from './harness';
 
 // A fresh checkout: the repo's files without .dev.vars or any local state (node_modules is linked).
 function freshCheckout(): string {
@@ -85,20 +86,7 @@ describe('npm start keeps the isolates current', () => {
     try {
       const server = await startPlatform({ dir });
       try {
-        const ops = /^OPS_TOKEN=(.*)$/m.exec(readFileSync(join(dir, '.dev.vars'), 'utf8'))![1]!;
-        const json = { 'Content-Type': 'application/json' };
-        await fetch(`${server.base}/v1/ops/users/watcher`, {
-          method: 'PUT',
-          headers: { Authorization: `Bearer ${ops}`, ...json },
-          body: JSON.stringify({ password: 'pw-watch' }),
-        });
-        const { token } = (await (
-          await fetch(`${server.base}/v1/token`, {
-            method: 'POST',
-            headers: json,
-            body: JSON.stringify({ username: 'watcher', password: 'pw-watch' }),
-          })
-        ).json()) as { token: string };
+        const { token } = await userOn(server, {}, 'watch');
         const auth = { Authorization: `Bearer ${token}` };
         expect((await fetch(`${server.base}/v1/code/jobs/w`, { method: 'PUT', headers: auth })).status).toBe(201);
         // The syntax check runs in the libraries isolate (isolates/libraries.ts → src/jobs/code-syntax.ts).

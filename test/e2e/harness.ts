@@ -14,3 +14,17 @@ export const http = requester(fetch, base);
 export function makeUser(fields: Record<string, unknown> = {}, prefix = 'e'): Promise<E2EUser> {
   return createUser(http, opsToken(), fields, prefix);
 }
+
+/** A new user, signed in, on a server a test started itself (scripts/serve.mjs startPlatform). */
+export function userOn(
+  server: { base: string; ops: string },
+  fields: Record<string, unknown> = {},
+  prefix = 'e',
+): Promise<E2EUser> {
+  return createUser(
+    requester(fetch, () => server.base),
+    server.ops,
+    fields,
+    prefix,
+  );
+}

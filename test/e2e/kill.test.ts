@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { killServerHard } from './hard-kill';
+import { userOn } from './harness';
 // @ts-expect-error plain ESM helper shared with the bench
 import { root, startPlatform } from '../../scripts/serve.mjs';
 
@@ -15,25 +16,14 @@ const KILL_AFTER_MS = 40;
 describe('hard kill', () => {
   it('SIGKILL during a 400-recipient send: after restart every recipient has exactly one message', async () => {
     const dir = mkdtempSync(join(root, '.wrangler', 'kill-'));
-    const json = { 'Content-Type': 'application/json' };
     const addresses = Array.from({ length: N }, (_, i) => `k${i}-${Date.now().toString(36)}@example.com`);
     try {
       const first = await startPlatform({ persistTo: dir, keepState: true });
-      const ops = { Authorization: `Bearer ${first.ops}` };
-      await fetch(`${first.base}/v1/ops/users/killer`, {
-        method: 'PUT',
-        headers: { ...json, ...ops },
-        body: JSON.stringify({ password: 'pw', plan: 'premium', email: 'killer@example.com', email_verified: true }),
-      });
-      const { token } = (await (
-        await fetch(`${first.base}/v1/token`, {
-          method: 'POST',
-          headers: json,
-          body: JSON.stringify({ username: 'killer', password: 'pw' }),
-        })
-      ).json()) as {
-        token: string;
-      };
+      const { token } = await userOn(
+        first,
+        { plan: 'premium', email: 'killer@example.com', email_verified: true },
+        'killer',
+      );
       const auth = { Authorization: `Bearer ${token}` };
       const mail = `${first.base}/v1/vis/mails/big`;
       expect((await fetch(mail, { method: 'PUT', headers: auth })).status).toBe(201);
@@ -115,19 +105,7 @@ describe('hard kill', () => {
       'export default { async run(input, ctx) { ctx.log("waiting"); await new Promise((r) => setTimeout(r, 20000)); return { late: true }; } };';
     try {
       const first = await startPlatform({ persistTo: dir, keepState: true });
-      const ops = { Authorization: `Bearer ${first.ops}` };
-      await fetch(`${first.base}/v1/ops/users/runkiller`, {
-        method: 'PUT',
-        headers: { ...json, ...ops },
-        body: JSON.stringify({ password: 'pw' }),
-      });
-      const { token } = (await (
-        await fetch(`${first.base}/v1/token`, {
-          method: 'POST',
-          headers: json,
-          body: JSON.stringify({ username: 'runkiller', password: 'pw' }),
-        })
-      ).json()) as { token: string };
+      const { token } = await userOn(first, {}, 'runkiller');
       const auth = { Authorization: `Bearer ${token}` };
       const job = (base: string) => `${base}/v1/code/jobs/slow`;
       expect((await fetch(job(first.base), { method: 'PUT', headers: auth })).status).toBe(201);

@@ -2,7 +2,7 @@
 // The code of the Worker Loader isolates the Worker starts itself (isolates/*.ts), bundled
 // with their libraries into build/<name>.isolate.js, which the Worker imports as text
 // (wrangler.toml [[rules]]): the upload holds them as a string, compiled only where they run.
-// Each file starts with `// sha256:<hex>` of its code, the isolate's id (src/core/libraries.ts).
+// Each file starts with `// sha256:<hex>` of its code, which names the isolate (src/core/isolates.ts).
 // Not kept in git (made from node_modules); run before wrangler reads src/ by `npm start`,
 // `npm run deploy`, the bench's and the tests' builds and the workerd suite's vitest config,
 // as scripts/assets.mjs is; `node scripts/isolates.mjs` makes them by hand. Writes only what
@@ -75,23 +75,31 @@ export async function prepareIsolates() {
 }
 
 /**
- * prepareIsolates, then again whenever a file an isolate is built from changes (`npm start`):
- * wrangler dev reloads the Worker when the text it imports changes, as it does for src/.
+ * What prepareIsolates makes, made again whenever a file an isolate is built from changes
+ * (`npm start`): wrangler dev reloads the Worker when the text it imports changes, as it does
+ * for src/. Resolves once each isolate's first build (watch mode's own) is written.
  */
 export async function watchIsolates() {
-  await prepareIsolates();
-  for (const entry of entries()) {
+  mkdirSync(ISOLATES_DIR, { recursive: true });
+  const firstBuilds = entries().map(async (entry) => {
+    let first;
+    const built = new Promise((resolve, reject) => (first = { resolve, reject }));
     const written = {
       name: 'write-isolate',
       setup(b) {
         b.onEnd((result) => {
-          if (!result.errors.length && result.outputFiles?.[0]) writeIsolate(entry, result.outputFiles[0].text);
+          const out = result.outputFiles?.[0];
+          if (!result.errors.length && out) writeIsolate(entry, out.text);
+          if (result.errors.length) first.reject(new Error(`isolates/${entry} did not build`));
+          else first.resolve();
         });
       },
     };
     const o = options(entry);
     await (await context({ ...o, plugins: [...o.plugins, written] })).watch();
-  }
+    return built;
+  });
+  await Promise.all(firstBuilds);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await prepareIsolates();

@@ -44,11 +44,15 @@ async function render(
 }
 
 export default class BrowserIsolate extends WorkerEntrypoint<{ BROWSER: Fetcher }> implements BrowserRenders {
+  /** The stand-in a call names, else the BROWSER the Worker handed the isolate. */
+  #browser(stand: Fetcher | undefined): Fetcher {
+    return stand ?? this.env.BROWSER;
+  }
   renderPdf(browser: Fetcher | undefined, run: PrintRun) {
-    return render(renderPdf, browser ?? this.env.BROWSER, run);
+    return render(renderPdf, this.#browser(browser), run);
   }
   renderPptx(browser: Fetcher | undefined, run: PrintRun) {
-    return render(renderPptx, browser ?? this.env.BROWSER, run);
+    return render(renderPptx, this.#browser(browser), run);
   }
   async drawPng(
     browser: Fetcher | undefined,
@@ -61,7 +65,7 @@ export default class BrowserIsolate extends WorkerEntrypoint<{ BROWSER: Fetcher 
     try {
       const bytes = await within(deadlineMs, (signal) => {
         signal.addEventListener('abort', () => (late = true));
-        return drawPng(browser ?? this.env.BROWSER, keepAliveMs, signal, svg, size);
+        return drawPng(this.#browser(browser), keepAliveMs, signal, svg, size);
       });
       return { ok: true, bytes: streamOf(bytes) };
     } catch (err) {
@@ -70,6 +74,6 @@ export default class BrowserIsolate extends WorkerEntrypoint<{ BROWSER: Fetcher 
     }
   }
   closeReleasedSessions(browser: Fetcher | undefined) {
-    return closeReleasedSessions(browser ?? this.env.BROWSER);
+    return closeReleasedSessions(this.#browser(browser));
   }
 }

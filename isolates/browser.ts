@@ -16,12 +16,27 @@ import { renderPptx } from '../src/render/pptx';
 import { TooManyPages, type Rendered, type RenderRun } from '../src/render/print-layout';
 import type { Size } from '../src/plots/model';
 
-/** Runs `fn` with a signal that aborts at `deadlineMs`. */
+/** The deadline passed before the work ended. */
+class DeadlinePassed extends Error {}
+
+/**
+ * Runs `fn` with a signal that aborts at `deadlineMs` (which closes the browser) and rejects
+ * with DeadlinePassed then, whether or not `fn` ends: a browser that never answers (a launch
+ * that hangs, before there is a browser to close) cannot hold the call past its deadline.
+ */
 async function within<T>(deadlineMs: number, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const ctl = new AbortController();
-  const timer = setTimeout(() => ctl.abort(), deadlineMs);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      ctl.abort();
+      reject(new DeadlinePassed());
+    }, deadlineMs);
+  });
+  const work = fn(ctl.signal);
+  work.catch(() => undefined); // settles after the deadline: nothing waits for it
   try {
-    return await fn(ctl.signal);
+    return await Promise.race([work, deadline]);
   } finally {
     clearTimeout(timer);
   }
@@ -61,15 +76,13 @@ export default class BrowserIsolate extends WorkerEntrypoint<{ BROWSER: Fetcher 
     svg: string,
     size: Size,
   ): Promise<PngAnswer> {
-    let late = false;
     try {
-      const bytes = await within(deadlineMs, (signal) => {
-        signal.addEventListener('abort', () => (late = true));
-        return drawPng(this.#browser(browser), keepAliveMs, signal, svg, size);
-      });
+      const bytes = await within(deadlineMs, (signal) =>
+        drawPng(this.#browser(browser), keepAliveMs, signal, svg, size),
+      );
       return { ok: true, bytes: streamOf(bytes) };
     } catch (err) {
-      if (late) return { ok: false, timedOut: true };
+      if (err instanceof DeadlinePassed) return { ok: false, timedOut: true };
       throw err;
     }
   }

@@ -20,15 +20,15 @@ const KEPT_PNGS = 4;
 
 const pngPrefix = (resourceId: number) => `${blobPrefix(resourceId)}render/plot.png/`;
 
-/** Draws `svg` (of `size`) as PNG bytes in the browser (the browser isolate: png-draw.ts). */
-async function svgToPng(env: Env, svg: string, size: Size): Promise<Uint8Array<ArrayBuffer>> {
+/** Draws `svg` (of `size`) as PNG bytes in the browser (the browser isolate: png-draw.ts), within `deadlineMs`. */
+async function svgToPng(env: Env, svg: string, size: Size, deadlineMs: number): Promise<Uint8Array<ArrayBuffer>> {
   let answer;
   try {
-    answer = await browserIsolate(env).drawPng(browserOf(env), keepAliveMs(env), PNG_DEADLINE_MS, svg, size);
+    answer = await browserIsolate(env).drawPng(browserOf(env), keepAliveMs(env), deadlineMs, svg, size);
   } catch (err) {
     throw new HttpError(502, `the browser could not draw the PNG: ${(err as Error).message}`);
   }
-  if (!answer.ok) throw new HttpError(504, `drawing the PNG took longer than ${PNG_DEADLINE_MS / 1000} s`);
+  if (!answer.ok) throw new HttpError(504, `drawing the PNG took longer than ${deadlineMs / 1000} s`);
   return bytesOf(answer.bytes);
 }
 
@@ -36,13 +36,15 @@ const inflight = new Map<string, Promise<Uint8Array<ArrayBuffer>>>();
 
 /**
  * The plot's PNG for `hash` (what was drawn), from R2 or drawn now; concurrent requests for
- * the same PNG in one isolate share one render. `cached` tells which.
+ * the same PNG in one isolate share one render. `cached` tells which. A draw past `deadlineMs`
+ * answers 504.
  */
 export async function cachedPng(
   env: Env,
   resourceId: number,
   hash: string,
   draw: () => Promise<{ svg: string; size: Size }>,
+  deadlineMs = PNG_DEADLINE_MS,
 ): Promise<{ bytes: ReadableStream | Uint8Array<ArrayBuffer>; cached: boolean }> {
   const key = pngPrefix(resourceId) + hash;
   const hit = await env.BLOBS.get(key);
@@ -51,7 +53,7 @@ export async function cachedPng(
   if (!job) {
     job = (async () => {
       const { svg, size } = await draw();
-      const bytes = await svgToPng(env, svg, size);
+      const bytes = await svgToPng(env, svg, size, deadlineMs);
       await env.BLOBS.put(key, bytes, { httpMetadata: { contentType: 'image/png' } });
       // Older PNGs are stale once the plot changed (a write changes the hash); a few sizes of the current one stay.
       const stored = await env.BLOBS.list({ prefix: pngPrefix(resourceId) });

@@ -11,10 +11,11 @@ export function accountRoutes(api: Api): void {
     summary: "Delete the caller's account and everything it owns (the password confirms)",
     tag: 'accounts',
     auth: 'user',
-    json: z
-      .object({ password: z.string().min(1).max(1024) })
-      .strict()
-      .meta({ example: { password: 'correct horse battery staple' } }),
+    json: () =>
+      z
+        .object({ password: z.string().min(1).max(1024) })
+        .strict()
+        .meta({ example: { password: 'correct horse battery staple' } }),
     responses: { ...deletionAnswers, 403: { description: 'Wrong password' } },
     handler: async (ctx) => {
       const me = await freshCaller(ctx);

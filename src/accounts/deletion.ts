@@ -292,11 +292,12 @@ export const deletionAnswers = {
     description:
       'Deleted: it signs in nowhere and its name is free; the rest of what it owned is removed in the background',
     type: 'application/json',
-    schema: z.object({ status: z.literal('deleting'), message: z.string() }).meta({
-      id: 'AccountDeletion',
-      description: 'An account deleted: what it owned is still being removed',
-      example: { status: 'deleting', message: 'the account is deleted; what it owned is being removed' },
-    }),
+    schema: () =>
+      z.object({ status: z.literal('deleting'), message: z.string() }).meta({
+        id: 'AccountDeletion',
+        description: 'An account deleted: what it owned is still being removed',
+        example: { status: 'deleting', message: 'the account is deleted; what it owned is being removed' },
+      }),
   },
   204: { description: 'Deleted with everything it owned' },
   409: { description: 'An organisation account that owns its organisation (named): delete the organisation first' },

@@ -67,7 +67,7 @@ export function profileRoutes(api: Api): void {
     summary: "A short overview of the caller's account (text): username, name, e-mail, plan, account kind, counts",
     tag,
     auth: 'user',
-    responses: { 200: { description: 'Overview', type: 'text/plain', schema: text(OVERVIEW_EXAMPLE) } },
+    responses: { 200: { description: 'Overview', type: 'text/plain', schema: () => text(OVERVIEW_EXAMPLE) } },
     handler: async (ctx) => {
       const id = ctx.caller!.id;
       const [me, kinds, groupCount] = await ctx.db.batch([
@@ -99,7 +99,9 @@ export function profileRoutes(api: Api): void {
     summary: "The caller's public profile url",
     tag,
     auth: 'user',
-    responses: { 200: { description: 'Url', type: 'text/plain', schema: text('https://platform.example/u/alice') } },
+    responses: {
+      200: { description: 'Url', type: 'text/plain', schema: () => text('https://platform.example/u/alice') },
+    },
     handler: (ctx) => textResponse(profileUrl(ctx.env, ctx.caller!.username)),
   });
 
@@ -110,7 +112,7 @@ export function profileRoutes(api: Api): void {
       tag,
       auth: 'user',
       responses: {
-        200: { description: 'The value, exactly as written', type: 'text/plain', schema: text(spec.example) },
+        200: { description: 'The value, exactly as written', type: 'text/plain', schema: () => text(spec.example) },
       },
       handler: async (ctx) => textResponse((await freshCaller(ctx))[field]),
     });
@@ -118,7 +120,7 @@ export function profileRoutes(api: Api): void {
       summary: `Write ${spec.summary.charAt(0).toLowerCase()}${spec.summary.slice(1)}`,
       tag,
       auth: 'user',
-      body: { type: 'text/plain', schema: text(spec.example) },
+      body: { type: 'text/plain', schema: () => text(spec.example) },
       responses: {
         204: { description: 'Written' },
         400: { description: 'Invalid value' },

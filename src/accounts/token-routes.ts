@@ -24,71 +24,78 @@ import {
   SIGNIN_WINDOW_MS,
 } from './signin-throttle';
 import { issueToken, MAX_TOKENS_PER_ACCOUNT, passwordMatches } from './users';
+import { once } from '../core/once';
 
-const tokenRequest = z
-  .object({
-    username: z.string().min(1).max(64),
-    password: z.string().min(1).max(1024),
-    token_name: z.string().regex(TOKEN_NAME, 'token names match ^[a-z][a-z0-9._-]*$').max(128).optional(),
-    token_description: z.string().max(1024).optional(),
-    expires_in_days: z.number().int().min(1).max(3650).optional(),
-    scope: z.enum(TOKEN_SCOPES).optional(),
-  })
-  .meta({
-    id: 'TokenRequest',
-    description: 'A sign-in: the credentials, and what the token is called, for how long and with which scope',
-    example: {
-      username: 'alice',
-      password: 'correct horse battery staple',
-      token_name: 'laptop',
-      token_description: 'CLI on the work laptop',
-      expires_in_days: 90,
-      scope: 'full',
-    },
-  });
+const tokenRequest = once(() =>
+  z
+    .object({
+      username: z.string().min(1).max(64),
+      password: z.string().min(1).max(1024),
+      token_name: z.string().regex(TOKEN_NAME, 'token names match ^[a-z][a-z0-9._-]*$').max(128).optional(),
+      token_description: z.string().max(1024).optional(),
+      expires_in_days: z.number().int().min(1).max(3650).optional(),
+      scope: z.enum(TOKEN_SCOPES).optional(),
+    })
+    .meta({
+      id: 'TokenRequest',
+      description: 'A sign-in: the credentials, and what the token is called, for how long and with which scope',
+      example: {
+        username: 'alice',
+        password: 'correct horse battery staple',
+        token_name: 'laptop',
+        token_description: 'CLI on the work laptop',
+        expires_in_days: 90,
+        scope: 'full',
+      },
+    }),
+);
 
-const listedToken = z
-  .object({
-    token_name: z.string(),
-    token_description: z.string(),
-    created_on: z.string(),
-    last_used_on: z.string().nullable(),
-    expires_on: z.string().nullable(),
-    scope: z.enum(TOKEN_SCOPES),
-    expired: z.boolean(),
-  })
-  .meta({
-    id: 'TokenInfo',
-    description: 'A token of the caller as listed: never its secret',
-    example: {
-      token_name: 'laptop',
-      token_description: 'CLI on the work laptop',
-      created_on: '2025-09-30T08:12:44.120Z',
-      last_used_on: '2025-10-02T00:00:00.000Z',
-      expires_on: '2025-12-29T08:12:44.120Z',
-      scope: 'full',
-      expired: false,
-    },
-  });
+const listedToken = once(() =>
+  z
+    .object({
+      token_name: z.string(),
+      token_description: z.string(),
+      created_on: z.string(),
+      last_used_on: z.string().nullable(),
+      expires_on: z.string().nullable(),
+      scope: z.enum(TOKEN_SCOPES),
+      expired: z.boolean(),
+    })
+    .meta({
+      id: 'TokenInfo',
+      description: 'A token of the caller as listed: never its secret',
+      example: {
+        token_name: 'laptop',
+        token_description: 'CLI on the work laptop',
+        created_on: '2025-09-30T08:12:44.120Z',
+        last_used_on: '2025-10-02T00:00:00.000Z',
+        expires_on: '2025-12-29T08:12:44.120Z',
+        scope: 'full',
+        expired: false,
+      },
+    }),
+);
 
 /** What POST /v1/token answers: the token itself, shown this once. */
-const issuedToken = z
-  .object({
-    token: z.string(),
-    token_name: z.string(),
-    scope: z.enum(TOKEN_SCOPES),
-    expires_on: z.string().nullable(),
-  })
-  .meta({
-    id: 'Token',
-    description: 'A token just issued: send it as `Authorization: Bearer <token>`; it is never shown again',
-    example: {
-      token: 'Yq3hV0xk2mR8tLw5bN1cZ7pD4sF9gJ6aE0uH3iK2oQ8',
-      token_name: 'laptop',
-      scope: 'full',
-      expires_on: '2025-12-29T08:12:44.120Z',
-    },
-  });
+const issuedToken = once(() =>
+  z
+    .object({
+      token: z.string(),
+      token_name: z.string(),
+      scope: z.enum(TOKEN_SCOPES),
+      expires_on: z.string().nullable(),
+    })
+    .meta({
+      id: 'Token',
+      description: 'A token just issued: send it as `Authorization: Bearer <token>`; it is never shown again',
+      example: {
+        token: 'Yq3hV0xk2mR8tLw5bN1cZ7pD4sF9gJ6aE0uH3iK2oQ8',
+        token_name: 'laptop',
+        scope: 'full',
+        expires_on: '2025-12-29T08:12:44.120Z',
+      },
+    }),
+);
 
 export function tokenRoutes(api: Api): void {
   const tag = 'accounts';
@@ -171,13 +178,16 @@ export function tokenRoutes(api: Api): void {
       200: {
         description: 'Token details',
         type: 'application/json',
-        schema: listedToken.pick({ token_name: true, token_description: true, created_on: true }).meta({
-          example: {
-            token_name: 'laptop',
-            token_description: 'CLI on the work laptop',
-            created_on: '2025-09-30T08:12:44.120Z',
-          },
-        }),
+        schema: () =>
+          listedToken()
+            .pick({ token_name: true, token_description: true, created_on: true })
+            .meta({
+              example: {
+                token_name: 'laptop',
+                token_description: 'CLI on the work laptop',
+                created_on: '2025-09-30T08:12:44.120Z',
+              },
+            }),
       },
     },
     handler: async (ctx) => {
@@ -214,7 +224,7 @@ export function tokenRoutes(api: Api): void {
       200: {
         description: 'Each token: name, description, when created, last used (to the day), expires; its scope',
         type: 'application/json',
-        schema: z.array(listedToken),
+        schema: () => z.array(listedToken()),
       },
     },
     handler: async (ctx) => {
@@ -248,7 +258,7 @@ export function tokenRoutes(api: Api): void {
     summary: "The caller's username",
     tag,
     auth: 'user',
-    responses: { 200: { description: 'Username', type: 'text/plain', schema: text('alice') } },
+    responses: { 200: { description: 'Username', type: 'text/plain', schema: () => text('alice') } },
     handler: (ctx) => textResponse(ctx.caller!.username),
   });
 }

@@ -8,6 +8,7 @@ import { now as nowMs, nowIso } from '../core/clock';
 import type { Db } from '../core/context';
 import { hashPassword, randomBytes, timingSafeEqual, toHex } from '../core/crypto';
 import { expiredTokens, tokenIdleDays, type TokenScope } from '../core/tokens';
+import { once } from '../core/once';
 
 export interface UserFields {
   password?: string;
@@ -112,27 +113,29 @@ export async function issueToken(
 }
 
 /** The account as the API shows it (GET /v1/admin/profile, PUT /v1/ops/users/:user). */
-export const profileSchema = z
-  .object({
-    username: z.string(),
-    email: z.string(),
-    email_verified: z.boolean(),
-    account: z.enum(['user', 'organisation']),
-    plan: z.enum(['free', 'premium']),
-    profile_public: z.boolean(),
-  })
-  .meta({
-    id: 'Account',
-    description: 'An account as the API shows it to its owner and the operator',
-    example: {
-      username: 'alice',
-      email: 'alice@example.com',
-      email_verified: true,
-      account: 'user',
-      plan: 'free',
-      profile_public: false,
-    },
-  });
+export const profileSchema = once(() =>
+  z
+    .object({
+      username: z.string(),
+      email: z.string(),
+      email_verified: z.boolean(),
+      account: z.enum(['user', 'organisation']),
+      plan: z.enum(['free', 'premium']),
+      profile_public: z.boolean(),
+    })
+    .meta({
+      id: 'Account',
+      description: 'An account as the API shows it to its owner and the operator',
+      example: {
+        username: 'alice',
+        email: 'alice@example.com',
+        email_verified: true,
+        account: 'user',
+        plan: 'free',
+        profile_public: false,
+      },
+    }),
+);
 
 export function profileOf(u: User) {
   return {

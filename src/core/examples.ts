@@ -11,6 +11,7 @@
  * neither readable nor what a client sends; its description says what it is instead.
  */
 import * as z from 'zod';
+import { once } from './once';
 
 /** Whether a body of this media type carries an example (see above). */
 export function takesExample(mediaType: string): boolean {
@@ -29,9 +30,9 @@ export const htmlPage = (title: string) =>
   );
 
 /** The text/plain `yes` or `no` of options and invite answers (http.ts readYesNo). */
-export const yesNoText = z
-  .enum(['yes', 'no'])
-  .meta({ id: 'YesNo', description: 'The text yes or no (text/plain)', example: 'yes' });
+export const yesNoText = once(() =>
+  z.enum(['yes', 'no']).meta({ id: 'YesNo', description: 'The text yes or no (text/plain)', example: 'yes' }),
+);
 
 /** A schema of any kind (core: what `_zod.def` tells apart). */
 type Schema = z.core.$ZodType;

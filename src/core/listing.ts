@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { jsonResponse, textResponse, wantsJson } from './http';
 import { nextLink, PAGE_MAX, pageItems, pageRequest, type KeyShape, type Page, type PartsPage } from './paging';
 import type { Perm } from './perms';
+import { once } from './once';
 
 export type EntryType = 'dir' | 'file' | 'link';
 export type Verb = 'GET' | 'PUT' | 'POST' | 'PATCH' | 'DELETE';
@@ -18,54 +19,59 @@ export interface ListingItem {
 }
 
 /** One item of a listing (components/schemas/ListingItem). */
-export const listingItemSchema = z
-  .object({
-    name: z.string(),
-    uri: z.string(),
-    type: z.enum(['dir', 'file', 'link']),
-    permissions: z.array(z.string()),
-    actions: z.array(z.string()),
-    created_on: z.string(),
-    last_modified: z.string(),
-  })
-  .meta({
-    id: 'ListingItem',
-    description: 'An item of a folder: what it is, where, and what the caller may do with it (permissions r, w, d, x)',
-    example: {
-      name: 'q3_report',
-      uri: '/v1/vis/docs/q3_report',
-      type: 'dir',
-      permissions: ['r', 'w', 'd'],
-      actions: ['GET', 'PATCH', 'DELETE'],
-      created_on: '2025-09-30T08:12:44.120Z',
-      last_modified: '2025-10-02T16:03:10.507Z',
-    },
-  });
+export const listingItemSchema = once(() =>
+  z
+    .object({
+      name: z.string(),
+      uri: z.string(),
+      type: z.enum(['dir', 'file', 'link']),
+      permissions: z.array(z.string()),
+      actions: z.array(z.string()),
+      created_on: z.string(),
+      last_modified: z.string(),
+    })
+    .meta({
+      id: 'ListingItem',
+      description:
+        'An item of a folder: what it is, where, and what the caller may do with it (permissions r, w, d, x)',
+      example: {
+        name: 'q3_report',
+        uri: '/v1/vis/docs/q3_report',
+        type: 'dir',
+        permissions: ['r', 'w', 'd'],
+        actions: ['GET', 'PATCH', 'DELETE'],
+        created_on: '2025-09-30T08:12:44.120Z',
+        last_modified: '2025-10-02T16:03:10.507Z',
+      },
+    }),
+);
 /** A folder listing (components/schemas/Listing): what every GET on a folder answers. */
-export const listingSchema = z.array(listingItemSchema).meta({
-  id: 'Listing',
-  description: 'The items of a folder',
-  example: [
-    {
-      name: 'content',
-      uri: '/v1/vis/docs/q3_report/content',
-      type: 'file',
-      permissions: ['r', 'w'],
-      actions: ['GET', 'POST', 'DELETE'],
-      created_on: '2025-09-30T08:12:44.120Z',
-      last_modified: '2025-10-02T16:03:10.507Z',
-    },
-    {
-      name: 'assets',
-      uri: '/v1/vis/docs/q3_report/assets',
-      type: 'dir',
-      permissions: ['r', 'w', 'd'],
-      actions: ['GET', 'POST'],
-      created_on: '2025-09-30T08:12:44.120Z',
-      last_modified: '2025-10-01T11:47:02.881Z',
-    },
-  ],
-});
+export const listingSchema = once(() =>
+  z.array(listingItemSchema()).meta({
+    id: 'Listing',
+    description: 'The items of a folder',
+    example: [
+      {
+        name: 'content',
+        uri: '/v1/vis/docs/q3_report/content',
+        type: 'file',
+        permissions: ['r', 'w'],
+        actions: ['GET', 'POST', 'DELETE'],
+        created_on: '2025-09-30T08:12:44.120Z',
+        last_modified: '2025-10-02T16:03:10.507Z',
+      },
+      {
+        name: 'assets',
+        uri: '/v1/vis/docs/q3_report/assets',
+        type: 'dir',
+        permissions: ['r', 'w', 'd'],
+        actions: ['GET', 'POST'],
+        created_on: '2025-09-30T08:12:44.120Z',
+        last_modified: '2025-10-01T11:47:02.881Z',
+      },
+    ],
+  }),
+);
 
 /** The responses of a route that answers a folder listing. */
 export const listingResponses = {
@@ -73,13 +79,15 @@ export const listingResponses = {
 };
 
 /** The paging query every listing takes (docs/areas/meta.md, "Pages"). */
-export const listingQuery = z.object({
-  limit: z
-    .string()
-    .optional()
-    .describe(`At most this many items (up to ${PAGE_MAX}); the Link header names the next page`),
-  cursor: z.string().optional().describe('Where the previous page ended: taken from its Link header'),
-});
+export const listingQuery = once(() =>
+  z.object({
+    limit: z
+      .string()
+      .optional()
+      .describe(`At most this many items (up to ${PAGE_MAX}); the Link header names the next page`),
+    cursor: z.string().optional().describe('Where the previous page ended: taken from its Link header'),
+  }),
+);
 
 /** A listing item's paging key: its name, unique within a folder. */
 export const byName = (item: { name: string }) => [item.name];

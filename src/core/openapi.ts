@@ -14,57 +14,60 @@ import type { ZodType } from 'zod';
 import { ERROR_CODES, FINER_CODES } from './errors';
 import { exampleOf, ownExample, takesExample } from './examples';
 import { listingQuery, listingSchema } from './listing';
+import { built, once } from './once';
 import { operationIds } from './operation-id';
 import type { DeclaredRoute, Method } from './route-spec';
 
 /** `{status, message, ...extra}` (errors.ts): the extra fields some routes add, all optional. */
-export const errorBody = z
-  .object({
-    status: z
-      .union([z.number().int(), z.string()])
-      .describe('The HTTP status (a cancel of an ended run: its final status)'),
-    message: z.string().describe('What went wrong, in words meant for a person'),
-    code: z
-      .enum([...new Set([...Object.values(ERROR_CODES), ...FINER_CODES])] as [string, ...string[]])
-      .describe(
-        'What went wrong, for a program to branch on: one per status, `invalid_token` for a 401 whose token was sent',
-      ),
-    request_id: z
-      .string()
-      .optional()
-      .describe('The request, as X-Request-Id names it (cf-ray on Cloudflare): quote it when reporting a problem'),
-    retry_after_seconds: z.number().int().optional().describe('429 and 425: seconds until a retry can succeed'),
-    final_status: z.string().optional().describe("409 on a run's status: the status the run ended with"),
-    run: z.string().optional().describe('The run a trigger started (also in X-Run-Id)'),
-    rejected: z
-      .array(z.object({ line: z.string(), reason: z.string() }))
-      .optional()
-      .describe('400 on a recipient list: the lines refused, each with its reason'),
-    row: z.number().int().optional().describe('400 on a grid layout: the row at fault'),
-    column: z.number().int().optional().describe('400 on a grid layout: the column at fault'),
-    allowed: z.array(z.string()).optional().describe('405: the methods the path answers'),
-    answered: z
-      .number()
-      .int()
-      .optional()
-      .describe('409 `idempotency_answer_not_kept`: the status the first request with the key answered'),
-  })
-  .passthrough()
-  .meta({
-    example: {
-      status: 404,
-      message: "no document named 'q3_report'",
-      code: 'not_found',
-      request_id: '8f1c2a7be6d94c03-AMS',
-    },
-  });
+export const errorBody = once(() =>
+  z
+    .object({
+      status: z
+        .union([z.number().int(), z.string()])
+        .describe('The HTTP status (a cancel of an ended run: its final status)'),
+      message: z.string().describe('What went wrong, in words meant for a person'),
+      code: z
+        .enum([...new Set([...Object.values(ERROR_CODES), ...FINER_CODES])] as [string, ...string[]])
+        .describe(
+          'What went wrong, for a program to branch on: one per status, `invalid_token` for a 401 whose token was sent',
+        ),
+      request_id: z
+        .string()
+        .optional()
+        .describe('The request, as X-Request-Id names it (cf-ray on Cloudflare): quote it when reporting a problem'),
+      retry_after_seconds: z.number().int().optional().describe('429 and 425: seconds until a retry can succeed'),
+      final_status: z.string().optional().describe("409 on a run's status: the status the run ended with"),
+      run: z.string().optional().describe('The run a trigger started (also in X-Run-Id)'),
+      rejected: z
+        .array(z.object({ line: z.string(), reason: z.string() }))
+        .optional()
+        .describe('400 on a recipient list: the lines refused, each with its reason'),
+      row: z.number().int().optional().describe('400 on a grid layout: the row at fault'),
+      column: z.number().int().optional().describe('400 on a grid layout: the column at fault'),
+      allowed: z.array(z.string()).optional().describe('405: the methods the path answers'),
+      answered: z
+        .number()
+        .int()
+        .optional()
+        .describe('409 `idempotency_answer_not_kept`: the status the first request with the key answered'),
+    })
+    .passthrough()
+    .meta({
+      example: {
+        status: 404,
+        message: "no document named 'q3_report'",
+        code: 'not_found',
+        request_id: '8f1c2a7be6d94c03-AMS',
+      },
+    }),
+);
 
 /**
  * components/schemas/Error, as JSON Schema (every error response refers to it): made with
  * the document, not at module load (the JSON Schema converter is not run at startup).
  */
 function errorSchema(): Record<string, unknown> {
-  const { $schema: _dialect, ...schema } = z.toJSONSchema(errorBody, { io: 'output' }) as Record<string, unknown>;
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(errorBody(), { io: 'output' }) as Record<string, unknown>;
   return schema;
 }
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
@@ -114,16 +117,18 @@ const linkHeader = {
   },
 };
 /** The request header of the routes that act (RouteSpec.idempotent). */
-const idempotencyHeader = z.object({
-  'Idempotency-Key': z
-    .string()
-    .min(1)
-    .max(255)
-    .optional()
-    .describe(
-      'A key of your choosing (a random UUID), 1-255 printable ASCII characters: within 24 hours the same key with the same body answers the first answer again (`Idempotent-Replayed: true`) and does nothing twice; with another body or route, 422; while the first request runs, 409 (Retry-After). Keys are per account.',
-    ),
-});
+const idempotencyHeader = once(() =>
+  z.object({
+    'Idempotency-Key': z
+      .string()
+      .min(1)
+      .max(255)
+      .optional()
+      .describe(
+        'A key of your choosing (a random UUID), 1-255 printable ASCII characters: within 24 hours the same key with the same body answers the first answer again (`Idempotent-Replayed: true`) and does nothing twice; with another body or route, 422; while the first request runs, 409 (Retry-After). Keys are per account.',
+      ),
+  }),
+);
 
 /**
  * The error statuses a route can answer from its declaration alone: what the handler
@@ -179,11 +184,11 @@ function responsesOf(method: Method, path: string, spec: DeclaredRoute['spec']):
     if (!r) {
       responses[code] = { $ref: `#/components/responses/${ERRORS[code]!.name}` };
     } else if (r.type) {
-      const schema = r.schema ?? (r.type === 'application/json' ? z.unknown() : z.string());
+      const schema = r.schema ? built(r.schema) : r.type === 'application/json' ? z.unknown() : z.string();
       responses[code] = {
         description: r.description,
         content: { [r.type]: mediaType(r.type, schema) },
-        ...(schema === listingSchema ? { headers: linkHeader } : {}),
+        ...(r.schema === listingSchema ? { headers: linkHeader } : {}),
       };
     } else if (code >= 400) {
       // Every error is the JSON error body, whether or not the route says so.
@@ -200,11 +205,13 @@ function responsesOf(method: Method, path: string, spec: DeclaredRoute['spec']):
 
 function registerOperation(registry: OpenAPIRegistry, { method, path, spec }: DeclaredRoute, operationId: string) {
   const body = spec.json
-    ? { content: { 'application/json': mediaType('application/json', spec.json) }, required: true }
+    ? { content: { 'application/json': mediaType('application/json', built(spec.json)) }, required: true }
     : spec.body
       ? {
           description: spec.body.description,
-          content: { [spec.body.type]: mediaType(spec.body.type, spec.body.schema ?? z.string()) },
+          content: {
+            [spec.body.type]: mediaType(spec.body.type, spec.body.schema ? built(spec.body.schema) : z.string()),
+          },
           required: true,
         }
       : undefined;
@@ -223,8 +230,8 @@ function registerOperation(registry: OpenAPIRegistry, { method, path, spec }: De
           : [],
     request: {
       params: paramsSchema(path),
-      query: spec.query ?? (isListing(spec) ? listingQuery : undefined),
-      ...(spec.idempotent ? { headers: idempotencyHeader } : {}),
+      query: spec.query ? built(spec.query) : isListing(spec) ? listingQuery() : undefined,
+      ...(spec.idempotent ? { headers: idempotencyHeader() } : {}),
       ...(body ? { body } : {}),
     },
     responses: responsesOf(method, path, spec),

@@ -11,6 +11,7 @@ import { noteRoute } from './edge-cache';
 import { badRequest, invalidToken, unauthorized } from './errors';
 import { DEFAULT_BODY_LIMIT, readBytes, readJson } from './http';
 import { idempotencyKeyOf, idempotently } from './idempotency';
+import { built } from './once';
 import type { RouteSpec } from './route-spec';
 
 /**
@@ -73,7 +74,7 @@ export function routeHandler<S extends ZodType | undefined>(spec: RouteSpec<S>) 
       ctx.req = new Request(req, { body: bytes });
     }
     if (spec.json) {
-      const parsed = spec.json.safeParse(await readJson(ctx.req, DEFAULT_BODY_LIMIT));
+      const parsed = built(spec.json).safeParse(await readJson(ctx.req, DEFAULT_BODY_LIMIT));
       if (!parsed.success) throw badRequest(describeZodError(parsed.error));
       ctx.body = parsed.data;
     }

@@ -1,7 +1,8 @@
 /**
  * What a route is declared with: its method, who may call it, its OpenAPI description (zod
  * schemas for params, body and responses) and its handler. Declared once, a route is both
- * served (route-handler.ts) and documented (openapi.ts).
+ * served (route-handler.ts) and documented (openapi.ts). Every schema is declared as what
+ * builds it (`Schema`), built at its first use (once.ts): the table itself builds none.
  */
 import type { z, ZodType } from 'zod';
 import type { Ctx } from './context';
@@ -15,11 +16,14 @@ export type Method = 'get' | 'put' | 'post' | 'patch' | 'delete';
  */
 export type Auth = 'user' | 'optional' | 'ops' | 'none';
 
+/** A zod schema as a route declares it: the function that builds it (once.ts `built`). */
+type Schema<T extends ZodType = ZodType> = () => T;
+
 export interface ResponseSpec {
   description: string;
   /** Media type of the body; omit for bodiless responses. */
   type?: string;
-  schema?: ZodType;
+  schema?: Schema;
 }
 
 export interface RouteSpec<S extends ZodType | undefined = undefined, C extends Ctx = Ctx> {
@@ -32,10 +36,10 @@ export interface RouteSpec<S extends ZodType | undefined = undefined, C extends 
    */
   reads?: true;
   /** A JSON body validated before the handler runs (available as ctx.body). */
-  json?: S;
+  json?: Schema<NonNullable<S>>;
   /** Any other body the handler reads itself, described for the OpenAPI document. */
-  body?: { type: string; description?: string; schema?: ZodType };
-  query?: z.ZodObject;
+  body?: { type: string; description?: string; schema?: Schema };
+  query?: Schema<z.ZodObject>;
   responses: Record<number, ResponseSpec>;
   /**
    * The route acts (triggers, sends, creates): a request that sends `Idempotency-Key` is answered once and its answer

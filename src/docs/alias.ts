@@ -18,6 +18,7 @@ import { effectiveTheme } from '../markup/page';
 import { docKind } from './kind';
 import { checkVarName } from './var-routes';
 import { ansiVar, formatVar, readVars, type DocVar } from './vars';
+import { once } from '../core/once';
 
 const TAG = 'u (alias)';
 const BASE = '/v1/u/:user/d';
@@ -32,55 +33,59 @@ const EXAMPLE_VAR: DocVar = {
   threshold: '120000',
 };
 
-const envelopeSchema = z
-  .object({
-    name: z.string(),
-    doc: z.string(),
-    description: z.string(),
-    summary: z.string(),
-    shortname: z.string(),
-    url: z.string(),
-    type: z.string(),
-    theme: z.string(),
-    owner: z.string(),
-    created_on: z.string(),
-    last_modified: z.string(),
-  })
-  .meta({
-    id: 'DocumentInfo',
-    description: "A document's info envelope: its names, url, type and theme, owner and times",
-    example: {
-      name: 'Q3 report',
-      doc: 'q3_report',
-      description: 'Quarterly sales report for the board: revenue, margins and regional trends.',
-      summary: 'Sales by region, third quarter',
-      shortname: 'k3x9q2vd',
-      url: 'https://platform.example/u/alice/d/q3_report',
-      type: 'doc',
-      theme: 'default',
-      owner: 'alice',
-      created_on: '2025-09-30T08:12:44.120Z',
-      last_modified: '2025-10-02T16:03:10.507Z',
-    },
-  });
+const envelopeSchema = once(() =>
+  z
+    .object({
+      name: z.string(),
+      doc: z.string(),
+      description: z.string(),
+      summary: z.string(),
+      shortname: z.string(),
+      url: z.string(),
+      type: z.string(),
+      theme: z.string(),
+      owner: z.string(),
+      created_on: z.string(),
+      last_modified: z.string(),
+    })
+    .meta({
+      id: 'DocumentInfo',
+      description: "A document's info envelope: its names, url, type and theme, owner and times",
+      example: {
+        name: 'Q3 report',
+        doc: 'q3_report',
+        description: 'Quarterly sales report for the board: revenue, margins and regional trends.',
+        summary: 'Sales by region, third quarter',
+        shortname: 'k3x9q2vd',
+        url: 'https://platform.example/u/alice/d/q3_report',
+        type: 'doc',
+        theme: 'default',
+        owner: 'alice',
+        created_on: '2025-09-30T08:12:44.120Z',
+        last_modified: '2025-10-02T16:03:10.507Z',
+      },
+    }),
+);
 
-const varSchema = z
-  .object({
-    name: z.string(),
-    value: z.string(),
-    type: z.string(),
-    format: z.string(),
-    about: z.string(),
-    threshold: z.string(),
-    text: z.string(),
-    band: z.enum(['up', 'down', 'none']),
-    color: z.string(),
-  })
-  .meta({
-    id: 'Variable',
-    description: 'A variable of a document: what is stored of it and its formatted value',
-    example: varObject(EXAMPLE_VAR),
-  });
+const varSchema = once(() =>
+  z
+    .object({
+      name: z.string(),
+      value: z.string(),
+      type: z.string(),
+      format: z.string(),
+      about: z.string(),
+      threshold: z.string(),
+      text: z.string(),
+      band: z.enum(['up', 'down', 'none']),
+      color: z.string(),
+    })
+    .meta({
+      id: 'Variable',
+      description: 'A variable of a document: what is stored of it and its formatted value',
+      example: varObject(EXAMPLE_VAR),
+    }),
+);
 
 /** The document an alias path names, loaded with the caller's access (404 when unreadable). */
 export function loadAliased(ctx: Ctx, preload?: Preload): Promise<ResourceCtx> {
@@ -158,7 +163,7 @@ export function aliasRoutes(api: Api): void {
         owner: rc.owner.username,
         created_on: rc.resource.created_on,
         last_modified: rc.resource.last_modified,
-      } satisfies z.infer<typeof envelopeSchema>);
+      } satisfies z.infer<ReturnType<typeof envelopeSchema>>);
     },
   });
 
@@ -181,7 +186,7 @@ export function aliasRoutes(api: Api): void {
     tag: TAG,
     auth: 'optional',
     edge: 'cache',
-    responses: { 200: { description: 'Variables', type: 'application/json', schema: z.array(varSchema) } },
+    responses: { 200: { description: 'Variables', type: 'application/json', schema: () => z.array(varSchema()) } },
     handler: async (ctx) => {
       const rc = await loadAliased(ctx);
       return jsonResponse((await readVars(rc.env, rc.db, rc.resource.id)).map(varObject));
@@ -201,7 +206,7 @@ export function aliasRoutes(api: Api): void {
     auth: 'optional',
     edge: 'cache',
     responses: {
-      200: { description: 'Formatted value', type: 'text/plain', schema: text(formatVar(EXAMPLE_VAR).text) },
+      200: { description: 'Formatted value', type: 'text/plain', schema: () => text(formatVar(EXAMPLE_VAR).text) },
     },
     handler: async (ctx) => textResponse(formatVar(await aliasVar(ctx)).text),
   });
@@ -214,7 +219,7 @@ export function aliasRoutes(api: Api): void {
       200: {
         description: 'Formatted value with ansi colours',
         type: 'text/plain',
-        schema: text(ansiVar(formatVar(EXAMPLE_VAR))),
+        schema: () => text(ansiVar(formatVar(EXAMPLE_VAR))),
       },
     },
     handler: async (ctx) => textResponse(ansiVar(formatVar(await aliasVar(ctx)))),

@@ -6,9 +6,10 @@ import { badRequest } from '../core/errors';
 import { noContent, readText, textResponse } from '../core/http';
 import type { ResourceRoutes } from '../core/resource';
 import { docNotifications, NOTIFICATION_LEVELS, type NotificationLevel } from './schema';
+import { once } from '../core/once';
 
 /** A notification level as text: ignore, info or important. */
-const notificationLevel = z.enum(NOTIFICATION_LEVELS).meta({ example: 'important' });
+const notificationLevel = once(() => z.enum(NOTIFICATION_LEVELS).meta({ example: 'important' }));
 
 export function notificationRoutes(r: ResourceRoutes): void {
   const where = (resourceId: number, userId: number) =>

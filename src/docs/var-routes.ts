@@ -216,7 +216,9 @@ export function varRoutes(r: ResourceRoutes): void {
     summary: 'Read a variable attribute: value, type, format, about or threshold',
     need: 'r',
     preload: varRows,
-    responses: { 200: { description: 'The value, exactly as written', type: 'text/plain', schema: text('131200') } },
+    responses: {
+      200: { description: 'The value, exactly as written', type: 'text/plain', schema: () => text('131200') },
+    },
     handler: async (rc) => {
       const attr = checkAttr(rc.params.attr!);
       const s = await loadVar(rc, rc.params.var!);
@@ -243,7 +245,7 @@ export function varRoutes(r: ResourceRoutes): void {
   r.post('/vars/:var/:attr', {
     summary: 'Write a variable attribute (text/plain)',
     need: 'w',
-    body: { type: 'text/plain', schema: text('131200') },
+    body: { type: 'text/plain', schema: () => text('131200') },
     preload: varRows,
     responses: {
       204: { description: 'Written' },

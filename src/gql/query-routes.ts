@@ -8,32 +8,37 @@ import * as z from 'zod';
 import type { Api } from '../core/api';
 import { explorerPage } from './explorer';
 import { execute } from './server';
+import { once } from '../core/once';
 
-const gqlBody = z
-  .object({
-    query: z.string(),
-    variables: z.record(z.string(), z.unknown()).optional(),
-    operationName: z.string().optional(),
-  })
-  .meta({
-    id: 'GraphQLRequest',
-    description: 'A GraphQL request',
-    example: {
-      query: 'query Docs($author: String) { docs(author: $author, limit: 2) { id name summary } }',
-      variables: { author: 'alice' },
-      operationName: 'Docs',
-    },
-  });
-const gqlResult = z
-  .object({
-    data: z.unknown().optional(),
-    errors: z.array(z.object({ message: z.string() }).passthrough()).optional(),
-  })
-  .meta({
-    id: 'GraphQLResult',
-    description: 'A GraphQL result: data, errors, or both',
-    example: { data: { docs: [{ id: 'q3_report', name: 'Q3 report', summary: 'Sales by region, third quarter' }] } },
-  });
+const gqlBody = once(() =>
+  z
+    .object({
+      query: z.string(),
+      variables: z.record(z.string(), z.unknown()).optional(),
+      operationName: z.string().optional(),
+    })
+    .meta({
+      id: 'GraphQLRequest',
+      description: 'A GraphQL request',
+      example: {
+        query: 'query Docs($author: String) { docs(author: $author, limit: 2) { id name summary } }',
+        variables: { author: 'alice' },
+        operationName: 'Docs',
+      },
+    }),
+);
+const gqlResult = once(() =>
+  z
+    .object({
+      data: z.unknown().optional(),
+      errors: z.array(z.object({ message: z.string() }).passthrough()).optional(),
+    })
+    .meta({
+      id: 'GraphQLResult',
+      description: 'A GraphQL result: data, errors, or both',
+      example: { data: { docs: [{ id: 'q3_report', name: 'Q3 report', summary: 'Sales by region, third quarter' }] } },
+    }),
+);
 
 export function queryRoutes(api: Api): void {
   api.post('/gql', {
@@ -58,16 +63,17 @@ export function queryRoutes(api: Api): void {
     summary: 'The GraphQL explorer page (HTML); with ?query= runs a query like POST',
     tag: 'graphql',
     auth: 'optional',
-    query: z.object({
-      query: z.string().optional(),
-      variables: z.string().optional(),
-      operationName: z.string().optional(),
-    }),
+    query: () =>
+      z.object({
+        query: z.string().optional(),
+        variables: z.string().optional(),
+        operationName: z.string().optional(),
+      }),
     responses: {
       200: {
         description: 'Explorer page, or a GraphQL result for ?query=',
         type: 'text/html',
-        schema: htmlPage('GraphQL explorer'),
+        schema: () => htmlPage('GraphQL explorer'),
       },
       400: { description: 'Malformed query (GraphQL errors)', type: 'application/json', schema: gqlResult },
     },

@@ -79,7 +79,7 @@ async function gridPage(rc: ResourceCtx): Promise<Response> {
 }
 
 const pageResponses = {
-  200: { description: 'HTML page', type: 'text/html', schema: htmlPage('Sales dashboard') },
+  200: { description: 'HTML page', type: 'text/html', schema: () => htmlPage('Sales dashboard') },
 } as const;
 
 /** html below a grid (owner's and share grantee's paths). */

@@ -14,6 +14,7 @@ import { parseLayout } from './layout';
 import { parseMapping } from './mapping';
 import { parseGrid, readParsed, readSources } from './store';
 import { timeInBatches } from './timing';
+import { once } from '../core/once';
 
 const PARSE_TIME_MAX_RUNS = 500;
 const PARSE_TIME_BATCH = 5;
@@ -27,62 +28,72 @@ function jsonFile(text: string): Response {
   return new Response(text, { headers: { 'Content-Type': 'application/json', 'X-NVM-Type': 'file' } });
 }
 
-const instSchema = z.object({
-  lid: z.string(),
-  position: z.enum(['top', 'middle', 'bottom']),
-  include_header: z.boolean(),
-  include_caption: z.boolean(),
-});
+const instSchema = once(() =>
+  z.object({
+    lid: z.string(),
+    position: z.enum(['top', 'middle', 'bottom']),
+    include_header: z.boolean(),
+    include_caption: z.boolean(),
+  }),
+);
 // Nodes nest to any depth: described as a node whose children are nodes (one level spelled out).
-const leafSchema = z.object({
-  type: z.enum(['wrapper', 'wrapper container']),
-  width: z.number(),
-  height: z.number(),
-  children: z.array(z.unknown()),
-  inst: instSchema.optional(),
-});
-const nodeSchema = leafSchema.extend({ children: z.array(leafSchema) });
+const leafSchema = once(() =>
+  z.object({
+    type: z.enum(['wrapper', 'wrapper container']),
+    width: z.number(),
+    height: z.number(),
+    children: z.array(z.unknown()),
+    inst: instSchema().optional(),
+  }),
+);
+const nodeSchema = once(() => leafSchema().extend({ children: z.array(leafSchema()) }));
 /** The examples of data.json and meta_data.json: what the example layout and mapping of a grid (id 42) parse to. */
-const EXAMPLE_MAPPING = parseMapping(MAPPING_EXAMPLE);
-const dataSchema = z.object({ structure: nodeSchema }).meta({
-  id: 'GridData',
-  description: "A grid's layout as nested boxes (data.json): sizes, and the cell each innermost box shows",
-  example: buildData(parseLayout(LAYOUT_EXAMPLE), EXAMPLE_MAPPING, 42),
-});
-const metaSchema = z
-  .record(
-    z.string(),
-    z.object({ lid: z.string(), ref: z.string(), params: z.record(z.string(), z.union([z.string(), z.boolean()])) }),
-  )
-  .meta({
-    id: 'GridMetaData',
-    description: "A grid's labels (meta_data.json): each with its lid, the plot it shows and its parameters",
-    example: buildMeta(EXAMPLE_MAPPING, 42),
-  });
+const exampleMapping = once(() => parseMapping(MAPPING_EXAMPLE));
+const dataSchema = once(() =>
+  z.object({ structure: nodeSchema() }).meta({
+    id: 'GridData',
+    description: "A grid's layout as nested boxes (data.json): sizes, and the cell each innermost box shows",
+    example: buildData(parseLayout(LAYOUT_EXAMPLE), exampleMapping(), 42),
+  }),
+);
+const metaSchema = once(() =>
+  z
+    .record(
+      z.string(),
+      z.object({ lid: z.string(), ref: z.string(), params: z.record(z.string(), z.union([z.string(), z.boolean()])) }),
+    )
+    .meta({
+      id: 'GridMetaData',
+      description: "A grid's labels (meta_data.json): each with its lid, the plot it shows and its parameters",
+      example: buildMeta(exampleMapping(), 42),
+    }),
+);
 
-const parseTimeSchema = z
-  .object({
-    runs: z.number().int(),
-    ms_per_parse: z.number(),
-    mean_ms_per_parse: z.number(),
-    best_ms_per_parse: z.number(),
-    samples: z.array(z.number()),
-    columns: z.number(),
-    rows: z.number(),
-    cells: z.number(),
-  })
-  .meta({
-    example: {
-      runs: 100,
-      ms_per_parse: 0.21,
-      mean_ms_per_parse: 0.23,
-      best_ms_per_parse: 0.18,
-      samples: [0.2, 0.21, 0.24, 0.22, 0.18],
-      columns: 13,
-      rows: 5,
-      cells: 3,
-    },
-  });
+const parseTimeSchema = once(() =>
+  z
+    .object({
+      runs: z.number().int(),
+      ms_per_parse: z.number(),
+      mean_ms_per_parse: z.number(),
+      best_ms_per_parse: z.number(),
+      samples: z.array(z.number()),
+      columns: z.number(),
+      rows: z.number(),
+      cells: z.number(),
+    })
+    .meta({
+      example: {
+        runs: 100,
+        ms_per_parse: 0.21,
+        mean_ms_per_parse: 0.23,
+        best_ms_per_parse: 0.18,
+        samples: [0.2, 0.21, 0.24, 0.22, 0.18],
+        columns: 13,
+        rows: 5,
+        cells: 3,
+      },
+    }),
+);
 
 export function jsonRoutes(r: ResourceRoutes): void {
   r.get('/json', {
@@ -127,7 +138,7 @@ export function jsonRoutes(r: ResourceRoutes): void {
     summary:
       'Diagnostics: parses the stored layout and mapping `runs` times (1-500, default 100) inside the Worker and reports the time per parse (median of batches of 5, mean, best, and each batch); runs × the time of one parse must fit in 500 ms, else 400 with max_runs',
     need: 'r',
-    query: z.object({ runs: z.string().optional() }),
+    query: () => z.object({ runs: z.string().optional() }),
     responses: { 200: { description: 'Timing', type: 'application/json', schema: parseTimeSchema } },
     handler: async (rc) => {
       const raw = rc.url.searchParams.get('runs') ?? '100';

@@ -116,7 +116,7 @@ export function orgRoutes(api: Api): void {
       200: {
         description: 'Listing (organisation), or the shared items (group reference)',
         type: 'application/json',
-        schema: z.union([listingSchema, z.array(sharedItemSchema)]),
+        schema: () => z.union([listingSchema(), z.array(sharedItemSchema())]),
       },
     },
     handler: orgSection,
@@ -152,7 +152,11 @@ export function orgRoutes(api: Api): void {
     tag,
     auth: 'user',
     responses: {
-      200: { description: 'The address or empty', type: 'text/plain', schema: text('analysts@acme.mail.example') },
+      200: {
+        description: 'The address or empty',
+        type: 'text/plain',
+        schema: () => text('analysts@acme.mail.example'),
+      },
     },
     handler: async (ctx) => {
       // The organisation and both mail options read with the group.

@@ -113,14 +113,14 @@ function textFieldRoutes(g: GroupRoutes): void {
       summary: `Read the profile's ${f.summary.toLowerCase()}`,
       need: f.need,
       auth: 'optional',
-      responses: { 200: { description: 'The value', type: 'text/plain', schema: text(f.example) } },
+      responses: { 200: { description: 'The value', type: 'text/plain', schema: () => text(f.example) } },
       handler: async (gc) =>
         textResponse((await readRow(gc.db, gc.group.id, f.path))?.value ?? (f.path === 'name' ? gc.group.slug : '')),
     });
     g.post(rel, {
       summary: `Write the profile's ${f.summary.toLowerCase()} (founder or admin)`,
       need: 'manage',
-      body: { type: 'text/plain', schema: text(f.example) },
+      body: { type: 'text/plain', schema: () => text(f.example) },
       responses: { 204: { description: 'Written' } },
       handler: async (gc) => {
         const value = await readText(gc.req, PROFILE_TEXT_LIMITS[f.path]);

@@ -92,7 +92,7 @@ export function roleRoutes(g: GroupRoutes): void {
       200: {
         description: 'founders, admins, superusers, members or empty',
         type: 'text/plain',
-        schema: text('admins'),
+        schema: () => text('admins'),
       },
     },
     handler: (gc) => textResponse(gc.view.role ?? ''),

@@ -24,36 +24,39 @@ import { groupAndParentByRef } from './members';
 import { parseGroupRef } from './model';
 import { SECTIONS } from './sections';
 import { viewOf } from './visibility';
+import { once } from '../core/once';
 
 /** A path segment that names a group by reference rather than an organisation by slug. */
 export const isGroupRefSegment = (segment: string) => segment.startsWith('@') || segment.startsWith('+');
 
-export const sharedItemSchema = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    type: z.string(),
-    summary: z.string(),
-    uri: z.string(),
-    shared: z.array(
-      z.object({ id: z.string(), name: z.string(), type: z.enum(['public', 'user_group', 'org_group', 'org']) }),
-    ),
-    updated: z.string(),
-  })
-  .meta({
-    id: 'SharedItem',
-    description: 'An item shared with a group, and every group it is shared with',
-    example: {
-      id: 'q3_report',
-      name: 'Q3 report',
-      type: 'd',
-      summary: 'Sales by region, third quarter',
-      uri: '/v1/u/alice/d/q3_report',
-      shared: [{ id: '+acme~analysts', name: '+acme~analysts', type: 'org_group' }],
-      updated: '2025-10-02T16:03:10.507Z',
-    },
-  });
-type SharedItem = z.infer<typeof sharedItemSchema>;
+export const sharedItemSchema = once(() =>
+  z
+    .object({
+      id: z.string(),
+      name: z.string(),
+      type: z.string(),
+      summary: z.string(),
+      uri: z.string(),
+      shared: z.array(
+        z.object({ id: z.string(), name: z.string(), type: z.enum(['public', 'user_group', 'org_group', 'org']) }),
+      ),
+      updated: z.string(),
+    })
+    .meta({
+      id: 'SharedItem',
+      description: 'An item shared with a group, and every group it is shared with',
+      example: {
+        id: 'q3_report',
+        name: 'Q3 report',
+        type: 'd',
+        summary: 'Sales by region, third quarter',
+        uri: '/v1/u/alice/d/q3_report',
+        shared: [{ id: '+acme~analysts', name: '+acme~analysts', type: 'org_group' }],
+        updated: '2025-10-02T16:03:10.507Z',
+      },
+    }),
+);
+type SharedItem = z.infer<ReturnType<typeof sharedItemSchema>>;
 
 /** Pure: a sharing entry as the clients list it (`id` the entry as written, `name` the group reference). */
 function shareTarget(entry: string): SharedItem['shared'][number] {

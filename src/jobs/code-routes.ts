@@ -78,7 +78,7 @@ export function codeRoutes(r: ResourceRoutes): void {
     summary:
       'Approve the code version named in the body (X-NVM-Code-Version): code someone else wrote then runs with the env values and network',
     need: 'owner',
-    body: { type: 'text/plain', schema: text('4be2c0d9a17f3e58b6d1') },
+    body: { type: 'text/plain', schema: () => text('4be2c0d9a17f3e58b6d1') },
     responses: {
       204: { description: 'Approved: every code file counts as written by the owner' },
       400: { description: 'No version named' },
@@ -109,7 +109,7 @@ export function codeRoutes(r: ResourceRoutes): void {
   r.get('/code/:file', {
     summary: 'A code file',
     need: 'r',
-    responses: { 200: { description: 'The file', type: 'text/javascript', schema: text(CODE_EXAMPLE) } },
+    responses: { 200: { description: 'The file', type: 'text/javascript', schema: () => text(CODE_EXAMPLE) } },
     handler: async (rc) => {
       const obj = await rc.env.BLOBS.get(
         codePrefix(rc.resource.id) + checkName(rc.params.file!, CODE_FILE, 'code file name'),
@@ -127,7 +127,7 @@ export function codeRoutes(r: ResourceRoutes): void {
   r.post('/code/:file', {
     summary: 'Create or replace a code file (raw body, at most 1 MiB; at most 32 files)',
     need: 'w',
-    body: { type: 'text/javascript', schema: text(CODE_EXAMPLE) },
+    body: { type: 'text/javascript', schema: () => text(CODE_EXAMPLE) },
     responses: {
       204: { description: 'Stored' },
       400: { description: 'Bad file name, or a .js/.mjs file that does not parse as a module (`line`, `column`)' },

@@ -55,7 +55,7 @@ export function envRoutes(r: ResourceRoutes): void {
   r.post('/config/env/:name', {
     summary: 'Set an env value (text/plain; write-only)',
     need: 'w',
-    body: { type: 'text/plain', schema: text('f3a9c2e17b6d4e0852c1') },
+    body: { type: 'text/plain', schema: () => text('f3a9c2e17b6d4e0852c1') },
     responses: { 204: { description: 'Set' } },
     handler: async (rc) => {
       const name = checkName(rc.params.name!, ENV_NAME, 'env name');

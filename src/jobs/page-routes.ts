@@ -25,7 +25,9 @@ export function jobPageRoute(api: Api): void {
     tag: 'pages',
     auth: 'optional',
     edge: 'cache',
-    responses: { 200: { description: 'The job as an HTML page', type: 'text/html', schema: htmlPage('nightly') } },
+    responses: {
+      200: { description: 'The job as an HTML page', type: 'text/html', schema: () => htmlPage('nightly') },
+    },
     handler: async (ctx) => {
       const rc = await loadUserPath(ctx, jobKind, undefined, {
         entries: true,

@@ -38,7 +38,7 @@ export function statsRoutes(r: ResourceRoutes): void {
       'Full run history, one row per run, newest first (uncapped, streamed): text table, or JSON with Accept: application/json; ?limit and ?cursor page it (the Link header)',
     need: 'r',
     query: listingQuery,
-    responses: { 200: { description: 'History', type: 'text/plain', schema: text(HISTORY_EXAMPLE) } },
+    responses: { 200: { description: 'History', type: 'text/plain', schema: () => text(HISTORY_EXAMPLE) } },
     handler: async (rc) => {
       requireRunReader(rc);
       const json = wantsJson(rc.req);

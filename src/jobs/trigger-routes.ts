@@ -25,10 +25,11 @@ export function triggerRoutes(r: ResourceRoutes): void {
     body: {
       type: 'application/json',
       description: 'A JSON document (stored as input.json), or multipart/form-data files',
-      schema: z
-        .unknown()
-        .describe('any JSON value: the run input, stored as input.json')
-        .meta({ example: { city: 'Utrecht', days: 7 } }),
+      schema: () =>
+        z
+          .unknown()
+          .describe('any JSON value: the run input, stored as input.json')
+          .meta({ example: { city: 'Utrecht', days: 7 } }),
     },
     responses: {
       200: {
@@ -39,21 +40,22 @@ export function triggerRoutes(r: ResourceRoutes): void {
         description:
           'With `Prefer: respond-async`: the run started; `{run, status, location}`, Location its status (X-Run-Id names it)',
         type: 'application/json',
-        schema: z
-          .object({
-            run: z.string().describe('The run (also X-Run-Id)'),
-            status: z.literal('processing'),
-            location: z.string().describe("The run's status, to poll (also Location)"),
-          })
-          .meta({
-            id: 'Run',
-            description: 'A run just started: its name, its status, and where to poll that status',
-            example: {
-              run: '20251002-093000-8f1c2a7b',
-              status: 'processing',
-              location: '/v1/code/jobs/nightly/runs/20251002-093000-8f1c2a7b/status',
-            },
-          }),
+        schema: () =>
+          z
+            .object({
+              run: z.string().describe('The run (also X-Run-Id)'),
+              status: z.literal('processing'),
+              location: z.string().describe("The run's status, to poll (also Location)"),
+            })
+            .meta({
+              id: 'Run',
+              description: 'A run just started: its name, its status, and where to poll that status',
+              example: {
+                run: '20251002-093000-8f1c2a7b',
+                status: 'processing',
+                location: '/v1/code/jobs/nightly/runs/20251002-093000-8f1c2a7b/status',
+              },
+            }),
       },
       204: { description: 'The run succeeded without output' },
       400: { description: 'Empty or non-JSON body' },

@@ -40,9 +40,10 @@ export function mailEventRoutes(api: Api): void {
       200: {
         description: 'recorded, duplicate (the event id was seen) or ignored (soft bounce, unknown message)',
         type: 'application/json',
-        schema: z
-          .object({ status: z.enum(['recorded', 'duplicate', 'ignored']), reason: z.string().optional() })
-          .meta({ example: { status: 'recorded' } }),
+        schema: () =>
+          z
+            .object({ status: z.enum(['recorded', 'duplicate', 'ignored']), reason: z.string().optional() })
+            .meta({ example: { status: 'recorded' } }),
       },
       400: { description: 'Not JSON or not an event' },
       401: { description: 'Missing, stale or wrong signature' },

@@ -19,30 +19,33 @@ import { outbox, resources } from '../db/schema';
 import { normaliseAddress } from './rules';
 import { mailEvents } from './schema';
 import { suppressionInsert } from './unsubscribe';
+import { once } from '../core/once';
 
 /** How far a report's timestamp may be from the platform clock (Standard Webhooks' usual 5 minutes). */
 const TOLERANCE_SECONDS = 5 * 60;
 
-export const mailEventBody = z
-  .object({
-    type: z.enum(['bounce', 'complaint']),
-    /** `hard` (permanent: suppressed) or `soft` (temporary: accepted and ignored); bounces only. */
-    bounce_type: z.enum(['hard', 'soft']).optional(),
-    recipient: z.string().min(3).max(254),
-    /** The platform's stable Message-ID (`<...@...>`, also in `X-Message-ID`) or the id the transport answered. */
-    message_id: z.string().min(1).max(998),
-  })
-  .meta({
-    id: 'MailEvent',
-    description: 'A bounce or complaint report about a message the platform sent',
-    example: {
-      type: 'bounce',
-      bounce_type: 'hard',
-      recipient: 'bob@example.com',
-      message_id: '<0f3c9a52e1b84d7c@platform.example>',
-    },
-  });
-export type MailEvent = z.infer<typeof mailEventBody>;
+export const mailEventBody = once(() =>
+  z
+    .object({
+      type: z.enum(['bounce', 'complaint']),
+      /** `hard` (permanent: suppressed) or `soft` (temporary: accepted and ignored); bounces only. */
+      bounce_type: z.enum(['hard', 'soft']).optional(),
+      recipient: z.string().min(3).max(254),
+      /** The platform's stable Message-ID (`<...@...>`, also in `X-Message-ID`) or the id the transport answered. */
+      message_id: z.string().min(1).max(998),
+    })
+    .meta({
+      id: 'MailEvent',
+      description: 'A bounce or complaint report about a message the platform sent',
+      example: {
+        type: 'bounce',
+        bounce_type: 'hard',
+        recipient: 'bob@example.com',
+        message_id: '<0f3c9a52e1b84d7c@platform.example>',
+      },
+    }),
+);
+export type MailEvent = z.infer<ReturnType<typeof mailEventBody>>;
 
 export type EventOutcome = { status: 'recorded' | 'duplicate' | 'ignored'; reason?: string };
 
@@ -89,7 +92,7 @@ export function parseEvent(body: string): MailEvent {
   } catch {
     throw badRequest('the body is not JSON');
   }
-  const parsed = mailEventBody.safeParse(json);
+  const parsed = mailEventBody().safeParse(json);
   if (!parsed.success)
     throw badRequest(
       `bad event: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ')}`,

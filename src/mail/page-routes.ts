@@ -23,7 +23,11 @@ export function mailPageRoute(api: Api): void {
     auth: 'optional',
     edge: 'cache',
     responses: {
-      200: { description: 'The e-mail as an HTML page', type: 'text/html', schema: htmlPage('October newsletter') },
+      200: {
+        description: 'The e-mail as an HTML page',
+        type: 'text/html',
+        schema: () => htmlPage('October newsletter'),
+      },
     },
     handler: async (ctx) => {
       const rc = await loadUserPath(ctx, mailKind, undefined, { entries: true });

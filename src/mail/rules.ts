@@ -5,6 +5,7 @@
  */
 import * as z from 'zod';
 import { GROUP_NAME, USERNAME } from '../core/names';
+import { once } from '../core/once';
 
 // ---------------------------------------------------------------- option values
 
@@ -31,11 +32,11 @@ export const planOf = (u: { plan: keyof typeof PLAN_LIMITS }): PlanLimits => PLA
 
 // ---------------------------------------------------------------- addresses
 
-const emailSchema = z.email().max(254);
+const emailSchema = once(() => z.email().max(254));
 
 export function isAddress(value: string): boolean {
   // Without an @ nothing is an address: junk words of a long list skip zod's error objects.
-  return value.includes('@') && emailSchema.safeParse(value).success;
+  return value.includes('@') && emailSchema().safeParse(value).success;
 }
 
 /** The form addresses are compared, keyed and suppressed in. */
@@ -131,16 +132,18 @@ export function parseSendText(body: string): SendRequest {
   return { action: value.startsWith('test') ? 'test' : 'send' };
 }
 
-const sendJson = z
-  .object({
-    action: z.string().optional(),
-    to: z.unknown().optional(),
-  })
-  .strict();
+const sendJson = once(() =>
+  z
+    .object({
+      action: z.string().optional(),
+      to: z.unknown().optional(),
+    })
+    .strict(),
+);
 
 /** A JSON body {action?, to?} by the send's rules (docs/areas/mail.md); any other shape is a SendRequestError (400). */
 export function parseSendJson(body: unknown): SendRequest {
-  const parsed = sendJson.safeParse(body);
+  const parsed = sendJson().safeParse(body);
   if (!parsed.success) {
     if (typeof body !== 'object' || body === null || Array.isArray(body))
       throw new SendRequestError('expected a JSON object {action, to}');

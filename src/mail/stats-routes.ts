@@ -176,7 +176,7 @@ export function statsRoutes(r: ResourceRoutes): void {
     need: 'r',
     query: listingQuery,
     responses: {
-      200: { description: 'Send history, oldest first', type: 'text/plain', schema: text(RUNS_TABLE_EXAMPLE) },
+      200: { description: 'Send history, oldest first', type: 'text/plain', schema: () => text(RUNS_TABLE_EXAMPLE) },
     },
     handler: statsRuns,
   });

@@ -5,13 +5,16 @@ import { textResponse } from '../core/http';
 import type { ResourceRoutes } from '../core/resource';
 import { mailStub } from './stub';
 import { send } from './send';
+import { once } from '../core/once';
 
 /** The send state of an e-mail (send-gate.ts MailState), as GET status answers it. */
-const sendState = z.enum(['ready', 'sending', 'testing']).meta({
-  id: 'SendState',
-  description: 'The send state of an e-mail (text/plain): ready, or a send or a test in flight',
-  example: 'ready',
-});
+const sendState = once(() =>
+  z.enum(['ready', 'sending', 'testing']).meta({
+    id: 'SendState',
+    description: 'The send state of an e-mail (text/plain): ready, or a send or a test in flight',
+    example: 'ready',
+  }),
+);
 
 export function statusRoutes(r: ResourceRoutes): void {
   r.get('/status', {
@@ -23,23 +26,28 @@ export function statusRoutes(r: ResourceRoutes): void {
   r.post('/status', {
     summary: 'Send: text sent|test, or JSON {action: send|test, to?: [addresses]}',
     need: 'r',
-    body: { type: 'text/plain', description: 'sent or test; or application/json {action, to}', schema: text('sent') },
+    body: {
+      type: 'text/plain',
+      description: 'sent or test; or application/json {action, to}',
+      schema: () => text('sent'),
+    },
     responses: {
       202: {
         description: 'Accepted; delivery is asynchronous',
         type: 'application/json',
-        schema: z
-          .object({
-            status: z.literal(202),
-            message: z.string(),
-            id: z.string(),
-            state: z.enum(['sending', 'testing']),
-          })
-          .meta({
-            id: 'Send',
-            description: 'A send (or a test send) accepted: its id, and the state the e-mail is now in',
-            example: { status: 202, message: 'accepted: sending', id: '20251002093000-5e1f9a0c', state: 'sending' },
-          }),
+        schema: () =>
+          z
+            .object({
+              status: z.literal(202),
+              message: z.string(),
+              id: z.string(),
+              state: z.enum(['sending', 'testing']),
+            })
+            .meta({
+              id: 'Send',
+              description: 'A send (or a test send) accepted: its id, and the state the e-mail is now in',
+              example: { status: 202, message: 'accepted: sending', id: '20251002093000-5e1f9a0c', state: 'sending' },
+            }),
       },
       400: { description: 'Malformed body, unknown action, bad to' },
       403: { description: "Caller's address unverified, or config/enabled falsy" },

@@ -27,7 +27,7 @@ export function unsubscribeRoutes(api: Api): void {
       200: {
         description: 'Unsubscribed',
         type: 'text/plain',
-        schema: text('bob@example.com is unsubscribed: you will get no more e-mails from this sender.\n'),
+        schema: () => text('bob@example.com is unsubscribed: you will get no more e-mails from this sender.\n'),
       },
       404: { description: 'Forged or malformed link' },
     },

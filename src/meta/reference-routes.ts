@@ -25,22 +25,23 @@ export function referenceRoutes(api: Api): void {
       200: {
         description: 'OpenAPI document',
         type: 'application/json',
-        schema: z
-          .object({
-            openapi: z.literal('3.1.0'),
-            info: z.object({ title: z.string(), version: z.string(), description: z.string() }),
-            servers: z.array(z.object({ url: z.string() })),
-            paths: z.record(z.string(), z.unknown()),
-          })
-          .passthrough()
-          .meta({
-            example: {
-              openapi: '3.1.0',
-              info: { title: 'Edge platform API', version: '1', description: 'What a client needs first: …' },
-              servers: [{ url: 'https://platform.example' }],
-              paths: { '/v1/whoami': { get: { operationId: 'getWhoami' } } },
-            },
-          }),
+        schema: () =>
+          z
+            .object({
+              openapi: z.literal('3.1.0'),
+              info: z.object({ title: z.string(), version: z.string(), description: z.string() }),
+              servers: z.array(z.object({ url: z.string() })),
+              paths: z.record(z.string(), z.unknown()),
+            })
+            .passthrough()
+            .meta({
+              example: {
+                openapi: '3.1.0',
+                info: { title: 'Edge platform API', version: '1', description: 'What a client needs first: …' },
+                servers: [{ url: 'https://platform.example' }],
+                paths: { '/v1/whoami': { get: { operationId: 'getWhoami' } } },
+              },
+            }),
       },
     },
     handler: ({ env }) =>
@@ -52,7 +53,7 @@ export function referenceRoutes(api: Api): void {
     summary: 'Browsable API reference (Scalar) of /v1/openapi.json, with "try it" against this origin',
     tag: 'meta',
     auth: 'none',
-    responses: { 200: { description: 'HTML page', type: 'text/html', schema: htmlPage('Edge platform API') } },
+    responses: { 200: { description: 'HTML page', type: 'text/html', schema: () => htmlPage('Edge platform API') } },
     handler: ({ url }) => {
       const page = referenceResponse(url.origin);
       page.headers.set('Cache-Control', BUILD_TIME);
@@ -67,7 +68,7 @@ export function referenceRoutes(api: Api): void {
       200: {
         description: 'JavaScript',
         type: 'text/javascript',
-        schema: text('/*! @scalar/api-reference */\n!function(){"use strict";…}();\n'),
+        schema: () => text('/*! @scalar/api-reference */\n!function(){"use strict";…}();\n'),
       },
     },
     handler: ({ env, url }) => bundleResponse(env.ASSETS, url),

@@ -24,6 +24,7 @@ import { drawingHash } from '../plots/stored';
 import { hoistStyle } from '../plots/svg-style';
 import { filesListing } from './file-routes';
 import { cachedPng } from './plot-png';
+import { once } from '../core/once';
 
 const PLOT_FILES = ['plot.ansi', 'plot.png', 'plot.svg', 'plot.txt'] as const;
 
@@ -102,8 +103,8 @@ const TEXT_EXAMPLES = {
   ansi: `Revenue by month\n${TEXT_BARS.map((l) => l.replace(/(█+)/, '\u001b[38;5;33m$1\u001b[0m')).join('\n')}\n`,
 };
 
-const sizeQuery = z.object({ width: z.string().optional(), height: z.string().optional() });
-const widthQuery = z.object({ width: z.string().optional() });
+const sizeQuery = once(() => z.object({ width: z.string().optional(), height: z.string().optional() }));
+const widthQuery = once(() => z.object({ width: z.string().optional() }));
 
 /** files/ below a plot: its listing and the four drawings. */
 export function plotFileRoutes(r: ResourceRoutes): void {
@@ -152,7 +153,7 @@ export function plotFileRoutes(r: ResourceRoutes): void {
       preload: withoutData,
       query: widthQuery,
       responses: {
-        200: { description: 'Text', type: 'text/plain', schema: text(TEXT_EXAMPLES[format]) },
+        200: { description: 'Text', type: 'text/plain', schema: () => text(TEXT_EXAMPLES[format]) },
         304: { description: 'Not modified' },
       },
       handler: (rc) =>
@@ -196,7 +197,7 @@ export function plotPageRoute(api: Api): void {
     auth: 'optional',
     edge: 'cache',
     responses: {
-      200: { description: 'The plot as an HTML page', type: 'text/html', schema: htmlPage('Revenue by month') },
+      200: { description: 'The plot as an HTML page', type: 'text/html', schema: () => htmlPage('Revenue by month') },
     },
     handler: async (ctx) => plotPage(await loadUserPath(ctx, plotKind, undefined, { entries: true })),
   });

@@ -12,6 +12,7 @@ import { queuedResponses } from './record';
 import type { OwnerCtx } from './owner';
 import { DELIVERY_STATUSES, webhookDeliveries, type Delivery, type Webhook } from './schema';
 import { wake } from './wake';
+import { once } from '../core/once';
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 500;
@@ -27,23 +28,25 @@ const DELIVERY_EXAMPLE = {
   next_attempt_on: '2025-10-02T09:35:00.000Z',
   created_on: '2025-10-02T09:30:00.118Z',
 } as const;
-const delivery = z
-  .object({
-    id: z.number(),
-    event_id: z.string(),
-    type: z.string(),
-    attempt: z.number(),
-    status: z.enum(DELIVERY_STATUSES),
-    response_code: z.number().nullable(),
-    duration_ms: z.number().nullable(),
-    next_attempt_on: z.string().nullable(),
-    created_on: z.string(),
-  })
-  .meta({
-    id: 'Delivery',
-    description: 'One delivery of an event to a webhook endpoint, with its last attempt',
-    example: DELIVERY_EXAMPLE,
-  });
+const delivery = once(() =>
+  z
+    .object({
+      id: z.number(),
+      event_id: z.string(),
+      type: z.string(),
+      attempt: z.number(),
+      status: z.enum(DELIVERY_STATUSES),
+      response_code: z.number().nullable(),
+      duration_ms: z.number().nullable(),
+      next_attempt_on: z.string().nullable(),
+      created_on: z.string(),
+    })
+    .meta({
+      id: 'Delivery',
+      description: 'One delivery of an event to a webhook endpoint, with its last attempt',
+      example: DELIVERY_EXAMPLE,
+    }),
+);
 
 /** A delivery record as listed; `event_id` is its webhook-id header. */
 function deliveryView(d: Delivery) {
@@ -77,9 +80,9 @@ async function loadDelivery(ctx: OwnerCtx): Promise<{ hook: Webhook; d: Delivery
 export function deliveryRoutes(scope: Scope<OwnerCtx, object>): void {
   scope.get('/:name/deliveries', {
     summary: 'List deliveries, newest first (?limit, ?status; older ones by ?cursor, the Link header)',
-    query: listingQuery.extend({ status: z.string().optional() }),
+    query: () => listingQuery().extend({ status: z.string().optional() }),
     responses: {
-      200: { description: 'The deliveries', type: 'application/json', schema: z.array(delivery) },
+      200: { description: 'The deliveries', type: 'application/json', schema: () => z.array(delivery()) },
       400: { description: 'A bad limit or status' },
     },
     handler: async (ctx) => {
@@ -111,16 +114,19 @@ export function deliveryRoutes(scope: Scope<OwnerCtx, object>): void {
       200: {
         description: 'The delivery',
         type: 'application/json',
-        schema: delivery.extend({ request_body: z.string(), response_body: z.string().nullable() }).meta({
-          id: 'DeliveryDetail',
-          description: 'A delivery with the body it sends and the start of the last answer',
-          example: {
-            ...DELIVERY_EXAMPLE,
-            request_body:
-              '{"type":"run.failed","timestamp":"2025-10-02T09:30:00.118Z","data":{"job":"nightly","run":"20251002-093000-8f1c2a7b"}}',
-            response_body: 'Service Unavailable',
-          },
-        }),
+        schema: () =>
+          delivery()
+            .extend({ request_body: z.string(), response_body: z.string().nullable() })
+            .meta({
+              id: 'DeliveryDetail',
+              description: 'A delivery with the body it sends and the start of the last answer',
+              example: {
+                ...DELIVERY_EXAMPLE,
+                request_body:
+                  '{"type":"run.failed","timestamp":"2025-10-02T09:30:00.118Z","data":{"job":"nightly","run":"20251002-093000-8f1c2a7b"}}',
+                response_body: 'Service Unavailable',
+              },
+            }),
       },
     },
     handler: async (ctx) => {

@@ -21,6 +21,7 @@ import { queued, queuedResponses } from './record';
 import { newSecret } from './sign';
 import { wake } from './wake';
 import { endpointUrlRefusal } from './urls';
+import { once } from '../core/once';
 
 const MAX_ENDPOINTS = 20;
 /** Both secrets sign deliveries for this long after a rotation. */
@@ -38,31 +39,33 @@ const ENDPOINT_EXAMPLE = {
   created_by: 'alice',
 };
 const SECRET_EXAMPLE = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwC0bz5wHm3Xk=';
-const endpoint = z
-  .object({
-    name: z.string(),
-    url: z.string(),
-    events: z.array(z.string()),
-    description: z.string(),
-    enabled: z.boolean(),
-    disabled_reason: z.string().nullable(),
-    created_on: z.string(),
-    created_by: z.string().nullable().describe('The username of the account that created it (null once deleted)'),
-  })
-  .meta({
-    id: 'WebhookEndpoint',
-    description: 'A URL the platform delivers events to, signed by Standard Webhooks',
-    example: ENDPOINT_EXAMPLE,
-  });
+const endpoint = once(() =>
+  z
+    .object({
+      name: z.string(),
+      url: z.string(),
+      events: z.array(z.string()),
+      description: z.string(),
+      enabled: z.boolean(),
+      disabled_reason: z.string().nullable(),
+      created_on: z.string(),
+      created_by: z.string().nullable().describe('The username of the account that created it (null once deleted)'),
+    })
+    .meta({
+      id: 'WebhookEndpoint',
+      description: 'A URL the platform delivers events to, signed by Standard Webhooks',
+      example: ENDPOINT_EXAMPLE,
+    }),
+);
 
-const writable = {
+const writable = once(() => ({
   url: z.string().max(2048),
   events: z
     .array(z.string().max(64))
     .min(1)
     .max(EVENT_TYPES.length + 1),
   description: z.string().max(1024),
-};
+}));
 
 function checkUrl(ctx: OwnerCtx, url: string): string {
   const refused = endpointUrlRefusal(ctx.env, url, ctx.url.host);
@@ -88,7 +91,7 @@ export function endpointRoutes(scope: Scope<OwnerCtx, object>): void {
     summary: 'List the webhook endpoints (?limit, ?cursor: the Link header)',
     query: listingQuery,
     responses: {
-      200: { description: 'The endpoints', type: 'application/json', schema: z.array(endpoint) },
+      200: { description: 'The endpoints', type: 'application/json', schema: () => z.array(endpoint()) },
     },
     handler: async (ctx) => {
       const all = await endpointsOf(ctx.db, ctx.ownerId);
@@ -99,27 +102,31 @@ export function endpointRoutes(scope: Scope<OwnerCtx, object>): void {
 
   scope.put('/:name', {
     summary: 'Create a webhook endpoint (its signing secret is shown this once)',
-    json: z
-      .object({ ...writable, description: writable.description.optional() })
-      .strict()
-      .meta({
-        id: 'NewWebhookEndpoint',
-        description: 'A webhook endpoint to create: its url and the event types it receives',
-        example: {
-          url: ENDPOINT_EXAMPLE.url,
-          events: ENDPOINT_EXAMPLE.events,
-          description: ENDPOINT_EXAMPLE.description,
-        },
-      }),
+    json: () =>
+      z
+        .object({ ...writable(), description: writable().description.optional() })
+        .strict()
+        .meta({
+          id: 'NewWebhookEndpoint',
+          description: 'A webhook endpoint to create: its url and the event types it receives',
+          example: {
+            url: ENDPOINT_EXAMPLE.url,
+            events: ENDPOINT_EXAMPLE.events,
+            description: ENDPOINT_EXAMPLE.description,
+          },
+        }),
     responses: {
       201: {
         description: 'Created',
         type: 'application/json',
-        schema: endpoint.extend({ secret: z.string() }).meta({
-          id: 'CreatedWebhookEndpoint',
-          description: 'A webhook endpoint just created, with its signing secret (shown this once)',
-          example: { ...ENDPOINT_EXAMPLE, secret: SECRET_EXAMPLE },
-        }),
+        schema: () =>
+          endpoint()
+            .extend({ secret: z.string() })
+            .meta({
+              id: 'CreatedWebhookEndpoint',
+              description: 'A webhook endpoint just created, with its signing secret (shown this once)',
+              example: { ...ENDPOINT_EXAMPLE, secret: SECRET_EXAMPLE },
+            }),
       },
       400: { description: 'A bad name, url or event type' },
       409: { description: `It exists, or ${MAX_ENDPOINTS} endpoints exist already` },
@@ -162,15 +169,16 @@ export function endpointRoutes(scope: Scope<OwnerCtx, object>): void {
 
   scope.post('/:name', {
     summary: 'Change a webhook endpoint (url, events, description, enabled)',
-    json: z
-      .object({ ...writable, enabled: z.boolean() })
-      .partial()
-      .strict()
-      .meta({
-        id: 'WebhookEndpointChange',
-        description: 'What to change of a webhook endpoint: any of url, events, description, enabled',
-        example: { events: ['run.failed', 'run.canceled'], enabled: true },
-      }),
+    json: () =>
+      z
+        .object({ ...writable(), enabled: z.boolean() })
+        .partial()
+        .strict()
+        .meta({
+          id: 'WebhookEndpointChange',
+          description: 'What to change of a webhook endpoint: any of url, events, description, enabled',
+          example: { events: ['run.failed', 'run.canceled'], enabled: true },
+        }),
     responses: {
       200: { description: 'The endpoint as changed', type: 'application/json', schema: endpoint },
       400: { description: 'A bad url or event type' },
@@ -208,11 +216,12 @@ export function endpointRoutes(scope: Scope<OwnerCtx, object>): void {
       200: {
         description: 'The new secret',
         type: 'application/json',
-        schema: z.object({ secret: z.string() }).meta({
-          id: 'WebhookSecret',
-          description: 'A signing secret (Standard Webhooks: whsec_ and base64)',
-          example: { secret: SECRET_EXAMPLE },
-        }),
+        schema: () =>
+          z.object({ secret: z.string() }).meta({
+            id: 'WebhookSecret',
+            description: 'A signing secret (Standard Webhooks: whsec_ and base64)',
+            example: { secret: SECRET_EXAMPLE },
+          }),
       },
     },
     handler: async (ctx) => {

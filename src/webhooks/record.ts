@@ -20,6 +20,7 @@ import * as z from 'zod';
 import type { EventRecorder, PlatformEvent } from '../core/events';
 import { webhookDeliveries, webhookEvents } from './schema';
 import { wakeSoon } from './wake';
+import { once } from '../core/once';
 
 // Both inserts select every column of their table in the schema's order (drizzle's insert-select names them all).
 export const recordEvent: EventRecorder = {
@@ -87,9 +88,11 @@ function bodyOf(event: PlatformEvent, createdOn: string): SQL {
 export const queued = (results: unknown[]) => (results[1] ?? []) as { id: number; webhook_id: number }[];
 
 /** What test and redeliver answer: the delivery they queued (202), or 409 for a disabled endpoint. */
-const queuedBody = z
-  .object({ status: z.literal('queued'), delivery: z.number().int().describe('The delivery id (deliveries/<id>)') })
-  .meta({ id: 'QueuedDelivery', example: { status: 'queued', delivery: 1207 } });
+const queuedBody = once(() =>
+  z
+    .object({ status: z.literal('queued'), delivery: z.number().int().describe('The delivery id (deliveries/<id>)') })
+    .meta({ id: 'QueuedDelivery', example: { status: 'queued', delivery: 1207 } }),
+);
 export const queuedResponses = {
   202: { description: 'Queued: {status, delivery} (the delivery id)', type: 'application/json', schema: queuedBody },
   409: { description: 'The endpoint is disabled' },

@@ -16,7 +16,7 @@ import { checkReferences } from './references';
 export function entryRoutes(routes: ResourceRoutes, kind: ResourceKind, spec: EntrySpec): void {
   // The body of the GET and the POST: text, with the entry's example (none: the document's test names the entry).
   const example = spec.example ?? (spec.default || undefined);
-  const schema = example === undefined ? z.string() : text(example);
+  const schema = () => (example === undefined ? z.string() : text(example));
   for (const path of [spec.path, ...(spec.aliases ?? [])]) {
     const rel = `/${path}`;
     if (spec.access !== 'w') {

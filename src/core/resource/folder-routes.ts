@@ -18,8 +18,9 @@ import { folderItems, listingItem, resourceItem } from './listing-items';
 import type { ResourceKind, ResourceRoutes } from './kind';
 import { requireAccess } from './load';
 import { callerTagsQuery, copyResource, renameResource } from './store';
+import { once } from '../once';
 
-const patchJson = z.object({ name: z.string(), copy: z.boolean().optional() });
+const patchJson = once(() => z.object({ name: z.string(), copy: z.boolean().optional() }));
 
 /** GET, PATCH (rename or copy) and DELETE of the resource itself. */
 export function folderRoutes(routes: ResourceRoutes, kind: ResourceKind): void {
@@ -52,7 +53,7 @@ export function folderRoutes(routes: ResourceRoutes, kind: ResourceKind): void {
     body: {
       type: 'text/plain',
       description: 'The new name; or application/json {name, copy}',
-      schema: text('q3_report_final'),
+      schema: () => text('q3_report_final'),
     },
     responses: {
       200: { description: 'Renamed', type: 'application/json', schema: listingItemSchema },
@@ -62,7 +63,7 @@ export function folderRoutes(routes: ResourceRoutes, kind: ResourceKind): void {
       let name: string;
       let copy = false;
       if (mediaType(rc.req) === 'application/json') {
-        const parsed = patchJson.safeParse(await readJson(rc.req));
+        const parsed = patchJson().safeParse(await readJson(rc.req));
         if (!parsed.success) throw badRequest('expected JSON {name: string, copy: boolean}');
         ({ name } = parsed.data);
         copy = parsed.data.copy ?? false;

@@ -13,12 +13,13 @@ export function logRoute(routes: ResourceRoutes, kind: ResourceKind): void {
   routes.get('/log', {
     summary: `What happened to the ${kind.noun}: text, or JSON entries with Accept: application/json; the newest ${LOG_PAGE_MAX} lines (?limit fewer), older ones with ?before=<X-Log-Before of the page>`,
     need: 'r',
-    query: z.object({ limit: z.string().optional(), before: z.string().optional(), cursor: z.string().optional() }),
+    query: () =>
+      z.object({ limit: z.string().optional(), before: z.string().optional(), cursor: z.string().optional() }),
     responses: {
       200: {
         description: 'Log, oldest line first; X-Log-Before when older lines exist',
         type: 'text/plain',
-        schema: text(LOG_TEXT_EXAMPLE),
+        schema: () => text(LOG_TEXT_EXAMPLE),
       },
       400: { description: 'A limit or before that is not one' },
     },

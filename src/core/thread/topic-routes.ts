@@ -16,35 +16,38 @@ import { subjectIs } from './lookup';
 import { checkTopic, DELETED_AUTHOR, mayRemove } from './rules';
 import { threadComments, threads } from './schema';
 import { created } from './writes';
+import { once } from '../once';
 
-const commentSchema = listingItemSchema
-  .extend({
-    id: z.number().int(),
-    slug: z.string(),
-    author: z.string().nullable(),
-    text: z.string(),
-    reply_to: z.number().int().nullable(),
-    edited: z.boolean(),
-  })
-  .meta({
-    id: 'Comment',
-    description: 'A comment of a thread: a listing item with its id, author, text and the comment it answers',
-    example: {
-      name: '17',
-      uri: '/v1/vis/docs/q3_report/threads/@alice~pricing/17',
-      type: 'file',
-      permissions: ['r', 'w'],
-      actions: ['GET', 'DELETE'],
-      created_on: '2025-10-02T10:41:07.332Z',
-      last_modified: '2025-10-02T10:41:07.332Z',
-      id: 17,
-      slug: '17',
-      author: 'bob',
-      text: 'Could we split the northern region by country next quarter?',
-      reply_to: null,
-      edited: false,
-    },
-  });
+const commentSchema = once(() =>
+  listingItemSchema()
+    .extend({
+      id: z.number().int(),
+      slug: z.string(),
+      author: z.string().nullable(),
+      text: z.string(),
+      reply_to: z.number().int().nullable(),
+      edited: z.boolean(),
+    })
+    .meta({
+      id: 'Comment',
+      description: 'A comment of a thread: a listing item with its id, author, text and the comment it answers',
+      example: {
+        name: '17',
+        uri: '/v1/vis/docs/q3_report/threads/@alice~pricing/17',
+        type: 'file',
+        permissions: ['r', 'w'],
+        actions: ['GET', 'DELETE'],
+        created_on: '2025-10-02T10:41:07.332Z',
+        last_modified: '2025-10-02T10:41:07.332Z',
+        id: 17,
+        slug: '17',
+        author: 'bob',
+        text: 'Could we split the northern region by country next quarter?',
+        reply_to: null,
+        edited: false,
+      },
+    }),
+);
 
 /** GET <base>/threads: the topics. */
 export function topicListRoute<C extends Ctx>(scope: Scope<C, object>, host: ThreadHost<C>): void {
@@ -124,7 +127,7 @@ export function topicCommentsRoute<C extends Ctx>(scope: Scope<C, object>, host:
         description:
           'Comments: listing items with id, slug, author, text, reply_to (the comment answered, or null) and edited',
         type: 'application/json',
-        schema: z.array(commentSchema),
+        schema: () => z.array(commentSchema()),
       },
     },
     handler: async (c) => {

@@ -15,27 +15,30 @@ import { jsonResponse, readText } from '../http';
 import { batchWithEvent, type PlatformEvent } from '../events';
 import { COMMENT_LIMIT, commentProblem, type ThreadSubject } from './rules';
 import { threadComments, threads } from './schema';
+import { once } from '../once';
 
 /** The 201 answer naming what was added (its uri; a comment's also its id). */
-const createdSchema = z
-  .object({ status: z.number(), message: z.string(), uri: z.string() })
-  .passthrough()
-  .meta({
-    id: 'Created',
-    description: 'What a write added: a thread, a comment or a reply, and where it is',
-    example: {
-      status: 201,
-      message: 'comment 17 added',
-      id: 17,
-      uri: '/v1/vis/docs/q3_report/threads/@alice~pricing/17',
-    },
-  });
+const createdSchema = once(() =>
+  z
+    .object({ status: z.number(), message: z.string(), uri: z.string() })
+    .passthrough()
+    .meta({
+      id: 'Created',
+      description: 'What a write added: a thread, a comment or a reply, and where it is',
+      example: {
+        status: 201,
+        message: 'comment 17 added',
+        id: 17,
+        uri: '/v1/vis/docs/q3_report/threads/@alice~pricing/17',
+      },
+    }),
+);
 
 /** A 201 answer naming what was added (its uri). */
 export const created = (what: string) => ({ description: what, type: 'application/json', schema: createdSchema });
 
 /** The text of a comment or a topic (text/plain), as a request or response body. */
-export const commentText = text('Could we split the northern region by country next quarter?');
+export const commentText = once(() => text('Could we split the northern region by country next quarter?'));
 
 export async function readComment(req: Request): Promise<string> {
   const value = await readText(req, COMMENT_LIMIT, `a comment is at most ${COMMENT_LIMIT} bytes (16 KiB)`);

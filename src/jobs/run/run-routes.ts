@@ -23,13 +23,14 @@ import { readOutput } from './output';
 import { isExpired, latestRun, recentRuns, RUNS_KEY, RUNS_PAGE, runStats, statsText } from './reads';
 import { RUN_STATUSES, type RunRow } from '../schema';
 import { runStub } from './stub';
+import { once } from '../../core/once';
 
 export type RunRoutes = Scope<RunCtx, { need: Perm }>;
 
 /** The text status of a run (GET runs/<run>/status). */
-const runStatus = z
-  .enum(RUN_STATUSES)
-  .meta({ id: 'RunStatus', description: 'The state of a run (text/plain)', example: 'success' });
+const runStatus = once(() =>
+  z.enum(RUN_STATUSES).meta({ id: 'RunStatus', description: 'The state of a run (text/plain)', example: 'success' }),
+);
 
 /** The examples of a run's stats and log, as their formatters write them. */
 const RUN_STATS_EXAMPLE = statsText({
@@ -140,7 +141,7 @@ export function runRoutes(r: ResourceRoutes, runs: RunRoutes): void {
   runs.post('/status', {
     summary: 'Cancel a run: text/plain canceled (202; 200 while pending; 409 once finished)',
     need: 'x',
-    body: { type: 'text/plain', description: 'canceled', schema: z.enum(['canceled']) },
+    body: { type: 'text/plain', description: 'canceled', schema: () => z.enum(['canceled']) },
     responses: {
       200: { description: 'Cancel already pending' },
       202: { description: 'Cancel accepted; the run is being torn down' },
@@ -182,7 +183,7 @@ export function runRoutes(r: ResourceRoutes, runs: RunRoutes): void {
   runs.get('/stats', {
     summary: 'Run stats: text key: value, or JSON with Accept: application/json',
     need: 'r',
-    responses: { 200: { description: 'Stats', type: 'text/plain', schema: text(RUN_STATS_EXAMPLE) } },
+    responses: { 200: { description: 'Stats', type: 'text/plain', schema: () => text(RUN_STATS_EXAMPLE) } },
     handler: async (rc) => {
       const row = rc.run;
       const job = row.job_id === rc.resource.id ? rc.resource : await jobOf(rc, row.job_id);
@@ -194,7 +195,7 @@ export function runRoutes(r: ResourceRoutes, runs: RunRoutes): void {
     summary: 'Run log: text, JSON entries (Accept: application/json), or a live tail (Accept: text/event-stream)',
     need: 'r',
     responses: {
-      200: { description: 'Log', type: 'text/plain', schema: text(RUN_LOG_EXAMPLE) },
+      200: { description: 'Log', type: 'text/plain', schema: () => text(RUN_LOG_EXAMPLE) },
       410: { description: 'Past the 30-day retention' },
     },
     handler: async (rc) => {
@@ -227,7 +228,7 @@ export function runRoutes(r: ResourceRoutes, runs: RunRoutes): void {
     summary: "The latest run's log, same formats as a run log",
     need: 'r',
     responses: {
-      200: { description: 'Log (empty without runs)', type: 'text/plain', schema: text(RUN_LOG_EXAMPLE) },
+      200: { description: 'Log (empty without runs)', type: 'text/plain', schema: () => text(RUN_LOG_EXAMPLE) },
       410: { description: 'Past the 30-day retention' },
     },
     handler: async (rc) => {

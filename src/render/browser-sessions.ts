@@ -5,7 +5,10 @@
  * every render launches a browser and closes it. Runs in the browser isolate
  * (isolates/browser.ts), never in the Worker.
  */
-import puppeteer, { type Browser, type BrowserWorker } from '@cloudflare/puppeteer';
+import puppeteer, { type Browser, type BrowserWorker, type Page, type Viewport } from '@cloudflare/puppeteer';
+
+/** Longest a browser step may take before the render fails. */
+const STEP_TIMEOUT_MS = 30_000;
 
 /** Sessions this isolate released (most recent last): the first candidates for reuse. */
 const released: string[] = [];
@@ -76,5 +79,27 @@ export async function withBrowser<T>(
     } catch {
       // already gone
     }
+  }
+}
+
+/**
+ * A new page of `browser` showing `html` at `viewport`, JavaScript off (what is rendered is
+ * the platform's own markup and drawings: no script of a user runs), for `fn`; closed after.
+ */
+export async function withStaticPage<T>(
+  browser: Browser,
+  viewport: Viewport,
+  html: string,
+  fn: (page: Page) => Promise<T>,
+): Promise<T> {
+  const page = await browser.newPage();
+  try {
+    page.setDefaultTimeout(STEP_TIMEOUT_MS);
+    await page.setJavaScriptEnabled(false);
+    await page.setViewport(viewport);
+    await page.setContent(html, { waitUntil: 'load', timeout: STEP_TIMEOUT_MS });
+    return await fn(page);
+  } finally {
+    await page.close().catch(() => undefined);
   }
 }

@@ -5,8 +5,7 @@
  */
 import type { BrowserWorker } from '@cloudflare/puppeteer';
 import type { Size } from '../plots/model';
-import { withBrowser } from './browser-sessions';
-import { STEP_TIMEOUT_MS } from './print-layout';
+import { withBrowser, withStaticPage } from './browser-sessions';
 
 /** Device pixels per CSS pixel of the PNG. */
 const PNG_SCALE = 2;
@@ -25,17 +24,11 @@ export async function drawPng(
   size: Size,
 ): Promise<Uint8Array<ArrayBuffer>> {
   const { value } = await withBrowser(browser, keepAliveMs, signal, async (b) => {
-    const page = await b.newPage();
-    try {
-      page.setDefaultTimeout(STEP_TIMEOUT_MS);
-      await page.setJavaScriptEnabled(false);
-      await page.setViewport({ width: size.width, height: size.height, deviceScaleFactor: PNG_SCALE });
-      await page.setContent(pngPage(svg), { waitUntil: 'load', timeout: STEP_TIMEOUT_MS });
+    const viewport = { width: size.width, height: size.height, deviceScaleFactor: PNG_SCALE };
+    return withStaticPage(b, viewport, pngPage(svg), async (page) => {
       const shot = await page.screenshot({ type: 'png', clip: { x: 0, y: 0, width: size.width, height: size.height } });
       return new Uint8Array(shot);
-    } finally {
-      await page.close().catch(() => undefined);
-    }
+    });
   });
   return value;
 }

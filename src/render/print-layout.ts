@@ -5,11 +5,9 @@
  */
 import type { BrowserWorker, Page } from '@cloudflare/puppeteer';
 import { A4_SHEET, geometry, type DocType, type Geometry } from '../markup/themes';
-import { withBrowser } from './browser-sessions';
+import { withBrowser, withStaticPage } from './browser-sessions';
 import SHEETS_SCRIPT from './sheets.browser.js';
 
-/** Longest a browser step may take before the render fails. */
-export const STEP_TIMEOUT_MS = 30_000;
 /** Viewport height when the type has no fixed page height (and fallback slide height). */
 export const SHEET_VIEW_HEIGHT = geometry('doc').heightPx;
 
@@ -51,12 +49,7 @@ export async function withSheets<T>(
   fn: (p: Page, texts: string[]) => Promise<T>,
 ): Promise<{ value: T; session: 'reused' | 'new' }> {
   return withBrowser(run.browser, run.keepAliveMs, run.signal, async (browser) => {
-    const page = await browser.newPage();
-    try {
-      page.setDefaultTimeout(STEP_TIMEOUT_MS);
-      await page.setJavaScriptEnabled(false);
-      await page.setViewport(viewport);
-      await page.setContent(run.page.html, { waitUntil: 'load', timeout: STEP_TIMEOUT_MS });
+    return withStaticPage(browser, viewport, run.page.html, async (page) => {
       // PDF and screenshots both see the print layout, so pages and slides are the same boxes.
       await page.emulateMediaType('print');
       // A string, not a function: the bundler may rewrite function source.
@@ -65,10 +58,8 @@ export async function withSheets<T>(
         over?: true;
       };
       if (laid.over || !laid.texts) throw new TooManyPages();
-      return await fn(page, laid.texts);
-    } finally {
-      await page.close().catch(() => undefined);
-    }
+      return fn(page, laid.texts);
+    });
   });
 }
 

@@ -177,7 +177,10 @@ describe('retention', () => {
   it('sends past 90 days go, the newest 100 of an e-mail stay, stats/runs reports the rolled-up days first', async () => {
     const u = await makeUser();
     const mail = await newMail(u);
-    const base = Date.now();
+    // Yesterday at noon (UTC): the 120 sends lie in one day whatever the time of the run, so
+    // the 20 rolled up are one day's row (two hours before now, they straddled midnight
+    // when the suite ran between 00:00 and 02:00).
+    const base = Math.floor(Date.now() / 86_400_000) * 86_400_000 - 12 * 3_600_000;
     const stmts = Array.from({ length: 120 }, (_, i) =>
       env.DB.prepare(
         `INSERT INTO mail_runs (resource_id, action, created_by, started_on, completed_on, duration, status, recipients,

@@ -10,6 +10,7 @@ import { WorkerEntrypoint } from 'cloudflare:workers';
 import { streamOf } from '../src/core/isolates';
 import type { BrowserRenders, PngAnswer, PrintRun, RenderAnswer } from '../src/render/browser';
 import { closeReleasedSessions } from '../src/render/browser-sessions';
+import { byDeadline } from '../src/render/deadline';
 import { renderPdf } from '../src/render/pdf';
 import { drawPng } from '../src/render/png-draw';
 import { renderPptx } from '../src/render/pptx';
@@ -24,22 +25,12 @@ class DeadlinePassed extends Error {}
  * with DeadlinePassed then, whether or not `fn` ends: a browser that never answers (a launch
  * that hangs, before there is a browser to close) cannot hold the call past its deadline.
  */
-async function within<T>(deadlineMs: number, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+function within<T>(deadlineMs: number, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const ctl = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      ctl.abort();
-      reject(new DeadlinePassed());
-    }, deadlineMs);
+  return byDeadline(fn(ctl.signal), deadlineMs, () => {
+    ctl.abort();
+    return new DeadlinePassed();
   });
-  const work = fn(ctl.signal);
-  work.catch(() => undefined); // settles after the deadline: nothing waits for it
-  try {
-    return await Promise.race([work, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 async function render(

@@ -16,6 +16,7 @@ import { resources } from '../db/schema';
 import type { BuiltPage } from '../markup/page';
 import { geometry } from '../markup/themes';
 import { browserIsolate, browserOf, keepAliveMs, printPage, type PrintRun, type RenderAnswer } from './browser';
+import { byDeadline } from './deadline';
 import type { Rendered } from './print-layout';
 
 /** Bump when the output of the same page changes (layout, renderer options). */
@@ -96,20 +97,13 @@ async function renderWithin(
   };
   const isolate = browserIsolate(rc.env);
   const browser = browserOf(rc.env);
-  const work = name === 'doc.pdf' ? isolate.renderPdf(browser, run) : isolate.renderPptx(browser, run);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new HttpError(504, `rendering ${name} took longer than ${limits.deadlineMs} ms`)),
-      limits.deadlineMs,
-    );
-  });
-  work.catch(() => undefined); // settles after the deadline answer: nothing waits for it
-  try {
-    return await Promise.race([work, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
+  const work: Promise<RenderAnswer> =
+    name === 'doc.pdf' ? isolate.renderPdf(browser, run) : isolate.renderPptx(browser, run);
+  return byDeadline(
+    work,
+    limits.deadlineMs,
+    () => new HttpError(504, `rendering ${name} took longer than ${limits.deadlineMs} ms`),
+  );
 }
 
 async function renderAndStore(

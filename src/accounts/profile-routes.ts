@@ -11,21 +11,24 @@ import { text, yesNoText } from '../core/examples';
 import { jsonResponse, noContent, readText, readYesNo, textResponse } from '../core/http';
 import { overviewText, PROFILE_FIELDS, profileUrl, type TextField } from './profile';
 import { profileOf, profileSchema, upsertUser } from './users';
+import { once } from '../core/once';
 
 /** The overview of an example account: the document's example of GET /v1/admin/profile/overview. */
-const OVERVIEW_EXAMPLE = overviewText(
-  {
-    username: 'alice',
-    name: 'Alice Martin',
-    email: 'alice@example.com',
-    email_verified: true,
-    plan: 'free',
-    account: 'user',
-    timezone: 'Europe/Amsterdam',
-    profile_public: true,
-  },
-  { docs: 12, grids: 3, mails: 2, jobs: 4, groups: 2 },
-  'https://platform.example/u/alice',
+const overviewExample = once(() =>
+  overviewText(
+    {
+      username: 'alice',
+      name: 'Alice Martin',
+      email: 'alice@example.com',
+      email_verified: true,
+      plan: 'free',
+      account: 'user',
+      timezone: 'Europe/Amsterdam',
+      profile_public: true,
+    },
+    { docs: 12, grids: 3, mails: 2, jobs: 4, groups: 2 },
+    'https://platform.example/u/alice',
+  ),
 );
 
 export function profileRoutes(api: Api): void {
@@ -67,7 +70,7 @@ export function profileRoutes(api: Api): void {
     summary: "A short overview of the caller's account (text): username, name, e-mail, plan, account kind, counts",
     tag,
     auth: 'user',
-    responses: { 200: { description: 'Overview', type: 'text/plain', schema: () => text(OVERVIEW_EXAMPLE) } },
+    responses: { 200: { description: 'Overview', type: 'text/plain', schema: () => text(overviewExample()) } },
     handler: async (ctx) => {
       const id = ctx.caller!.id;
       const [me, kinds, groupCount] = await ctx.db.batch([

@@ -8,6 +8,7 @@ import { nowIso } from './clock';
 import type { Db } from './context';
 import { badRequest } from './errors';
 import { jsonResponse, textResponse, wantsJson } from './http';
+import { once } from './once';
 
 export type Severity = 'debug' | 'info' | 'warning' | 'error';
 
@@ -86,10 +87,12 @@ export function formatLogText(entries: LogEntry[]): string {
 }
 
 /** What a resource's log reads like: the OpenAPI document's example of one. */
-export const LOG_TEXT_EXAMPLE = formatLogText([
-  { log_time: '2025-10-02T09:30:00.118Z', severity: 'info', message: 'content written (2311 bytes)' },
-  { log_time: '2025-10-02T09:31:12.540Z', severity: 'info', message: 'config/theme written (7 bytes)' },
-]);
+export const logTextExample = once(() =>
+  formatLogText([
+    { log_time: '2025-10-02T09:30:00.118Z', severity: 'info', message: 'content written (2311 bytes)' },
+    { log_time: '2025-10-02T09:31:12.540Z', severity: 'info', message: 'config/theme written (7 bytes)' },
+  ]),
+);
 
 /**
  * Answers a log in the format the client asked for (Accept: application/json or text); a page with older lines

@@ -1,7 +1,7 @@
 /** A resource's log (kinds with `log`): the lines its routes append, served at <resource>/log. */
 import * as z from 'zod';
 import { text } from '../examples';
-import { appendLog, LOG_PAGE_MAX, LOG_TEXT_EXAMPLE, logPageQuery, logResponse, readLog } from '../log';
+import { appendLog, LOG_PAGE_MAX, logTextExample, logPageQuery, logResponse, readLog } from '../log';
 import type { ResourceCtx, ResourceKind, ResourceRoutes } from './kind';
 
 /** Appends a line to the resource's log when its kind keeps one. */
@@ -19,7 +19,7 @@ export function logRoute(routes: ResourceRoutes, kind: ResourceKind): void {
       200: {
         description: 'Log, oldest line first; X-Log-Before when older lines exist',
         type: 'text/plain',
-        schema: () => text(LOG_TEXT_EXAMPLE),
+        schema: () => text(logTextExample()),
       },
       400: { description: 'A limit or before that is not one' },
     },

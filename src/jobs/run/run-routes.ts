@@ -33,26 +33,30 @@ const runStatus = once(() =>
 );
 
 /** The examples of a run's stats and log, as their formatters write them. */
-const RUN_STATS_EXAMPLE = statsText({
-  name: '20251002-093000-8f1c2a7b',
-  shortname: 'k3x9q2vd',
-  status: 'success',
-  origin: 'nightly',
-  origin_shortname: 'p7m2vd4a',
-  started_on: '2025-10-02T09:30:00.118Z',
-  completed_on: '2025-10-02T09:30:04.902Z',
-  duration: 4.784,
-  trigger: 'schedule',
-  source: 'cron',
-  has_output: true,
-  created_by: 'alice',
-  children: [],
-});
-const RUN_LOG_EXAMPLE = formatLogText([
-  { log_time: '2025-10-02T09:30:00.118Z', severity: 'info', message: 'run started (schedule)' },
-  { log_time: '2025-10-02T09:30:03.201Z', severity: 'info', message: 'fetched 120 rows' },
-  { log_time: '2025-10-02T09:30:04.902Z', severity: 'info', message: 'run succeeded: output report.csv' },
-]);
+const runStatsExample = once(() =>
+  statsText({
+    name: '20251002-093000-8f1c2a7b',
+    shortname: 'k3x9q2vd',
+    status: 'success',
+    origin: 'nightly',
+    origin_shortname: 'p7m2vd4a',
+    started_on: '2025-10-02T09:30:00.118Z',
+    completed_on: '2025-10-02T09:30:04.902Z',
+    duration: 4.784,
+    trigger: 'schedule',
+    source: 'cron',
+    has_output: true,
+    created_by: 'alice',
+    children: [],
+  }),
+);
+const runLogExample = once(() =>
+  formatLogText([
+    { log_time: '2025-10-02T09:30:00.118Z', severity: 'info', message: 'run started (schedule)' },
+    { log_time: '2025-10-02T09:30:03.201Z', severity: 'info', message: 'fetched 120 rows' },
+    { log_time: '2025-10-02T09:30:04.902Z', severity: 'info', message: 'run succeeded: output report.csv' },
+  ]),
+);
 
 /**
  * The routes of one run (`<job>/runs/<run>...`): loaded by loadRunCtx, so a child run is also readable under its own
@@ -183,7 +187,7 @@ export function runRoutes(r: ResourceRoutes, runs: RunRoutes): void {
   runs.get('/stats', {
     summary: 'Run stats: text key: value, or JSON with Accept: application/json',
     need: 'r',
-    responses: { 200: { description: 'Stats', type: 'text/plain', schema: () => text(RUN_STATS_EXAMPLE) } },
+    responses: { 200: { description: 'Stats', type: 'text/plain', schema: () => text(runStatsExample()) } },
     handler: async (rc) => {
       const row = rc.run;
       const job = row.job_id === rc.resource.id ? rc.resource : await jobOf(rc, row.job_id);
@@ -195,7 +199,7 @@ export function runRoutes(r: ResourceRoutes, runs: RunRoutes): void {
     summary: 'Run log: text, JSON entries (Accept: application/json), or a live tail (Accept: text/event-stream)',
     need: 'r',
     responses: {
-      200: { description: 'Log', type: 'text/plain', schema: () => text(RUN_LOG_EXAMPLE) },
+      200: { description: 'Log', type: 'text/plain', schema: () => text(runLogExample()) },
       410: { description: 'Past the 30-day retention' },
     },
     handler: async (rc) => {
@@ -228,7 +232,7 @@ export function runRoutes(r: ResourceRoutes, runs: RunRoutes): void {
     summary: "The latest run's log, same formats as a run log",
     need: 'r',
     responses: {
-      200: { description: 'Log (empty without runs)', type: 'text/plain', schema: () => text(RUN_LOG_EXAMPLE) },
+      200: { description: 'Log (empty without runs)', type: 'text/plain', schema: () => text(runLogExample()) },
       410: { description: 'Past the 30-day retention' },
     },
     handler: async (rc) => {

@@ -71,7 +71,7 @@ const hkdf = (salt: Uint8Array<ArrayBuffer>, info: string) => ({
 /** The key's SHA-256 and the MAC key HKDF derives from it for `account` (never from the hash: the database has that). */
 export async function keyMaterial(key: string, account: number): Promise<KeyMaterial> {
   const ikm = await crypto.subtle.importKey('raw', enc.encode(key), 'HKDF', false, ['deriveKey']);
-  const salt = enc.encode(`idempotency:${account}`);
+  const salt = new Uint8Array(enc.encode(`idempotency:${account}`));
   const mac = { name: 'HMAC', hash: 'SHA-256', length: 256 };
   const [hash, macKey] = await Promise.all([
     sha256Hex(key),

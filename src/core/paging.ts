@@ -43,7 +43,7 @@ function parseCursor(cursor: string): unknown[] {
   if (!/^[A-Za-z0-9_-]{1,2048}$/.test(cursor)) throw refused();
   let key: unknown;
   try {
-    key = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(fromBase64url(cursor)));
+    key = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(fromBase64url(cursor)));
   } catch {
     throw refused();
   }

@@ -24,7 +24,7 @@ const MAGIC: [Exclude<AssetType, 'image/svg+xml'>, (b: Uint8Array) => boolean][]
   ['font/otf', (b) => startsWith(b, ascii('OTTO'))],
 ];
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /** Characters XML 1.0 never allows (lone surrogates cannot survive the fatal UTF-8 decode). */
 // oxlint-disable-next-line no-control-regex -- the characters XML 1.0 forbids are control characters

@@ -86,7 +86,7 @@ function moduleFor(name: string, data: ArrayBuffer): WorkerLoaderModule | string
     }
   }
   try {
-    return { text: new TextDecoder('utf-8', { fatal: true }).decode(data) };
+    return { text: new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(data) };
   } catch {
     return { data };
   }

@@ -59,7 +59,7 @@ function secretKey(secret: string): Uint8Array<ArrayBuffer> {
     // not base64
   }
   // A key that is not base64 is used as written (UTF-8), as long as it is long enough.
-  if (secret.length >= 16) return enc.encode(secret);
+  if (secret.length >= 16) return new Uint8Array(enc.encode(secret));
   throw new HttpError(401, 'MAIL_EVENTS_SECRET is too short to verify reports');
 }
 

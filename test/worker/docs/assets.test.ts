@@ -2,7 +2,7 @@
 // name limits, public access, conditional GETs, concurrent uploads.
 import { describe, expect, it, vi } from 'vitest';
 import { call, makeUser } from '../helpers';
-import { FILES, MiB, names, newDoc, PNG, upload } from './fixtures';
+import { FILES, MiB, names, newDoc, PNG, upload, utf8 } from './fixtures';
 
 // Each test walks many requests through the Worker; on a loaded machine 30 s is not enough.
 vi.setConfig({ testTimeout: 180_000 });
@@ -50,17 +50,16 @@ describe('assets', () => {
   it('an SVG that is not XML is rejected (400)', async () => {
     const u = await makeUser();
     const { path } = await newDoc(u);
-    expect(
-      (await upload(u, `${path}/assets/a.svg`, 'image/svg+xml', new TextEncoder().encode('<html><svg></svg></html>')))
-        .status,
-    ).toBe(400);
+    expect((await upload(u, `${path}/assets/a.svg`, 'image/svg+xml', utf8('<html><svg></svg></html>'))).status).toBe(
+      400,
+    );
   });
   it.each(['<svg><g></svg>', '<svg>&nosuch; < & </svg>', '<svg width="1></svg>', '<svg></svg><svg></svg>'])(
     'an SVG that is not well-formed XML (%j) is rejected (400) saying why, and nothing is stored',
     async (svg) => {
       const u = await makeUser();
       const { path } = await newDoc(u);
-      const res = await upload(u, `${path}/assets/a.svg`, 'image/svg+xml', new TextEncoder().encode(svg));
+      const res = await upload(u, `${path}/assets/a.svg`, 'image/svg+xml', utf8(svg));
       expect(res.status).toBe(400);
       expect(((await res.json()) as { message: string }).message).toMatch(/well-formed/);
       expect(await (await call('GET', `${path}/assets`, { token: u.token })).json()).toEqual([]);
@@ -69,9 +68,7 @@ describe('assets', () => {
   it('a type outside the nine answers 415', async () => {
     const u = await makeUser();
     const { path } = await newDoc(u);
-    expect(
-      (await upload(u, `${path}/assets/a.pdf`, 'application/pdf', new TextEncoder().encode('%PDF-1.7'))).status,
-    ).toBe(415);
+    expect((await upload(u, `${path}/assets/a.pdf`, 'application/pdf', utf8('%PDF-1.7'))).status).toBe(415);
     expect((await call('POST', `${path}/assets/a.txt`, { token: u.token, text: 'hi' })).status).toBe(415);
   });
   it('5 MiB is accepted; one byte more answers 413 and stores nothing', async () => {

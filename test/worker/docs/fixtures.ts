@@ -51,6 +51,9 @@ export async function makeGroup(
   return { ref };
 }
 
+/** UTF-8 bytes of `text`, in an ArrayBuffer of their own (what an upload body is typed as). */
+export const utf8 = (text: string) => new Uint8Array(new TextEncoder().encode(text));
+
 const bytes = (...parts: (number[] | string)[]) =>
   new Uint8Array(parts.flatMap((p) => (typeof p === 'string' ? [...p].map((c) => c.charCodeAt(0)) : p)));
 
@@ -69,7 +72,7 @@ export const FILES: Record<string, Uint8Array<ArrayBuffer>> = {
       2, 2, 0x44, 1, 0, 0x3b,
     ],
   ),
-  'image/svg+xml': new TextEncoder().encode(
+  'image/svg+xml': utf8(
     '<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"><rect width="1" height="1"/></svg>\n',
   ),
   'image/webp': bytes('RIFF', [26, 0, 0, 0], 'WEBPVP8L', [13, 0, 0, 0, 0x2f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]),

@@ -19,7 +19,7 @@ import { HttpError } from '../../../src/core/errors';
 
 const withKey = (key?: string) =>
   new Request('http://x/', { method: 'POST', headers: key === undefined ? {} : { 'Idempotency-Key': key } });
-const bytes = (s: string) => new TextEncoder().encode(s);
+const bytes = (s: string) => new Uint8Array(new TextEncoder().encode(s));
 
 describe('an Idempotency-Key is 1 to 255 printable ASCII characters', () => {
   it('none is null; a UUID, 255 characters and inner spaces are keys', () => {

@@ -1,7 +1,7 @@
 /**
  * The interactive explorer served at GET /gql: one self-contained HTML page (no CDN, no
  * external script or style), so it works offline and under a strict CSP. GraphiQL itself
- * would have to be inlined (~9 MB in @graphql-yoga/render-graphiql) into the one Worker
+ * would have to be inlined (~9 MB, as @graphql-yoga/render-graphiql does) into the one Worker
  * bundle every request of the platform loads; this page is ~6 KB. It edits a query and
  * its variables, keeps the bearer token in the page only (never in the browser's storage),
  * POSTs to /gql and shows the schema (types, fields, arguments) from an introspection

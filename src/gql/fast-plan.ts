@@ -127,7 +127,7 @@ export function planOf(schema: GraphQLSchema, document: DocumentNode, operationN
 const plans = new WeakMap<DocumentNode, Map<string, Plan | null>>();
 
 /**
- * planOf, kept per document: yoga keeps the parsed document of a query text, so a repeated
+ * planOf, kept per document: the server keeps the parsed document of a query text (document-cache.ts), so a repeated
  * query is planned once (the isolate serves one schema).
  */
 export function cachedPlanOf(

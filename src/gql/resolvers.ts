@@ -2,8 +2,7 @@
  * The GraphQL schema: the resolvers over the SDL of schema.graphql. Every resolver reads through the per-request
  * loaders (src/gql/loaders.ts) and the same visibility rules as REST.
  */
-import { Kind, type SelectionSetNode } from 'graphql';
-import { createSchema } from 'graphql-yoga';
+import { Kind, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import { and, asc, eq, gt, or } from 'drizzle-orm';
 import { now } from '../core/clock';
 import type { Db } from '../core/context';
@@ -22,16 +21,18 @@ import { lastRunOf, runStats } from './jobs';
 import { PERSON_COLUMNS, profileShown, type PersonRow } from './people';
 import { mentionsOf, type GqlComment, type GqlTopic } from './topics';
 import typeDefs from './schema.graphql';
+import { executableSchema, type ResolverMap } from './executable-schema';
 import { varsFromEntries } from '../docs/vars';
 import { parseChains } from '../jobs/chains';
 import { endpointsOf } from '../webhooks/endpoints';
 
-export interface GqlContext {
+// A type, not an interface: graphql-http takes a context assignable to a record.
+export type GqlContext = {
   env: Env;
   db: Db;
   caller: User | null;
   loaders: Loaders;
-}
+};
 
 type Args<T> = T & Record<string, unknown>;
 /** `limit` and `offset` of a list read whole. */
@@ -377,6 +378,7 @@ const resolvers = {
   },
 };
 
-let built: ReturnType<typeof createSchema<GqlContext>> | undefined;
 /** The executable schema, built on first use (not at module load: the Worker's startup). */
-export const gqlSchema = () => (built ??= createSchema<GqlContext>({ typeDefs, resolvers: resolvers as never }));
+let built: GraphQLSchema | undefined;
+export const gqlSchema = (): GraphQLSchema =>
+  (built ??= executableSchema(typeDefs, resolvers as unknown as ResolverMap));

@@ -1,36 +1,34 @@
 /**
- * The GraphQL server (graphql-yoga on graphql-js) with its limits: query tokens, depth,
- * cost, aliases and body size. Bearer auth is optional (anonymous callers see what REST
- * shows them); a token that is sent but unknown answers 401 like REST.
+ * The GraphQL server: GraphQL over HTTP by graphql-http (the GraphQL foundation's reference
+ * server), queries by graphql-js, with the limits of this API: query tokens, depth, cost,
+ * aliases and body size. Bearer auth is optional (anonymous callers see what REST shows
+ * them); a token that is sent but unknown answers 401 like REST.
  */
 import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
-import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
+import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import {
   execute as executeGraphql,
-  parse,
+  getOperationAST,
+  GraphQLError,
   type ExecutionArgs,
-  type GraphQLError,
+  type ExecutionResult,
   type ValidationContext,
-  type ValidationRule,
 } from 'graphql';
-import { createYoga, type Plugin } from 'graphql-yoga';
+import type { RequestParams, Response as HttpAnswer } from 'graphql-http';
+import { createHandler } from 'graphql-http/lib/use/fetch';
 import { bearerToken } from '../core/auth';
 import type { Ctx } from '../core/context';
 import { invalidToken } from '../core/errors';
 import { readBytes } from '../core/http';
-import type { User } from '../db/schema';
+import { once } from '../core/once';
+import { answerType, formatError } from './answers';
+import { checkedDocument } from './document-cache';
 import { fastExecute } from './fast-path';
 import { makeLoaders } from './loaders';
 import { maxReplyLevels, onCollapsed } from './reply-levels';
 import { gqlSchema, type GqlContext } from './resolvers';
 import { LIMITS } from './values';
-
-interface ServerContext {
-  env: Env;
-  db: GqlContext['db'];
-  caller: User | null;
-}
 
 // Limits found during validation are reported as validation errors (so a client that
 // accepts application/graphql-response+json gets 400, like any invalid query).
@@ -38,81 +36,90 @@ const asValidationError = {
   propagateOnRejection: false,
   onReject: [(ctx: ValidationContext | null, err: GraphQLError) => ctx?.reportError(err)],
 };
-// Tokens are counted by graphql-js's own parser (its maxTokens option), so the error is the
-// library's own syntax error (400), before any validation work.
-const maxTokens: Plugin = {
-  onParse: ({ setParseFn }) => setParseFn((source, options) => parse(source, { ...options, maxTokens: LIMITS.tokens })),
-};
-// The listings' fast path first (fast-path.ts: the same answer without graphql-js's
-// per-field work); every other query, and one it gives up on, runs on graphql-js's own
-// executor instead of yoga's default (@graphql-tools/executor, which adds @defer/@stream
-// this API does not offer): the latter builds two closures per resolved field, which the
-// Worker bundle's keep-names helper makes costly (a third of a 100-item listing's
-// execution time in the bench). Like the default, a request that cannot start (variables
-// of the wrong type) answers 400.
-const graphqlJsExecutor: Plugin = {
-  onExecute: ({ setExecuteFn }) =>
-    setExecuteFn((args: ExecutionArgs) => {
-      const fast = fastExecute(args);
-      return fast ? fast.then((result) => result ?? graphqlJs(args)) : graphqlJs(args);
-    }),
-};
-function graphqlJs(args: ExecutionArgs): ReturnType<typeof executeGraphql> {
-  const result = executeGraphql(args);
-  if (!(result instanceof Promise) && !('data' in result)) result.errors?.forEach(asBadRequest);
-  return result;
-}
-function asBadRequest(err: GraphQLError): void {
-  Object.defineProperty(err, 'extensions', { value: { ...err.extensions, http: { status: 400 } } });
-}
-const rules = (...list: ValidationRule[]): Plugin => ({
-  onValidate: ({ addValidationRule }) => list.forEach((r) => addValidationRule(r)),
-});
-const plugins = [
-  graphqlJsExecutor,
-  maxTokens,
+/** The rules a query is validated by, beside graphql-js's own. */
+const limitRules = once(() => [
   // Depth and cost see a nested `replies` chain as one level (reply-levels.ts: the reply
   // tree is read in one statement whatever its depth); the chain has its own bound.
-  rules(
-    onCollapsed(
-      maxDepthRule({ n: LIMITS.depth, ignoreIntrospection: false, flattenFragments: true, ...asValidationError }),
-    ),
-    // Introspection is bounded by depth and tokens; its static cost is large but fixed.
-    onCollapsed(costLimitRule({ maxCost: LIMITS.cost, ...asValidationError })),
-    maxReplyLevels,
+  onCollapsed(
+    maxDepthRule({ n: LIMITS.depth, ignoreIntrospection: false, flattenFragments: true, ...asValidationError }),
   ),
-  maxAliasesPlugin({ n: LIMITS.aliases, ...asValidationError }),
-] as Plugin[];
+  // Introspection is bounded by depth and tokens; its static cost is large but fixed.
+  onCollapsed(costLimitRule({ maxCost: LIMITS.cost, ...asValidationError })),
+  maxReplyLevels,
+  maxAliasesRule({ n: LIMITS.aliases, ...asValidationError }),
+]);
 
-/** The GraphQL server, made on the first query (its schema too): not at the Worker's startup. */
-const makeYoga = () =>
-  createYoga<ServerContext, GqlContext>({
-    schema: gqlSchema(),
-    graphqlEndpoint: '/gql',
-    graphiql: false,
-    landingPage: false,
-    logging: false,
-    // Unexpected errors never leak their message or stack, in development either.
-    maskedErrors: { isDev: false },
-    batching: false,
-    // The body is bounded before yoga sees it (execute), without yoga's per-request stream.
-    maxRequestBodySize: false,
-    plugins,
-    context: ({ env, db, caller }) => ({ env, db, caller, loaders: makeLoaders(db, caller, env) }),
-  });
-let yoga: ReturnType<typeof makeYoga> | undefined;
+/**
+ * The listings' fast path first (fast-path.ts: the same answer without graphql-js's
+ * per-field work); every other query, and one it gives up on, runs on graphql-js.
+ */
+function run(args: ExecutionArgs): Promise<ExecutionResult> | ExecutionResult {
+  const fast = fastExecute(args);
+  return fast ? fast.then((result) => result ?? executeGraphql(args)) : executeGraphql(args);
+}
+
+/** An answer of `errors` with `status`, in the media type the client accepts. */
+function answer(
+  req: Request,
+  status: number,
+  errors: readonly (Error | GraphQLError)[],
+  headers: Record<string, string> = {},
+): HttpAnswer {
+  return [
+    JSON.stringify({ errors }),
+    { status, statusText: '', headers: { 'content-type': `${answerType(req)}; charset=utf-8`, ...headers } },
+  ];
+}
+const refuse = (req: Request, status: number, message: string, code: string, headers?: Record<string, string>) =>
+  answer(req, status, [new GraphQLError(message, { extensions: { code } })], headers);
 
 /** Runs one GraphQL request for the caller (the router has authenticated it). */
 export async function execute(ctx: Ctx): Promise<Response> {
   if (bearerToken(ctx.req) && !ctx.caller)
     throw invalidToken('invalid token: it is unknown or was revoked (sign in again: POST /v1/token)');
-  return (yoga ??= makeYoga()).fetch(await bounded(ctx.req), { env: ctx.env, db: ctx.db, caller: ctx.caller });
+  const contextValue: GqlContext = {
+    env: ctx.env,
+    db: ctx.db,
+    caller: ctx.caller,
+    loaders: makeLoaders(ctx.db, ctx.caller, ctx.env),
+  };
+  const handler = createHandler({
+    execute: run,
+    formatError,
+    // Parsing (with graphql-js's token bound) and validation, both cached by the query's
+    // text (document-cache.ts), so a repeated query costs neither again.
+    onSubscribe: (req, params: RequestParams) => {
+      const checked = checkedDocument(gqlSchema(), params.query, limitRules());
+      if ('errors' in checked) return checked.errors;
+      const operation = getOperationAST(checked.document, params.operationName)?.operation;
+      // No operation to run (an unknown operationName, several without one) is a request
+      // that cannot start; a mutation is never run by GET (and this API has none).
+      if (!operation)
+        return refuse(req.raw, 400, 'Could not determine what operation to execute.', 'OPERATION_RESOLUTION_FAILURE');
+      if (operation === 'mutation' && req.method === 'GET')
+        return refuse(req.raw, 405, 'Can only perform a mutation operation from a POST request.', 'BAD_REQUEST', {
+          allow: 'POST',
+        });
+      return {
+        schema: gqlSchema(),
+        document: checked.document,
+        operationName: params.operationName,
+        variableValues: params.variables,
+        contextValue,
+      };
+    },
+    // A query that cannot start (variables that do not coerce: a result without `data`)
+    // answers 400 whatever the client accepts, as a malformed request does.
+    onOperation: (req, _args, result) =>
+      'data' in result ? undefined : answer(req.raw, 400, (result as ExecutionResult).errors!.map(formatError)),
+  });
+  return handler(await bounded(ctx.req));
 }
 
 /**
  * The request with a body of at most LIMITS.body bytes (413 above it). A declared
  * Content-Length within the limit is a bound the runtime enforces (the body ends there),
- * so that request goes to yoga as it is; a body of undeclared length is read, counted and
+ * so that request goes on as it is; a body of undeclared length is read, counted and
  * handed over as a fresh request.
  */
 async function bounded(req: Request): Promise<Request> {

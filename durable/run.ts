@@ -44,7 +44,7 @@ class StepFailure extends Error {}
 const OUTPUT_KEY = 'output';
 
 /** How long a final run's instance stays in memory after its last call (see touch). */
-const RELEASE_IDLE_MS = 5_000;
+export const RELEASE_IDLE_MS = 5_000;
 
 export class RunObject extends DurableObject<Env> {
   /** The stored state, as loaded by the constructor and kept in step by save(). */
@@ -253,6 +253,9 @@ export class RunObject extends DurableObject<Env> {
       return await this.executeRun(spec, head);
     } finally {
       this.executing = false;
+      // finish() touched while the run was still executing, which arms no release: arm it
+      // now, or an object nobody calls again stays in memory until its retention alarm.
+      this.touch();
     }
   }
 

@@ -5,7 +5,7 @@
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import type { RunObject } from '../../../durable/run';
+import { RELEASE_IDLE_MS, type RunObject } from '../../../durable/run';
 import { INTERRUPTED, WATCHDOG_MS, type RunOutcome } from '../../../src/jobs/run/machine';
 import type { Resource } from '../../../src/db/schema';
 import { startRun } from '../../../src/jobs/trigger';
@@ -93,6 +93,29 @@ describe('watchdog: a run cut off by a reset of its Durable Object', () => {
     expect((await data).status).toBe(409);
     expect(await statusOf(u.token, `${J}/reset_cancel`, run)).toBe('canceled');
     expect(await failures(await jobId(u, 'reset_cancel'))).toBe(0);
+  });
+});
+
+describe('a final run leaves memory on its own', () => {
+  it('with no call after it ends, its instance is released after RELEASE_IDLE_MS; its storage stays', async () => {
+    const u = await makeUser();
+    await makeJob(u, 'release', 'export default { async run() { return { ok: true }; } };');
+    // The trigger answers when the run has ended; nothing calls the object after that.
+    expect((await trigger(u.token, `${J}/release`)).status).toBe(200);
+    const run = await newestRun(u.token, 'release');
+    const marked = await runInDurableObject(stubOf(run), (inst) => {
+      (inst as unknown as { marker?: boolean }).marker = true;
+      return true;
+    });
+    expect(marked).toBe(true);
+    await sleep(RELEASE_IDLE_MS + 1500);
+    const again = await runInDurableObject(stubOf(run), async (inst, state) => ({
+      marker: (inst as unknown as { marker?: boolean }).marker ?? false,
+      retention: await state.storage.getAlarm(),
+    }));
+    expect(again.marker).toBe(false); // a new instance, built from storage
+    expect(again.retention).toBeGreaterThan(Date.now() + 29 * 24 * 3600 * 1000);
+    expect(await statusOf(u.token, `${J}/release`, run)).toBe('success');
   });
 });
 

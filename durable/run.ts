@@ -34,6 +34,7 @@ import type { LogPage } from '../src/jobs/run/log';
 import { RunSteps } from '../src/jobs/run/steps';
 import { insertRejected, insertStarted, markCanceling, recordEnd } from '../src/jobs/run/writes';
 import { RETENTION_MS } from '../src/jobs/run/reads';
+import { IdleRelease, RELEASED } from '../src/jobs/run/release';
 import { runStub } from '../src/jobs/run/stub';
 import type { RunStatus } from '../src/jobs/schema';
 import { loadRunState, saveRunState, type RunState } from './run-state';
@@ -42,9 +43,6 @@ class StepFailure extends Error {}
 
 /** Where a small output is stored (see INLINE_OUTPUT). */
 const OUTPUT_KEY = 'output';
-
-/** How long a final run's instance stays in memory after its last call (see touch). */
-export const RELEASE_IDLE_MS = 5_000;
 
 export class RunObject extends DurableObject<Env> {
   /** The stored state, as loaded by the constructor and kept in step by save(). */
@@ -59,7 +57,11 @@ export class RunObject extends DurableObject<Env> {
   private canceledAt = 0;
   private db: Db;
   private readonly steps: RunSteps;
-  private releaseTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When this instance leaves memory once its run is final (src/jobs/run/release.ts). */
+  private readonly release = new IdleRelease(
+    () => this.idleAndFinal(),
+    () => this.ctx.abort(RELEASED),
+  );
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -150,10 +152,11 @@ export class RunObject extends DurableObject<Env> {
    * Called by a trigger whose execute() call broke: reaching the object constructs a new
    * instance if it was reset, which finishes the cut-off run (see the constructor).
    */
-  async recover(): Promise<RunStatus | null> {
-    this.touch();
-    if (!this.executing) await this.interrupt();
-    return this.state.status;
+  recover(): Promise<RunStatus | null> {
+    return this.release.during(async () => {
+      if (!this.executing) await this.interrupt();
+      return this.state.status;
+    });
   }
 
   /** A live tail: every log entry so far, then new ones as they come, then `end` with the final status. */
@@ -166,49 +169,54 @@ export class RunObject extends DurableObject<Env> {
   }
 
   /** Records a run that never starts (permission check blocked it). */
-  async reject(spec: RunRecordSpec, reason: string): Promise<void> {
-    if (this.state.status !== null) return;
-    this.setStatus('rejected');
-    const at = nowIso();
-    this.remember(spec, true, at);
-    await insertRejected(this.db, spec, at);
-    this.log(`run rejected: ${reason}`, 'error');
-    await this.retain();
-    this.touch();
+  reject(spec: RunRecordSpec, reason: string): Promise<void> {
+    return this.release.during(async () => {
+      if (this.state.status !== null) return;
+      this.setStatus('rejected');
+      const at = nowIso();
+      this.remember(spec, true, at);
+      await insertRejected(this.db, spec, at);
+      this.log(`run rejected: ${reason}`, 'error');
+      await this.retain();
+    });
   }
 
   /**
    * Forgets the run (its job is being deleted): a run still processing has its steps torn
    * down, then the stored state, log and alarm go.
    */
-  async forget(): Promise<void> {
-    if (this.state.status === 'processing') this.steps.cancel();
-    this.logStore.end();
-    await this.ctx.storage.deleteAlarm();
-    await this.ctx.storage.deleteAll();
+  forget(): Promise<void> {
+    return this.release.during(async () => {
+      if (this.state.status === 'processing') this.steps.cancel();
+      this.logStore.end();
+      await this.ctx.storage.deleteAlarm();
+      await this.ctx.storage.deleteAll();
+    });
   }
 
   /** A cancel from the API (the route has already refused child runs). */
-  async cancel(by: string): Promise<CancelAnswer> {
-    this.touch();
-    const refusal = cancelRefusal(this.state.status);
-    if (refusal) return refusal;
-    this.accept(`cancel requested by ${by}`);
-    await this.recordCanceling();
-    return { code: 202, status: 'canceling' };
+  cancel(by: string): Promise<CancelAnswer> {
+    return this.release.during(async () => {
+      const refusal = cancelRefusal(this.state.status);
+      if (refusal) return refusal;
+      this.accept(`cancel requested by ${by}`);
+      await this.recordCanceling();
+      return { code: 202, status: 'canceling' } as const;
+    });
   }
 
   /** Cancel from the parent run (the top-level run is being canceled). */
-  async teardown(): Promise<void> {
-    this.touch();
-    if (this.state.status === null) {
-      // execute() has not arrived yet: it will end the run canceled without running it.
-      this.save({ pendingCancel: true });
-      return;
-    }
-    if (this.state.status !== 'processing') return;
-    this.accept('canceled with its top-level run');
-    await this.recordCanceling();
+  teardown(): Promise<void> {
+    return this.release.during(async () => {
+      if (this.state.status === null) {
+        // execute() has not arrived yet: it will end the run canceled without running it.
+        this.save({ pendingCancel: true });
+        return;
+      }
+      if (this.state.status !== 'processing') return;
+      this.accept('canceled with its top-level run');
+      await this.recordCanceling();
+    });
   }
 
   /** processing → canceling: the steps are torn down. */
@@ -340,20 +348,9 @@ export class RunObject extends DurableObject<Env> {
     );
   }
 
-  /**
-   * A final run's instance leaves memory once idle for RELEASE_IDLE_MS (its storage and
-   * retention alarm stay; the next call or the alarm constructs it again from storage).
-   * Local workerd keeps every object with a pending alarm in memory until the alarm fires,
-   * so without this each run held ~0.4 MiB for its 30 days of retention (a soak's memory
-   * grew without bound). Every call re-arms the timer, so an object in use stays.
-   */
+  /** Starts the release's idle period again (see IdleRelease). */
   private touch(): void {
-    clearTimeout(this.releaseTimer);
-    this.releaseTimer = undefined;
-    if (!this.idleAndFinal()) return;
-    this.releaseTimer = setTimeout(() => {
-      if (this.idleAndFinal()) this.ctx.abort('released: the run is final and idle');
-    }, RELEASE_IDLE_MS);
+    this.release.touch();
   }
 
   private idleAndFinal(): boolean {
@@ -368,13 +365,8 @@ export class RunObject extends DurableObject<Env> {
   }
 
   /** While running: the watchdog (see WATCHDOG_MS). Once final: retention, the log and the output go after 30 days. */
-  override async alarm(): Promise<void> {
-    clearTimeout(this.releaseTimer);
-    try {
-      await this.onAlarm();
-    } finally {
-      this.touch();
-    }
+  override alarm(): Promise<void> {
+    return this.release.during(() => this.onAlarm());
   }
 
   private async onAlarm(): Promise<void> {

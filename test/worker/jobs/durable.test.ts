@@ -5,7 +5,8 @@
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { RELEASE_IDLE_MS, type RunObject } from '../../../durable/run';
+import type { RunObject } from '../../../durable/run';
+import { RELEASE_IDLE_MS } from '../../../src/jobs/run/release';
 import { INTERRUPTED, WATCHDOG_MS, type RunOutcome } from '../../../src/jobs/run/machine';
 import type { Resource } from '../../../src/db/schema';
 import { startRun } from '../../../src/jobs/trigger';

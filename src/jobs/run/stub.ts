@@ -7,14 +7,18 @@ import { RELEASED } from './release';
  * without having run: it is made once more, which builds the object again from storage.
  */
 export function runStub(env: Env, name: string) {
-  return againIfReleased(env.RUNS.get(env.RUNS.idFromName(name)));
+  return againIfReleased(() => env.RUNS.get(env.RUNS.idFromName(name)));
 }
 
 /** Whether `err` is a call cut by the object releasing itself. */
 export const wasReleased = (err: unknown): boolean => err instanceof Error && err.message.includes(RELEASED);
 
-/** `stub` whose method calls are made a second time when the first was cut by a release. */
-export function againIfReleased<T extends object>(stub: T): T {
+/**
+ * The stub `open` makes, whose method calls are made a second time when the first was cut by a
+ * release: on a new stub, since a stub whose object broke off stays broken.
+ */
+export function againIfReleased<T extends object>(open: () => T): T {
+  const stub = open();
   return new Proxy(stub, {
     get(target, prop) {
       const member: unknown = Reflect.get(target, prop);
@@ -25,7 +29,8 @@ export function againIfReleased<T extends object>(stub: T): T {
           return await Reflect.apply(member, target, args);
         } catch (err) {
           if (!wasReleased(err)) throw err;
-          return Reflect.apply(Reflect.get(target, prop) as (...a: unknown[]) => unknown, target, args);
+          const fresh = open();
+          return Reflect.apply(Reflect.get(fresh, prop) as (...a: unknown[]) => unknown, fresh, args);
         }
       };
     },

@@ -6,12 +6,13 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import type { RunObject } from '../../../durable/run';
-import { RELEASE_IDLE_MS } from '../../../src/jobs/run/release';
+import { RELEASE_IDLE_MS, RELEASED } from '../../../src/jobs/run/release';
+import { runStub } from '../../../src/jobs/run/stub';
 import { INTERRUPTED, WATCHDOG_MS, type RunOutcome } from '../../../src/jobs/run/machine';
 import type { Resource } from '../../../src/db/schema';
 import { startRun } from '../../../src/jobs/trigger';
 import { call, makeUser, type TestUser } from '../helpers';
-import { makeJob, newestRun, sleep, startedRun, statusOf, trigger, waitStatus } from './fixtures';
+import { makeJob, newestRun, sleep, startedRun, statusOf, succeededRun, trigger, waitStatus } from './fixtures';
 
 const J = '/v1/code/jobs';
 const WAITS = `export default { async run(i, ctx) { ctx.log('waiting'); await new Promise((res, rej) => { ctx.signal.addEventListener('abort', () => rej(ctx.signal.reason)); setTimeout(res, 20000); }); return 'late'; } }`;
@@ -117,6 +118,19 @@ describe('a final run leaves memory on its own', () => {
     expect(again.marker).toBe(false); // a new instance, built from storage
     expect(again.retention).toBeGreaterThan(Date.now() + 29 * 24 * 3600 * 1000);
     expect(await statusOf(u.token, `${J}/release`, run)).toBe('success');
+  });
+});
+
+describe('a call that meets a released run object', () => {
+  it('is made again through the run stub, on a new stub: the one that met the release stays broken', async () => {
+    const u = await makeUser();
+    const { run } = await succeededRun(u, 'again');
+    const stub = runStub(env, run);
+    expect(await stub.getStatus()).toBe('success');
+    // The release, as the object does it when idle: every stub that reached it is broken now.
+    await runInDurableObject(stubOf(run), (_i, state) => state.abort(RELEASED)).catch(() => undefined);
+    expect(await stub.getStatus()).toBe('success');
+    expect(await stub.getStatus()).toBe('success');
   });
 });
 

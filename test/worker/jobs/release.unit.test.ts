@@ -57,43 +57,60 @@ describe('the idle release of a final run object', () => {
 describe("the run stub's second try", () => {
   it('a call cut by the release is made once more and answers the second answer', async () => {
     let calls = 0;
-    const stub = againIfReleased({
+    const stub = againIfReleased(() => ({
       status: async () => {
         calls++;
         if (calls === 1) throw new Error(`Error: ${RELEASED}`);
         return 'success';
       },
-    });
+    }));
     expect(await stub.status()).toBe('success');
     expect(calls).toBe(2);
   });
 
+  it('the second try is made on a new stub: a stub whose object broke off stays broken', async () => {
+    const opened: { broken: boolean }[] = [];
+    const stub = againIfReleased(() => {
+      const s = {
+        broken: opened.length === 0,
+        async getStatus() {
+          if (s.broken) throw new Error(RELEASED);
+          return 'success';
+        },
+      };
+      opened.push(s);
+      return s;
+    });
+    expect(await stub.getStatus()).toBe('success');
+    expect(opened.length).toBe(2);
+  });
+
   it('any other failure is not retried', async () => {
     let calls = 0;
-    const stub = againIfReleased({
+    const stub = againIfReleased(() => ({
       forget: async () => {
         calls++;
         throw new Error('D1_ERROR: busy');
       },
-    });
+    }));
     await expect(stub.forget()).rejects.toThrow('D1_ERROR');
     expect(calls).toBe(1);
   });
 
   it('a second release in a row is not retried again', async () => {
     let calls = 0;
-    const stub = againIfReleased({
+    const stub = againIfReleased(() => ({
       output: async () => {
         calls++;
         throw new Error(RELEASED);
       },
-    });
+    }));
     await expect(stub.output()).rejects.toThrow(RELEASED);
     expect(calls).toBe(2);
   });
 
   it('properties that are not methods pass through', () => {
     const id = { name: 'x' };
-    expect(againIfReleased({ id }).id).toBe(id);
+    expect(againIfReleased(() => ({ id })).id).toBe(id);
   });
 });

@@ -11,7 +11,7 @@ export function runStub(env: Env, name: string) {
 }
 
 /** Whether `err` is a call cut by the object releasing itself. */
-export const wasReleased = (err: unknown): boolean => err instanceof Error && err.message.includes(RELEASED);
+const wasReleased = (err: unknown): boolean => err instanceof Error && err.message.includes(RELEASED);
 
 /**
  * The stub `open` makes, whose method calls are made a second time when the first was cut by a

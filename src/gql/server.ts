@@ -15,8 +15,7 @@ import {
   type ExecutionResult,
   type ValidationContext,
 } from 'graphql';
-import type { RequestParams, Response as HttpAnswer } from 'graphql-http';
-import { createHandler } from 'graphql-http/lib/use/fetch';
+import { createHandler, type RequestParams, type Response as HttpAnswer } from 'graphql-http';
 import { bearerToken } from '../core/auth';
 import type { Ctx } from '../core/context';
 import { invalidToken } from '../core/errors';
@@ -73,17 +72,14 @@ function answer(
 const refuse = (req: Request, status: number, message: string, code: string, headers?: Record<string, string>) =>
   answer(req, status, [new GraphQLError(message, { extensions: { code } })], headers);
 
-/** Runs one GraphQL request for the caller (the router has authenticated it). */
-export async function execute(ctx: Ctx): Promise<Response> {
-  if (bearerToken(ctx.req) && !ctx.caller)
-    throw invalidToken('invalid token: it is unknown or was revoked (sign in again: POST /v1/token)');
-  const contextValue: GqlContext = {
-    env: ctx.env,
-    db: ctx.db,
-    caller: ctx.caller,
-    loaders: makeLoaders(ctx.db, ctx.caller, ctx.env),
-  };
-  const handler = createHandler({
+/**
+ * GraphQL over HTTP (graphql-http's own handler, made once): the request's context is the
+ * caller's, handed over with the request. Its fetch adapter is not used: it turns an
+ * exception into an empty 500, where the platform's own error path answers JSON with the
+ * request id and logs it.
+ */
+const handler = once(() =>
+  createHandler<Request, GqlContext, GqlContext>({
     execute: run,
     formatError,
     // Parsing (with graphql-js's token bound) and validation, both cached by the query's
@@ -105,15 +101,30 @@ export async function execute(ctx: Ctx): Promise<Response> {
         document: checked.document,
         operationName: params.operationName,
         variableValues: params.variables,
-        contextValue,
+        contextValue: req.context,
       };
     },
     // A query that cannot start (variables that do not coerce: a result without `data`)
     // answers 400 whatever the client accepts, as a malformed request does.
     onOperation: (req, _args, result) =>
       'data' in result ? undefined : answer(req.raw, 400, (result as ExecutionResult).errors!.map(formatError)),
+  }),
+);
+
+/** Runs one GraphQL request for the caller (the router has authenticated it). */
+export async function execute(ctx: Ctx): Promise<Response> {
+  if (bearerToken(ctx.req) && !ctx.caller)
+    throw invalidToken('invalid token: it is unknown or was revoked (sign in again: POST /v1/token)');
+  const req = await bounded(ctx.req);
+  const [body, init] = await handler()({
+    method: req.method,
+    url: req.url,
+    headers: req.headers,
+    body: () => req.text(),
+    raw: req,
+    context: { env: ctx.env, db: ctx.db, caller: ctx.caller, loaders: makeLoaders(ctx.db, ctx.caller, ctx.env) },
   });
-  return handler(await bounded(ctx.req));
+  return new Response(body, init);
 }
 
 /**

@@ -51,6 +51,8 @@ export class RunObject extends DurableObject<Env> {
   private readonly logStore: RunLogStore;
   /** True while this instance runs execute(); a reset object has no live execution. */
   private executing = false;
+  /** Its job went (forget): the storage is deleted, and deleted again when a live run ends. */
+  private forgotten = false;
   /** Called once the run's row exists (start: the caller answers then). */
   private recorded: (() => void) | null = null;
   /** When (Date.now()) this instance accepted the cancel or its teardown. */
@@ -187,11 +189,16 @@ export class RunObject extends DurableObject<Env> {
    */
   forget(): Promise<void> {
     return this.release.during(async () => {
+      this.forgotten = true;
       if (this.state.status === 'processing') this.steps.cancel();
-      this.logStore.end();
-      await this.ctx.storage.deleteAlarm();
-      await this.ctx.storage.deleteAll();
+      this.logStore.forget();
+      await this.wipe();
     });
+  }
+
+  private async wipe(): Promise<void> {
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
   }
 
   /** A cancel from the API (the route has already refused child runs). */
@@ -261,6 +268,8 @@ export class RunObject extends DurableObject<Env> {
       return await this.executeRun(spec, head);
     } finally {
       this.executing = false;
+      // A run forgotten as it executed stored its end (state, output, alarm) after the wipe.
+      if (this.forgotten) await this.wipe();
       // finish() touched while the run was still executing, which arms no release: arm it
       // now, or an object nobody calls again stays in memory until its retention alarm.
       this.touch();

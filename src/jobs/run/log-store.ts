@@ -23,6 +23,8 @@ export class RunLogStore {
   private bytes: number;
   /** Tails still reading their backlog. */
   private catchingUp = 0;
+  /** The run was forgotten: its table is gone with the object's storage. */
+  private gone = false;
 
   constructor(private readonly sql: SqlStorage) {
     sql.exec(
@@ -39,6 +41,7 @@ export class RunLogStore {
 
   /** Appends an entry (LOG_TRUNCATED instead when it reaches a cap) and sends it to the tails; true when it did. */
   append(text: string, severity: Severity | string): boolean {
+    if (this.gone) return false;
     const message = oneLine(text);
     const bytes = new TextEncoder().encode(message).byteLength;
     const full = logFull(this.count, this.bytes, bytes);
@@ -59,6 +62,7 @@ export class RunLogStore {
 
   /** One page: the entries after entry `after` (an id; 0 from the start), at most LOG_PAGE, each with its id. */
   page(after = 0, limit = LOG_PAGE): LogPage {
+    if (this.gone) return [];
     return this.sql
       .exec<{ id: number; log_time: string; severity: string; message: string }>(
         'SELECT id, log_time, severity, message FROM log WHERE id > ? ORDER BY id LIMIT ?',
@@ -85,6 +89,12 @@ export class RunLogStore {
     if (status !== undefined) this.broadcast('end', { status });
     for (const w of this.tails) void w.close().catch(() => undefined);
     this.tails.clear();
+  }
+
+  /** The run is forgotten (its storage is being deleted): tails end, reads find nothing, appends keep nothing. */
+  forget(): void {
+    this.gone = true;
+    this.end();
   }
 
   private broadcast(event: string, data: unknown): void {

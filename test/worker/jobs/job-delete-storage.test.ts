@@ -4,7 +4,8 @@
 import { env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { call, makeUser } from '../helpers';
-import { makeJob, newestRun, trigger, waitStatus } from './fixtures';
+import { runStub } from '../../../src/jobs/run/stub';
+import { makeJob, newestRun, startedRun, succeededRun, trigger, waitStatus } from './fixtures';
 
 const J = '/v1/code/jobs';
 
@@ -38,5 +39,26 @@ describe("a job's DELETE", () => {
     }
     expect((await call('DELETE', `${J}/gone`, { token: u.token })).status).toBe(204);
     for (const run of runs) expect(await left(run), run).toEqual({ kv: 0, log: 0, alarm: null });
+  });
+});
+
+describe('a forgotten run object', () => {
+  it('a log read that comes after the forget finds an empty log, not an error, and stores nothing', async () => {
+    const u = await makeUser();
+    const { run } = await succeededRun(u, 'read_after');
+    const stub = runStub(env, run);
+    expect((await stub.readLog()).length).toBeGreaterThan(0);
+    await stub.forget();
+    expect(await stub.readLog()).toEqual([]);
+    expect(await left(run)).toEqual({ kv: 0, log: 0, alarm: null });
+  });
+  it('a run forgotten while it executes (account deletion) stores nothing once it ends', async () => {
+    const u = await makeUser();
+    const wait = `export default { async run(i, ctx) { ctx.log('waiting'); await new Promise((res, rej) => { ctx.signal.addEventListener('abort', () => rej(ctx.signal.reason)); setTimeout(res, 20000); }); return 'late'; } }`;
+    const { data, run } = await startedRun(u, 'live_forgotten', wait);
+    await runStub(env, run).forget();
+    await data;
+    expect(await runStub(env, run).getStatus()).toBe('canceled');
+    expect(await left(run)).toEqual({ kv: 0, log: 0, alarm: null });
   });
 });

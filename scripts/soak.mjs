@@ -7,8 +7,13 @@
 // isolate (read over the runtime's inspector); at the end both series, and how often wrangler
 // reloaded the runtime. It fails (exit 1) when the RSS of the last third of the run grows by 10%
 // or more (no plateau) or when any request answered 5xx (or 429: the soak runs without rate limits).
-// --idle-seconds S: afterwards samples memory every 15 s for S seconds without load. Not part of npm test.
-import { startPlatform } from './serve.mjs';
+// --idle-seconds S: afterwards samples memory every 15 s for S seconds without load.
+// --floor 0: skip the floor, run by default once the platform has stopped: the same number of
+// requests at the same concurrency to a bare Worker that makes one D1 query each (bench/constant,
+// GET /d1) under the same `wrangler dev`, its memory sampled the same way, so the platform's RSS
+// is read beside what the local stack alone keeps for that load. Not part of npm test.
+import { join } from 'node:path';
+import { root, startPlatform, startWorker } from './serve.mjs';
 import { isolateHeapSampler, myProcesses, rssByRole } from './soak-probe.mjs';
 
 const arg = (name, fallback) => {
@@ -20,9 +25,11 @@ const CONCURRENCY = arg('concurrency', 8);
 const REPORT_MS = arg('report-seconds', 30) * 1000;
 /** After the load: keep sampling the RSS this long with no requests (is memory returned when idle?). */
 const IDLE_S = arg('idle-seconds', 0);
+const FLOOR = arg('floor', 1) !== 0;
 
 /** RSS (KiB) by role of the server we started (scripts/soak-probe.mjs). */
-const rss = () => rssByRole(myProcesses(), new URL(base).port);
+let servedPort = '';
+const rss = () => rssByRole(myProcesses(), servedPort);
 const heap = isolateHeapSampler();
 const mib = (kib) => (kib / 1024).toFixed(0);
 /** wrangler's answer to a non-GET request when its proxy's fetch to the Worker's runtime failed (docs/PERFORMANCE.md, Memory). */
@@ -41,11 +48,14 @@ const CODE =
 // would otherwise measure mostly 429 answers, not the work.
 const server = await startPlatform({ extraArgs: ['--var', 'RATE_LIMITING:off'] });
 const { base, ops } = server;
+servedPort = new URL(base).port;
 let stopping = false;
+/** The server the soak runs against now (the platform, then the floor's Worker). */
+let serving = server;
 const stop = async (code) => {
   if (stopping) return;
   stopping = true;
-  await server.stop();
+  await serving.stop();
   process.exit(code);
 };
 process.on('SIGINT', () => stop(130));
@@ -213,5 +223,44 @@ for (let t = 15; t <= IDLE_S; t += 15) {
   console.log(`idle ${String(t).padStart(4)}s  ${(await memory()).text}`);
 }
 const ok = (r?.g ?? 0) < 0.1 && allErrors === 0;
+if (FLOOR) {
+  const end = await memory();
+  await server.stop();
+  const floor = await floorFor(seq);
+  const times = (a, b) => (b ? (a / b).toFixed(2) : 'n/a');
+  console.log(
+    `floor: a bare Worker with one D1 query a request, ${seq} requests, ${CONCURRENCY} concurrent: ${floor.text}` +
+      `; the platform ended at workerd ${mib(end.workerd)} MiB (worker ${mib(end.worker)}, proxy ${mib(end.proxy)}):` +
+      ` ${times(end.workerd, floor.workerd)}x the floor's (worker ${times(end.worker, floor.worker)}x, proxy ${times(end.proxy, floor.proxy)}x)`,
+  );
+}
 console.log(ok ? 'soak: ok (memory plateaus, no errors)' : 'soak: FAILED');
 await stop(ok ? 0 : 1);
+
+/** The floor: `requests` GETs of bench/constant's /d1, CONCURRENCY at a time; its memory once they are answered. */
+async function floorFor(requests) {
+  serving = await startWorker(join(root, 'bench', 'constant', 'wrangler.toml'));
+  servedPort = new URL(serving.base).port;
+  console.log(`floor: at start ${(await memory()).text}`);
+  let sent = 0;
+  let failed = 0;
+  const t0 = Date.now();
+  const progress = setInterval(
+    async () => console.log(`floor t=${Math.round((Date.now() - t0) / 1000)}s  ${sent} sent  ${(await memory()).text}`),
+    REPORT_MS,
+  );
+  const one = async () => {
+    // oxlint-disable-next-line no-unmodified-loop-condition -- the SIGINT handler sets `stopping` while the loop awaits
+    while (sent < requests && !stopping) {
+      sent++;
+      const res = await fetch(`${serving.base}/d1`).catch(() => null);
+      if (!res?.ok) failed++;
+      await res?.arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, one));
+  clearInterval(progress);
+  const m = await memory();
+  if (failed) console.log(`floor: ${failed} requests failed`);
+  return m;
+}

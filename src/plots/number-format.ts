@@ -18,7 +18,14 @@ import { formatLocale } from 'd3-format';
 import { utcFormat } from 'd3-time-format';
 import { toNumber, toTime } from './values';
 
-const locale = formatLocale({ decimal: '.', thousands: ',', grouping: [3], currency: ['$', ''], minus: '-' });
+/** d3's English number locale with an ASCII hyphen minus (d3 writes U+2212), as Python does; charts label with it too. */
+export const locale = formatLocale({
+  decimal: '.',
+  thousands: ',',
+  grouping: [3],
+  currency: ['$', ''],
+  minus: '-',
+});
 
 export type CellFormat = (cell: string) => string;
 

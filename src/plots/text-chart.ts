@@ -22,11 +22,10 @@ import type { ColorConfig } from './colors';
 import { decimate } from './decimate';
 import type { Legend } from './legend';
 import type { PlotType, Table } from './model';
-import { cellFormat } from './number-format';
+import { cellFormat, locale } from './number-format';
 import type { Shade } from './palette';
 import { continuous } from './svg-axes';
 import { clean, fg, fit, MUTED, pad, type TextLine } from './terminal';
-import { formatLocale } from 'd3-format';
 import { MAX_CATEGORIES, MAX_POINTS } from './limits';
 
 export interface TextContext {
@@ -45,7 +44,6 @@ const BRAILLE = [
 ];
 
 /** A short label for a value: 1,234.5 / 12.3k / -0.05. */
-const locale = formatLocale({ decimal: '.', thousands: ',', grouping: [3], currency: ['$', ''], minus: '-' });
 const big = locale.format('.3~s');
 const small = locale.format(',.4~g');
 

@@ -3,9 +3,10 @@
  * inputs (runs of spaces and tabs, unclosed openers, deep nesting, many short lines, one
  * long line, its own syntax repeated) of doubling size: the cost of 2n must stay under 3x
  * the cost of n. Then, at the entry's size cap, the two shapes that cost most at the top of
- * the doubling (linear, so still the costliest at the cap) must cost at most RATIO times as
- * much per character as they did there: a ratio of two timings of the same run, so a slow
- * or busy machine does not fail it (the seconds themselves are the bench's to measure).
+ * the doubling (linear, so still the costliest at the cap) must cost under a generous bound,
+ * or at most RATIO times as much per character as they did there: a ratio of two timings of
+ * the same run, so a slow or busy machine that is still linear passes, as does a parser whose
+ * large result makes collections dearer while it stays under the bound.
  * Only the parser call is timed (median of several samples after a warm-up).
  */
 import { describe, expect, it } from 'vitest';
@@ -95,11 +96,6 @@ const RATIO = 3;
 const IN_A_ROW = 3;
 /** Below this cost at 2n, a ratio is noise, not growth. */
 const NOISE_MS = 0.5;
-/**
- * Below this cost at the cap, its ratio to the top of the doubling is noise (one run with its collections, against
- * a median of warm ones), not growth: a quadratic parser that cost 1 ms at 64 KiB costs a second at 2 MiB.
- */
-const CAP_NOISE_MS = 250;
 
 /**
  * Feeds `run` inputs made by `make(size)` at sizes doubling up to `cap` (characters; up to
@@ -140,16 +136,18 @@ function expectLinear(
 
 /**
  * The cost at the cap itself, per character, must stay under RATIO times the cost per character at `size` (`ms`, the
- * top of the doubling), or under CAP_NOISE_MS: the best of up to three runs (a busy neighbour slows one).
+ * top of the doubling), or under `maxMs`: the best of up to three runs (a busy neighbour slows one). Either bound
+ * alone fails good parsers: time on a slow machine, the ratio where a large live result makes collections dearer.
  */
 function expectLinearToCap(
   run: (input: string) => unknown,
   make: (size: number) => string,
   cap: number,
   [size, ms]: [number, number],
+  maxMs = 1000,
 ) {
   const input = make(cap);
-  const bound = Math.max(RATIO * ms * (cap / size), CAP_NOISE_MS);
+  const bound = Math.max(RATIO * ms * (cap / size), maxMs);
   let t = Infinity;
   for (let i = 0; i < 3 && t >= bound; i++) {
     collect();
@@ -196,7 +194,7 @@ type Parser = {
   cap: number;
   run: (input: string) => unknown;
   shapes: Record<string, (size: number) => string>;
-  /** The bound of each size of the doubling (a stall guard; 1000 ms unless given). The comments give the cost at the cap. */
+  /** The bound of each size of the doubling, and at the cap unless it grew less than RATIO per character (1000 ms unless given). */
   maxMs?: number;
 };
 
@@ -576,10 +574,10 @@ describe('every parser of user text is linear up to its entry cap', () => {
         it(shape, () => void top.push([shape, expectLinear(p.run, make, p.cap, p.maxMs)]));
       }
       if (p.cap > DOUBLING_TOP)
-        it(`at its cap (${p.cap} characters), the two costliest shapes cost under ${RATIO}x per character what they cost at the top of the doubling`, () => {
+        it(`at its cap (${p.cap} characters), the two costliest shapes cost under ${p.maxMs ?? 1000} ms or ${RATIO}x per character what they cost at the top of the doubling`, () => {
           expect(top.length).toBe(Object.keys(p.shapes).length);
           for (const [shape, atTop] of top.sort((a, b) => b[1][1] - a[1][1]).slice(0, 2))
-            expectLinearToCap(p.run, p.shapes[shape]!, p.cap, atTop);
+            expectLinearToCap(p.run, p.shapes[shape]!, p.cap, atTop, p.maxMs);
         });
     });
   }

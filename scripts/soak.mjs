@@ -224,14 +224,14 @@ for (let t = 15; t <= IDLE_S; t += 15) {
 }
 const ok = (r?.g ?? 0) < 0.1 && allErrors === 0;
 if (FLOOR) {
-  const end = await memory();
+  const last = await memory();
   await server.stop();
   const floor = await floorFor(seq);
   const times = (a, b) => (b ? (a / b).toFixed(2) : 'n/a');
   console.log(
     `floor: a bare Worker with one D1 query a request, ${seq} requests, ${CONCURRENCY} concurrent: ${floor.text}` +
-      `; the platform ended at workerd ${mib(end.workerd)} MiB (worker ${mib(end.worker)}, proxy ${mib(end.proxy)}):` +
-      ` ${times(end.workerd, floor.workerd)}x the floor's (worker ${times(end.worker, floor.worker)}x, proxy ${times(end.proxy, floor.proxy)}x)`,
+      `; the platform ended at workerd ${mib(last.workerd)} MiB (worker ${mib(last.worker)}, proxy ${mib(last.proxy)}):` +
+      ` ${times(last.workerd, floor.workerd)}x the floor's (worker ${times(last.worker, floor.worker)}x, proxy ${times(last.proxy, floor.proxy)}x)`,
   );
 }
 console.log(ok ? 'soak: ok (memory plateaus, no errors)' : 'soak: FAILED');

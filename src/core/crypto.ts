@@ -39,13 +39,17 @@ export async function sha256Hex(data: string | BufferSource): Promise<string> {
   return toHex(await crypto.subtle.digest('SHA-256', bytes));
 }
 
+/** An HMAC-SHA256 signing key of raw key bytes (imported once, then kept by who signs often). */
+export function hmacKey(key: Uint8Array<ArrayBuffer>): Promise<CryptoKey> {
+  return crypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+}
+
 /**
  * The Standard Webhooks (v1) signature content: base64 of HMAC-SHA256 under `key` over
  * `<id>.<timestamp>.<body>` (what webhook deliveries carry and mail reports are checked by).
  */
-export async function webhookHmac(key: Uint8Array<ArrayBuffer>, id: string, timestamp: string | number, body: string) {
-  const k = await crypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  return toBase64(new Uint8Array(await crypto.subtle.sign('HMAC', k, enc.encode(`${id}.${timestamp}.${body}`))));
+export async function webhookHmac(key: CryptoKey, id: string, timestamp: string | number, body: string) {
+  return toBase64(new Uint8Array(await crypto.subtle.sign('HMAC', key, enc.encode(`${id}.${timestamp}.${body}`))));
 }
 
 /** The SHA-256 of a text in standard base64: the form a Content-Security-Policy hash source takes. */

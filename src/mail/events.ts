@@ -11,7 +11,7 @@ import { eq, or } from 'drizzle-orm';
 import * as z from 'zod';
 import { now, nowIso } from '../core/clock';
 import type { Db } from '../core/context';
-import { fromBase64, timingSafeEqual, webhookHmac } from '../core/crypto';
+import { fromBase64, hmacKey, timingSafeEqual, webhookHmac } from '../core/crypto';
 import { badRequest, HttpError, notFound } from '../core/errors';
 import { batchWithEvent, type Background } from '../core/events';
 import { logInsert } from '../core/log';
@@ -78,7 +78,7 @@ export async function verifySignature(env: Env, headers: Headers, body: string):
   if (!/^\d{1,12}$/.test(timestamp) || Math.abs(now() / 1000 - Number(timestamp)) > TOLERANCE_SECONDS)
     throw new HttpError(401, `webhook-timestamp is not within ${TOLERANCE_SECONDS} seconds of now`);
   if (id.length > 256) throw new HttpError(401, 'webhook-id is longer than 256 characters');
-  const expected = await webhookHmac(secretKey(secret), id, timestamp, body);
+  const expected = await webhookHmac(await hmacKey(secretKey(secret)), id, timestamp, body);
   const ok = signatures.split(' ').some((s) => s.startsWith('v1,') && timingSafeEqual(s.slice(3), expected));
   if (!ok) throw new HttpError(401, 'webhook-signature does not match the body');
   return id;

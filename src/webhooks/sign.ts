@@ -3,9 +3,12 @@
  * random bytes; the signature of a message is `v1,` + base64(HMAC-SHA256(key,
  * `<webhook-id>.<webhook-timestamp>.<body>`)), several separated by spaces.
  */
-import { fromBase64, randomBytes, toBase64, webhookHmac } from '../core/crypto';
+import { BoundedCache } from '../core/bounded-cache';
+import { fromBase64, hmacKey, randomBytes, toBase64, webhookHmac } from '../core/crypto';
 
 const PREFIX = 'whsec_';
+/** Signing keys by secret: an endpoint's pass signs every delivery with the same one or two. */
+const keys = new BoundedCache<string, Promise<CryptoKey>>({ maxEntries: 256 });
 
 export function newSecret(): string {
   return PREFIX + toBase64(randomBytes(32));
@@ -18,7 +21,9 @@ function keyBytes(secret: string): Uint8Array<ArrayBuffer> {
 
 /** One `v1,<signature>` of the message under one secret. */
 export async function signature(secret: string, msgId: string, timestamp: number, body: string): Promise<string> {
-  return `v1,${await webhookHmac(keyBytes(secret), msgId, timestamp, body)}`;
+  let key = keys.get(secret);
+  if (!key) keys.set(secret, (key = hmacKey(keyBytes(secret))));
+  return `v1,${await webhookHmac(await key, msgId, timestamp, body)}`;
 }
 
 /** The webhook-signature header: by every secret given (the current one, and the previous during a rotation). */

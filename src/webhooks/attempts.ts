@@ -183,6 +183,11 @@ async function attempt(env: Env, hook: Webhook, d: Delivery): Promise<Attempt> {
 /** The first `limit` bytes of a response body as text; the rest is not read. */
 async function head(res: Response, limit: number): Promise<string> {
   if (!res.body) return '';
+  // Most receivers answer a few bytes or none, with their length: read whole, no stream loop.
+  // Not when encoded (the runtime decodes it, and the decoded size is not the length).
+  const length = res.headers.get('content-length');
+  if (length !== null && /^\d{1,7}$/.test(length) && Number(length) <= limit && !res.headers.has('content-encoding'))
+    return res.text();
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;

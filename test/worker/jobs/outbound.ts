@@ -11,6 +11,8 @@
  *              ?status= picks 301/303/307/308, ?hops=N chains N redirects on this host first
  *   /big       answers ?mib= MiB of bytes (a single body, or ?multipart=1 one part)
  *   /forged    answers 200 with the header a refusal of the sandbox's outbound guard carries
+ *   /answer    answers 200 with ?bytes= bytes "a" (default none), with their length, or
+ *              ?chunked=1 streamed without one
  *
  * DNS_HOST is the suite's DNS-over-HTTPS resolver (OUTBOUND_RESOLVER in vitest.config.mts,
  * core/resolve.ts): the step hosts resolve to a public address (never contacted: their
@@ -98,6 +100,19 @@ export async function stepServer(req: Request): Promise<Response> {
     const form = new FormData();
     form.append('big', new File([bytes], 'big.bin'));
     return new Response(form);
+  }
+  if (path === '/answer') {
+    const q = url.searchParams;
+    const bytes = new Uint8Array(Number(q.get('bytes') ?? 0)).fill(97);
+    if (q.get('chunked') !== '1') return new Response(bytes);
+    return new Response(
+      new ReadableStream({
+        start(c) {
+          for (let i = 0; i < bytes.length; i += 1000) c.enqueue(bytes.subarray(i, i + 1000));
+          c.close();
+        },
+      }),
+    );
   }
   if (path === '/forged') return new Response('not a refusal', { headers: { 'X-NVM-Egress': 'refused' } });
   return new Response('no such step', { status: 404 });

@@ -7,7 +7,7 @@
  * (at least once; receivers deduplicate on webhook-id).
  */
 import type { BatchItem } from 'drizzle-orm/batch';
-import { and, asc, eq, isNotNull, lte, min } from 'drizzle-orm';
+import { and, asc, eq, isNotNull, lte, min, sql } from 'drizzle-orm';
 import { now, nowIso } from '../core/clock';
 import { dbFor, type Db } from '../core/context';
 import { sendMail } from '../core/mailer';
@@ -75,12 +75,41 @@ export async function runDue(env: Env, webhookId: number): Promise<number | null
   }
 }
 
+/** What one attempt leaves in its delivery's row (manual is cleared: a manual retry is one attempt). */
+interface Outcome {
+  id: number;
+  attempt: number;
+  status: Delivery['status'];
+  code: number | null;
+  body: string;
+  ms: number;
+  next: string | null;
+}
+
+/** A page's outcomes in one statement (a JSON row each), not one UPDATE per delivery. */
+function recordOutcomes(db: Db, rows: Outcome[]) {
+  const field = (key: keyof Outcome) => sql`json_extract(o.value, ${`$.${key}`})`;
+  return db
+    .update(webhookDeliveries)
+    .set({
+      attempt: field('attempt'),
+      status: field('status'),
+      manual: 0,
+      response_code: field('code'),
+      response_body: field('body'),
+      duration_ms: field('ms'),
+      next_attempt_on: field('next'),
+    })
+    .from(sql`json_each(${JSON.stringify(rows)}) AS o`)
+    .where(eq(webhookDeliveries.id, field('id')));
+}
+
 /**
  * Attempts one page in order and records it; false when the endpoint was disabled on the way, else when the next
  * delivery falls due (read in the same batch as the results).
  */
 async function deliverPage(env: Env, db: Db, hook: Webhook, page: Delivery[]): Promise<number | null | false> {
-  const writes = [];
+  const rows: Outcome[] = [];
   let failingSince = hook.failing_since;
   let disabled: string | null = null;
   for (const d of page) {
@@ -88,34 +117,28 @@ async function deliverPage(env: Env, db: Db, hook: Webhook, page: Delivery[]): P
     const at = now();
     const attemptNo = d.attempt + 1;
     const manual = d.manual === 1;
-    const base = {
-      attempt: attemptNo,
-      manual: 0,
-      response_code: result.code,
-      response_body: result.body,
-      duration_ms: result.ms,
-    };
-    let row: Partial<Delivery>;
+    const base = { id: d.id, attempt: attemptNo, code: result.code, body: result.body, ms: result.ms };
     if (result.code !== null && result.code >= 200 && result.code < 300) {
-      row = { ...base, status: 'delivered', next_attempt_on: null };
+      rows.push({ ...base, status: 'delivered', next: null });
       if (!manual) failingSince = null;
     } else if (result.code === 410) {
-      row = { ...base, status: 'failed', next_attempt_on: null };
+      rows.push({ ...base, status: 'failed', next: null });
       disabled = 'the endpoint answered 410 Gone';
     } else if (manual) {
-      row = { ...base, status: 'failed', next_attempt_on: null };
+      rows.push({ ...base, status: 'failed', next: null });
     } else {
       const wait = nextRetryDelay(attemptNo, result.retryAfter);
-      row =
+      rows.push(
         wait === null
-          ? { ...base, status: 'exhausted', next_attempt_on: null }
-          : { ...base, status: 'failed', next_attempt_on: new Date(at + wait).toISOString() };
+          ? { ...base, status: 'exhausted', next: null }
+          : { ...base, status: 'failed', next: new Date(at + wait).toISOString() },
+      );
       failingSince ??= new Date(at).toISOString();
       if (failedTooLong(failingSince, at)) disabled = 'every attempt failed for 5 days';
     }
-    writes.push(db.update(webhookDeliveries).set(row).where(eq(webhookDeliveries.id, d.id)));
     if (disabled) break;
   }
+  const writes: BatchItem<'sqlite'>[] = [recordOutcomes(db, rows)];
   // The endpoint's row only when its failure streak began, ended or switched it off.
   if (disabled)
     writes.push(

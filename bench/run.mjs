@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { root, startPlatform, startWorker } from '../scripts/serve.mjs';
 import { measureSize } from './size.mjs';
-import { watched } from './watchdog.mjs';
+import { onStall, watched } from './watchdog.mjs';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -74,6 +74,11 @@ async function main() {
   const constant = await startWorker(join(root, 'bench', 'constant', 'wrangler.toml'));
   // The bench sends tens of thousands of requests a minute on one token: no rate limits.
   const platform = await startPlatform({ extraArgs: ['--var', 'RATE_LIMITING:off'] });
+  onStall(() => {
+    fetch(`${platform.base}/v1/openapi.json`)
+      .then((r) => r.arrayBuffer())
+      .catch(() => undefined);
+  });
   // A lean client for timed requests: node:http over one keep-alive socket (fetch adds
   // ~3 ms per request of its own here, which would be counted as the platform's).
   const agent = new nodeHttp.Agent({ keepAlive: true, maxSockets: 1 });

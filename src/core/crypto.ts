@@ -40,7 +40,7 @@ export async function sha256Hex(data: string | BufferSource): Promise<string> {
 }
 
 /** An HMAC-SHA256 signing key of raw key bytes (imported once, then kept by who signs often). */
-export function hmacKey(key: Uint8Array<ArrayBuffer>): Promise<CryptoKey> {
+export function hmacKey(key: ArrayBuffer | ArrayBufferView): Promise<CryptoKey> {
   return crypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
 }
 

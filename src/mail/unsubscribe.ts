@@ -7,7 +7,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { nowIso } from '../core/clock';
 import type { Db } from '../core/context';
-import { base64url, fromBase64url, randomBytes, timingSafeEqual, toHex } from '../core/crypto';
+import { base64url, fromBase64url, hmacKey, randomBytes, timingSafeEqual, toHex } from '../core/crypto';
 import { mailKeys, mailSuppressions } from './schema';
 
 export interface UnsubscribePayload {
@@ -34,9 +34,7 @@ async function loadSecret(env: Env, db: Db): Promise<string> {
 function signingKey(env: Env, db: Db): Promise<CryptoKey> {
   let key = keys.get(env.DB);
   if (!key) {
-    key = loadSecret(env, db).then((s) =>
-      crypto.subtle.importKey('raw', enc.encode(s), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']),
-    );
+    key = loadSecret(env, db).then((s) => hmacKey(enc.encode(s)));
     key.catch(() => keys.delete(env.DB));
     keys.set(env.DB, key);
   }

@@ -16,6 +16,7 @@ import nodeHttp from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { root, startPlatform, startWorker } from '../scripts/serve.mjs';
+import { workerCpu } from './cpu.mjs';
 import { measureSize } from './size.mjs';
 import { onStall, watched } from './watchdog.mjs';
 
@@ -131,6 +132,10 @@ async function main() {
     const b = {
       base: platform.base,
       ops: platform.ops,
+      /** The constant Worker (its routes: bench/constant/index.js). */
+      constant: constant.base,
+      /** CPU ms used so far by the workerd of the platform's Worker and of the constant Worker (bench/cpu.mjs). */
+      cpu: { platform: workerCpu(platform.pid), constant: workerCpu(constant.pid) },
       http,
       /** Lean request for timed loops: resolves {status, text} once the body is read. */
       request,

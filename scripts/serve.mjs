@@ -110,6 +110,7 @@ export async function startPlatform({ extraArgs = [], env = {}, persistTo, keepS
     stateDir,
     inspector,
     log,
+    pid: child.pid,
     stop: stopper(child, keepState ? undefined : () => rmSync(stateDir, { recursive: true, force: true })),
   };
 }
@@ -140,5 +141,5 @@ export async function startWorker(configPath) {
   child.stderr.on('data', (d) => log.push(String(d)));
   const base = `http://127.0.0.1:${port}`;
   await waitFor(base, child, log, 120_000);
-  return { base, stop: stopper(child) };
+  return { base, pid: child.pid, stop: stopper(child) };
 }

@@ -4,6 +4,9 @@
 // document write and for a comment; and the end-to-end rate >= 0.9 of the same writes' rate
 // without an endpoint. The receiver is a Node server on
 // loopback (npm start lets endpoints be http://127.0.0.1).
+// Beside the rates, what bounds that ratio: the CPU the Worker's workerd spends on a write and
+// on what an event adds (recording and delivery), against a bare Worker's POST of the same
+// shape to the same receiver (bench/constant: one POST per event is the least a delivery is).
 import { createServer } from 'node:http';
 
 export default async function webhooks(b) {
@@ -94,6 +97,7 @@ export default async function webhooks(b) {
       if (held) hold = new Promise((ok) => (release = ok));
       const timer = held ? setTimeout(() => release(), 12_000) : null;
       const start = received;
+      const cpu0 = b.cpu.platform();
       const t0 = performance.now();
       let next = 0;
       await Promise.all(
@@ -111,6 +115,7 @@ export default async function webhooks(b) {
       // oxlint-disable-next-line no-unmodified-loop-condition -- the receiver's handler counts `received` while the loop awaits
       for (let i = 0; i < 1200 && received - start < N; i++) await new Promise((ok) => setTimeout(ok, 50));
       const got = received - start;
+      if (!held && cpu0 !== null && cpuPerWrite !== null) cpuPerEvent = (b.cpu.platform() - cpu0) / N - cpuPerWrite;
       const seconds = (lastAt - from) / 1000;
       const rate = Math.round(got / seconds);
       // End to end, against the same writes without an endpoint (measured just before): >= 0.9.
@@ -130,7 +135,11 @@ export default async function webhooks(b) {
     };
     // The ceiling of the end-to-end rate: the same 1000 writes by the owner without an endpoint.
     let ceiling = 0;
+    // CPU ms of the Worker's workerd: per write without an endpoint, and what an event adds.
+    let cpuPerWrite = null;
+    let cpuPerEvent = null;
     {
+      const cpu0 = b.cpu.platform();
       const t0 = performance.now();
       let next = 0;
       await Promise.all(
@@ -140,6 +149,7 @@ export default async function webhooks(b) {
       );
       const rate = Math.round(N / ((performance.now() - t0) / 1000));
       ceiling = rate;
+      if (cpu0 !== null) cpuPerWrite = (b.cpu.platform() - cpu0) / N;
       b.results.push({
         name: 'webhooks: the same writes, no endpoint (writes/s)',
         rps: rate,
@@ -155,6 +165,43 @@ export default async function webhooks(b) {
     }
     await events('events/s trigger -> receiver', false);
     await events('events/s, a backlog drained', true);
+
+    // The floor: 1000 POSTs of a bare Worker to the same receiver, in turn (after 50 to warm up).
+    const posts = (n) => fetch(`${b.constant}/post?n=${n}&url=${encodeURIComponent(url)}`);
+    await (await posts(50)).text();
+    const floor0 = b.cpu.constant();
+    await (await posts(N)).text();
+    if (floor0 !== null && cpuPerWrite !== null && cpuPerEvent !== null) {
+      const cpuPerPost = (b.cpu.constant() - floor0) / N;
+      const cpuRow = (name, ms, note) => {
+        b.results.push({
+          name: `${name} (CPU ms)`,
+          rps: '',
+          p50_ms: +ms.toFixed(3),
+          p99_ms: '',
+          errors: 0,
+          ratio: '',
+          target: note,
+        });
+        console.log(`${`${name} (CPU)`.padEnd(48)}   ${ms.toFixed(3)} ms  ${note}`);
+      };
+      cpuRow('webhooks: Worker, a write, no endpoint', cpuPerWrite, '');
+      cpuRow('webhooks: Worker, what an event adds', cpuPerEvent, 'recording and delivery');
+      cpuRow('webhooks: bare Worker, one POST (the floor)', cpuPerPost, 'the least a delivery costs');
+      const best = +(cpuPerWrite / (cpuPerWrite + cpuPerPost)).toFixed(2);
+      b.results.push({
+        name: 'webhooks: the ratio the floor leaves',
+        rps: '',
+        p50_ms: '',
+        p99_ms: '',
+        errors: 0,
+        ratio: best,
+        target: 'the most one POST per event allows',
+      });
+      console.log(
+        `${'webhooks: the ratio the floor leaves'.padEnd(48)}   ${best} (a write's CPU over a write's plus a bare POST's)`,
+      );
+    }
   } finally {
     server.close();
   }

@@ -4,7 +4,7 @@
 // costs it bounds how much of it fits beside other work, whatever the wall clock did meanwhile.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { descendants, parsePs } from '../scripts/soak-probe.mjs';
+import { isWorkerRuntime, myProcesses } from '../scripts/soak-probe.mjs';
 
 const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
@@ -12,10 +12,7 @@ const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: '
 export function workerCpu(rootPid) {
   let pid = null;
   return () => {
-    pid ??=
-      descendants(parsePs(execFileSync('ps', ['-eo', 'pid=,ppid=,rss=,args='], { encoding: 'utf8' })), rootPid).find(
-        (r) => /workerd/.test(r.args) && r.args.includes('--inspector-addr'),
-      )?.pid ?? null;
+    pid ??= myProcesses(rootPid).find(isWorkerRuntime)?.pid ?? null;
     if (pid === null) return null;
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

@@ -44,7 +44,7 @@ export function rssByRole(rows, port) {
   const sum = (f) => rows.filter(f).reduce((s, r) => s + r.rss, 0);
   const isWorkerd = (r) => /workerd/.test(r.args) && / serve /.test(r.args);
   const proxy = sum((r) => isWorkerd(r) && r.args.includes(`entry=127.0.0.1:${port}`));
-  const worker = sum((r) => isWorkerd(r) && r.args.includes('--inspector-addr'));
+  const worker = sum((r) => isWorkerd(r) && isWorkerRuntime(r));
   const wrangler = sum((r) => !isWorkerd(r) && /wrangler/.test(r.args) && / dev /.test(r.args));
   return { worker, proxy, workerd: sum(isWorkerd), wrangler };
 }
@@ -67,8 +67,12 @@ function run(cmd, args) {
   }
 }
 
-/** The processes below this one, with their RSS. */
-export const myProcesses = () => descendants(parsePs(run('ps', ['-eo', 'pid=,ppid=,rss=,args='])), process.pid);
+/** The processes below `root` (this one by default), with their RSS. */
+export const myProcesses = (root = process.pid) =>
+  descendants(parsePs(run('ps', ['-eo', 'pid=,ppid=,rss=,args='])), root);
+
+/** Whether a process row is the workerd that runs the Worker: the one started with an inspector address. */
+export const isWorkerRuntime = (r) => /workerd/.test(r.args) && r.args.includes('--inspector-addr');
 
 /** The DevTools WebSocket URL of the Worker's isolate (`core:user:<name>`), or null. */
 async function workerTarget(pid) {
@@ -113,7 +117,7 @@ function cdpCall(url, method, ms = 5000) {
 export function isolateHeapSampler() {
   let url = null;
   return async () => {
-    const worker = myProcesses().find((r) => /workerd/.test(r.args) && r.args.includes('--inspector-addr'));
+    const worker = myProcesses().find(isWorkerRuntime);
     if (!worker) return null;
     url ??= await workerTarget(worker.pid);
     if (!url) return null;

@@ -5,6 +5,7 @@ export default defineConfig({
   test: {
     include: ['test/e2e/**/*.test.ts'],
     globalSetup: ['./test/e2e/global-setup.ts'],
+    setupFiles: ['./test/e2e/setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     fileParallelism: false,

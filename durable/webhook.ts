@@ -1,6 +1,6 @@
 /**
  * WebhookObject: one per webhook endpoint (named by its id), the single deliverer of its
- * deliveries, so they go out one at a time in the order their events happened and a
+ * deliveries, so they go out one at a time in the order they fell due and a
  * failing endpoint delays no other. `wake` only arms the alarm, GATHER_MS ahead, so a burst
  * of events goes out in one pass; the alarm delivers what is due (src/webhooks/attempts.ts)
  * and re-arms itself for the next retry. A wake while a pass runs only asks for one more

@@ -1,5 +1,5 @@
 /**
- * Delivering an endpoint's due deliveries, in the order their events were recorded (the
+ * Delivering an endpoint's due deliveries, in the order they fell due (the
  * endpoint's Durable Object calls runDue from its alarm, one run at a time). Each attempt
  * checks the URL and what its host resolves to (core/resolve.ts), then is a signed POST (Standard Webhooks headers) with a 15 s timeout; only 2xx is success,
  * 3xx is a failure and never followed; 410 disables the endpoint. The results of a page
@@ -33,16 +33,18 @@ interface Attempt {
 }
 
 /**
- * The endpoint's first PAGE deliveries due now, in the order of their events. Both reads find
- * the endpoint's pending deliveries by their index (webhook_deliveries_pending), never walking
- * the delivered ones the endpoint has in retention.
+ * The endpoint's first PAGE deliveries due now, in the order they fell due: a new one falls
+ * due when its event is recorded (ties: in the order recorded), a retry at its retry time.
+ * Both reads find the endpoint's pending deliveries by their index (webhook_deliveries_pending),
+ * never walking the delivered ones the endpoint has in retention; in this order a page is the
+ * index's first entries, where event order sorted every delivery due for each page.
  */
 export const dueQuery = (db: Db, webhookId: number) =>
   db
     .select()
     .from(webhookDeliveries)
     .where(and(eq(webhookDeliveries.webhook_id, webhookId), lte(webhookDeliveries.next_attempt_on, nowIso())))
-    .orderBy(asc(webhookDeliveries.event_id), asc(webhookDeliveries.id))
+    .orderBy(asc(webhookDeliveries.next_attempt_on), asc(webhookDeliveries.id))
     .limit(PAGE);
 
 /** When (platform ms) the endpoint's next delivery falls due: the query, read alone or at the end of a batch. */

@@ -24,27 +24,40 @@ const loopback = (url: URL): boolean =>
 /** `send`, with the nudge around every GET or HEAD to loopback (test/e2e/setup.ts installs it). */
 export function nudging(send: typeof fetch, log: (line: string) => void = console.warn): typeof fetch {
   return (input, init) => {
-    const answer = send(input, init);
-    const url = absolute(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
-    if (!url) return answer;
-    const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
-    if (!['GET', 'HEAD'].includes(method) || !loopback(url)) return answer;
-    const kick = () => {
-      log(`e2e: no answer yet for ${method} ${url.pathname}: nudging ${url.origin}`);
-      send(`${url.origin}/v1/e2e-nudge`)
-        .then((r) => r.arrayBuffer())
-        .catch(() => undefined);
-    };
-    let every: ReturnType<typeof setInterval> | undefined;
-    const first = setTimeout(() => {
-      kick();
-      every = setInterval(kick, EVERY_MS);
-    }, FIRST_MS);
-    const stop = () => {
-      clearTimeout(first);
-      clearInterval(every);
-    };
-    answer.then(stop, stop);
-    return answer;
+    const href = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
+    return watched(send(input, init), method, href, send, log);
   };
+}
+
+/** The answer of a request sent some other way (node:http), nudged the same way through `fetch`. */
+export const nudged = <T>(answer: Promise<T>, method: string, href: string): Promise<T> =>
+  watched(answer, method, href, fetch, console.warn);
+
+function watched<T>(
+  answer: Promise<T>,
+  method: string,
+  href: string,
+  send: typeof fetch,
+  log: (line: string) => void,
+): Promise<T> {
+  const url = absolute(href);
+  if (!url || !['GET', 'HEAD'].includes(method.toUpperCase()) || !loopback(url)) return answer;
+  const kick = () => {
+    log(`e2e: no answer yet for ${method.toUpperCase()} ${url.pathname}: nudging ${url.origin}`);
+    send(`${url.origin}/v1/e2e-nudge`)
+      .then((r) => r.arrayBuffer())
+      .catch(() => undefined);
+  };
+  let every: ReturnType<typeof setInterval> | undefined;
+  const first = setTimeout(() => {
+    kick();
+    every = setInterval(kick, EVERY_MS);
+  }, FIRST_MS);
+  const stop = () => {
+    clearTimeout(first);
+    clearInterval(every);
+  };
+  answer.then(stop, stop);
+  return answer;
 }

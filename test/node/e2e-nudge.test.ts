@@ -1,7 +1,7 @@
 // The e2e suite's nudge (test/e2e/nudge.ts): a GET parked by wrangler's proxy gets other
 // traffic to the same server until it is answered, and nothing else is sent.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { nudging } from '../e2e/nudge';
+import { nudged, nudging } from '../e2e/nudge';
 
 describe('the e2e nudge', () => {
   let sent: string[];
@@ -56,5 +56,27 @@ describe('the e2e nudge', () => {
     void send('http://192.0.2.1/v1/whoami');
     await vi.advanceTimersByTimeAsync(60_000);
     expect(sent).toHaveLength(1);
+  });
+
+  it('a HEAD sent another way (node:http) is nudged the same way, through fetch', async () => {
+    const calls: string[] = [];
+    vi.stubGlobal('fetch', (input: string) => {
+      calls.push(input);
+      return Promise.resolve(new Response(null, { status: 404 }));
+    });
+    vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      let done: (v: string) => void = () => {};
+      const waiting = nudged(new Promise<string>((ok) => (done = ok)), 'head', 'http://127.0.0.1:8787/v1/whoami');
+      await vi.advanceTimersByTimeAsync(15_000);
+      expect(calls).toEqual(['http://127.0.0.1:8787/v1/e2e-nudge', 'http://127.0.0.1:8787/v1/e2e-nudge']);
+      done('answered');
+      expect(await waiting).toBe('answered');
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(calls).toHaveLength(2);
+    } finally {
+      vi.unstubAllGlobals();
+      vi.restoreAllMocks();
+    }
   });
 });

@@ -2,10 +2,11 @@
  * A GET or HEAD that wrangler's proxy could not hand to the Worker's runtime (a connection
  * the runtime closed at that moment) is parked until the next request reaches the proxy
  * (docs/PERFORMANCE.md, "503"). The suite runs one file at a time, so a test awaiting such a
- * GET sends nothing else and would fail on its timeout. Every fetch of the suite is
- * therefore watched: once a GET or HEAD to a loopback server has had no answer for 10 s,
- * the same server is sent a GET of an unknown path (a 404, no D1 work) every 5 s until it answers. Nothing is aborted.
- * (The bench does the same: bench/watchdog.mjs.)
+ * GET sends nothing else and would fail on its timeout. Every request of the suite is
+ * therefore watched (fetch through `nudging`, node:http through `nudged`): once a GET or HEAD
+ * to a loopback server has had no answer for 10 s, the same server is sent a GET of an
+ * unknown path (a 404, no D1 work) every 5 s until it answers. Nothing is aborted. (The bench
+ * does the same: bench/watchdog.mjs.)
  */
 const FIRST_MS = 10_000;
 const EVERY_MS = 5_000;
